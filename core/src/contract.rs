@@ -1,0 +1,260 @@
+//! The contract: what a subject promises for one config. Laws read it; a law whose fields are absent is
+//! "not applicable" to that subject.
+//!
+//! Every field is optional or has a neutral default ([`Contract::default`] promises nothing), so an adapter
+//! states exactly what its crate's documentation promises and nothing more.
+
+use serde::{Deserialize, Serialize};
+
+use crate::time::VDuration;
+
+/// What happens when an attempt completes at exactly the instant its timeout expires.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TieRule {
+    /// Equality counts as expired: an attempt that needs exactly the timeout is timed out (the reference
+    /// interpreter's rule).
+    #[default]
+    Expired,
+    /// The inner result wins a tie: tokio polls the inner future before the timer, so an attempt completing
+    /// exactly at the deadline returns its own result.
+    InnerWins,
+}
+
+/// The delay sequence a subject promises when it adds no jitter, before the cap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BackoffShape {
+    /// Every delay is `delay`.
+    Constant {
+        /// The delay.
+        delay: VDuration,
+    },
+    /// Delay `n` (from 1) is `initial + step * (n - 1)`.
+    Linear {
+        /// First delay.
+        initial: VDuration,
+        /// Added per retry.
+        step: VDuration,
+    },
+    /// Delay `n` is `initial * factor^(n - 1)` with `factor = factor_milli / 1000`.
+    Exponential {
+        /// First delay.
+        initial: VDuration,
+        /// The growth factor in thousandths (2.0 is 2000).
+        factor_milli: u64,
+    },
+    /// Delay `n` is `initial * fib(n)` with fib(1) = fib(2) = 1.
+    Fibonacci {
+        /// First delay.
+        initial: VDuration,
+    },
+    /// AWS "decorrelated jitter": each delay is drawn from `initial..=min(cap, previous * 3)`; there is no
+    /// jitter-free sequence, only bounds.
+    Decorrelated {
+        /// The lower bound and first upper bound.
+        initial: VDuration,
+    },
+}
+
+impl BackoffShape {
+    /// The jitter-free delay before retry `n` (from 1), saturating, before any cap. `None` for
+    /// [`BackoffShape::Decorrelated`], which has no jitter-free sequence.
+    pub fn nth(self, n: u32) -> Option<VDuration> {
+        let steps = u64::from(n.saturating_sub(1));
+        match self {
+            BackoffShape::Constant { delay } => Some(delay),
+            BackoffShape::Linear { initial, step } => Some(initial.saturating_add(step.saturating_mul(steps))),
+            BackoffShape::Exponential { initial, factor_milli } => Some(exponential(initial, factor_milli, steps)),
+            BackoffShape::Fibonacci { initial } => Some(initial.saturating_mul(fibonacci(n))),
+            BackoffShape::Decorrelated { .. } => None,
+        }
+    }
+}
+
+fn exponential(initial: VDuration, factor_milli: u64, steps: u64) -> VDuration {
+    let mut nanos = u128::from(initial.as_nanos());
+    for _ in 0..steps {
+        nanos = nanos.saturating_mul(u128::from(factor_milli)) / 1000;
+        if nanos >= u128::from(u64::MAX) {
+            return VDuration::MAX;
+        }
+    }
+    VDuration::from_nanos(nanos as u64) // Checked against u64::MAX above.
+}
+
+fn fibonacci(n: u32) -> u64 {
+    let (mut a, mut b) = (0_u64, 1_u64);
+    for _ in 0..n {
+        (a, b) = (b, a.saturating_add(b));
+    }
+    a
+}
+
+/// How much randomness a subject promises to add to the jitter-free delay `b` (already capped).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JitterBounds {
+    /// The delay is exactly `b`.
+    #[default]
+    None,
+    /// The delay lies in `0..=b`.
+    Full,
+    /// The delay lies in `b/2..=b`.
+    Equal,
+    /// The delay lies in `b..=b + b * ratio_milli / 1000` (jitter that may exceed the cap).
+    Additive {
+        /// The largest added share in thousandths.
+        ratio_milli: u64,
+    },
+    /// The delay lies in `b - b*r..=b + b*r` with `r = ratio_milli / 1000` (symmetric randomisation).
+    Symmetric {
+        /// The randomisation factor in thousandths.
+        ratio_milli: u64,
+    },
+}
+
+impl JitterBounds {
+    /// The inclusive range a delay with jitter-free value `base` may take.
+    pub fn range(self, base: VDuration) -> (VDuration, VDuration) {
+        let share = |ratio_milli: u64| {
+            let nanos = u128::from(base.as_nanos()) * u128::from(ratio_milli) / 1000;
+            VDuration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
+        };
+        match self {
+            JitterBounds::None => (base, base),
+            JitterBounds::Full => (VDuration::ZERO, base),
+            JitterBounds::Equal => (base.div(2), base),
+            JitterBounds::Additive { ratio_milli } => (base, base.saturating_add(share(ratio_milli))),
+            JitterBounds::Symmetric { ratio_milli } => {
+                (base.saturating_sub(share(ratio_milli)), base.saturating_add(share(ratio_milli)))
+            }
+        }
+    }
+}
+
+/// Which attempt outcomes the subject retries. Fatal errors are never retryable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct RetryOn {
+    /// Retry transient errors.
+    pub transient: bool,
+    /// Retry rate-limited answers.
+    pub rate_limited: bool,
+    /// Retry attempts that timed out.
+    pub timeout: bool,
+}
+
+impl RetryOn {
+    /// Retries transient errors, rate limits and timeouts.
+    pub const ALL: RetryOn = RetryOn { transient: true, rate_limited: true, timeout: true };
+}
+
+impl Default for RetryOn {
+    fn default() -> RetryOn {
+        RetryOn::ALL
+    }
+}
+
+/// A count-based circuit breaker over whole calls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct CircuitContract {
+    /// The breaker looks at the results of the last `window` admitted calls in the closed state.
+    pub window: u32,
+    /// It never opens with fewer than `min_calls` results in the window.
+    pub min_calls: u32,
+    /// It opens when `failures * 100 >= failure_percent * results`.
+    pub failure_percent: u32,
+    /// It stays open this long, then lets probes through (half-open).
+    pub open_for: VDuration,
+    /// Half-open admits at most this many probes; that many successes close it, one failure reopens it.
+    pub half_open_probes: u32,
+}
+
+/// A retry budget over the calls of one case: retries made so far never exceed
+/// `min_retries + calls_started * retry_percent / 100`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct BudgetContract {
+    /// Retries allowed whatever the traffic.
+    pub min_retries: u32,
+    /// Extra retries earned per started call, in percent.
+    pub retry_percent: u32,
+}
+
+impl BudgetContract {
+    /// The retries allowed once `calls_started` calls have started.
+    pub fn allowed(self, calls_started: u32) -> u64 {
+        u64::from(self.min_retries) + u64::from(calls_started) * u64::from(self.retry_percent) / 100
+    }
+}
+
+/// What a subject promises for one config. See the module docs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Contract {
+    /// At most this many attempts per call (the first attempt included).
+    pub max_attempts: Option<u32>,
+    /// No delay is shorter than this.
+    pub delay_min: Option<VDuration>,
+    /// No delay is longer than this (the cap), before jitter that the docs allow to exceed it.
+    pub delay_max: Option<VDuration>,
+    /// The jitter-free delay sequence.
+    pub backoff: Option<BackoffShape>,
+    /// The jitter around the capped jitter-free delay.
+    pub jitter: Option<JitterBounds>,
+    /// Delays may differ from the exact promised value by this much (float arithmetic in a crate).
+    pub delay_tolerance: VDuration,
+    /// Each attempt is cut after this long.
+    pub attempt_timeout: Option<VDuration>,
+    /// What a tie at the attempt timeout means.
+    pub timeout_tie: TieRule,
+    /// A call returns by this long after it started.
+    pub deadline: Option<VDuration>,
+    /// The delays of one call add up to at most this.
+    pub sleep_budget: Option<VDuration>,
+    /// Which outcomes are retried; `None` when the subject makes no promise.
+    pub retry_on: Option<RetryOn>,
+    /// A retry after a rate-limited answer waits at least the retry-after.
+    pub honors_retry_after: bool,
+    /// The subject returns the outcome of its last attempt as the call's result.
+    pub reports_last_result: bool,
+    /// Non-idempotent calls are attempted at most once.
+    pub respects_idempotency: bool,
+    /// Work stops once the caller cancels.
+    pub honors_cancellation: bool,
+    /// Every sleep is announced by a notification with the same delay.
+    pub notifies: bool,
+    /// A failed call (a timeout included) does not end a stream: later calls still run.
+    pub serves_stream: bool,
+    /// The circuit breaker's parameters.
+    pub circuit: Option<CircuitContract>,
+    /// The retry budget's parameters.
+    pub retry_budget: Option<BudgetContract>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_give_the_documented_sequences() {
+        let ms = VDuration::from_millis;
+        let exp = BackoffShape::Exponential { initial: ms(5), factor_milli: 2000 };
+        assert_eq!([1, 2, 3].map(|n| exp.nth(n)), [Some(ms(5)), Some(ms(10)), Some(ms(20))]);
+        let fib = BackoffShape::Fibonacci { initial: ms(1) };
+        assert_eq!([1, 2, 3, 4, 5].map(|n| fib.nth(n).unwrap()), [1, 1, 2, 3, 5].map(ms));
+        let lin = BackoffShape::Linear { initial: ms(10), step: ms(5) };
+        assert_eq!(lin.nth(3), Some(ms(20)));
+        assert_eq!(exp.nth(200), Some(VDuration::MAX));
+        assert_eq!(BackoffShape::Decorrelated { initial: ms(1) }.nth(1), None);
+    }
+
+    #[test]
+    fn jitter_ranges() {
+        let base = VDuration::from_millis(100);
+        assert_eq!(JitterBounds::Equal.range(base), (VDuration::from_millis(50), base));
+        assert_eq!(
+            JitterBounds::Symmetric { ratio_milli: 500 }.range(base),
+            (VDuration::from_millis(50), VDuration::from_millis(150))
+        );
+        assert_eq!(JitterBounds::Full.range(VDuration::MAX).1, VDuration::MAX);
+    }
+}

@@ -1,0 +1,332 @@
+//! Async subjects: a virtual sleeper, a virtual attempt, a timeout combinator and a small executor that
+//! drives one future to completion with no real time.
+//!
+//! # How an async subject plugs in
+//! Its [`Subject::run`](crate::Subject::run) calls [`run_async`] with a closure that receives an
+//! [`AsyncWorld`] and returns its future. The executor polls the future; whenever it is pending, the
+//! executor moves the World's clock to the earliest registered timer (a sleep's end, an attempt's scripted
+//! end, a timeout, a cancellation) and polls again. A future pending with no timer left can never wake:
+//! that is [`Abort::Hung`].
+//!
+//! # Tie rule
+//! [`AsyncWorld::timeout`] polls the inner future before checking its deadline, like `tokio::time::timeout`:
+//! an attempt completing exactly at the deadline returns its own result ([`TieRule::InnerWins`]).
+//!
+//! # Cancellation
+//! Dropping an attempt future before it completes (because a timeout fired, or a `select` chose another
+//! branch) records the cut at the current instant: `AttemptTimedOut` when a timeout dropped it,
+//! `AttemptCancelled` otherwise.
+//!
+//! ```
+//! use timelaw_core::exec::run_async;
+//! use timelaw_core::{execute, Abort, AttemptResult, CallResult, Contract, ErrorKind, Outcome, Schedule, Step,
+//!     Subject, VDuration, World};
+//!
+//! struct AsyncRetry;
+//! impl Subject for AsyncRetry {
+//!     type Config = u32;
+//!     fn name(&self) -> &str { "async-retry" }
+//!     fn contract(&self, attempts: &u32) -> Contract {
+//!         Contract { max_attempts: Some(*attempts), ..Contract::default() }
+//!     }
+//!     fn run(&self, attempts: &u32, world: &mut World<'_>) -> Result<(), Abort> {
+//!         let attempts = *attempts;
+//!         run_async(world, move |w| async move {
+//!             while let Some(_call) = w.start_call()? {
+//!                 let mut result = CallResult::Err(ErrorKind::Transient);
+//!                 for attempt in 1..=attempts {
+//!                     match w.timeout(VDuration::from_millis(50), w.dispatch()).await {
+//!                         Ok(attempt) => match attempt? {
+//!                             AttemptResult::Completed(Outcome::Ok) => { result = CallResult::Ok; break; }
+//!                             _ => result = CallResult::Err(ErrorKind::Transient),
+//!                         },
+//!                         Err(_elapsed) => result = CallResult::Err(ErrorKind::Timeout),
+//!                     }
+//!                     if attempt < attempts { w.sleep(VDuration::from_millis(10)).await?; }
+//!                 }
+//!                 w.end_call(result)?;
+//!             }
+//!             Ok(())
+//!         })
+//!     }
+//! }
+//!
+//! let slow = Step::new(VDuration::from_millis(80), Outcome::Ok);
+//! let trace = execute(&AsyncRetry, &2, &Schedule::single(vec![slow]), 0);
+//! // attempt 1 cut at 50 ms, sleep 10 ms, attempt 2 succeeds at once
+//! assert_eq!(trace.events.last().unwrap().at.as_nanos(), 60_000_000);
+//! ```
+
+use std::cell::{Cell, RefCell};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+
+use crate::time::{VDuration, VInstant};
+use crate::trace::CallResult;
+use crate::world::{Abort, AttemptResult, CallInfo, LimitKind, PendingAttempt, Wake, World};
+
+struct Shared<'s> {
+    world: RefCell<World<'s>>,
+    timers: RefCell<BinaryHeap<Reverse<VInstant>>>,
+    /// Set by a timeout while it drops its inner future: the limit that expired.
+    cutting_timeout: Cell<Option<VDuration>>,
+    /// An abort raised where it could not be returned (inside `Drop`).
+    deferred: RefCell<Option<Abort>>,
+}
+
+/// The World as seen by an async subject: cheap to clone, all methods take `&self`.
+#[derive(Clone)]
+pub struct AsyncWorld<'s> {
+    shared: Rc<Shared<'s>>,
+}
+
+/// The error of [`AsyncWorld::timeout`]: the deadline passed first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Elapsed;
+
+impl<'s> AsyncWorld<'s> {
+    /// Runs `f` with the World (for operations without a future: `notify`, randomness, ...).
+    pub fn with<R>(&self, f: impl FnOnce(&mut World<'s>) -> R) -> R {
+        f(&mut self.shared.world.borrow_mut())
+    }
+    /// The current virtual instant.
+    pub fn now(&self) -> VInstant {
+        self.shared.world.borrow().now()
+    }
+    /// See [`World::start_call`].
+    ///
+    /// # Errors
+    /// As [`World::start_call`].
+    pub fn start_call(&self) -> Result<Option<CallInfo>, Abort> {
+        self.with(|world| world.start_call())
+    }
+    /// See [`World::end_call`].
+    ///
+    /// # Errors
+    /// As [`World::end_call`].
+    pub fn end_call(&self, result: CallResult) -> Result<(), Abort> {
+        self.with(|world| world.end_call(result))
+    }
+    /// A virtual sleep: recorded when first polled, ready once the clock reaches its end (or the call is
+    /// cancelled strictly before).
+    pub fn sleep(&self, duration: VDuration) -> Sleep<'s> {
+        Sleep { world: self.clone(), duration, state: None }
+    }
+    /// The next scripted attempt: begun when first polled, ready at its scripted end; dropping it earlier
+    /// records the cut (see the module docs).
+    pub fn dispatch(&self) -> Dispatch<'s> {
+        Dispatch { world: self.clone(), pending: None, done: false }
+    }
+    /// Runs `inner` with a deadline `limit` from now; the inner future is polled first.
+    pub fn timeout<F: Future>(&self, limit: VDuration, inner: F) -> Timeout<'s, F> {
+        Timeout { world: self.clone(), limit, deadline: None, inner: Box::pin(Some(inner)) }
+    }
+
+    fn register(&self, at: VInstant) {
+        self.shared.timers.borrow_mut().push(Reverse(at));
+    }
+    fn defer(&self, abort: Abort) {
+        self.shared.deferred.borrow_mut().get_or_insert(abort);
+    }
+}
+
+/// The future of [`AsyncWorld::sleep`].
+pub struct Sleep<'s> {
+    world: AsyncWorld<'s>,
+    duration: VDuration,
+    /// (wake instant, cancellation cut) once started.
+    state: Option<(VInstant, Option<VInstant>)>,
+}
+
+impl Future for Sleep<'_> {
+    type Output = Result<Wake, Abort>;
+    fn poll(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let (wake_at, cut) = match self.state {
+            Some(state) => state,
+            None => {
+                let duration = self.duration;
+                let world = self.world.clone();
+                let started = world.with(|w| w.begin_sleep(duration).map(|()| (w.now(), w.cancel_at())));
+                let (now, cancel_at) = match started {
+                    Ok(pair) => pair,
+                    Err(abort) => return Poll::Ready(Err(abort)),
+                };
+                let wake_at = now.saturating_add(duration);
+                let cut = cancel_at.map(|at| at.max(now)).filter(|&at| at < wake_at);
+                world.register(cut.unwrap_or(wake_at));
+                self.state = Some((wake_at, cut));
+                (wake_at, cut)
+            }
+        };
+        let now = self.world.now();
+        if let Some(cut) = cut.filter(|&cut| now >= cut) {
+            let _ = cut;
+            return Poll::Ready(self.world.with(|w| w.record_sleep_cancelled()).map(|()| Wake::Cancelled));
+        }
+        if now >= wake_at {
+            return Poll::Ready(Ok(Wake::Elapsed));
+        }
+        Poll::Pending
+    }
+}
+
+/// The future of [`AsyncWorld::dispatch`].
+pub struct Dispatch<'s> {
+    world: AsyncWorld<'s>,
+    pending: Option<(PendingAttempt, Option<VInstant>)>,
+    done: bool,
+}
+
+impl Future for Dispatch<'_> {
+    type Output = Result<AttemptResult, Abort>;
+    fn poll(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let (pending, cut) = match self.pending {
+            Some(pair) => pair,
+            None => {
+                match self.world.with(|w| w.begin_attempt().map(|p| (p, w.cancel_at().map(|at| at.max(w.now()))))) {
+                    Ok((pending, cancel_at)) => {
+                        let cut = cancel_at.filter(|&at| pending.completes_at.is_none_or(|done| at < done));
+                        for at in [pending.completes_at, cut].into_iter().flatten() {
+                            self.world.register(at);
+                        }
+                        self.pending = Some((pending, cut));
+                        (pending, cut)
+                    }
+                    Err(abort) => {
+                        self.done = true;
+                        return Poll::Ready(Err(abort));
+                    }
+                }
+            }
+        };
+        let now = self.world.now();
+        let result = if cut.is_some_and(|cut| now >= cut) {
+            AttemptResult::Cancelled
+        } else if pending.completes_at.is_some_and(|done| now >= done) {
+            AttemptResult::Completed(pending.step.outcome)
+        } else {
+            return Poll::Pending;
+        };
+        self.done = true;
+        Poll::Ready(self.world.with(|w| w.end_attempt(pending, result, VDuration::MAX)).map(|()| result))
+    }
+}
+
+impl Drop for Dispatch<'_> {
+    fn drop(&mut self) {
+        let Some((pending, _)) = self.pending.filter(|_| !self.done) else { return };
+        let (result, limit) = match self.world.shared.cutting_timeout.get() {
+            Some(limit) => (AttemptResult::TimedOut, limit),
+            None => (AttemptResult::Cancelled, VDuration::MAX),
+        };
+        if let Err(abort) = self.world.with(|w| w.end_attempt(pending, result, limit)) {
+            self.world.defer(abort);
+        }
+    }
+}
+
+/// The future of [`AsyncWorld::timeout`].
+pub struct Timeout<'s, F> {
+    world: AsyncWorld<'s>,
+    limit: VDuration,
+    deadline: Option<VInstant>,
+    inner: Pin<Box<Option<F>>>,
+}
+
+impl<F: Future> Future for Timeout<'_, F> {
+    type Output = Result<F::Output, Elapsed>;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let deadline = match self.deadline {
+            Some(deadline) => deadline,
+            None => {
+                let deadline = self.world.now().saturating_add(self.limit);
+                self.world.register(deadline);
+                self.deadline = Some(deadline);
+                deadline
+            }
+        };
+        let inner = self.inner.as_mut().as_pin_mut();
+        if let Some(inner) = inner {
+            if let Poll::Ready(output) = inner.poll(cx) {
+                self.inner.set(None);
+                return Poll::Ready(Ok(output));
+            }
+        }
+        if self.world.now() < deadline {
+            return Poll::Pending;
+        }
+        self.world.shared.cutting_timeout.set(Some(self.limit));
+        self.inner.set(None);
+        self.world.shared.cutting_timeout.set(None);
+        Poll::Ready(Err(Elapsed))
+    }
+}
+
+/// Drives the future `f` builds to completion in virtual time, then gives the World back.
+///
+/// # Errors
+/// The future's own abort; [`Abort::Hung`] when it is pending with no timer left; the events limit when
+/// it keeps polling without progress.
+pub fn run_async<'s, F, Fut>(world: &mut World<'s>, f: F) -> Result<(), Abort>
+where
+    F: FnOnce(AsyncWorld<'s>) -> Fut,
+    Fut: Future<Output = Result<(), Abort>>,
+{
+    let placeholder = World::new(world.schedule(), 0);
+    let owned = std::mem::replace(world, placeholder);
+    let shared = Rc::new(Shared {
+        world: RefCell::new(owned),
+        timers: RefCell::new(BinaryHeap::new()),
+        cutting_timeout: Cell::new(None),
+        deferred: RefCell::new(None),
+    });
+    let handle = AsyncWorld { shared: Rc::clone(&shared) };
+    let result = drive(&handle, f(handle.clone()));
+    drop(handle);
+    let deferred = shared.deferred.borrow_mut().take();
+    let shared = Rc::try_unwrap(shared).map_err(|_| Abort::Misuse(crate::world::Misuse::Finished))?;
+    *world = shared.world.into_inner();
+    match (result, deferred) {
+        (Err(abort), _) | (Ok(()), Some(abort)) => Err(abort),
+        (Ok(()), None) => Ok(()),
+    }
+}
+
+fn drive<Fut: Future<Output = Result<(), Abort>>>(handle: &AsyncWorld<'_>, future: Fut) -> Result<(), Abort> {
+    let mut future = std::pin::pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    let polls_max = 16 * u64::from(handle.with(|w| w.limits().events_max));
+    for _ in 0..polls_max {
+        if let Poll::Ready(result) = future.as_mut().poll(&mut cx) {
+            return result;
+        }
+        if let Some(abort) = handle.shared.deferred.borrow_mut().take() {
+            return Err(abort);
+        }
+        let now = handle.now();
+        let next = {
+            let mut timers = handle.shared.timers.borrow_mut();
+            while timers.peek().is_some_and(|Reverse(at)| *at <= now) {
+                timers.pop();
+            }
+            timers.pop()
+        };
+        let Some(Reverse(at)) = next else {
+            return Err(hung(handle));
+        };
+        handle.with(|w| w.advance_to(at))?;
+    }
+    Err(Abort::StepLimit { kind: LimitKind::Events, limit: polls_max })
+}
+
+fn hung(handle: &AsyncWorld<'_>) -> Abort {
+    handle.with(|w| {
+        let last = w.trace().events.last().copied();
+        let (call, attempt) = last.map_or((0, 0), |event| (event.call, event.attempt));
+        Abort::Hung { call, attempt }
+    })
+}

@@ -1,0 +1,58 @@
+//! timelaw-core: virtual time, seeded randomness, failure schedules, the World, traces, the
+//! [`Subject`]/[`Contract`] seam and the reference resilience interpreter.
+//!
+//! ```
+//! use timelaw_core::reference::{Backoff, Policy, Reference};
+//! use timelaw_core::{execute, CallResult, EventKind, Outcome, Schedule, Step, VDuration};
+//!
+//! let ms = VDuration::from_millis;
+//! let policy = Policy::new(4, Backoff::Exponential { initial: ms(5), factor: 2 }, ms(1000));
+//! let schedule = Schedule::single(vec![Step::instant(Outcome::Transient); 3]);
+//! let trace = execute(&Reference, &policy, &schedule, 0);
+//! let sleeps: Vec<VDuration> = trace.events.iter().filter_map(|event| match event.kind {
+//!     EventKind::SleepRequested { duration } => Some(duration),
+//!     _ => None,
+//! }).collect();
+//! assert_eq!(sleeps, vec![ms(5), ms(10), ms(20)]);
+//! assert_eq!(trace.events.last().unwrap().kind, EventKind::CallEnd { result: CallResult::Ok });
+//! ```
+//!
+//! ## Virtual time
+//! [`VDuration`] and [`VInstant`] count nanoseconds on `u64` with saturating arithmetic ([`time`]).
+//!
+//! ## Randomness
+//! [`SplitMix64`] with a fixed algorithm, [`mix`] for per-case seeds, and [`Scripted`] values ([`rng`]).
+//!
+//! ## Schedules and cases
+//! [`Schedule`], [`CallScript`], [`Step`], [`Outcome`] and [`Case`] ([`schedule`]).
+//!
+//! ## The World and the trace
+//! [`World`] is the only capability a subject gets ([`world`]); it records a [`Trace`] ([`trace`]).
+//! Async subjects run through [`exec::run_async`].
+//!
+//! ## Subjects and contracts
+//! [`Subject`] ([`subject`]) and [`Contract`] ([`contract`]); [`execute`] runs one case.
+//!
+//! ## The reference interpreter
+//! [`reference::Reference`] with its [`reference::Policy`].
+#![deny(missing_docs)]
+
+pub mod contract;
+pub mod exec;
+pub mod reference;
+pub mod rng;
+mod run;
+pub mod schedule;
+pub mod subject;
+pub mod time;
+pub mod trace;
+pub mod world;
+
+pub use contract::{BackoffShape, BudgetContract, CircuitContract, Contract, JitterBounds, RetryOn, TieRule};
+pub use rng::{mix, Randomness, RandomnessError, Scripted, SplitMix64};
+pub use run::{execute, execute_with, panic_message};
+pub use schedule::{CallScript, Case, Outcome, Schedule, Step};
+pub use subject::{Subject, SubjectConfig};
+pub use time::{VDuration, VInstant};
+pub use trace::{CallResult, CircuitState, ErrorKind, Event, EventKind, Rejection, Trace, TraceEnd, TRACE_CAPACITY};
+pub use world::{Abort, AttemptResult, CallInfo, LimitKind, Limits, Misuse, PendingAttempt, Wake, World};

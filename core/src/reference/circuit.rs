@@ -1,0 +1,123 @@
+//! The reference circuit breaker: count-based, over whole calls.
+
+use std::collections::VecDeque;
+
+use crate::contract::CircuitContract;
+use crate::trace::{CallResult, CircuitState, ErrorKind};
+use crate::world::{Abort, World};
+
+/// Breaker state that spans the calls of one case.
+#[derive(Clone, Debug)]
+pub struct Breaker {
+    params: CircuitContract,
+    state: CircuitState,
+    /// Results of the last admitted calls while closed; `true` is a failure.
+    window: VecDeque<bool>,
+    opened_at: crate::time::VInstant,
+    probes_admitted: u32,
+    probe_successes: u32,
+}
+
+impl Breaker {
+    /// A closed breaker.
+    pub fn new(params: CircuitContract) -> Breaker {
+        Breaker {
+            params,
+            state: CircuitState::Closed,
+            window: VecDeque::with_capacity(params.window as usize),
+            opened_at: crate::time::VInstant::EPOCH,
+            probes_admitted: 0,
+            probe_successes: 0,
+        }
+    }
+
+    /// The current state.
+    pub fn state(&self) -> CircuitState {
+        self.state
+    }
+
+    /// Decides whether the call starting now may dispatch; moves open to half-open once `open_for` has
+    /// passed since opening.
+    ///
+    /// # Errors
+    /// The World's abort while recording a transition.
+    pub fn admit(&mut self, world: &mut World<'_>) -> Result<bool, Abort> {
+        if self.state == CircuitState::Open {
+            let reopen_at = self.opened_at.saturating_add(self.params.open_for);
+            if world.now() < reopen_at {
+                return Ok(false);
+            }
+            self.probes_admitted = 0;
+            self.probe_successes = 0;
+            self.transition(world, CircuitState::HalfOpen)?;
+        }
+        if self.state == CircuitState::HalfOpen {
+            if self.probes_admitted >= self.params.half_open_probes {
+                return Ok(false);
+            }
+            self.probes_admitted += 1;
+        }
+        Ok(true)
+    }
+
+    /// Records the result of an admitted call.
+    ///
+    /// # Errors
+    /// The World's abort while recording a transition.
+    pub fn record(&mut self, world: &mut World<'_>, result: CallResult) -> Result<(), Abort> {
+        let failed = match result {
+            CallResult::Ok => false,
+            CallResult::Err(ErrorKind::Cancelled) => return self.release_probe(),
+            CallResult::Err(_) => true,
+        };
+        match self.state {
+            CircuitState::Closed => self.record_closed(world, failed),
+            CircuitState::HalfOpen if failed => self.open(world),
+            CircuitState::HalfOpen => {
+                self.probe_successes += 1;
+                if self.probe_successes >= self.params.half_open_probes {
+                    self.window.clear();
+                    self.transition(world, CircuitState::Closed)?;
+                }
+                Ok(())
+            }
+            CircuitState::Open => {
+                debug_assert!(false, "an open breaker admits no call");
+                Ok(())
+            }
+        }
+    }
+
+    fn record_closed(&mut self, world: &mut World<'_>, failed: bool) -> Result<(), Abort> {
+        if self.window.len() >= self.params.window as usize {
+            self.window.pop_front();
+        }
+        self.window.push_back(failed);
+        let results = self.window.len() as u64;
+        let failures = self.window.iter().filter(|&&failed| failed).count() as u64;
+        let over = failures * 100 >= u64::from(self.params.failure_percent) * results;
+        if results >= u64::from(self.params.min_calls) && over {
+            return self.open(world);
+        }
+        Ok(())
+    }
+
+    fn release_probe(&mut self) -> Result<(), Abort> {
+        if self.state == CircuitState::HalfOpen {
+            self.probes_admitted = self.probes_admitted.saturating_sub(1);
+        }
+        Ok(())
+    }
+
+    fn open(&mut self, world: &mut World<'_>) -> Result<(), Abort> {
+        self.opened_at = world.now();
+        self.window.clear();
+        self.transition(world, CircuitState::Open)
+    }
+
+    fn transition(&mut self, world: &mut World<'_>, to: CircuitState) -> Result<(), Abort> {
+        let from = self.state;
+        self.state = to;
+        world.circuit_transition(from, to)
+    }
+}

@@ -1,0 +1,217 @@
+//! The reference [`Subject`]: see the module docs of [`crate::reference`] for the semantics.
+
+use super::backoff::next_delay;
+use super::budget::RetryBudget;
+use super::circuit::Breaker;
+use super::policy::Policy;
+use crate::contract::{Contract, JitterBounds, TieRule};
+use crate::schedule::Outcome;
+use crate::subject::Subject;
+use crate::time::{VDuration, VInstant};
+use crate::trace::{CallResult, ErrorKind, Rejection};
+use crate::world::{Abort, AttemptResult, CallInfo, Wake, World};
+
+/// The reference resilience interpreter (subject name `reference`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Reference;
+
+/// State that spans the calls of one case.
+struct CaseState {
+    breaker: Option<Breaker>,
+    budget: Option<RetryBudget>,
+}
+
+impl Subject for Reference {
+    type Config = Policy;
+
+    fn name(&self) -> &str {
+        "reference"
+    }
+
+    fn contract(&self, p: &Policy) -> Contract {
+        let jitter = match p.jitter {
+            super::Jitter::None => JitterBounds::None,
+            super::Jitter::Full => JitterBounds::Full,
+            super::Jitter::Equal => JitterBounds::Equal,
+        };
+        let delay_min = match p.jitter {
+            super::Jitter::None => Some(p.backoff.initial()),
+            super::Jitter::Full => None,
+            super::Jitter::Equal => Some(p.backoff.initial().div(2)),
+        };
+        Contract {
+            max_attempts: Some(p.max_attempts),
+            delay_min,
+            delay_max: Some(p.delay_max),
+            backoff: Some(p.backoff.shape()),
+            jitter: Some(jitter),
+            delay_tolerance: VDuration::ZERO,
+            attempt_timeout: p.attempt_timeout,
+            timeout_tie: TieRule::Expired,
+            deadline: p.deadline,
+            sleep_budget: p.sleep_budget,
+            retry_on: Some(p.retry_on),
+            honors_retry_after: p.honor_retry_after,
+            reports_last_result: true,
+            respects_idempotency: true,
+            honors_cancellation: true,
+            notifies: true,
+            serves_stream: true,
+            circuit: p.circuit,
+            retry_budget: p.retry_budget,
+        }
+    }
+
+    fn run(&self, policy: &Policy, world: &mut World<'_>) -> Result<(), Abort> {
+        policy.validate().map_err(|error| Abort::InvalidConfig(error.to_string()))?;
+        let mut state =
+            CaseState { breaker: policy.circuit.map(Breaker::new), budget: policy.retry_budget.map(RetryBudget::new) };
+        world.for_each_call(|world, call| serve_call(policy, &mut state, world, call))
+    }
+}
+
+fn serve_call(
+    policy: &Policy,
+    state: &mut CaseState,
+    world: &mut World<'_>,
+    call: CallInfo,
+) -> Result<CallResult, Abort> {
+    if let Some(budget) = state.budget.as_mut() {
+        budget.on_call_start();
+    }
+    if let Some(breaker) = state.breaker.as_mut() {
+        if !breaker.admit(world)? {
+            world.reject(Rejection::CircuitOpen)?;
+            return Ok(CallResult::Err(ErrorKind::CircuitOpen));
+        }
+    }
+    let result = retry_loop(policy, state, world, call)?;
+    if let Some(breaker) = state.breaker.as_mut() {
+        breaker.record(world, result)?;
+    }
+    Ok(result)
+}
+
+/// The deadline first, then cancellation.
+fn interrupted(world: &World<'_>, deadline_at: Option<VInstant>) -> Option<ErrorKind> {
+    if deadline_at.is_some_and(|at| world.now() >= at) {
+        return Some(ErrorKind::DeadlineExceeded);
+    }
+    if world.is_cancelled() {
+        return Some(ErrorKind::Cancelled);
+    }
+    None
+}
+
+fn retry_loop(
+    policy: &Policy,
+    state: &mut CaseState,
+    world: &mut World<'_>,
+    call: CallInfo,
+) -> Result<CallResult, Abort> {
+    let deadline_at = policy.deadline.map(|deadline| call.started.saturating_add(deadline));
+    let mut slept = VDuration::ZERO;
+    let mut previous_delay = None;
+    let mut attempt = 0;
+    loop {
+        if let Some(kind) = interrupted(world, deadline_at) {
+            return Ok(CallResult::Err(kind));
+        }
+        attempt += 1;
+        let (failure, outcome) = match run_attempt(policy, world, deadline_at)? {
+            Ok(()) => return Ok(CallResult::Ok),
+            Err(AttemptFailure::Final(kind)) => return Ok(CallResult::Err(kind)),
+            Err(AttemptFailure::Retryable(kind, outcome)) => (kind, outcome),
+        };
+        if !retryable(policy, failure) || attempt >= policy.max_attempts || !call.idempotent {
+            return Ok(CallResult::Err(failure));
+        }
+        let Some(delay) = plan_delay(policy, world, attempt, previous_delay, outcome)? else {
+            return Ok(CallResult::Err(failure));
+        };
+        if policy.sleep_budget.is_some_and(|budget| slept.saturating_add(delay) > budget) {
+            return Ok(CallResult::Err(failure));
+        }
+        if deadline_at.is_some_and(|at| world.now().saturating_add(delay) >= at) {
+            return Ok(CallResult::Err(ErrorKind::DeadlineExceeded));
+        }
+        if let Some(budget) = state.budget.as_mut() {
+            if !budget.try_spend() {
+                world.reject(Rejection::BudgetExhausted)?;
+                return Ok(CallResult::Err(failure));
+            }
+        }
+        world.notify(delay)?;
+        if world.sleep(delay)? == Wake::Cancelled {
+            return Ok(CallResult::Err(interrupted(world, deadline_at).unwrap_or(ErrorKind::Cancelled)));
+        }
+        slept = slept.saturating_add(delay);
+        previous_delay = Some(delay);
+    }
+}
+
+enum AttemptFailure {
+    /// The call ends with this error whatever the policy says (deadline, cancellation).
+    Final(ErrorKind),
+    /// An attempt failure the policy may retry; the outcome is `None` for a timeout.
+    Retryable(ErrorKind, Option<Outcome>),
+}
+
+fn run_attempt(
+    policy: &Policy,
+    world: &mut World<'_>,
+    deadline_at: Option<VInstant>,
+) -> Result<Result<(), AttemptFailure>, Abort> {
+    let left = deadline_at.map(|at| at.duration_since(world.now()));
+    let limit = match (policy.attempt_timeout, left) {
+        (Some(timeout), Some(left)) => Some(timeout.min(left)),
+        (timeout, left) => timeout.or(left),
+    };
+    let by_deadline = left.is_some_and(|left| policy.attempt_timeout.is_none_or(|timeout| left <= timeout));
+    let result = match limit {
+        Some(limit) => world.dispatch_with_timeout(limit, TieRule::Expired)?,
+        None => world.dispatch()?,
+    };
+    Ok(match result {
+        AttemptResult::Completed(Outcome::Ok) => Ok(()),
+        AttemptResult::Completed(outcome) => {
+            let kind = ErrorKind::from_outcome(outcome).unwrap_or(ErrorKind::Transient);
+            Err(AttemptFailure::Retryable(kind, Some(outcome)))
+        }
+        AttemptResult::TimedOut if by_deadline => Err(AttemptFailure::Final(ErrorKind::DeadlineExceeded)),
+        AttemptResult::TimedOut => Err(AttemptFailure::Retryable(ErrorKind::Timeout, None)),
+        AttemptResult::Cancelled => {
+            let kind = interrupted(world, deadline_at).unwrap_or(ErrorKind::Cancelled);
+            Err(AttemptFailure::Final(kind))
+        }
+    })
+}
+
+fn retryable(policy: &Policy, failure: ErrorKind) -> bool {
+    match failure {
+        ErrorKind::Transient => policy.retry_on.transient,
+        ErrorKind::RateLimited => policy.retry_on.rate_limited,
+        ErrorKind::Timeout => policy.retry_on.timeout,
+        _ => false,
+    }
+}
+
+/// The delay before the next retry, or `None` when a retry-after beyond the cap makes the call give up.
+fn plan_delay(
+    policy: &Policy,
+    world: &mut World<'_>,
+    attempt: u32,
+    previous: Option<VDuration>,
+    outcome: Option<Outcome>,
+) -> Result<Option<VDuration>, Abort> {
+    let delay = next_delay(policy, attempt, previous, world)?;
+    match outcome {
+        Some(Outcome::RateLimited { retry_after }) if policy.honor_retry_after => {
+            if retry_after > policy.delay_max {
+                return Ok(None);
+            }
+            Ok(Some(delay.max(retry_after)))
+        }
+        _ => Ok(Some(delay)),
+    }
+}

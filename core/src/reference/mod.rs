@@ -1,0 +1,82 @@
+//! The reference resilience interpreter: a complete, readable retry / timeout / circuit-breaker
+//! implementation behind the [`Subject`](crate::Subject) seam, configured by a [`Policy`].
+//!
+//! Every call of the schedule is served in order. State that spans calls (the circuit breaker, the retry
+//! budget) lives for one case.
+//!
+//! # Max attempts
+//! A call makes at most `max_attempts` attempts, the first included. After the last one fails, the call
+//! returns the error of that attempt without sleeping.
+//!
+//! # Backoff and cap
+//! The delay before retry `n` (from 1) is `min(delay_max, base(n))` with `base` constant (`delay`), linear
+//! (`initial + step*(n-1)`), exponential (`initial * factor^(n-1)`, saturating) or decorrelated (drawn from
+//! `initial..=min(delay_max, 3*previous)`, previous starting at `initial`). `delay_max >= initial` is
+//! required.
+//!
+//! # Jitter
+//! With jitter `none` the delay is the capped base `b`; `full` draws it uniformly from `0..=b`; `equal`
+//! is `b/2` plus a uniform draw from `0..=b - b/2`. Draws come from the World's randomness, so a case's
+//! seed fixes them.
+//!
+//! # Retryable outcomes
+//! `retry_on` says whether transient errors, rate limits and timeouts are retried. Fatal errors never
+//! are: a fatal attempt ends the call with `Err(Fatal)` at once.
+//!
+//! # Retry-after
+//! With `honor_retry_after`, a retry after a rate-limited attempt waits `max(delay, retry_after)`; when the
+//! retry-after exceeds `delay_max`, the call gives up with `Err(RateLimited)` rather than break the cap.
+//! Without it, rate limits are retried on the ordinary schedule.
+//!
+//! # Attempt timeout
+//! Each attempt runs under `attempt_timeout` (further shortened to the time left before the deadline).
+//! An attempt that needs exactly the timeout is timed out: equality counts as expired
+//! ([`TieRule::Expired`](crate::TieRule::Expired)). A timed-out attempt's error is `Timeout`.
+//!
+//! # Deadline
+//! A call returns `Err(DeadlineExceeded)` no later than `started + deadline`: no attempt starts at or after
+//! it, an attempt running into it is cut there, and a retry whose delay would wake at or after it is not
+//! taken (the call gives up at once instead of sleeping in vain).
+//!
+//! # Cancellation
+//! Before each attempt and after each cut attempt or sleep, the deadline is checked first, then
+//! cancellation: a call whose deadline and cancellation fall on the same instant returns
+//! `DeadlineExceeded`. A cancelled call returns `Err(Cancelled)` and dispatches nothing more.
+//!
+//! # Idempotency
+//! A non-idempotent call is attempted once; its first failure is its result.
+//!
+//! # Sleep budget
+//! The delays of one call add up to at most `sleep_budget`; a retry that would exceed it is not taken
+//! and the call returns its last error.
+//!
+//! # Circuit breaker
+//! A count-based breaker around whole calls. Closed, it keeps the results of the last `window` calls and
+//! opens when at least `min_calls` results are there and `failures * 100 >= failure_percent * results`
+//! (every error but `Cancelled` is a failure). Open, it rejects calls with `Err(CircuitOpen)` and no
+//! dispatch until `open_for` has passed since it opened; the first call after that turns it half-open.
+//! Half-open, it admits at most `half_open_probes` probe calls: one failure reopens it, that many
+//! successes close it (with an empty window); a cancelled probe frees its slot.
+//!
+//! # Retry budget
+//! Over the calls of a case, retries never exceed `min_retries + calls_started * retry_percent / 100`. A
+//! retry the budget refuses is recorded as a rejection and the call returns its last error.
+//!
+//! # Notifications
+//! Before every sleep the interpreter notifies with the exact delay it is about to sleep.
+//!
+//! # Bad input
+//! [`Policy::validate`] rejects a policy that cannot be honoured and names the field; running an invalid
+//! policy aborts the run with [`Abort::InvalidConfig`](crate::Abort::InvalidConfig) before any call.
+
+mod backoff;
+mod budget;
+mod circuit;
+mod interpreter;
+mod policy;
+
+pub use backoff::{capped_base, next_delay};
+pub use budget::RetryBudget;
+pub use circuit::Breaker;
+pub use interpreter::Reference;
+pub use policy::{Backoff, Jitter, Policy, PolicyError, PolicyFields, MAX_ATTEMPTS, MAX_FACTOR, MAX_WINDOW};

@@ -1,0 +1,247 @@
+//! The reference interpreter's configuration and its validation.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::contract::{BackoffShape, BudgetContract, CircuitContract, RetryOn};
+use crate::time::VDuration;
+
+/// The largest `max_attempts` a policy may have.
+pub const MAX_ATTEMPTS: u32 = 100;
+/// The largest exponential factor.
+pub const MAX_FACTOR: u32 = 16;
+/// The largest circuit window.
+pub const MAX_WINDOW: u32 = 128;
+
+/// How delays grow between attempts (before the cap and jitter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Backoff {
+    /// Every delay is `delay`.
+    Constant {
+        /// The delay.
+        delay: VDuration,
+    },
+    /// Delay `n` (from 1) is `initial + step * (n - 1)`.
+    Linear {
+        /// First delay.
+        initial: VDuration,
+        /// Added per retry.
+        step: VDuration,
+    },
+    /// Delay `n` is `initial * factor^(n - 1)`.
+    Exponential {
+        /// First delay.
+        initial: VDuration,
+        /// Integer growth factor, `1..=16`.
+        factor: u32,
+    },
+    /// AWS decorrelated jitter: delay `n` is drawn from `initial..=min(cap, 3 * previous)` (previous
+    /// starts at `initial`). It draws its own randomness, so the policy's jitter must be `none`.
+    Decorrelated {
+        /// The lower bound of every delay.
+        initial: VDuration,
+    },
+}
+
+impl Backoff {
+    /// The first (smallest) delay of the sequence.
+    pub fn initial(self) -> VDuration {
+        match self {
+            Backoff::Constant { delay } => delay,
+            Backoff::Linear { initial, .. }
+            | Backoff::Exponential { initial, .. }
+            | Backoff::Decorrelated { initial } => initial,
+        }
+    }
+    /// The same sequence as a contract shape.
+    pub fn shape(self) -> BackoffShape {
+        match self {
+            Backoff::Constant { delay } => BackoffShape::Constant { delay },
+            Backoff::Linear { initial, step } => BackoffShape::Linear { initial, step },
+            Backoff::Exponential { initial, factor } => {
+                BackoffShape::Exponential { initial, factor_milli: u64::from(factor) * 1000 }
+            }
+            Backoff::Decorrelated { initial } => BackoffShape::Decorrelated { initial },
+        }
+    }
+}
+
+/// Randomness added to each capped delay `b`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Jitter {
+    /// The delay is `b`.
+    #[default]
+    None,
+    /// Uniform in `0..=b`.
+    Full,
+    /// `b/2` plus uniform in `0..=b - b/2`.
+    Equal,
+}
+
+/// The reference interpreter's configuration. Build one with [`Policy::new`] and struct update syntax,
+/// then [`Policy::validate`] it (deserialization validates on its own).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "PolicyFields", into = "PolicyFields")]
+pub struct Policy {
+    /// Attempts per call, the first included (`1..=100`).
+    pub max_attempts: u32,
+    /// The delay sequence.
+    pub backoff: Backoff,
+    /// The cap on every delay; at least the backoff's initial delay.
+    pub delay_max: VDuration,
+    /// Jitter on the capped delay.
+    pub jitter: Jitter,
+    /// Which failures are retried (fatal errors never are).
+    pub retry_on: RetryOn,
+    /// Wait at least a rate-limited answer's retry-after before the next attempt.
+    pub honor_retry_after: bool,
+    /// Each attempt is cut after this long (equality counts as expired).
+    pub attempt_timeout: Option<VDuration>,
+    /// A call gives up this long after it started.
+    pub deadline: Option<VDuration>,
+    /// The delays of one call add up to at most this.
+    pub sleep_budget: Option<VDuration>,
+    /// A circuit breaker around whole calls.
+    pub circuit: Option<CircuitContract>,
+    /// A retry budget over the calls of a case.
+    pub retry_budget: Option<BudgetContract>,
+}
+
+/// The serialized form of [`Policy`]; deserializing goes through [`Policy::validate`].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyFields {
+    max_attempts: u32,
+    backoff: Backoff,
+    delay_max: VDuration,
+    #[serde(default)]
+    jitter: Jitter,
+    #[serde(default)]
+    retry_on: RetryOn,
+    #[serde(default)]
+    honor_retry_after: bool,
+    #[serde(default)]
+    attempt_timeout: Option<VDuration>,
+    #[serde(default)]
+    deadline: Option<VDuration>,
+    #[serde(default)]
+    sleep_budget: Option<VDuration>,
+    #[serde(default)]
+    circuit: Option<CircuitContract>,
+    #[serde(default)]
+    retry_budget: Option<BudgetContract>,
+}
+
+impl TryFrom<PolicyFields> for Policy {
+    type Error = PolicyError;
+    fn try_from(f: PolicyFields) -> Result<Policy, PolicyError> {
+        let policy = Policy {
+            max_attempts: f.max_attempts,
+            backoff: f.backoff,
+            delay_max: f.delay_max,
+            jitter: f.jitter,
+            retry_on: f.retry_on,
+            honor_retry_after: f.honor_retry_after,
+            attempt_timeout: f.attempt_timeout,
+            deadline: f.deadline,
+            sleep_budget: f.sleep_budget,
+            circuit: f.circuit,
+            retry_budget: f.retry_budget,
+        };
+        policy.validate()?;
+        Ok(policy)
+    }
+}
+
+impl From<Policy> for PolicyFields {
+    fn from(p: Policy) -> PolicyFields {
+        PolicyFields {
+            max_attempts: p.max_attempts,
+            backoff: p.backoff,
+            delay_max: p.delay_max,
+            jitter: p.jitter,
+            retry_on: p.retry_on,
+            honor_retry_after: p.honor_retry_after,
+            attempt_timeout: p.attempt_timeout,
+            deadline: p.deadline,
+            sleep_budget: p.sleep_budget,
+            circuit: p.circuit,
+            retry_budget: p.retry_budget,
+        }
+    }
+}
+
+/// A policy field that cannot be honoured.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Error)]
+#[error("invalid policy: field `{field}` is {value}, expected {expected}")]
+pub struct PolicyError {
+    /// The field's path, like `circuit.min_calls`.
+    pub field: &'static str,
+    /// The value found.
+    pub value: String,
+    /// What was expected.
+    pub expected: &'static str,
+}
+
+fn check(ok: bool, field: &'static str, value: impl fmt::Display, expected: &'static str) -> Result<(), PolicyError> {
+    if ok {
+        return Ok(());
+    }
+    Err(PolicyError { field, value: value.to_string(), expected })
+}
+
+impl Policy {
+    /// `max_attempts` attempts with `backoff` capped at `delay_max`, no jitter, retrying transient errors,
+    /// rate limits and timeouts, and nothing else switched on.
+    pub fn new(max_attempts: u32, backoff: Backoff, delay_max: VDuration) -> Policy {
+        Policy {
+            max_attempts,
+            backoff,
+            delay_max,
+            jitter: Jitter::None,
+            retry_on: RetryOn::ALL,
+            honor_retry_after: false,
+            attempt_timeout: None,
+            deadline: None,
+            sleep_budget: None,
+            circuit: None,
+            retry_budget: None,
+        }
+    }
+
+    /// Checks every field.
+    ///
+    /// # Errors
+    /// The first field that cannot be honoured, with its value and what was expected.
+    pub fn validate(&self) -> Result<(), PolicyError> {
+        let attempts_ok = (1..=MAX_ATTEMPTS).contains(&self.max_attempts);
+        check(attempts_ok, "max_attempts", self.max_attempts, "1..=100")?;
+        let initial = self.backoff.initial();
+        check(self.delay_max >= initial, "delay_max", self.delay_max, "at least the backoff's initial delay")?;
+        if let Backoff::Exponential { factor, .. } = self.backoff {
+            check((1..=MAX_FACTOR).contains(&factor), "backoff.factor", factor, "1..=16")?;
+        }
+        if let Backoff::Decorrelated { .. } = self.backoff {
+            let jitter = format!("{:?}", self.jitter).to_lowercase();
+            check(self.jitter == Jitter::None, "jitter", jitter, "none with decorrelated backoff")?;
+        }
+        if let Some(circuit) = self.circuit {
+            validate_circuit(circuit)?;
+        }
+        if let Some(budget) = self.retry_budget {
+            check(budget.retry_percent <= 1000, "retry_budget.retry_percent", budget.retry_percent, "0..=1000")?;
+        }
+        Ok(())
+    }
+}
+
+fn validate_circuit(c: CircuitContract) -> Result<(), PolicyError> {
+    check((1..=MAX_WINDOW).contains(&c.window), "circuit.window", c.window, "1..=128")?;
+    check((1..=c.window).contains(&c.min_calls), "circuit.min_calls", c.min_calls, "1..=window")?;
+    check((1..=100).contains(&c.failure_percent), "circuit.failure_percent", c.failure_percent, "1..=100")?;
+    check(c.half_open_probes >= 1, "circuit.half_open_probes", c.half_open_probes, "at least 1")
+}

@@ -1,0 +1,245 @@
+//! The trace: an append-only record of what a subject did, in virtual time.
+//!
+//! Every [`Event`] carries its instant and a sequence number equal to its index. Events that share an
+//! instant happened in sequence-number order (the tie rule of [`crate::time`]). Events are `Copy` and hold
+//! no heap data, and the event buffer is preallocated, so recording costs no allocation per event.
+
+use std::hash::{Hash, Hasher};
+
+use serde::{Deserialize, Serialize};
+
+use crate::schedule::Outcome;
+use crate::time::{VDuration, VInstant};
+
+/// Events preallocated for every trace; traces longer than this grow the buffer once in a while.
+pub const TRACE_CAPACITY: usize = 64;
+
+/// Why a call ended in an error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// The last attempt failed transiently.
+    Transient,
+    /// The last attempt failed fatally.
+    Fatal,
+    /// The last attempt was rate limited.
+    RateLimited,
+    /// The last attempt timed out.
+    Timeout,
+    /// The circuit breaker refused the call.
+    CircuitOpen,
+    /// The caller cancelled the call.
+    Cancelled,
+    /// The call's overall deadline passed.
+    DeadlineExceeded,
+}
+
+impl ErrorKind {
+    /// The error a call returns when its last attempt ended with `outcome` (`None` for `Ok`).
+    pub const fn from_outcome(outcome: Outcome) -> Option<ErrorKind> {
+        match outcome {
+            Outcome::Ok => None,
+            Outcome::Transient => Some(ErrorKind::Transient),
+            Outcome::Fatal => Some(ErrorKind::Fatal),
+            Outcome::RateLimited { .. } => Some(ErrorKind::RateLimited),
+            Outcome::Hang => Some(ErrorKind::Timeout),
+        }
+    }
+}
+
+/// The result a call returned to its caller.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallResult {
+    /// `Ok(_)`.
+    Ok,
+    /// `Err(_)` of this kind.
+    Err(ErrorKind),
+}
+
+impl CallResult {
+    /// `true` for [`CallResult::Ok`].
+    pub const fn is_ok(self) -> bool {
+        matches!(self, CallResult::Ok)
+    }
+    /// The result a call returns when its last attempt ended with `outcome`.
+    pub const fn from_outcome(outcome: Outcome) -> CallResult {
+        match ErrorKind::from_outcome(outcome) {
+            None => CallResult::Ok,
+            Some(kind) => CallResult::Err(kind),
+        }
+    }
+}
+
+/// Why a subject refused to dispatch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rejection {
+    /// The circuit breaker is open (or half-open with its probes used up).
+    CircuitOpen,
+    /// The retry budget has no retry left.
+    BudgetExhausted,
+}
+
+/// The state of a circuit breaker.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CircuitState {
+    /// Calls flow.
+    Closed,
+    /// Calls are refused.
+    Open,
+    /// A limited number of probe calls are let through.
+    HalfOpen,
+}
+
+/// What happened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    /// A call started (recorded by the World).
+    CallStart {
+        /// Whether the call is idempotent.
+        idempotent: bool,
+    },
+    /// A call returned to its caller (recorded by the World).
+    CallEnd {
+        /// What it returned.
+        result: CallResult,
+    },
+    /// An attempt was dispatched; `Event::attempt` numbers it from 1 within its call.
+    AttemptStart,
+    /// An attempt completed with its scripted outcome.
+    AttemptEnd {
+        /// The scripted outcome.
+        outcome: Outcome,
+    },
+    /// An attempt was cut when its timeout expired.
+    AttemptTimedOut {
+        /// The timeout the attempt ran under.
+        timeout: VDuration,
+    },
+    /// An attempt was cut by the caller's cancellation.
+    AttemptCancelled,
+    /// The subject asked to sleep.
+    SleepRequested {
+        /// How long.
+        duration: VDuration,
+    },
+    /// A sleep was cut short by the caller's cancellation.
+    SleepCancelled,
+    /// The subject refused to dispatch.
+    Rejected {
+        /// Why.
+        reason: Rejection,
+    },
+    /// A circuit breaker changed state.
+    CircuitTransition {
+        /// Old state.
+        from: CircuitState,
+        /// New state.
+        to: CircuitState,
+    },
+    /// The subject notified its user that it will retry after `delay` (like backon's `notify`).
+    Notify {
+        /// The delay it announced.
+        delay: VDuration,
+    },
+    /// The subject panicked (recorded by the runner).
+    Panic,
+}
+
+/// One entry of a trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Event {
+    /// When it happened.
+    pub at: VInstant,
+    /// Its position in the trace; orders events that share an instant.
+    pub seq: u32,
+    /// The call it belongs to, from 0.
+    pub call: u32,
+    /// The attempt it belongs to, from 1; 0 outside attempts.
+    pub attempt: u32,
+    /// What happened.
+    pub kind: EventKind,
+}
+
+/// Why a trace ended.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TraceEnd {
+    /// The subject ran every call to the end.
+    Complete,
+    /// The World stopped the subject (a step limit, a hang, exhausted randomness, a misuse).
+    Aborted(crate::world::Abort),
+    /// The subject panicked with this message.
+    Panicked(String),
+}
+
+/// The record of one run.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Trace {
+    /// The events, in sequence order.
+    pub events: Vec<Event>,
+    /// Why the trace ended.
+    pub end: TraceEnd,
+}
+
+impl Default for Trace {
+    fn default() -> Trace {
+        Trace::new()
+    }
+}
+
+impl Trace {
+    /// An empty, complete trace with [`TRACE_CAPACITY`] events preallocated.
+    pub fn new() -> Trace {
+        Trace { events: Vec::with_capacity(TRACE_CAPACITY), end: TraceEnd::Complete }
+    }
+    /// Appends an event; its sequence number is its index.
+    pub fn push(&mut self, at: VInstant, call: u32, attempt: u32, kind: EventKind) {
+        let seq = u32::try_from(self.events.len()).unwrap_or(u32::MAX);
+        if let Some(last) = self.events.last() {
+            debug_assert!(last.at <= at, "trace instants must never go backwards");
+        }
+        self.events.push(Event { at, seq, call, attempt, kind });
+    }
+    /// `true` when the subject ran to the end on its own (not aborted, not panicked).
+    pub fn is_complete(&self) -> bool {
+        matches!(self.end, TraceEnd::Complete)
+    }
+    /// The events of call `call`, in order.
+    pub fn call_events(&self, call: u32) -> impl Iterator<Item = &Event> {
+        self.events.iter().filter(move |event| event.call == call)
+    }
+    /// A digest of the events and the end, with a fixed algorithm (FNV-1a over the `Hash` stream);
+    /// two traces with the same digest are, for all practical purposes, equal.
+    pub fn digest(&self) -> u64 {
+        let mut hasher = Fnv1a::default();
+        self.events.hash(&mut hasher);
+        self.end.hash(&mut hasher);
+        hasher.finish()
+    }
+}
+
+/// FNV-1a 64: a fixed, dependency-free hasher for digests.
+#[derive(Clone, Copy, Debug)]
+pub struct Fnv1a(u64);
+
+impl Default for Fnv1a {
+    fn default() -> Fnv1a {
+        Fnv1a(0xCBF2_9CE4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv1a {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.0 ^= u64::from(*byte);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01B3);
+        }
+    }
+}

@@ -1,0 +1,535 @@
+//! The World: the only capability a subject gets. It owns the virtual clock, the randomness, the schedule
+//! cursor and the trace.
+//!
+//! # Life cycle (a state machine)
+//! `fresh --start_call--> in call --end_call--> between calls --start_call--> ... --start_call = None-->
+//! finished`. Dispatches, sleeps and notifications belong to a call. Every misuse (dispatching outside a
+//! call, starting a call inside another, using a World after its last call) is a detected
+//! [`Abort::Misuse`], never a silent success, so a World cannot be reused for a second run by accident.
+//!
+//! # Time
+//! The clock moves only through the World: a sleep, a scripted attempt's duration, the gap before a call,
+//! or [`World::advance_to`] (for drivers whose own timer wheel decides, such as the async executor). It
+//! never moves backwards. An attempt under a timeout really is cut at its deadline: the clock advances to
+//! the deadline, not to the attempt's scripted end.
+//!
+//! # Cancellation
+//! A call whose script has `cancel_after` is cancelled at `start + cancel_after`. An attempt or a sleep
+//! still running strictly after that instant is cut there ([`AttemptResult::Cancelled`],
+//! [`Wake::Cancelled`]); one that ends at that very instant completes. [`World::is_cancelled`] tells the
+//! subject afterwards.
+//!
+//! # Limits
+//! [`Limits`] bound events, attempts, sleeps and virtual time; exceeding one is [`Abort::StepLimit`], so a
+//! runaway subject is stopped (a subject loop that never calls the World cannot be stopped this way).
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::contract::TieRule;
+use crate::rng::{Randomness, RandomnessError, SplitMix64};
+use crate::schedule::{Outcome, Schedule, Step};
+use crate::time::{VDuration, VInstant};
+use crate::trace::{CallResult, CircuitState, EventKind, Rejection, Trace, TraceEnd};
+
+/// Upper bounds on one run. Every field has a default; exceeding one stops the subject.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Limits {
+    /// Events recorded (default 4096).
+    pub events_max: u32,
+    /// Attempts dispatched over all calls (default 1024).
+    pub attempts_max: u32,
+    /// Sleeps over all calls (default 1024).
+    pub sleeps_max: u32,
+    /// Virtual time since the epoch (default 100 years).
+    pub virtual_time_max: VDuration,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            events_max: 4096,
+            attempts_max: 1024,
+            sleeps_max: 1024,
+            virtual_time_max: VDuration::from_secs(100 * 365 * 24 * 3600),
+        }
+    }
+}
+
+/// Which limit was exceeded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitKind {
+    /// [`Limits::events_max`].
+    Events,
+    /// [`Limits::attempts_max`].
+    Attempts,
+    /// [`Limits::sleeps_max`].
+    Sleeps,
+    /// [`Limits::virtual_time_max`].
+    VirtualTime,
+}
+
+/// A use of the World out of its life cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Error)]
+#[serde(rename_all = "snake_case")]
+pub enum Misuse {
+    /// An operation that belongs to a call, made between calls.
+    #[error("an attempt, sleep or notification outside a call")]
+    OutsideCall,
+    /// `start_call` while a call is running.
+    #[error("a call started before the previous one ended")]
+    CallNotEnded,
+    /// Any operation after the last call.
+    #[error("the World was used after its run finished (a World serves exactly one run)")]
+    Finished,
+    /// `advance_to` an earlier instant.
+    #[error("the clock was asked to move backwards")]
+    ClockBackwards,
+}
+
+/// Why the World stopped a subject. Subjects propagate it with `?`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Error)]
+#[serde(rename_all = "snake_case")]
+pub enum Abort {
+    /// A [`Limits`] bound was exceeded.
+    #[error("step limit exceeded: {kind:?} limit {limit}")]
+    StepLimit {
+        /// Which limit.
+        kind: LimitKind,
+        /// Its value.
+        limit: u64,
+    },
+    /// An attempt hangs with neither a timeout nor a cancellation to end it: the call can never return.
+    #[error("call {call} attempt {attempt} hangs with no timeout and no cancellation")]
+    Hung {
+        /// The call, from 0.
+        call: u32,
+        /// The attempt, from 1.
+        attempt: u32,
+    },
+    /// Scripted randomness failed.
+    #[error("randomness: {0}")]
+    Randomness(RandomnessError),
+    /// The subject used the World out of its life cycle.
+    #[error("misuse of the World: {0}")]
+    Misuse(Misuse),
+    /// The subject refused its config (it cannot be honoured); nothing ran.
+    #[error("invalid config: {0}")]
+    InvalidConfig(String),
+}
+
+/// What the subject learns when a call starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallInfo {
+    /// The call's index, from 0.
+    pub index: u32,
+    /// Whether it may safely run more than once.
+    pub idempotent: bool,
+    /// When it started.
+    pub started: VInstant,
+}
+
+/// How a dispatched attempt ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AttemptResult {
+    /// It completed with its scripted outcome.
+    Completed(Outcome),
+    /// Its timeout expired first; the clock stands at the deadline.
+    TimedOut,
+    /// The caller cancelled it; the clock stands at the cancellation instant.
+    Cancelled,
+}
+
+/// How a sleep ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wake {
+    /// The full duration elapsed.
+    Elapsed,
+    /// The caller cancelled during the sleep; the clock stands at the cancellation instant.
+    Cancelled,
+}
+
+/// An attempt begun with [`World::begin_attempt`] and not yet ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use = "an attempt must be ended with World::end_attempt"]
+pub struct PendingAttempt {
+    /// The attempt number within its call, from 1.
+    pub attempt: u32,
+    /// The scripted step.
+    pub step: Step,
+    /// When it completes by itself; `None` for a hang.
+    pub completes_at: Option<VInstant>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct ActiveCall {
+    index: u32,
+    started: VInstant,
+    attempts: u32,
+    cancel_at: Option<VInstant>,
+}
+
+/// The World of one run. See the module docs.
+#[derive(Debug)]
+pub struct World<'s> {
+    schedule: &'s Schedule,
+    clock: VInstant,
+    rng: Randomness,
+    trace: Trace,
+    limits: Limits,
+    call: Option<ActiveCall>,
+    next_call: u32,
+    finished: bool,
+    attempts_total: u32,
+    sleeps_total: u32,
+}
+
+impl<'s> World<'s> {
+    /// A fresh World over `schedule` with randomness seeded by `seed` and default limits.
+    pub fn new(schedule: &'s Schedule, seed: u64) -> World<'s> {
+        World {
+            schedule,
+            clock: VInstant::EPOCH,
+            rng: Randomness::Seeded(SplitMix64::new(seed)),
+            trace: Trace::new(),
+            limits: Limits::default(),
+            call: None,
+            next_call: 0,
+            finished: false,
+            attempts_total: 0,
+            sleeps_total: 0,
+        }
+    }
+    /// Replaces the limits.
+    pub fn with_limits(mut self, limits: Limits) -> World<'s> {
+        self.limits = limits;
+        self
+    }
+    /// Replaces the randomness (for example with a scripted source).
+    pub fn with_randomness(mut self, rng: Randomness) -> World<'s> {
+        self.rng = rng;
+        self
+    }
+    /// The current virtual instant.
+    pub fn now(&self) -> VInstant {
+        self.clock
+    }
+    /// The limits this World enforces.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+    /// The schedule this World plays.
+    pub fn schedule(&self) -> &'s Schedule {
+        self.schedule
+    }
+    /// The trace so far.
+    pub fn trace(&self) -> &Trace {
+        &self.trace
+    }
+    /// Ends the run and hands over the trace; the World is gone.
+    pub fn finish(self) -> Trace {
+        self.trace
+    }
+    /// Ends the run with `end` recorded as the reason.
+    pub fn finish_with(mut self, end: TraceEnd) -> Trace {
+        self.trace.end = end;
+        self.trace
+    }
+
+    /// Starts the next call: waits its gap, records `CallStart`. `None` once every call has run, after
+    /// which the World is finished.
+    ///
+    /// # Errors
+    /// [`Misuse::CallNotEnded`] inside a call, [`Misuse::Finished`] after the last call, a time limit.
+    pub fn start_call(&mut self) -> Result<Option<CallInfo>, Abort> {
+        self.check_usable()?;
+        if self.call.is_some() {
+            return Err(Abort::Misuse(Misuse::CallNotEnded));
+        }
+        let Some(script) = self.schedule.calls.get(self.next_call as usize) else {
+            self.finished = true;
+            return Ok(None);
+        };
+        let index = self.next_call;
+        self.next_call += 1;
+        self.advance_to(self.clock.saturating_add(script.gap_before))?;
+        let started = self.clock;
+        let cancel_at = script.cancel_after.map(|after| started.saturating_add(after));
+        self.call = Some(ActiveCall { index, started, attempts: 0, cancel_at });
+        self.record(EventKind::CallStart { idempotent: script.idempotent }, 0)?;
+        Ok(Some(CallInfo { index, idempotent: script.idempotent, started }))
+    }
+
+    /// Ends the current call with `result` (records `CallEnd`).
+    ///
+    /// # Errors
+    /// [`Misuse::OutsideCall`] between calls; the event limit.
+    pub fn end_call(&mut self, result: CallResult) -> Result<(), Abort> {
+        self.active()?;
+        self.record(EventKind::CallEnd { result }, 0)?;
+        self.call = None;
+        Ok(())
+    }
+
+    /// Runs `call` for every call of the schedule, recording each start and end: the usual loop of a
+    /// subject that serves a stream.
+    ///
+    /// # Errors
+    /// Whatever `call` or the World returns.
+    pub fn for_each_call(
+        &mut self,
+        mut call: impl FnMut(&mut World<'s>, CallInfo) -> Result<CallResult, Abort>,
+    ) -> Result<(), Abort> {
+        while let Some(info) = self.start_call()? {
+            let result = call(self, info)?;
+            self.end_call(result)?;
+        }
+        Ok(())
+    }
+
+    /// When the current call started.
+    ///
+    /// # Errors
+    /// [`Misuse::OutsideCall`] between calls.
+    pub fn call_started(&self) -> Result<VInstant, Abort> {
+        Ok(self.active()?.started)
+    }
+
+    /// `true` when the current call has been cancelled by now.
+    pub fn is_cancelled(&self) -> bool {
+        let cancel_at = self.call.and_then(|call| call.cancel_at);
+        cancel_at.is_some_and(|at| at <= self.clock)
+    }
+
+    /// When the current call is (or was) cancelled, if ever.
+    pub fn cancel_at(&self) -> Option<VInstant> {
+        self.call.and_then(|call| call.cancel_at)
+    }
+
+    /// Dispatches the next scripted attempt of the current call with no timeout.
+    ///
+    /// # Errors
+    /// [`Abort::Hung`] for a hanging step with no cancellation; limits; misuse.
+    pub fn dispatch(&mut self) -> Result<AttemptResult, Abort> {
+        self.dispatch_limited(None)
+    }
+
+    /// Dispatches the next scripted attempt under `timeout`: the attempt is cut at `now + timeout`, and
+    /// `tie` decides an attempt completing exactly then.
+    ///
+    /// # Errors
+    /// As [`World::dispatch`].
+    pub fn dispatch_with_timeout(&mut self, timeout: VDuration, tie: TieRule) -> Result<AttemptResult, Abort> {
+        self.dispatch_limited(Some((timeout, tie)))
+    }
+
+    fn dispatch_limited(&mut self, timeout: Option<(VDuration, TieRule)>) -> Result<AttemptResult, Abort> {
+        let pending = self.begin_attempt()?;
+        let timer = timeout.map(|(limit, tie)| (self.clock.saturating_add(limit), limit, tie));
+        let (stop, mut result) = match (pending.completes_at, timer) {
+            (Some(done), Some((deadline, _, tie)))
+                if done < deadline || (done == deadline && tie == TieRule::InnerWins) =>
+            {
+                (done, AttemptResult::Completed(pending.step.outcome))
+            }
+            (Some(done), None) => (done, AttemptResult::Completed(pending.step.outcome)),
+            (_, Some((deadline, _, _))) => (deadline, AttemptResult::TimedOut),
+            (None, None) => (VInstant::END, AttemptResult::Cancelled),
+        };
+        let cut = self.cancel_at().map(|at| at.max(self.clock));
+        let stop = match cut {
+            Some(cut) if cut < stop => {
+                result = AttemptResult::Cancelled;
+                cut
+            }
+            _ if stop == VInstant::END => {
+                let call = self.active()?.index;
+                return Err(Abort::Hung { call, attempt: pending.attempt });
+            }
+            _ => stop,
+        };
+        self.advance_to(stop)?;
+        let limit = timer.map_or(VDuration::MAX, |(_, limit, _)| limit);
+        self.end_attempt(pending, result, limit)?;
+        Ok(result)
+    }
+
+    /// Begins the next scripted attempt of the current call (records `AttemptStart`) without moving the
+    /// clock. For drivers with their own timers; [`World::dispatch`] is the usual way.
+    ///
+    /// # Errors
+    /// The attempt limit; misuse.
+    pub fn begin_attempt(&mut self) -> Result<PendingAttempt, Abort> {
+        self.check_usable()?;
+        let call_index = self.active()?.index;
+        if self.attempts_total >= self.limits.attempts_max {
+            return Err(self.limit(LimitKind::Attempts));
+        }
+        self.attempts_total += 1;
+        let attempt = {
+            let call = self.call.as_mut().ok_or(Abort::Misuse(Misuse::OutsideCall))?;
+            call.attempts += 1;
+            call.attempts
+        };
+        let step = self.schedule.calls[call_index as usize].step(attempt);
+        let completes_at = match step.outcome {
+            Outcome::Hang => None,
+            _ => Some(self.clock.saturating_add(step.duration)),
+        };
+        self.record(EventKind::AttemptStart, attempt)?;
+        Ok(PendingAttempt { attempt, step, completes_at })
+    }
+
+    /// Ends an attempt begun with [`World::begin_attempt`] at the current instant. `timeout` is the
+    /// limit it ran under (recorded when `result` is `TimedOut`).
+    ///
+    /// # Errors
+    /// The event limit; misuse.
+    pub fn end_attempt(
+        &mut self,
+        pending: PendingAttempt,
+        result: AttemptResult,
+        timeout: VDuration,
+    ) -> Result<(), Abort> {
+        let kind = match result {
+            AttemptResult::Completed(outcome) => EventKind::AttemptEnd { outcome },
+            AttemptResult::TimedOut => EventKind::AttemptTimedOut { timeout },
+            AttemptResult::Cancelled => EventKind::AttemptCancelled,
+        };
+        self.record(kind, pending.attempt)
+    }
+
+    /// Sleeps `duration` of virtual time (recorded; nothing real waits). A cancellation strictly inside
+    /// the sleep cuts it.
+    ///
+    /// # Errors
+    /// The sleep or time limit; misuse.
+    pub fn sleep(&mut self, duration: VDuration) -> Result<Wake, Abort> {
+        self.begin_sleep(duration)?;
+        let wake_at = self.clock.saturating_add(duration);
+        match self.cancel_at().map(|at| at.max(self.clock)) {
+            Some(cut) if cut < wake_at => {
+                self.advance_to(cut)?;
+                self.record(EventKind::SleepCancelled, 0)?;
+                Ok(Wake::Cancelled)
+            }
+            _ => {
+                self.advance_to(wake_at)?;
+                Ok(Wake::Elapsed)
+            }
+        }
+    }
+
+    /// Records a sleep request without moving the clock (for drivers with their own timers).
+    ///
+    /// # Errors
+    /// The sleep limit; misuse.
+    pub fn begin_sleep(&mut self, duration: VDuration) -> Result<(), Abort> {
+        self.check_usable()?;
+        self.active()?;
+        if self.sleeps_total >= self.limits.sleeps_max {
+            return Err(self.limit(LimitKind::Sleeps));
+        }
+        self.sleeps_total += 1;
+        self.record(EventKind::SleepRequested { duration }, 0)
+    }
+
+    /// Records that a sleep was cut by cancellation (for drivers with their own timers).
+    ///
+    /// # Errors
+    /// The event limit; misuse.
+    pub fn record_sleep_cancelled(&mut self) -> Result<(), Abort> {
+        self.active()?;
+        self.record(EventKind::SleepCancelled, 0)
+    }
+
+    /// Moves the clock forward to `instant`.
+    ///
+    /// # Errors
+    /// [`Misuse::ClockBackwards`] for an earlier instant; the virtual time limit.
+    pub fn advance_to(&mut self, instant: VInstant) -> Result<(), Abort> {
+        if instant < self.clock {
+            return Err(Abort::Misuse(Misuse::ClockBackwards));
+        }
+        if instant.since_epoch() > self.limits.virtual_time_max {
+            return Err(self.limit(LimitKind::VirtualTime));
+        }
+        self.clock = instant;
+        Ok(())
+    }
+
+    /// 64 random bits from the World's randomness.
+    ///
+    /// # Errors
+    /// [`Abort::Randomness`] when a scripted source fails.
+    pub fn random_u64(&mut self) -> Result<u64, Abort> {
+        self.rng.next_u64().map_err(Abort::Randomness)
+    }
+
+    /// A random value in `low..=high`.
+    ///
+    /// # Errors
+    /// [`Abort::Randomness`] when a scripted source fails.
+    pub fn random_between(&mut self, low: u64, high: u64) -> Result<u64, Abort> {
+        self.rng.between_inclusive(low, high).map_err(Abort::Randomness)
+    }
+
+    /// Records that the subject told its user it will retry after `delay`.
+    ///
+    /// # Errors
+    /// The event limit; misuse.
+    pub fn notify(&mut self, delay: VDuration) -> Result<(), Abort> {
+        let attempt = self.active()?.attempts;
+        self.record(EventKind::Notify { delay }, attempt)
+    }
+
+    /// Records that the subject refused to dispatch.
+    ///
+    /// # Errors
+    /// The event limit; misuse.
+    pub fn reject(&mut self, reason: Rejection) -> Result<(), Abort> {
+        let attempt = self.active()?.attempts;
+        self.record(EventKind::Rejected { reason }, attempt)
+    }
+
+    /// Records a circuit breaker transition.
+    ///
+    /// # Errors
+    /// The event limit; misuse.
+    pub fn circuit_transition(&mut self, from: CircuitState, to: CircuitState) -> Result<(), Abort> {
+        debug_assert_ne!(from, to, "a transition changes the state");
+        self.active()?;
+        self.record(EventKind::CircuitTransition { from, to }, 0)
+    }
+
+    fn active(&self) -> Result<ActiveCall, Abort> {
+        self.call.ok_or(Abort::Misuse(Misuse::OutsideCall))
+    }
+
+    fn check_usable(&self) -> Result<(), Abort> {
+        if self.finished {
+            return Err(Abort::Misuse(Misuse::Finished));
+        }
+        Ok(())
+    }
+
+    fn limit(&self, kind: LimitKind) -> Abort {
+        let limit = match kind {
+            LimitKind::Events => u64::from(self.limits.events_max),
+            LimitKind::Attempts => u64::from(self.limits.attempts_max),
+            LimitKind::Sleeps => u64::from(self.limits.sleeps_max),
+            LimitKind::VirtualTime => self.limits.virtual_time_max.as_nanos(),
+        };
+        Abort::StepLimit { kind, limit }
+    }
+
+    fn record(&mut self, kind: EventKind, attempt: u32) -> Result<(), Abort> {
+        if self.trace.events.len() >= self.limits.events_max as usize {
+            return Err(self.limit(LimitKind::Events));
+        }
+        let call = self.call.map_or(self.next_call.saturating_sub(1), |call| call.index);
+        self.trace.push(self.clock, call, attempt, kind);
+        Ok(())
+    }
+}
