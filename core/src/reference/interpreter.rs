@@ -123,6 +123,9 @@ fn retry_loop(
             Err(AttemptFailure::Final(kind)) => return Ok(CallResult::Err(kind)),
             Err(AttemptFailure::Retryable(kind, outcome)) => (kind, outcome),
         };
+        if let Some(kind) = interrupted(world, deadline_at) {
+            return Ok(CallResult::Err(kind));
+        }
         if !retryable(policy, failure) || attempt >= policy.max_attempts || !call.idempotent {
             return Ok(CallResult::Err(failure));
         }

@@ -39,7 +39,7 @@
 //! taken (the call gives up at once instead of sleeping in vain).
 //!
 //! # Cancellation
-//! Before each attempt and after each cut attempt or sleep, the deadline is checked first, then
+//! Before each attempt, after each failed or cut attempt and after each cut sleep, the deadline is checked first, then
 //! cancellation: a call whose deadline and cancellation fall on the same instant returns
 //! `DeadlineExceeded`. A cancelled call returns `Err(Cancelled)` and dispatches nothing more.
 //!

@@ -1,0 +1,75 @@
+//! What a law is: data with a stable id, a title, a kind, applicability on the contract and a check.
+
+use serde::{Deserialize, Serialize};
+use timelaw_core::{Contract, Schedule, Trace};
+
+use crate::verdict::Verdict;
+
+/// Safety laws say something bad never happens; liveness laws say something good eventually happens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LawKind {
+    /// "Never": a finite prefix can violate it, a truncated trace can still violate it.
+    Safety,
+    /// "Eventually": only a complete trace can violate it; on a truncated trace it is inconclusive.
+    Liveness,
+}
+
+/// What the runner observed for a case: everything a law may look at.
+#[derive(Clone, Copy, Debug)]
+pub struct Observation<'a> {
+    /// The case's schedule.
+    pub schedule: &'a Schedule,
+    /// The case's randomness seed.
+    pub seed: u64,
+    /// The subject's contract for the case's config.
+    pub contract: &'a Contract,
+    /// The trace of the run.
+    pub trace: &'a Trace,
+    /// Set when the runner ran the case a second time on a fresh World (for `deterministic_replay`).
+    pub replay: Option<Replay>,
+}
+
+/// Digests of two runs of the same case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Replay {
+    /// [`Trace::digest`] of the first run.
+    pub first: u64,
+    /// [`Trace::digest`] of the second run.
+    pub second: u64,
+    /// The first event index where the two traces differ (the shorter length if one is a prefix).
+    pub first_difference: Option<u32>,
+}
+
+/// A named law. Ids are snake_case, stable, and part of the fixture format.
+#[derive(Clone, Copy, Debug)]
+pub struct Law {
+    /// Stable snake_case id.
+    pub id: &'static str,
+    /// One-line title.
+    pub title: &'static str,
+    /// Safety or liveness.
+    pub kind: LawKind,
+    /// The contract fields the law reads (for `timelaw laws` and the docs).
+    pub needs: &'static [&'static str],
+    /// Whether the law says anything about a subject with this contract.
+    pub applies: fn(&Contract) -> bool,
+    /// The check. Called only when `applies` is true.
+    pub check: fn(&Observation<'_>) -> Verdict,
+}
+
+impl Law {
+    /// Judges `observation`: [`Verdict::NotApplicable`] when the contract lacks what the law needs,
+    /// otherwise the check's verdict.
+    pub fn judge(&self, observation: &Observation<'_>) -> Verdict {
+        if !(self.applies)(observation.contract) {
+            return Verdict::NotApplicable;
+        }
+        (self.check)(observation)
+    }
+}
+
+/// `applies` for laws that hold for every subject.
+pub fn always_applies(_: &Contract) -> bool {
+    true
+}
