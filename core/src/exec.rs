@@ -330,3 +330,83 @@ fn hung(handle: &AsyncWorld<'_>) -> Abort {
         Abort::Hung { call, attempt }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::Contract;
+    use crate::schedule::{CallScript, Outcome, Schedule, Step};
+    use crate::subject::Subject;
+    use crate::trace::{ErrorKind, EventKind};
+    use crate::{execute, TraceEnd};
+
+    /// One attempt per call under an optional timeout, with a 10 ms sleep first.
+    struct OneShot(Option<u64>);
+
+    impl Subject for OneShot {
+        type Config = ();
+        fn name(&self) -> &str {
+            "one-shot"
+        }
+        fn contract(&self, _: &()) -> Contract {
+            Contract::default()
+        }
+        fn run(&self, _: &(), world: &mut World<'_>) -> Result<(), Abort> {
+            let limit = self.0;
+            run_async(world, move |w| async move {
+                while w.start_call()?.is_some() {
+                    w.sleep(VDuration::from_millis(10)).await?;
+                    let result = match limit {
+                        Some(ms) => match w.timeout(VDuration::from_millis(ms), w.dispatch()).await {
+                            Ok(attempt) => attempt?,
+                            Err(Elapsed) => AttemptResult::TimedOut,
+                        },
+                        None => w.dispatch().await?,
+                    };
+                    let result = match result {
+                        AttemptResult::Completed(outcome) => CallResult::from_outcome(outcome),
+                        AttemptResult::TimedOut => CallResult::Err(ErrorKind::Timeout),
+                        AttemptResult::Cancelled => CallResult::Err(ErrorKind::Cancelled),
+                    };
+                    w.end_call(result)?;
+                }
+                Ok(())
+            })
+        }
+    }
+
+    fn kinds(schedule: &Schedule, subject: &OneShot) -> (Vec<EventKind>, TraceEnd) {
+        let trace = execute(subject, &(), schedule, 0);
+        (trace.events.iter().map(|event| event.kind).collect(), trace.end)
+    }
+
+    #[test]
+    fn a_timeout_drops_the_attempt_and_records_the_cut() {
+        let schedule = Schedule::single(vec![Step::new(VDuration::from_millis(80), Outcome::Ok)]);
+        let (kinds, end) = kinds(&schedule, &OneShot(Some(50)));
+        assert_eq!(end, TraceEnd::Complete);
+        assert!(kinds.contains(&EventKind::AttemptTimedOut { timeout: VDuration::from_millis(50) }));
+    }
+
+    #[test]
+    fn a_tie_at_the_deadline_resolves_to_the_inner_result() {
+        let schedule = Schedule::single(vec![Step::new(VDuration::from_millis(50), Outcome::Ok)]);
+        let (kinds, _) = kinds(&schedule, &OneShot(Some(50)));
+        assert!(kinds.contains(&EventKind::AttemptEnd { outcome: Outcome::Ok }));
+    }
+
+    #[test]
+    fn cancellation_cuts_an_async_sleep() {
+        let mut call = CallScript::outcomes(&[Outcome::Ok]);
+        call.cancel_after = Some(VDuration::from_millis(5));
+        let (kinds, _) = kinds(&Schedule::new(vec![call]), &OneShot(None));
+        assert!(kinds.contains(&EventKind::SleepCancelled));
+    }
+
+    #[test]
+    fn a_hang_with_nothing_to_end_it_is_reported() {
+        let schedule = Schedule::single(vec![Step::instant(Outcome::Hang)]);
+        let (_, end) = kinds(&schedule, &OneShot(None));
+        assert_eq!(end, TraceEnd::Aborted(Abort::Hung { call: 0, attempt: 1 }));
+    }
+}
