@@ -1,0 +1,123 @@
+//! Verdict counts of one law over the cases of a run.
+
+use serde::{Deserialize, Serialize};
+use timelaw_laws::Verdict;
+
+/// How many cases ended in each verdict, for one law.
+///
+/// Invariant: `cases == holds + vacuous + not_applicable + violated + inconclusive`
+/// ([`Counts::add`] and [`Counts::merge`] keep it; [`crate::Report::validate`] checks it).
+///
+/// ```
+/// use timelaw_laws::Verdict;
+/// use timelaw_reports::Counts;
+/// let mut counts = Counts::default();
+/// for verdict in [Verdict::Holds, Verdict::Vacuous, Verdict::Vacuous, Verdict::NotApplicable] {
+///     counts.add(&verdict);
+/// }
+/// assert_eq!((counts.cases, counts.holds, counts.vacuous), (4, 1, 2));
+/// assert_eq!(counts.vacuous_share(), 2.0 / 3.0);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Counts {
+    /// Cases judged.
+    pub cases: u64,
+    /// Cases where the law held and what it speaks about happened.
+    pub holds: u64,
+    /// Cases where the law applied but what it speaks about never happened.
+    pub vacuous: u64,
+    /// Cases whose contract lacks what the law needs.
+    pub not_applicable: u64,
+    /// Cases that violated the law.
+    pub violated: u64,
+    /// Cases where no judgement was possible (for example a liveness law on a truncated trace).
+    pub inconclusive: u64,
+}
+
+impl Counts {
+    /// Counts one more case with `verdict`. Saturates at `u64::MAX` (never reached in practice).
+    pub fn add(&mut self, verdict: &Verdict) {
+        self.cases = self.cases.saturating_add(1);
+        let bucket = match verdict {
+            Verdict::NotApplicable => &mut self.not_applicable,
+            Verdict::Holds => &mut self.holds,
+            Verdict::Vacuous => &mut self.vacuous,
+            Verdict::Violated(_) => &mut self.violated,
+            Verdict::Inconclusive(_) => &mut self.inconclusive,
+        };
+        *bucket = bucket.saturating_add(1);
+    }
+
+    /// Adds `other`'s counts to these (for the shards or the threads of one run). Saturating.
+    pub fn merge(&mut self, other: &Counts) {
+        self.cases = self.cases.saturating_add(other.cases);
+        self.holds = self.holds.saturating_add(other.holds);
+        self.vacuous = self.vacuous.saturating_add(other.vacuous);
+        self.not_applicable = self.not_applicable.saturating_add(other.not_applicable);
+        self.violated = self.violated.saturating_add(other.violated);
+        self.inconclusive = self.inconclusive.saturating_add(other.inconclusive);
+    }
+
+    /// Cases where the law applied: `holds + vacuous + violated + inconclusive`.
+    pub fn applicable(&self) -> u64 {
+        self.holds.saturating_add(self.vacuous).saturating_add(self.violated).saturating_add(self.inconclusive)
+    }
+
+    /// The sum of the five verdict buckets; equals `cases` in a consistent count.
+    pub fn verdict_total(&self) -> u64 {
+        self.applicable().saturating_add(self.not_applicable)
+    }
+
+    /// The share of applicable cases that were vacuous, in `0.0..=1.0`; `0.0` when no case was applicable.
+    ///
+    /// A high share means the generator rarely exercises what the law speaks about.
+    pub fn vacuous_share(&self) -> f64 {
+        match self.applicable() {
+            0 => 0.0,
+            applicable => self.vacuous as f64 / applicable as f64,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use timelaw_laws::Violation;
+
+    use super::*;
+
+    fn counts_of(verdicts: &[Verdict]) -> Counts {
+        let mut counts = Counts::default();
+        verdicts.iter().for_each(|verdict| counts.add(verdict));
+        counts
+    }
+
+    #[track_caller]
+    fn check_share(verdicts: &[Verdict], share: f64) {
+        assert_eq!(counts_of(verdicts).vacuous_share(), share, "{verdicts:?}");
+    }
+
+    #[test]
+    fn vacuous_share_counts_only_applicable_cases() {
+        let violated = Verdict::Violated(Violation { event: None, message: Cow::Borrowed("x") });
+        let inconclusive = Verdict::Inconclusive(Cow::Borrowed("truncated"));
+        check_share(&[], 0.0);
+        check_share(&[Verdict::NotApplicable, Verdict::NotApplicable], 0.0);
+        check_share(&[Verdict::Vacuous, Verdict::NotApplicable], 1.0);
+        check_share(&[Verdict::Vacuous, Verdict::Holds], 0.5);
+        check_share(&[Verdict::Vacuous, violated, inconclusive, Verdict::Holds], 0.25);
+    }
+
+    #[test]
+    fn merge_adds_every_bucket_and_keeps_the_invariant() {
+        let left = counts_of(&[Verdict::Holds, Verdict::Vacuous, Verdict::NotApplicable]);
+        let right = counts_of(&[Verdict::violated_at(3, "x"), Verdict::Inconclusive(Cow::Borrowed("y"))]);
+        let mut merged = left;
+        merged.merge(&right);
+        let expected = Counts { cases: 5, holds: 1, vacuous: 1, not_applicable: 1, violated: 1, inconclusive: 1 };
+        assert_eq!(merged, expected);
+        assert_eq!(merged.verdict_total(), merged.cases);
+        assert_eq!(merged.applicable(), 4);
+    }
+}

@@ -1,0 +1,132 @@
+//! The table for people: a header block, one row per law, a status line and a paragraph per violation.
+
+use comfy_table::{CellAlignment, Table};
+
+use crate::model::{LawRow, LawStatus, Report, ViolationSummary};
+use crate::style::{self, paint, Tone};
+
+const COLUMNS: [&str; 9] = ["law", "kind", "cases", "holds", "vacuous", "n/a", "violated", "inconclusive", "fixture"];
+/// The columns holding numbers, right-aligned.
+const NUMERIC_COLUMNS: std::ops::Range<usize> = 2..8;
+
+/// Renders `report` for a terminal or a log: a header block (subject, timelaw version, seed in hex and
+/// decimal, cases and their range, threads, shard, swarm options), a table with one row per law (id, kind,
+/// cases, holds, vacuous share in percent of the applicable cases, not applicable, violated, inconclusive,
+/// fixture path), the status with its exit code, then a paragraph per violated law (id, sentence, case and
+/// event index, fixture path, the `TIMELAW_SEED` that reproduces it) and per inconclusive law.
+///
+/// Colours (green holds, red violated, yellow inconclusive) are ANSI codes written only when `color` is
+/// true; the caller decides (the CLI: standard output is a terminal and `NO_COLOR` is unset). The output
+/// never depends on the terminal otherwise: columns are as wide as their content, nothing wraps.
+/// The text ends with a newline.
+pub fn render_table(report: &Report, color: bool) -> String {
+    let mut lines = header(report);
+    lines.push(laws_table(report, color).to_string());
+    let status = report.status();
+    let tone = match status {
+        crate::Status::Holds => Tone::Good,
+        crate::Status::Violated => Tone::Bad,
+        crate::Status::Inconclusive => Tone::Warn,
+    };
+    lines.push(format!("status: {} (exit code {})", paint(status.name(), tone, color), status.exit_code()));
+    for row in &report.laws {
+        if let Some(violation) = &row.violation {
+            lines.push(String::new());
+            lines.extend(violation_paragraph(row, violation, color));
+        }
+    }
+    for row in &report.laws {
+        if let (LawStatus::Inconclusive, Some(summary)) = (row.status(), &row.first_inconclusive) {
+            lines.push(String::new());
+            let title = format!(
+                "{} inconclusive in {} cases; first in case {}:",
+                row.id, row.counts.inconclusive, summary.case_index
+            );
+            lines.push(paint(&title, Tone::Warn, color));
+            lines.push(format!("  {}", summary.reason));
+        }
+    }
+    let mut text = lines.join("\n");
+    text.push('\n');
+    text
+}
+
+fn header(report: &Report) -> Vec<String> {
+    let mut lines = vec![
+        format!("timelaw {} report: subject {}", report.timelaw_version, report.subject),
+        format!("  seed     {} ({})", crate::seed_hex(report.seed), report.seed),
+    ];
+    lines.push(match report.case_range {
+        Some((start, end)) => format!("  cases    {} (indices {start}..{end})", report.cases),
+        None => format!("  cases    {}", report.cases),
+    });
+    lines.push(format!("  threads  {}", report.threads));
+    lines.push(match report.shard {
+        Some(shard) => format!("  shard    {shard}"),
+        None => "  shard    none (whole run)".to_owned(),
+    });
+    match report.swarm.split_first() {
+        None => lines.push("  swarm    none".to_owned()),
+        Some((first, rest)) => {
+            lines.push(format!("  swarm    {first}"));
+            lines.extend(rest.iter().map(|option| format!("           {option}")));
+        }
+    }
+    lines
+}
+
+fn laws_table(report: &Report, color: bool) -> Table {
+    let mut table = style::table(color);
+    table.set_header(COLUMNS);
+    for row in &report.laws {
+        let tone = Tone::of_law(row.status());
+        let counts = &row.counts;
+        let vacuous = if counts.applicable() == 0 { "-".to_owned() } else { percent(counts.vacuous_share()) };
+        let cells = [
+            row.id.clone(),
+            kind_name(row),
+            counts.cases.to_string(),
+            counts.holds.to_string(),
+            vacuous,
+            counts.not_applicable.to_string(),
+            counts.violated.to_string(),
+            counts.inconclusive.to_string(),
+            row.fixture.clone().unwrap_or_else(|| "-".to_owned()),
+        ];
+        table.add_row(cells.into_iter().map(|text| style::cell(text, tone)));
+    }
+    for index in NUMERIC_COLUMNS {
+        if let Some(column) = table.column_mut(index) {
+            column.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    table
+}
+
+fn kind_name(row: &LawRow) -> String {
+    match row.kind {
+        timelaw_laws::LawKind::Safety => "safety",
+        timelaw_laws::LawKind::Liveness => "liveness",
+    }
+    .to_owned()
+}
+
+/// `share` (in `0.0..=1.0`) as a percentage with one decimal, like `12.5%`.
+fn percent(share: f64) -> String {
+    format!("{:.1}%", share * 100.0)
+}
+
+fn violation_paragraph(row: &LawRow, violation: &ViolationSummary, color: bool) -> Vec<String> {
+    let event = violation.event.map_or_else(|| "no single event".to_owned(), |event| format!("event {event}"));
+    let title = format!(
+        "{} violated in {} of {} cases; first in case {}, at {event}:",
+        row.id, row.counts.violated, row.counts.cases, violation.case_index
+    );
+    vec![
+        paint(&title, Tone::Bad, color),
+        format!("  {}", violation.message),
+        format!("  fixture:   {}", row.fixture.as_deref().unwrap_or("none written")),
+        format!("  shrunk in: {} evaluations", violation.shrink_evaluations),
+        format!("  reproduce: TIMELAW_SEED={} and the same command", violation.seed_hex),
+    ]
+}

@@ -1,0 +1,192 @@
+//! The timeline of one counterexample: its trace as a table, the violating event marked.
+
+use timelaw_core::{CallResult, CircuitState, ErrorKind, Event, EventKind, Outcome, Rejection, Trace, TraceEnd};
+use timelaw_laws::Violation;
+
+use crate::style::{self, paint, Tone};
+
+/// The mark in the first column of the violating event's row.
+pub const MARK: &str = "▶";
+
+const COLUMNS: [&str; 7] = ["", "seq", "at", "call", "attempt", "delay", "what"];
+/// The columns holding numbers and durations, right-aligned.
+const NUMERIC_COLUMNS: std::ops::Range<usize> = 1..6;
+
+/// Renders `trace` as a table with one row per event: a mark ([`MARK`]) on the violating event, the
+/// sequence number, the instant (time since the start of the run, like `300ms`), the call (from 0), the
+/// attempt (from 1; empty outside attempts), the delay of a sleep or notification, and what happened in
+/// words ([`describe_event`]). Then how the trace ended, and the law id with the violation's sentence.
+///
+/// The violating event is `violation.event`; with no violation, or one not blamed on a single event, no
+/// row is marked. With `color`, the marked row and the sentence are red (ANSI codes); without it the text
+/// holds no escape codes. The text ends with a newline.
+///
+/// # Examples
+/// ```
+/// use timelaw_core::{EventKind, Trace, VDuration, VInstant};
+/// use timelaw_laws::Verdict;
+/// use timelaw_reports::render_timeline;
+///
+/// let mut trace = Trace::new();
+/// trace.push(VInstant::EPOCH, 0, 0, EventKind::CallStart { idempotent: true });
+/// trace.push(VInstant::EPOCH, 0, 0, EventKind::SleepRequested { duration: VDuration::from_millis(300) });
+/// let verdict = Verdict::violated_at(1, "slept 300ms, more than delay_max 100ms");
+/// let text = render_timeline(&trace, verdict.violation(), "delay_within_cap", false);
+/// assert!(text.contains("▶"));
+/// assert!(text.contains("slept 300ms"));
+/// assert!(text.ends_with("delay_within_cap: slept 300ms, more than delay_max 100ms\n"));
+/// ```
+pub fn render_timeline(trace: &Trace, violation: Option<&Violation>, law_id: &str, color: bool) -> String {
+    let marked = violation.and_then(|violation| violation.event);
+    let mut table = style::table(color);
+    table.set_header(COLUMNS);
+    for event in &trace.events {
+        let is_marked = marked == Some(event.seq);
+        let tone = if is_marked { Tone::Bad } else { Tone::Plain };
+        let cells = [
+            if is_marked { MARK.to_owned() } else { String::new() },
+            event.seq.to_string(),
+            event.at.since_epoch().to_string(),
+            event.call.to_string(),
+            if event.attempt == 0 { String::new() } else { event.attempt.to_string() },
+            delay(event),
+            describe_event(event),
+        ];
+        table.add_row(cells.into_iter().map(|text| style::cell(text, tone)));
+    }
+    for index in NUMERIC_COLUMNS {
+        if let Some(column) = table.column_mut(index) {
+            column.set_cell_alignment(comfy_table::CellAlignment::Right);
+        }
+    }
+    let mut lines = vec![table.to_string(), format!("end: {}", describe_end(&trace.end))];
+    lines.push(match violation {
+        None => format!("{law_id}: no violation"),
+        Some(violation) => {
+            let location = match violation.event {
+                Some(event) if usize::try_from(event).is_ok_and(|index| index < trace.events.len()) => {
+                    format!("{MARK} event {event} violates ")
+                }
+                Some(event) => format!("event {event} (not in this trace) violates "),
+                None => String::new(),
+            };
+            paint(&format!("{location}{law_id}: {}", violation.message), Tone::Bad, color)
+        }
+    });
+    let mut text = lines.join("\n");
+    text.push('\n');
+    text
+}
+
+fn delay(event: &Event) -> String {
+    match event.kind {
+        EventKind::SleepRequested { duration } => duration.to_string(),
+        EventKind::Notify { delay } => delay.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// What `event` means, in a few words: "call started", "attempt 2 started", "attempt ended: transient",
+/// "timed out after 50ms", "slept 100ms", "call returned Err(timeout)", "rejected: circuit open",
+/// "circuit closed → open", ...
+///
+/// ```
+/// use timelaw_core::{Event, EventKind, VDuration, VInstant};
+/// let event = Event { at: VInstant::EPOCH, seq: 0, call: 0, attempt: 2, kind: EventKind::AttemptStart };
+/// assert_eq!(timelaw_reports::describe_event(&event), "attempt 2 started");
+/// ```
+pub fn describe_event(event: &Event) -> String {
+    match event.kind {
+        EventKind::CallStart { idempotent: true } => "call started".to_owned(),
+        EventKind::CallStart { idempotent: false } => "call started (not idempotent)".to_owned(),
+        EventKind::CallEnd { result: CallResult::Ok } => "call returned Ok".to_owned(),
+        EventKind::CallEnd { result: CallResult::Err(kind) } => format!("call returned Err({})", error_name(kind)),
+        EventKind::AttemptStart => format!("attempt {} started", event.attempt),
+        EventKind::AttemptEnd { outcome } => format!("attempt ended: {}", outcome_words(outcome)),
+        EventKind::AttemptTimedOut { timeout } => format!("timed out after {timeout}"),
+        EventKind::AttemptCancelled => "attempt cancelled".to_owned(),
+        EventKind::SleepRequested { duration } => format!("slept {duration}"),
+        EventKind::SleepCancelled => "sleep cancelled".to_owned(),
+        EventKind::Rejected { reason: Rejection::CircuitOpen } => "rejected: circuit open".to_owned(),
+        EventKind::Rejected { reason: Rejection::BudgetExhausted } => "rejected: retry budget exhausted".to_owned(),
+        EventKind::CircuitTransition { from, to } => format!("circuit {} → {}", state_name(from), state_name(to)),
+        EventKind::Notify { delay } => format!("notified: retry in {delay}"),
+        EventKind::Panic => "panicked".to_owned(),
+    }
+}
+
+/// How a trace ended, in words.
+fn describe_end(end: &TraceEnd) -> String {
+    match end {
+        TraceEnd::Complete => "complete".to_owned(),
+        TraceEnd::Aborted(abort) => format!("aborted: {abort}"),
+        TraceEnd::Panicked(message) => format!("panicked: {message}"),
+    }
+}
+
+fn outcome_words(outcome: Outcome) -> String {
+    match outcome {
+        Outcome::RateLimited { retry_after } => format!("rate limited (retry after {retry_after})"),
+        other => other.name().to_owned(),
+    }
+}
+
+fn error_name(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::Transient => "transient",
+        ErrorKind::Fatal => "fatal",
+        ErrorKind::RateLimited => "rate_limited",
+        ErrorKind::Timeout => "timeout",
+        ErrorKind::CircuitOpen => "circuit_open",
+        ErrorKind::Cancelled => "cancelled",
+        ErrorKind::DeadlineExceeded => "deadline_exceeded",
+    }
+}
+
+fn state_name(state: CircuitState) -> &'static str {
+    match state {
+        CircuitState::Closed => "closed",
+        CircuitState::Open => "open",
+        CircuitState::HalfOpen => "half-open",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use timelaw_core::{VDuration, VInstant};
+
+    use super::*;
+
+    #[track_caller]
+    fn check(attempt: u32, kind: EventKind, expected: &str) {
+        let event = Event { at: VInstant::EPOCH, seq: 0, call: 0, attempt, kind };
+        assert_eq!(describe_event(&event), expected);
+    }
+
+    #[test]
+    fn events_in_words() {
+        let ms = VDuration::from_millis;
+        check(0, EventKind::CallStart { idempotent: true }, "call started");
+        check(0, EventKind::CallStart { idempotent: false }, "call started (not idempotent)");
+        check(0, EventKind::CallEnd { result: CallResult::Ok }, "call returned Ok");
+        check(0, EventKind::CallEnd { result: CallResult::Err(ErrorKind::Timeout) }, "call returned Err(timeout)");
+        let deadline = EventKind::CallEnd { result: CallResult::Err(ErrorKind::DeadlineExceeded) };
+        check(0, deadline, "call returned Err(deadline_exceeded)");
+        check(2, EventKind::AttemptStart, "attempt 2 started");
+        check(2, EventKind::AttemptEnd { outcome: Outcome::Transient }, "attempt ended: transient");
+        let limited = EventKind::AttemptEnd { outcome: Outcome::RateLimited { retry_after: ms(200) } };
+        check(2, limited, "attempt ended: rate limited (retry after 200ms)");
+        check(1, EventKind::AttemptTimedOut { timeout: ms(50) }, "timed out after 50ms");
+        check(1, EventKind::AttemptCancelled, "attempt cancelled");
+        check(1, EventKind::SleepRequested { duration: ms(100) }, "slept 100ms");
+        check(1, EventKind::SleepCancelled, "sleep cancelled");
+        check(0, EventKind::Rejected { reason: Rejection::CircuitOpen }, "rejected: circuit open");
+        check(0, EventKind::Rejected { reason: Rejection::BudgetExhausted }, "rejected: retry budget exhausted");
+        let opened = EventKind::CircuitTransition { from: CircuitState::Closed, to: CircuitState::Open };
+        check(0, opened, "circuit closed → open");
+        let probing = EventKind::CircuitTransition { from: CircuitState::Open, to: CircuitState::HalfOpen };
+        check(0, probing, "circuit open → half-open");
+        check(1, EventKind::Notify { delay: VDuration::from_secs(1) }, "notified: retry in 1s");
+        check(0, EventKind::Panic, "panicked");
+    }
+}
