@@ -50,6 +50,46 @@ impl Verdict {
             _ => None,
         }
     }
+    /// The same verdict with its violation's message replaced by `message` (other verdicts unchanged).
+    ///
+    /// ```
+    /// use timelaw_laws::Verdict;
+    /// let verdict = Verdict::violated_at(3, "generic").because("the sleep exceeded the cap");
+    /// assert_eq!(verdict.to_string(), "violated at event 3: the sleep exceeded the cap");
+    /// assert_eq!(Verdict::Holds.because("unused"), Verdict::Holds);
+    /// ```
+    pub fn because(self, message: impl Into<Cow<'static, str>>) -> Verdict {
+        match self {
+            Verdict::Violated(Violation { event, .. }) => {
+                Verdict::Violated(Violation { event, message: message.into() })
+            }
+            other => other,
+        }
+    }
+    /// The verdict of a law made of two parts: the more decisive of the two. A violation wins (`self`'s
+    /// first), then inconclusive, then holds, then vacuous, then not applicable.
+    ///
+    /// ```
+    /// use timelaw_laws::Verdict;
+    /// assert_eq!(Verdict::Vacuous.merge(Verdict::Holds), Verdict::Holds);
+    /// assert!(Verdict::Holds.merge(Verdict::violated_at(1, "late")).is_violated());
+    /// ```
+    pub fn merge(self, other: Verdict) -> Verdict {
+        if self.rank() >= other.rank() {
+            self
+        } else {
+            other
+        }
+    }
+    fn rank(&self) -> u8 {
+        match self {
+            Verdict::NotApplicable => 0,
+            Verdict::Vacuous => 1,
+            Verdict::Holds => 2,
+            Verdict::Inconclusive(_) => 3,
+            Verdict::Violated(_) => 4,
+        }
+    }
     /// A short lowercase name: `not_applicable`, `holds`, `vacuous`, `violated`, `inconclusive`.
     pub fn name(&self) -> &'static str {
         match self {
@@ -65,7 +105,9 @@ impl Verdict {
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Verdict::Violated(Violation { event: Some(event), message }) => write!(f, "violated at event {event}: {message}"),
+            Verdict::Violated(Violation { event: Some(event), message }) => {
+                write!(f, "violated at event {event}: {message}")
+            }
             Verdict::Violated(Violation { event: None, message }) => write!(f, "violated: {message}"),
             Verdict::Inconclusive(why) => write!(f, "inconclusive: {why}"),
             other => f.write_str(other.name()),

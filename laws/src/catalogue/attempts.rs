@@ -1,0 +1,192 @@
+//! Laws about how many attempts a call makes: the attempt limit, exhaustion, idempotency and the retry
+//! budget.
+
+use std::borrow::Cow;
+
+use timelaw_core::{Contract, EventKind};
+
+use super::support::{is_failed_attempt, is_interrupted};
+use crate::ids;
+use crate::law::{Law, LawKind, Observation};
+use crate::temporal::{monitor, Check};
+use crate::verdict::Verdict;
+
+fn has_max_attempts(contract: &Contract) -> bool {
+    contract.max_attempts.is_some()
+}
+
+/// `attempts_within_max`: no call makes more than `max_attempts` attempts, the first included.
+///
+/// - Needs: `max_attempts`.
+/// - Violated at the first `AttemptStart` numbered above `max_attempts`.
+/// - Vacuous when no attempt failed (no call had a reason to retry).
+/// - Example violation: `max_attempts = 3` and a call dispatches a fourth attempt.
+pub const ATTEMPTS_WITHIN_MAX: Law = Law {
+    id: ids::ATTEMPTS_WITHIN_MAX,
+    title: "a call makes at most max_attempts attempts",
+    kind: LawKind::Safety,
+    needs: &["max_attempts"],
+    applies: has_max_attempts,
+    check: attempts_within_max,
+};
+
+fn attempts_within_max(observation: &Observation<'_>) -> Verdict {
+    let max = observation.contract.max_attempts.unwrap_or(u32::MAX);
+    monitor(&observation.trace.events, (), |(), event| match event.kind {
+        EventKind::AttemptStart if event.attempt > max => Check::Fail(Cow::Owned(format!(
+            "call {} made attempt {}, but max_attempts is {max}",
+            event.call, event.attempt
+        ))),
+        ref kind if is_failed_attempt(kind) => Check::Pass,
+        _ => Check::Skip,
+    })
+}
+
+/// `no_sleep_after_final_attempt`: a call never sleeps in vain. It does not sleep after its
+/// `max_attempts`-th attempt started, and a sleep is always followed by another attempt unless the call
+/// ends `Err(Cancelled)` or `Err(DeadlineExceeded)` (the sleep was cut, or the clock ran out).
+///
+/// - Needs: `max_attempts`.
+/// - Violated at the offending `SleepRequested`.
+/// - Vacuous when there was no sleep and no call reached its last attempt.
+/// - Example violation: the last attempt fails, the subject sleeps 100ms, then returns `Err(Transient)`.
+pub const NO_SLEEP_AFTER_FINAL_ATTEMPT: Law = Law {
+    id: ids::NO_SLEEP_AFTER_FINAL_ATTEMPT,
+    title: "no sleep after the final attempt or before giving up",
+    kind: LawKind::Safety,
+    needs: &["max_attempts"],
+    applies: has_max_attempts,
+    check: no_sleep_after_final_attempt,
+};
+
+fn no_sleep_after_final_attempt(observation: &Observation<'_>) -> Verdict {
+    let max = observation.contract.max_attempts.unwrap_or(u32::MAX);
+    let (mut attempts, mut pending_sleep, mut relevant) = (0_u32, None, false);
+    for event in &observation.trace.events {
+        match event.kind {
+            EventKind::CallStart { .. } => (attempts, pending_sleep) = (0, None),
+            EventKind::AttemptStart => {
+                attempts = attempts.max(event.attempt);
+                relevant |= attempts >= max;
+                pending_sleep = None;
+            }
+            EventKind::SleepRequested { .. } if attempts >= max => {
+                return Verdict::violated_at(event.seq, "the call slept after its final attempt");
+            }
+            EventKind::SleepRequested { .. } => (relevant, pending_sleep) = (true, Some(event.seq)),
+            EventKind::CallEnd { result } => match pending_sleep {
+                Some(sleep) if !is_interrupted(result) => {
+                    return Verdict::violated_at(sleep, "the call slept, then gave up without another attempt");
+                }
+                _ => pending_sleep = None,
+            },
+            _ => {}
+        }
+    }
+    if relevant {
+        Verdict::Holds
+    } else {
+        Verdict::Vacuous
+    }
+}
+
+/// `exhausted_retries_return_err`: a call that used all `max_attempts` attempts and whose last attempt
+/// failed (an error outcome, a timeout or a cancellation) returns `Err`.
+///
+/// - Needs: `max_attempts`.
+/// - Violated at the call's `CallEnd`.
+/// - Vacuous when no call exhausted its attempts.
+/// - Example violation: three transient failures with `max_attempts = 3`, and the call returns `Ok`.
+pub const EXHAUSTED_RETRIES_RETURN_ERR: Law = Law {
+    id: ids::EXHAUSTED_RETRIES_RETURN_ERR,
+    title: "a call that exhausted its attempts returns Err",
+    kind: LawKind::Safety,
+    needs: &["max_attempts"],
+    applies: has_max_attempts,
+    check: exhausted_retries_return_err,
+};
+
+fn exhausted_retries_return_err(observation: &Observation<'_>) -> Verdict {
+    let max = observation.contract.max_attempts.unwrap_or(u32::MAX);
+    // (attempts started, whether the last attempt failed)
+    monitor(&observation.trace.events, (0_u32, false), |(attempts, last_failed), event| match event.kind {
+        EventKind::CallStart { .. } => {
+            (*attempts, *last_failed) = (0, false);
+            Check::Skip
+        }
+        EventKind::AttemptStart => {
+            (*attempts, *last_failed) = ((*attempts).max(event.attempt), false);
+            Check::Skip
+        }
+        EventKind::CallEnd { result } if *attempts >= max && *last_failed => {
+            Check::that(!result.is_ok(), "the call exhausted its attempts but returned Ok")
+        }
+        ref kind => {
+            *last_failed |= is_failed_attempt(kind);
+            Check::Skip
+        }
+    })
+}
+
+/// `non_idempotent_not_retried`: a call that is not idempotent is attempted at most once.
+///
+/// - Needs: `respects_idempotency == true`.
+/// - Violated at the second `AttemptStart` of a non-idempotent call.
+/// - Vacuous when no non-idempotent call failed its first attempt.
+/// - Example violation: a non-idempotent `POST` fails transiently and is sent again.
+pub const NON_IDEMPOTENT_NOT_RETRIED: Law = Law {
+    id: ids::NON_IDEMPOTENT_NOT_RETRIED,
+    title: "a non-idempotent call is attempted at most once",
+    kind: LawKind::Safety,
+    needs: &["respects_idempotency"],
+    applies: |contract| contract.respects_idempotency,
+    check: non_idempotent_not_retried,
+};
+
+fn non_idempotent_not_retried(observation: &Observation<'_>) -> Verdict {
+    monitor(&observation.trace.events, true, |idempotent, event| match event.kind {
+        EventKind::CallStart { idempotent: flag } => {
+            *idempotent = flag;
+            Check::Skip
+        }
+        _ if *idempotent => Check::Skip,
+        EventKind::AttemptStart if event.attempt >= 2 => Check::fail("a non-idempotent call was retried"),
+        ref kind if event.attempt == 1 && is_failed_attempt(kind) => Check::Pass,
+        _ => Check::Skip,
+    })
+}
+
+/// `retry_budget_respected`: over the whole case, the retries made so far (attempts numbered 2 or more)
+/// never exceed [`BudgetContract::allowed`](timelaw_core::BudgetContract::allowed) for the calls started so
+/// far.
+///
+/// - Needs: `retry_budget`.
+/// - Violated at the first retry beyond the budget.
+/// - Vacuous when no call retried.
+/// - Example violation: `min_retries = 1, retry_percent = 0` and two retries in one case.
+pub const RETRY_BUDGET_RESPECTED: Law = Law {
+    id: ids::RETRY_BUDGET_RESPECTED,
+    title: "retries stay within the retry budget",
+    kind: LawKind::Safety,
+    needs: &["retry_budget"],
+    applies: |contract| contract.retry_budget.is_some(),
+    check: retry_budget_respected,
+};
+
+fn retry_budget_respected(observation: &Observation<'_>) -> Verdict {
+    let Some(budget) = observation.contract.retry_budget else {
+        return Verdict::NotApplicable;
+    };
+    // (calls started, retries made)
+    monitor(&observation.trace.events, (0_u32, 0_u64), |(calls, retries), event| match event.kind {
+        EventKind::CallStart { .. } => {
+            *calls = calls.saturating_add(1);
+            Check::Skip
+        }
+        EventKind::AttemptStart if event.attempt >= 2 => {
+            *retries += 1;
+            Check::that(*retries <= budget.allowed(*calls), "a retry exceeded the retry budget")
+        }
+        _ => Check::Skip,
+    })
+}

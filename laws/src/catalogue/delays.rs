@@ -1,0 +1,330 @@
+//! Laws about the delays between attempts: bounds, the backoff sequence, jitter, the sleep budget and
+//! retry-after.
+
+use std::borrow::Cow;
+
+use timelaw_core::{BackoffShape, Contract, Event, EventKind, JitterBounds, Outcome, VDuration, VInstant};
+
+use crate::ids;
+use crate::law::{Law, LawKind, Observation};
+use crate::temporal::{monitor, Check};
+use crate::verdict::Verdict;
+
+fn sleep_check(
+    observation: &Observation<'_>,
+    ok: impl Fn(VDuration) -> bool,
+    message: impl Fn(VDuration) -> String,
+) -> Verdict {
+    monitor(&observation.trace.events, (), |(), event| match event.kind {
+        EventKind::SleepRequested { duration } if ok(duration) => Check::Pass,
+        EventKind::SleepRequested { duration } => Check::Fail(Cow::Owned(message(duration))),
+        _ => Check::Skip,
+    })
+}
+
+/// `delay_within_cap`: no sleep is longer than the cap `delay_max`, widened by the jitter the contract
+/// documents as exceeding it ([`JitterBounds::range`] of the cap) and by `delay_tolerance`.
+///
+/// - Needs: `delay_max` (reads `jitter`, `delay_tolerance`).
+/// - Violated at the first `SleepRequested` above the bound.
+/// - Vacuous when nothing slept.
+/// - Example violation: `delay_max = 1s` and an exponential backoff sleeps 1.6s.
+pub const DELAY_WITHIN_CAP: Law = Law {
+    id: ids::DELAY_WITHIN_CAP,
+    title: "no delay exceeds the cap",
+    kind: LawKind::Safety,
+    needs: &["delay_max"],
+    applies: |contract| contract.delay_max.is_some(),
+    check: delay_within_cap,
+};
+
+fn delay_within_cap(observation: &Observation<'_>) -> Verdict {
+    let contract = observation.contract;
+    let cap = contract.delay_max.unwrap_or(VDuration::MAX);
+    let high = contract.jitter.unwrap_or_default().range(cap).1.saturating_add(contract.delay_tolerance);
+    sleep_check(observation, |duration| duration <= high, |duration| format!("slept {duration}, above the cap {high}"))
+}
+
+/// `delay_at_least_min`: no sleep is shorter than `delay_min` minus `delay_tolerance`.
+///
+/// - Needs: `delay_min` (reads `delay_tolerance`).
+/// - Violated at the first `SleepRequested` below the bound.
+/// - Vacuous when nothing slept.
+/// - Example violation: `delay_min = 10ms` and a retry after a zero sleep.
+pub const DELAY_AT_LEAST_MIN: Law = Law {
+    id: ids::DELAY_AT_LEAST_MIN,
+    title: "no delay is below the minimum",
+    kind: LawKind::Safety,
+    needs: &["delay_min"],
+    applies: |contract| contract.delay_min.is_some(),
+    check: delay_at_least_min,
+};
+
+fn delay_at_least_min(observation: &Observation<'_>) -> Verdict {
+    let contract = observation.contract;
+    let low = contract.delay_min.unwrap_or(VDuration::ZERO).saturating_sub(contract.delay_tolerance);
+    sleep_check(
+        observation,
+        |duration| duration >= low,
+        |duration| format!("slept {duration}, below the minimum {low}"),
+    )
+}
+
+/// Per-call state of the delay laws: the sleeps so far, the last one, and the retry-after of the attempt
+/// that just ended.
+#[derive(Clone, Copy, Default)]
+struct DelayState {
+    sleeps: u32,
+    previous: Option<VDuration>,
+    retry_after: Option<VDuration>,
+}
+
+impl DelayState {
+    /// Updates the state for any other event; returns the duration of a sleep.
+    fn observe(&mut self, event: &Event) -> Option<VDuration> {
+        match event.kind {
+            EventKind::CallStart { .. } => *self = DelayState::default(),
+            EventKind::AttemptEnd { outcome: Outcome::RateLimited { retry_after } } => {
+                self.retry_after = Some(retry_after)
+            }
+            EventKind::AttemptStart
+            | EventKind::AttemptEnd { .. }
+            | EventKind::AttemptTimedOut { .. }
+            | EventKind::AttemptCancelled => self.retry_after = None,
+            EventKind::SleepRequested { duration } => return Some(duration),
+            _ => {}
+        }
+        None
+    }
+}
+
+fn within(duration: VDuration, (low, high): (VDuration, VDuration), tolerance: VDuration) -> bool {
+    duration >= low.saturating_sub(tolerance) && duration <= high.saturating_add(tolerance)
+}
+
+/// `backoff_shape_without_jitter`: with no jitter, the `n`-th sleep of a call (from 1) is exactly
+/// `min(backoff.nth(n), delay_max)`, or `max(that, retry_after)` right after a rate-limited attempt when
+/// `honors_retry_after`; within `delay_tolerance`.
+///
+/// - Needs: `backoff` with a jitter-free sequence (not decorrelated) and `jitter == Some(None)` (reads
+///   `delay_max`, `honors_retry_after`, `delay_tolerance`).
+/// - Violated at the first sleep off the sequence.
+/// - Vacuous when nothing slept.
+/// - Example violation: exponential from 5ms, and the second sleep is 5ms instead of 10ms.
+pub const BACKOFF_SHAPE_WITHOUT_JITTER: Law = Law {
+    id: ids::BACKOFF_SHAPE_WITHOUT_JITTER,
+    title: "without jitter, delays follow the promised backoff sequence",
+    kind: LawKind::Safety,
+    needs: &["backoff", "jitter"],
+    applies: |contract| {
+        contract.jitter == Some(JitterBounds::None) && contract.backoff.is_some_and(|shape| shape.nth(1).is_some())
+    },
+    check: backoff_shape_without_jitter,
+};
+
+fn backoff_shape_without_jitter(observation: &Observation<'_>) -> Verdict {
+    let contract = observation.contract;
+    let Some(shape) = contract.backoff else {
+        return Verdict::NotApplicable;
+    };
+    let cap = contract.delay_max.unwrap_or(VDuration::MAX);
+    monitor(&observation.trace.events, DelayState::default(), |state, event| {
+        let Some(duration) = state.observe(event) else {
+            return Check::Skip;
+        };
+        state.sleeps += 1;
+        let mut expected = shape.nth(state.sleeps).unwrap_or(VDuration::MAX).min(cap);
+        if let (true, Some(retry_after)) = (contract.honors_retry_after, state.retry_after) {
+            expected = expected.max(retry_after);
+        }
+        if within(duration, (expected, expected), contract.delay_tolerance) {
+            return Check::Pass;
+        }
+        Check::Fail(Cow::Owned(format!("sleep {} of the call was {duration}, expected {expected}", state.sleeps)))
+    })
+}
+
+/// `jitter_within_bounds`: with jitter, the `n`-th sleep of a call lies in
+/// `jitter.range(min(backoff.nth(n), delay_max))`; with decorrelated backoff it lies in
+/// `initial..=max(initial, min(delay_max, 3 * previous sleep))` (the previous sleep starts at `initial`).
+/// Right after a rate-limited attempt when `honors_retry_after`, any `retry_after <= d <= max(high,
+/// retry_after)` is accepted. Bounds widen by `delay_tolerance`.
+///
+/// - Needs: `backoff`, and a `jitter` other than `None` unless the backoff is decorrelated (reads
+///   `delay_max`, `honors_retry_after`, `delay_tolerance`).
+/// - Violated at the first sleep out of its bounds.
+/// - Vacuous when nothing slept.
+/// - Example violation: equal jitter on a 100ms base, and a sleep of 30ms (below 50ms).
+pub const JITTER_WITHIN_BOUNDS: Law = Law {
+    id: ids::JITTER_WITHIN_BOUNDS,
+    title: "jittered delays stay within their documented bounds",
+    kind: LawKind::Safety,
+    needs: &["backoff", "jitter"],
+    applies: jitter_applies,
+    check: jitter_within_bounds,
+};
+
+fn jitter_applies(contract: &Contract) -> bool {
+    match contract.backoff {
+        Some(BackoffShape::Decorrelated { .. }) => true,
+        Some(shape) => shape.nth(1).is_some() && contract.jitter.is_some_and(|jitter| jitter != JitterBounds::None),
+        None => false,
+    }
+}
+
+fn jitter_bounds(contract: &Contract, shape: BackoffShape, state: &DelayState) -> (VDuration, VDuration) {
+    let cap = contract.delay_max.unwrap_or(VDuration::MAX);
+    let (low, high) = match shape {
+        BackoffShape::Decorrelated { initial } => {
+            let grown = state.previous.unwrap_or(initial).saturating_mul(3).min(cap);
+            (initial, grown.max(initial))
+        }
+        _ => {
+            let base = shape.nth(state.sleeps).unwrap_or(VDuration::MAX).min(cap);
+            contract.jitter.unwrap_or_default().range(base)
+        }
+    };
+    match (contract.honors_retry_after, state.retry_after) {
+        (true, Some(retry_after)) => (retry_after, high.max(retry_after)),
+        _ => (low, high),
+    }
+}
+
+fn jitter_within_bounds(observation: &Observation<'_>) -> Verdict {
+    let contract = observation.contract;
+    let Some(shape) = contract.backoff else {
+        return Verdict::NotApplicable;
+    };
+    monitor(&observation.trace.events, DelayState::default(), |state, event| {
+        let Some(duration) = state.observe(event) else {
+            return Check::Skip;
+        };
+        state.sleeps += 1;
+        let (low, high) = jitter_bounds(contract, shape, state);
+        state.previous = Some(duration);
+        if within(duration, (low, high), contract.delay_tolerance) {
+            return Check::Pass;
+        }
+        Check::Fail(Cow::Owned(format!("sleep {} of the call was {duration}, outside {low}..={high}", state.sleeps)))
+    })
+}
+
+/// `total_sleep_within_budget`: the sleeps requested by one call add up to at most `sleep_budget`.
+///
+/// - Needs: `sleep_budget`.
+/// - Violated at the sleep that crosses the budget.
+/// - Vacuous when nothing slept.
+/// - Example violation: `sleep_budget = 100ms` and sleeps of 50ms, 50ms and 50ms in one call.
+pub const TOTAL_SLEEP_WITHIN_BUDGET: Law = Law {
+    id: ids::TOTAL_SLEEP_WITHIN_BUDGET,
+    title: "the delays of one call stay within the sleep budget",
+    kind: LawKind::Safety,
+    needs: &["sleep_budget"],
+    applies: |contract| contract.sleep_budget.is_some(),
+    check: total_sleep_within_budget,
+};
+
+fn total_sleep_within_budget(observation: &Observation<'_>) -> Verdict {
+    let budget = observation.contract.sleep_budget.unwrap_or(VDuration::MAX);
+    monitor(&observation.trace.events, VDuration::ZERO, |slept, event| match event.kind {
+        EventKind::CallStart { .. } => {
+            *slept = VDuration::ZERO;
+            Check::Skip
+        }
+        EventKind::SleepRequested { duration } => {
+            *slept = slept.saturating_add(duration);
+            Check::that(*slept <= budget, "the call's sleeps add up to more than the sleep budget")
+        }
+        _ => Check::Skip,
+    })
+}
+
+/// `retry_after_honored`: after an attempt ends `RateLimited { retry_after }` at `t`, the call's next
+/// attempt starts at `t + retry_after` or later.
+///
+/// - Needs: `honors_retry_after == true`.
+/// - Violated at the early `AttemptStart`.
+/// - Vacuous when no rate-limited attempt was followed by a retry.
+/// - Example violation: a 429 asks for 2s and the retry comes 100ms later.
+pub const RETRY_AFTER_HONORED: Law = Law {
+    id: ids::RETRY_AFTER_HONORED,
+    title: "a retry after a rate limit waits at least the retry-after",
+    kind: LawKind::Safety,
+    needs: &["honors_retry_after"],
+    applies: |contract| contract.honors_retry_after,
+    check: retry_after_honored,
+};
+
+fn retry_after_honored(observation: &Observation<'_>) -> Verdict {
+    monitor(&observation.trace.events, None::<VInstant>, |not_before, event| match event.kind {
+        EventKind::CallStart { .. } => {
+            *not_before = None;
+            Check::Skip
+        }
+        EventKind::AttemptEnd { outcome: Outcome::RateLimited { retry_after } } => {
+            *not_before = Some(event.at.saturating_add(retry_after));
+            Check::Skip
+        }
+        EventKind::AttemptStart => match not_before.take() {
+            Some(at) => Check::that(event.at >= at, "the retry started before the retry-after had passed"),
+            None => Check::Skip,
+        },
+        _ => Check::Skip,
+    })
+}
+
+/// What the notifications since the last attempt, sleep or rejection announced.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Announced {
+    Nothing,
+    Delay(VDuration),
+    Conflicting,
+}
+
+/// `notify_matches_sleep`: every sleep is announced and every announcement is kept. The notifications
+/// since the previous attempt, sleep or rejection of a call all announce exactly the delay of the next
+/// sleep; a notification is never left without its sleep when the next attempt starts or the call ends
+/// (a rejection excuses it).
+///
+/// - Needs: `notifies == true`.
+/// - Violated at the unannounced or mismatched `SleepRequested`, or at the `AttemptStart` / `CallEnd`
+///   that leaves a notification without its sleep.
+/// - Vacuous when there was no sleep and no notification.
+/// - Example violation: `Notify { delay: 100ms }` followed by `SleepRequested { duration: 200ms }`.
+pub const NOTIFY_MATCHES_SLEEP: Law = Law {
+    id: ids::NOTIFY_MATCHES_SLEEP,
+    title: "every sleep is announced by a notification with the same delay",
+    kind: LawKind::Safety,
+    needs: &["notifies"],
+    applies: |contract| contract.notifies,
+    check: notify_matches_sleep,
+};
+
+fn notify_matches_sleep(observation: &Observation<'_>) -> Verdict {
+    monitor(&observation.trace.events, Announced::Nothing, |announced, event| match event.kind {
+        EventKind::CallStart { .. } | EventKind::Rejected { .. } => {
+            *announced = Announced::Nothing;
+            Check::Skip
+        }
+        EventKind::Notify { delay } => {
+            *announced = match *announced {
+                Announced::Nothing => Announced::Delay(delay),
+                Announced::Delay(previous) if previous == delay => Announced::Delay(delay),
+                _ => Announced::Conflicting,
+            };
+            Check::Pass
+        }
+        EventKind::SleepRequested { duration } => {
+            let matched = *announced == Announced::Delay(duration);
+            *announced = Announced::Nothing;
+            Check::that(matched, "the sleep was not announced with its delay")
+        }
+        EventKind::AttemptStart | EventKind::CallEnd { .. } => {
+            if *announced == Announced::Nothing {
+                return Check::Skip;
+            }
+            Check::fail("a notification announced a sleep that never came")
+        }
+        _ => Check::Skip,
+    })
+}

@@ -1,0 +1,123 @@
+//! Laws every subject must keep whatever its contract: a sane clock, determinism, no panic, termination.
+
+use std::borrow::Cow;
+
+use timelaw_core::{Abort, TraceEnd, VInstant};
+
+use super::support::last_index;
+use crate::ids;
+use crate::law::{always_applies, Law, LawKind, Observation};
+use crate::verdict::{Verdict, Violation};
+
+/// `clock_monotonic`: event instants never decrease, and every event's sequence number is its index.
+///
+/// - Needs: nothing (applies to every subject).
+/// - Violated at the first event earlier than its predecessor or with a wrong sequence number.
+/// - Vacuous for an empty trace.
+/// - Example violation: a driver with its own timer records an event at 5ms after one at 7ms.
+pub const CLOCK_MONOTONIC: Law = Law {
+    id: ids::CLOCK_MONOTONIC,
+    title: "virtual time never goes backwards",
+    kind: LawKind::Safety,
+    needs: &[],
+    applies: always_applies,
+    check: clock_monotonic,
+};
+
+fn clock_monotonic(observation: &Observation<'_>) -> Verdict {
+    let mut previous = VInstant::EPOCH;
+    for (index, event) in observation.trace.events.iter().enumerate() {
+        let index = u32::try_from(index).unwrap_or(u32::MAX);
+        if event.seq != index {
+            return Verdict::violated_at(index, "an event's sequence number is not its index");
+        }
+        if event.at < previous {
+            return Verdict::violated_at(index, "an event happened earlier than the event before it");
+        }
+        previous = event.at;
+    }
+    if observation.trace.events.is_empty() {
+        Verdict::Vacuous
+    } else {
+        Verdict::Holds
+    }
+}
+
+/// `deterministic_replay`: running the same case twice on fresh Worlds gives the same trace.
+///
+/// - Needs: nothing; reads [`Observation::replay`], set when the runner ran the case twice.
+/// - Violated at the first differing event (no event when only the ends differ).
+/// - Vacuous when the case was run once.
+/// - Example violation: a subject reads the wall clock, and its second run sleeps differently.
+pub const DETERMINISTIC_REPLAY: Law = Law {
+    id: ids::DETERMINISTIC_REPLAY,
+    title: "the same case gives the same trace",
+    kind: LawKind::Safety,
+    needs: &[],
+    applies: always_applies,
+    check: deterministic_replay,
+};
+
+fn deterministic_replay(observation: &Observation<'_>) -> Verdict {
+    match observation.replay {
+        None => Verdict::Vacuous,
+        Some(replay) if replay.first == replay.second => Verdict::Holds,
+        Some(replay) => Verdict::Violated(Violation {
+            event: replay.first_difference,
+            message: Cow::Borrowed(
+                "two runs of the same case gave different traces (the subject is not deterministic)",
+            ),
+        }),
+    }
+}
+
+/// `never_panics`: the subject never panics.
+///
+/// - Needs: nothing (applies to every subject).
+/// - Violated at the `Panic` event (the last one), with the panic message.
+/// - Never vacuous.
+/// - Example violation: an `unwrap()` on a `None` retry-after.
+pub const NEVER_PANICS: Law = Law {
+    id: ids::NEVER_PANICS,
+    title: "the subject never panics",
+    kind: LawKind::Safety,
+    needs: &[],
+    applies: always_applies,
+    check: never_panics,
+};
+
+fn never_panics(observation: &Observation<'_>) -> Verdict {
+    match &observation.trace.end {
+        TraceEnd::Panicked(message) => {
+            Verdict::violated_with(last_index(observation.trace), format!("the subject panicked: {message}"))
+        }
+        _ => Verdict::Holds,
+    }
+}
+
+/// `terminates`: the subject finishes on its own: no step limit is exceeded and no call hangs forever.
+/// A run stopped for another reason (exhausted scripted randomness, a misuse of the World, an invalid
+/// config) says nothing about termination and is inconclusive.
+///
+/// - Needs: nothing (applies to every subject).
+/// - Violated at the last event when the run was stopped by a step limit or a hang.
+/// - Never vacuous.
+/// - Example violation: a retry loop that ignores `max_attempts` until the attempt limit stops it.
+pub const TERMINATES: Law = Law {
+    id: ids::TERMINATES,
+    title: "the subject terminates within the limits",
+    kind: LawKind::Safety,
+    needs: &[],
+    applies: always_applies,
+    check: terminates,
+};
+
+fn terminates(observation: &Observation<'_>) -> Verdict {
+    match &observation.trace.end {
+        TraceEnd::Aborted(abort @ (Abort::StepLimit { .. } | Abort::Hung { .. })) => {
+            Verdict::violated_with(last_index(observation.trace), abort.to_string())
+        }
+        TraceEnd::Aborted(abort) => Verdict::Inconclusive(Cow::Owned(abort.to_string())),
+        TraceEnd::Complete | TraceEnd::Panicked(_) => Verdict::Holds,
+    }
+}

@@ -1,0 +1,219 @@
+//! Laws about what a call returns: success, fatal errors, the reported result, and eventual success.
+
+use std::borrow::Cow;
+
+use timelaw_core::{CallResult, CallScript, Contract, Event, EventKind, Outcome, Step, TieRule};
+
+use super::support::{attempt_result, ended_with, is_interrupted, last_index, take_call};
+use crate::ids;
+use crate::law::{always_applies, Law, LawKind, Observation};
+use crate::temporal::{between, monitor, Check};
+use crate::verdict::Verdict;
+
+/// `success_ends_call`: after an attempt succeeds, its call makes no further attempt, does not sleep, and
+/// returns `Ok`.
+///
+/// - Needs: nothing (applies to every subject).
+/// - Violated at the `AttemptStart` or `SleepRequested` after the success, or at a `CallEnd` that is not
+///   `Ok`.
+/// - Vacuous when no attempt succeeded.
+/// - Example violation: the first attempt returns `Ok`, and the subject dispatches a second one.
+pub const SUCCESS_ENDS_CALL: Law = Law {
+    id: ids::SUCCESS_ENDS_CALL,
+    title: "a successful attempt ends its call with Ok",
+    kind: LawKind::Safety,
+    needs: &[],
+    applies: always_applies,
+    check: success_ends_call,
+};
+
+fn success_ends_call(observation: &Observation<'_>) -> Verdict {
+    monitor(&observation.trace.events, false, |succeeded, event| match event.kind {
+        EventKind::CallStart { .. } => {
+            *succeeded = false;
+            Check::Skip
+        }
+        EventKind::AttemptEnd { outcome: Outcome::Ok } if !*succeeded => {
+            *succeeded = true;
+            Check::Pass
+        }
+        _ if !*succeeded => Check::Skip,
+        EventKind::AttemptStart => Check::fail("the call made another attempt after a success"),
+        EventKind::SleepRequested { .. } => Check::fail("the call slept after a success"),
+        EventKind::CallEnd { result } => Check::that(result.is_ok(), "the call succeeded but returned Err"),
+        _ => Check::Skip,
+    })
+}
+
+/// `fatal_not_retried`: after an attempt ends with a fatal error, its call makes no further attempt.
+///
+/// - Needs: `retry_on` (a promise about which outcomes are retried; fatal errors never are).
+/// - Violated at the `AttemptStart` after the fatal outcome.
+/// - Vacuous when no attempt ended fatally.
+/// - Example violation: a 400 Bad Request is sent again.
+pub const FATAL_NOT_RETRIED: Law = Law {
+    id: ids::FATAL_NOT_RETRIED,
+    title: "a fatal error is never retried",
+    kind: LawKind::Safety,
+    needs: &["retry_on"],
+    applies: |contract| contract.retry_on.is_some(),
+    check: fatal_not_retried,
+};
+
+fn fatal_not_retried(observation: &Observation<'_>) -> Verdict {
+    between(
+        &observation.trace.events,
+        |event| ended_with(&event.kind, |outcome| outcome == Outcome::Fatal),
+        |event| matches!(event.kind, EventKind::CallEnd { .. } | EventKind::CallStart { .. }),
+        |event| event.kind != EventKind::AttemptStart,
+    )
+    .because("the call retried after a fatal error")
+}
+
+/// `result_matches_last_attempt`: a call returns what its last attempt gave: `Ok` or the error of its
+/// outcome ([`CallResult::from_outcome`]), `Err(Timeout)` after a timeout, `Err(Cancelled)` after a
+/// cancellation. Calls that return `Err(Cancelled)` or `Err(DeadlineExceeded)` are not judged (the caller
+/// or the clock decided), nor are calls that made no attempt.
+///
+/// - Needs: `reports_last_result == true`.
+/// - Violated at the `CallEnd` with the wrong result.
+/// - Vacuous when no call was judged.
+/// - Example violation: the last attempt fails fatally and the call returns `Err(Transient)`.
+pub const RESULT_MATCHES_LAST_ATTEMPT: Law = Law {
+    id: ids::RESULT_MATCHES_LAST_ATTEMPT,
+    title: "a call returns the result of its last attempt",
+    kind: LawKind::Safety,
+    needs: &["reports_last_result"],
+    applies: |contract| contract.reports_last_result,
+    check: result_matches_last_attempt,
+};
+
+fn result_matches_last_attempt(observation: &Observation<'_>) -> Verdict {
+    monitor(&observation.trace.events, None::<CallResult>, |last, event| match event.kind {
+        EventKind::CallStart { .. } => {
+            *last = None;
+            Check::Skip
+        }
+        EventKind::CallEnd { result } => match last.take() {
+            Some(expected) if !is_interrupted(result) && result != expected => {
+                Check::Fail(Cow::Owned(format!("the call returned {result:?}, but its last attempt gave {expected:?}")))
+            }
+            Some(_) if !is_interrupted(result) => Check::Pass,
+            _ => Check::Skip,
+        },
+        ref kind => {
+            if let Some(result) = attempt_result(kind) {
+                *last = Some(result);
+            }
+            Check::Skip
+        }
+    })
+}
+
+/// `eventually_succeeds` (liveness): a call that is scripted to succeed within its attempts, after only
+/// retryable failures, returns `Ok`.
+///
+/// The precondition, per call: the call has no `cancel_after`, is idempotent (or the subject does not
+/// respect idempotency), and some attempt `j + 1 <= max_attempts` succeeds within the timeout (outcome
+/// `Ok`, and a duration below `attempt_timeout`, or equal to it under [`TieRule::InnerWins`]; a dispatch
+/// past the end of the script is `Ok` after zero time) while every earlier attempt fails retryably: a
+/// transient error if `retry_on.transient`, a rate limit if `retry_on.rate_limited` (and, when
+/// `honors_retry_after`, a retry-after within `delay_max`), a timeout (a hang or a step as long as the
+/// timeout, only with `attempt_timeout`) if `retry_on.timeout`.
+///
+/// - Needs: `max_attempts` and `retry_on`, and no `deadline`, `sleep_budget`, `circuit` or
+///   `retry_budget` (each of those may legitimately stop retries; the law does not apply then).
+/// - Violated at the call's `CallEnd` when it is not `Ok`; on a complete trace where the call never
+///   ended (or never started), at the last event. Inconclusive on a truncated trace.
+/// - Vacuous when no call met the precondition.
+/// - Example violation: `max_attempts = 3`, two transient failures then success, and the call gives up
+///   after two attempts.
+pub const EVENTUALLY_SUCCEEDS: Law = Law {
+    id: ids::EVENTUALLY_SUCCEEDS,
+    title: "a call scripted to succeed within its attempts returns Ok",
+    kind: LawKind::Liveness,
+    needs: &["max_attempts", "retry_on"],
+    applies: eventually_applies,
+    check: eventually_succeeds,
+};
+
+fn eventually_applies(contract: &Contract) -> bool {
+    let limits_free = contract.deadline.is_none()
+        && contract.sleep_budget.is_none()
+        && contract.circuit.is_none()
+        && contract.retry_budget.is_none();
+    limits_free && contract.max_attempts.is_some() && contract.retry_on.is_some()
+}
+
+/// How a scripted step ends under the contract's timeout.
+enum Fate {
+    Succeeds,
+    TimesOut,
+    Fails(Outcome),
+}
+
+fn fate(contract: &Contract, step: Step) -> Fate {
+    if let Some(timeout) = contract.attempt_timeout {
+        let tie_expires = contract.timeout_tie == TieRule::Expired;
+        let late = step.duration > timeout || (step.duration == timeout && tie_expires);
+        if step.outcome == Outcome::Hang || late {
+            return Fate::TimesOut;
+        }
+    }
+    match step.outcome {
+        Outcome::Ok => Fate::Succeeds,
+        outcome => Fate::Fails(outcome),
+    }
+}
+
+/// Whether the call must succeed (the precondition in the law's docs).
+fn should_succeed(contract: &Contract, script: &CallScript) -> bool {
+    let (Some(max), Some(retry_on)) = (contract.max_attempts, contract.retry_on) else {
+        return false;
+    };
+    if script.cancel_after.is_some() || (!script.idempotent && contract.respects_idempotency) {
+        return false;
+    }
+    let cap_ok = |retry_after| !contract.honors_retry_after || contract.delay_max.is_none_or(|cap| retry_after <= cap);
+    // Every dispatch past the end of the script is the same, so one past the end decides.
+    let last = u32::try_from(script.steps.len()).unwrap_or(u32::MAX).saturating_add(1).min(max);
+    for attempt in 1..=last {
+        match fate(contract, script.step(attempt)) {
+            Fate::Succeeds => return true,
+            Fate::TimesOut if retry_on.timeout => {}
+            Fate::Fails(Outcome::Transient) if retry_on.transient => {}
+            Fate::Fails(Outcome::RateLimited { retry_after }) if retry_on.rate_limited && cap_ok(retry_after) => {}
+            _ => return false,
+        }
+    }
+    false
+}
+
+fn eventually_succeeds(observation: &Observation<'_>) -> Verdict {
+    let events = &observation.trace.events;
+    let (mut cursor, mut verdict) = (0, Verdict::Vacuous);
+    for (index, script) in observation.schedule.calls.iter().enumerate() {
+        let call = take_call(events, &mut cursor, u32::try_from(index).unwrap_or(u32::MAX));
+        if !should_succeed(observation.contract, script) {
+            continue;
+        }
+        verdict = verdict.merge(judge_success(observation, call));
+        if verdict.is_violated() {
+            break;
+        }
+    }
+    verdict
+}
+
+fn judge_success(observation: &Observation<'_>, call: &[Event]) -> Verdict {
+    let end = call.iter().find_map(|event| super::support::end_of(event).map(|result| (event.seq, result)));
+    match end {
+        Some((_, CallResult::Ok)) => Verdict::Holds,
+        Some((seq, _)) => Verdict::violated_at(seq, "the call was scripted to succeed within its attempts but failed"),
+        None if observation.trace.is_complete() => Verdict::Violated(crate::verdict::Violation {
+            event: last_index(observation.trace),
+            message: Cow::Borrowed("the call was scripted to succeed within its attempts but never returned"),
+        }),
+        None => Verdict::Inconclusive(Cow::Borrowed("the trace was cut short before the call returned")),
+    }
+}

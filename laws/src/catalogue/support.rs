@@ -1,0 +1,55 @@
+//! Small helpers shared by the laws of the catalogue: event classification and the call walk.
+
+use timelaw_core::{CallResult, ErrorKind, Event, EventKind, Outcome, Trace};
+
+/// The result a call returned, for a `CallEnd` event.
+pub(crate) fn end_of(event: &Event) -> Option<CallResult> {
+    match event.kind {
+        EventKind::CallEnd { result } => Some(result),
+        _ => None,
+    }
+}
+
+/// For an event that ends an attempt, the result the attempt stands for (`Err(Timeout)` for a timeout,
+/// `Err(Cancelled)` for a cancellation); `None` for every other event.
+pub(crate) fn attempt_result(kind: &EventKind) -> Option<CallResult> {
+    match *kind {
+        EventKind::AttemptEnd { outcome } => Some(CallResult::from_outcome(outcome)),
+        EventKind::AttemptTimedOut { .. } => Some(CallResult::Err(ErrorKind::Timeout)),
+        EventKind::AttemptCancelled => Some(CallResult::Err(ErrorKind::Cancelled)),
+        _ => None,
+    }
+}
+
+/// `true` for an event that ends an attempt without success.
+pub(crate) fn is_failed_attempt(kind: &EventKind) -> bool {
+    attempt_result(kind).is_some_and(|result| !result.is_ok())
+}
+
+/// `true` for `AttemptEnd` with exactly `outcome`'s variant.
+pub(crate) fn ended_with(kind: &EventKind, wanted: fn(Outcome) -> bool) -> bool {
+    matches!(*kind, EventKind::AttemptEnd { outcome } if wanted(outcome))
+}
+
+/// `true` for a call result caused by the caller or the clock rather than by the attempts.
+pub(crate) fn is_interrupted(result: CallResult) -> bool {
+    matches!(result, CallResult::Err(ErrorKind::Cancelled | ErrorKind::DeadlineExceeded))
+}
+
+/// The index of the last event of the trace.
+pub(crate) fn last_index(trace: &Trace) -> Option<u32> {
+    trace.events.last().map(|event| event.seq)
+}
+
+/// The events of call `call`, found from `cursor` on (calls appear in ascending order); advances the
+/// cursor past them. Empty when the call never started.
+pub(crate) fn take_call<'a>(events: &'a [Event], cursor: &mut usize, call: u32) -> &'a [Event] {
+    while events.get(*cursor).is_some_and(|event| event.call < call) {
+        *cursor += 1;
+    }
+    let start = *cursor;
+    while events.get(*cursor).is_some_and(|event| event.call == call) {
+        *cursor += 1;
+    }
+    &events[start..*cursor]
+}

@@ -1,0 +1,229 @@
+//! Laws about time limits: attempt timeouts, the deadline, cancellation, and streams surviving timeouts.
+
+use std::borrow::Cow;
+
+use timelaw_core::{CallResult, ErrorKind, Event, EventKind, Outcome, TieRule, VDuration, VInstant};
+
+use super::support::attempt_result;
+use crate::ids;
+use crate::law::{Law, LawKind, Observation};
+use crate::temporal::{monitor, per_call, Check};
+use crate::verdict::{Verdict, Violation};
+
+/// `timeout_translated_to_err`: a call whose last attempt timed out returns `Err` (of any kind).
+///
+/// - Needs: `attempt_timeout`.
+/// - Violated at the call's `CallEnd`.
+/// - Vacuous when no call ended after a timed-out attempt.
+/// - Example violation: the only attempt is cut by its timeout and the call returns `Ok`.
+pub const TIMEOUT_TRANSLATED_TO_ERR: Law = Law {
+    id: ids::TIMEOUT_TRANSLATED_TO_ERR,
+    title: "a timed-out last attempt makes the call return Err",
+    kind: LawKind::Safety,
+    needs: &["attempt_timeout"],
+    applies: |contract| contract.attempt_timeout.is_some(),
+    check: timeout_translated_to_err,
+};
+
+fn timeout_translated_to_err(observation: &Observation<'_>) -> Verdict {
+    monitor(&observation.trace.events, false, |timed_out, event| match event.kind {
+        EventKind::CallStart { .. } => {
+            *timed_out = false;
+            Check::Skip
+        }
+        EventKind::AttemptTimedOut { .. } => {
+            *timed_out = true;
+            Check::Skip
+        }
+        EventKind::CallEnd { result } if *timed_out => {
+            Check::that(!result.is_ok(), "the last attempt timed out but the call returned Ok")
+        }
+        ref kind => {
+            *timed_out &= attempt_result(kind).is_none();
+            Check::Skip
+        }
+    })
+}
+
+/// `timeout_boundary_is_expired`: the tie rule is the promised one. For an attempt scripted to complete
+/// (not hang) after exactly `attempt_timeout`, whose end event lies at `start + attempt_timeout` (no
+/// deadline or cancellation cut it earlier): under [`TieRule::Expired`] it ends `AttemptTimedOut`, under
+/// [`TieRule::InnerWins`] it ends `AttemptEnd`. Attempts ended by a cancellation are not judged.
+///
+/// - Needs: `attempt_timeout` (reads `timeout_tie`).
+/// - Violated at the attempt's end event.
+/// - Vacuous when no attempt ran exactly into its timeout.
+/// - Example violation: timeout 100ms, a step of exactly 100ms, and the attempt returns its own result
+///   although the contract says equality counts as expired.
+pub const TIMEOUT_BOUNDARY_IS_EXPIRED: Law = Law {
+    id: ids::TIMEOUT_BOUNDARY_IS_EXPIRED,
+    title: "an attempt taking exactly the timeout follows the tie rule",
+    kind: LawKind::Safety,
+    needs: &["attempt_timeout", "timeout_tie"],
+    applies: |contract| contract.attempt_timeout.is_some(),
+    check: timeout_boundary_is_expired,
+};
+
+fn timeout_boundary_is_expired(observation: &Observation<'_>) -> Verdict {
+    let (contract, schedule) = (observation.contract, observation.schedule);
+    let Some(timeout) = contract.attempt_timeout else {
+        return Verdict::NotApplicable;
+    };
+    monitor(&observation.trace.events, VInstant::EPOCH, |started, event| {
+        let timed_out = match event.kind {
+            EventKind::AttemptStart => {
+                *started = event.at;
+                return Check::Skip;
+            }
+            EventKind::AttemptEnd { .. } => false,
+            EventKind::AttemptTimedOut { .. } => true,
+            _ => return Check::Skip,
+        };
+        let Some(script) = schedule.calls.get(event.call as usize) else {
+            return Check::Skip;
+        };
+        let step = script.step(event.attempt);
+        let on_boundary = step.outcome != Outcome::Hang && step.duration == timeout;
+        if !on_boundary || event.at != started.saturating_add(timeout) {
+            return Check::Skip;
+        }
+        match contract.timeout_tie {
+            TieRule::Expired => Check::that(timed_out, "an attempt taking exactly the timeout was not timed out"),
+            TieRule::InnerWins => Check::that(!timed_out, "an attempt taking exactly the timeout lost to the timer"),
+        }
+    })
+}
+
+/// Per-call state of [`DEADLINE_RESPECTED`].
+#[derive(Clone, Copy)]
+struct DeadlineState {
+    started: VInstant,
+    due: VInstant,
+}
+
+/// `deadline_respected`: every call returns by `start + deadline`, and no attempt starts at or after that
+/// instant.
+///
+/// - Needs: `deadline`.
+/// - Violated at the late `AttemptStart` or `CallEnd`.
+/// - Vacuous when the deadline never mattered: no call returned `Err(DeadlineExceeded)` and no call lasted
+///   (from `CallStart` to `CallEnd`) at least half its deadline.
+/// - Example violation: deadline 1s, and an attempt starts 1.2s after the call did.
+pub const DEADLINE_RESPECTED: Law = Law {
+    id: ids::DEADLINE_RESPECTED,
+    title: "a call returns by its deadline and starts no attempt after it",
+    kind: LawKind::Safety,
+    needs: &["deadline"],
+    applies: |contract| contract.deadline.is_some(),
+    check: deadline_respected,
+};
+
+fn deadline_respected(observation: &Observation<'_>) -> Verdict {
+    let deadline = observation.contract.deadline.unwrap_or(VDuration::MAX);
+    let state = DeadlineState { started: VInstant::EPOCH, due: VInstant::END };
+    monitor(&observation.trace.events, state, |state, event| match event.kind {
+        EventKind::CallStart { .. } => {
+            *state = DeadlineState { started: event.at, due: event.at.saturating_add(deadline) };
+            Check::Skip
+        }
+        EventKind::AttemptStart if event.at >= state.due => Check::fail("an attempt started at or after the deadline"),
+        EventKind::CallEnd { .. } if event.at > state.due => Check::fail("the call returned after its deadline"),
+        EventKind::CallEnd { result } => {
+            let expired = result == CallResult::Err(ErrorKind::DeadlineExceeded);
+            let long = event.at.duration_since(state.started) >= deadline.div(2);
+            if expired || long {
+                Check::Pass
+            } else {
+                Check::Skip
+            }
+        }
+        _ => Check::Skip,
+    })
+}
+
+/// `cancellation_stops_work`: once a call's cancellation instant `k = start + cancel_after` has come, the
+/// call starts no attempt and requests no sleep, and it returns by `k`.
+///
+/// - Needs: `honors_cancellation == true` (reads the schedule's `cancel_after`).
+/// - Violated at the first `AttemptStart` or `SleepRequested` at or after `k`, or at a `CallEnd` after
+///   `k`.
+/// - Vacuous when no call was still running at its cancellation instant (every call returned before it).
+/// - Example violation: cancelled at 50ms, the subject keeps retrying at 80ms.
+pub const CANCELLATION_STOPS_WORK: Law = Law {
+    id: ids::CANCELLATION_STOPS_WORK,
+    title: "a cancelled call stops working and returns",
+    kind: LawKind::Safety,
+    needs: &["honors_cancellation"],
+    applies: |contract| contract.honors_cancellation,
+    check: cancellation_stops_work,
+};
+
+fn cancellation_stops_work(observation: &Observation<'_>) -> Verdict {
+    let schedule = observation.schedule;
+    monitor(&observation.trace.events, VInstant::END, |cancel_at, event| match event.kind {
+        EventKind::CallStart { .. } => {
+            let after = schedule.calls.get(event.call as usize).and_then(|script| script.cancel_after);
+            *cancel_at = after.map_or(VInstant::END, |after| event.at.saturating_add(after));
+            Check::Skip
+        }
+        _ if event.at < *cancel_at || *cancel_at == VInstant::END => Check::Skip,
+        EventKind::AttemptStart => Check::fail("an attempt started after the call was cancelled"),
+        EventKind::SleepRequested { .. } => Check::fail("the call slept after it was cancelled"),
+        EventKind::CallEnd { .. } => Check::that(event.at == *cancel_at, "the call returned after it was cancelled"),
+        _ => Check::Skip,
+    })
+}
+
+/// `timeout_does_not_end_stream` (liveness): a call that timed out (its last attempt timed out, or it
+/// returned `Err(Timeout)`) does not end the stream: when the schedule has a next call, it starts.
+///
+/// - Needs: `serves_stream == true`.
+/// - Violated, on a complete trace without the next call, at the timed-out call's `CallEnd` (its last
+///   event if it never ended). Inconclusive on a truncated trace.
+/// - Vacuous when no timed-out call had a next call in the schedule.
+/// - Example violation: item 2 of 5 times out and the subject stops serving the stream.
+pub const TIMEOUT_DOES_NOT_END_STREAM: Law = Law {
+    id: ids::TIMEOUT_DOES_NOT_END_STREAM,
+    title: "a timeout does not end the stream",
+    kind: LawKind::Liveness,
+    needs: &["serves_stream"],
+    applies: |contract| contract.serves_stream,
+    check: timeout_does_not_end_stream,
+};
+
+fn timed_out(call: &[Event]) -> bool {
+    let last_attempt = call.iter().rev().find_map(|event| attempt_result(&event.kind));
+    let result = call.iter().rev().find_map(super::support::end_of);
+    let timeout = CallResult::Err(ErrorKind::Timeout);
+    last_attempt == Some(timeout) || result == Some(timeout)
+}
+
+fn timeout_does_not_end_stream(observation: &Observation<'_>) -> Verdict {
+    let calls = observation.schedule.calls.len();
+    let mut verdict = Verdict::Vacuous;
+    let mut chunks = per_call(&observation.trace.events).peekable();
+    while let Some(call) = chunks.next() {
+        let index = call[0].call as usize; // `per_call` never yields an empty chunk.
+        if index + 1 >= calls || !timed_out(call) {
+            continue;
+        }
+        let next_started = chunks.peek().is_some_and(|next| {
+            next[0].call as usize == index + 1 && matches!(next[0].kind, EventKind::CallStart { .. })
+        });
+        verdict = verdict.merge(match (next_started, observation.trace.is_complete()) {
+            (true, _) => Verdict::Holds,
+            (false, true) => stream_ended(call),
+            (false, false) => Verdict::Inconclusive(Cow::Borrowed("the trace was cut short after a timed-out call")),
+        });
+        if verdict.is_violated() {
+            break;
+        }
+    }
+    verdict
+}
+
+fn stream_ended(call: &[Event]) -> Verdict {
+    let end = call.iter().find(|event| matches!(event.kind, EventKind::CallEnd { .. }));
+    let event = end.or(call.last()).map(|event| event.seq);
+    Verdict::Violated(Violation { event, message: Cow::Borrowed("the stream ended after a timed-out call") })
+}

@@ -1,0 +1,92 @@
+//! The ids of the standard laws: stable, snake_case, part of the fixture format and the CLI.
+//!
+//! Each constant links to its law in [`crate::catalogue`].
+
+/// `attempts_within_max`: see [`crate::catalogue::ATTEMPTS_WITHIN_MAX`].
+pub const ATTEMPTS_WITHIN_MAX: &str = "attempts_within_max";
+/// `delay_within_cap`: see [`crate::catalogue::DELAY_WITHIN_CAP`].
+pub const DELAY_WITHIN_CAP: &str = "delay_within_cap";
+/// `delay_at_least_min`: see [`crate::catalogue::DELAY_AT_LEAST_MIN`].
+pub const DELAY_AT_LEAST_MIN: &str = "delay_at_least_min";
+/// `backoff_shape_without_jitter`: see [`crate::catalogue::BACKOFF_SHAPE_WITHOUT_JITTER`].
+pub const BACKOFF_SHAPE_WITHOUT_JITTER: &str = "backoff_shape_without_jitter";
+/// `jitter_within_bounds`: see [`crate::catalogue::JITTER_WITHIN_BOUNDS`].
+pub const JITTER_WITHIN_BOUNDS: &str = "jitter_within_bounds";
+/// `no_sleep_after_final_attempt`: see [`crate::catalogue::NO_SLEEP_AFTER_FINAL_ATTEMPT`].
+pub const NO_SLEEP_AFTER_FINAL_ATTEMPT: &str = "no_sleep_after_final_attempt";
+/// `success_ends_call`: see [`crate::catalogue::SUCCESS_ENDS_CALL`].
+pub const SUCCESS_ENDS_CALL: &str = "success_ends_call";
+/// `fatal_not_retried`: see [`crate::catalogue::FATAL_NOT_RETRIED`].
+pub const FATAL_NOT_RETRIED: &str = "fatal_not_retried";
+/// `timeout_translated_to_err`: see [`crate::catalogue::TIMEOUT_TRANSLATED_TO_ERR`].
+pub const TIMEOUT_TRANSLATED_TO_ERR: &str = "timeout_translated_to_err";
+/// `timeout_boundary_is_expired`: see [`crate::catalogue::TIMEOUT_BOUNDARY_IS_EXPIRED`].
+pub const TIMEOUT_BOUNDARY_IS_EXPIRED: &str = "timeout_boundary_is_expired";
+/// `deadline_respected`: see [`crate::catalogue::DEADLINE_RESPECTED`].
+pub const DEADLINE_RESPECTED: &str = "deadline_respected";
+/// `total_sleep_within_budget`: see [`crate::catalogue::TOTAL_SLEEP_WITHIN_BUDGET`].
+pub const TOTAL_SLEEP_WITHIN_BUDGET: &str = "total_sleep_within_budget";
+/// `retry_after_honored`: see [`crate::catalogue::RETRY_AFTER_HONORED`].
+pub const RETRY_AFTER_HONORED: &str = "retry_after_honored";
+/// `result_matches_last_attempt`: see [`crate::catalogue::RESULT_MATCHES_LAST_ATTEMPT`].
+pub const RESULT_MATCHES_LAST_ATTEMPT: &str = "result_matches_last_attempt";
+/// `eventually_succeeds`: see [`crate::catalogue::EVENTUALLY_SUCCEEDS`].
+pub const EVENTUALLY_SUCCEEDS: &str = "eventually_succeeds";
+/// `exhausted_retries_return_err`: see [`crate::catalogue::EXHAUSTED_RETRIES_RETURN_ERR`].
+pub const EXHAUSTED_RETRIES_RETURN_ERR: &str = "exhausted_retries_return_err";
+/// `clock_monotonic`: see [`crate::catalogue::CLOCK_MONOTONIC`].
+pub const CLOCK_MONOTONIC: &str = "clock_monotonic";
+/// `deterministic_replay`: see [`crate::catalogue::DETERMINISTIC_REPLAY`].
+pub const DETERMINISTIC_REPLAY: &str = "deterministic_replay";
+/// `never_panics`: see [`crate::catalogue::NEVER_PANICS`].
+pub const NEVER_PANICS: &str = "never_panics";
+/// `terminates`: see [`crate::catalogue::TERMINATES`].
+pub const TERMINATES: &str = "terminates";
+/// `circuit_open_rejects_without_dispatch`: see [`crate::catalogue::CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH`].
+pub const CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH: &str = "circuit_open_rejects_without_dispatch";
+/// `circuit_half_open_after_cooldown`: see [`crate::catalogue::CIRCUIT_HALF_OPEN_AFTER_COOLDOWN`].
+pub const CIRCUIT_HALF_OPEN_AFTER_COOLDOWN: &str = "circuit_half_open_after_cooldown";
+/// `half_open_probe_limit`: see [`crate::catalogue::HALF_OPEN_PROBE_LIMIT`].
+pub const HALF_OPEN_PROBE_LIMIT: &str = "half_open_probe_limit";
+/// `retry_budget_respected`: see [`crate::catalogue::RETRY_BUDGET_RESPECTED`].
+pub const RETRY_BUDGET_RESPECTED: &str = "retry_budget_respected";
+/// `non_idempotent_not_retried`: see [`crate::catalogue::NON_IDEMPOTENT_NOT_RETRIED`].
+pub const NON_IDEMPOTENT_NOT_RETRIED: &str = "non_idempotent_not_retried";
+/// `cancellation_stops_work`: see [`crate::catalogue::CANCELLATION_STOPS_WORK`].
+pub const CANCELLATION_STOPS_WORK: &str = "cancellation_stops_work";
+/// `timeout_does_not_end_stream`: see [`crate::catalogue::TIMEOUT_DOES_NOT_END_STREAM`].
+pub const TIMEOUT_DOES_NOT_END_STREAM: &str = "timeout_does_not_end_stream";
+/// `notify_matches_sleep`: see [`crate::catalogue::NOTIFY_MATCHES_SLEEP`].
+pub const NOTIFY_MATCHES_SLEEP: &str = "notify_matches_sleep";
+
+/// Every standard id, in catalogue (blueprint) order.
+pub const ALL: [&str; 28] = [
+    ATTEMPTS_WITHIN_MAX,
+    DELAY_WITHIN_CAP,
+    DELAY_AT_LEAST_MIN,
+    BACKOFF_SHAPE_WITHOUT_JITTER,
+    JITTER_WITHIN_BOUNDS,
+    NO_SLEEP_AFTER_FINAL_ATTEMPT,
+    SUCCESS_ENDS_CALL,
+    FATAL_NOT_RETRIED,
+    TIMEOUT_TRANSLATED_TO_ERR,
+    TIMEOUT_BOUNDARY_IS_EXPIRED,
+    DEADLINE_RESPECTED,
+    TOTAL_SLEEP_WITHIN_BUDGET,
+    RETRY_AFTER_HONORED,
+    RESULT_MATCHES_LAST_ATTEMPT,
+    EVENTUALLY_SUCCEEDS,
+    EXHAUSTED_RETRIES_RETURN_ERR,
+    CLOCK_MONOTONIC,
+    DETERMINISTIC_REPLAY,
+    NEVER_PANICS,
+    TERMINATES,
+    CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH,
+    CIRCUIT_HALF_OPEN_AFTER_COOLDOWN,
+    HALF_OPEN_PROBE_LIMIT,
+    RETRY_BUDGET_RESPECTED,
+    NON_IDEMPOTENT_NOT_RETRIED,
+    CANCELLATION_STOPS_WORK,
+    TIMEOUT_DOES_NOT_END_STREAM,
+    NOTIFY_MATCHES_SLEEP,
+];

@@ -1,0 +1,101 @@
+//! Circuit-breaker laws: circuit_open_rejects_without_dispatch, circuit_half_open_after_cooldown,
+//! half_open_probe_limit.
+
+mod support;
+
+use support::*;
+use timelaw_core::reference::{Backoff, Policy};
+use timelaw_core::{CallScript, CircuitContract, Outcome, Schedule};
+use timelaw_laws::ids;
+
+#[track_caller]
+fn check(id: &str, run: Run, expect: Expect) {
+    assert_verdict(id, &run, expect);
+}
+
+/// Window 4, opens at 2 results with half of them failed, open for 100ms, `probes` half-open probes.
+fn breaker(min_calls: u32, open_for_ms: u64, probes: u32) -> CircuitContract {
+    CircuitContract { window: 4, min_calls, failure_percent: 50, open_for: ms(open_for_ms), half_open_probes: probes }
+}
+
+/// One attempt per call, behind `circuit`.
+fn policy(circuit: CircuitContract) -> Policy {
+    Policy { circuit: Some(circuit), ..Policy::new(1, Backoff::Constant { delay: ms(10) }, ms(1000)) }
+}
+
+/// One single-step call per `(gap before it in ms, outcome)`; a `None` outcome is a call cancelled at once.
+fn stream(calls: &[(u64, Option<Outcome>)]) -> Schedule {
+    let script = |&(gap, outcome): &(u64, Option<Outcome>)| CallScript {
+        gap_before: ms(gap),
+        cancel_after: outcome.is_none().then_some(ms(0)),
+        ..CallScript::outcomes(&[outcome.unwrap_or(OK)])
+    };
+    Schedule::new(calls.iter().map(script).collect())
+}
+
+/// Runs the reference with breaker `actual`, promising breaker `claimed`.
+fn misdeclared(actual: CircuitContract, claimed: CircuitContract, schedule: Schedule) -> Run {
+    run(&Misdeclared, &MisdeclaredConfig { policy: policy(actual), claimed: Some(claimed) }, schedule)
+}
+
+const OPENS_THEN_REJECTS: &[(u64, Option<Outcome>)] = &[(0, Some(T)), (0, Some(T)), (0, Some(OK))];
+const OPENS_THEN_PROBES: &[(u64, Option<Outcome>)] = &[(0, Some(T)), (0, Some(T)), (100, Some(OK)), (0, Some(OK))];
+const FULL_CYCLE: &[(u64, Option<Outcome>)] =
+    &[(0, Some(T)), (0, Some(T)), (50, Some(OK)), (50, Some(T)), (10, Some(OK)), (100, Some(OK)), (0, Some(T))];
+const CANCELLED_PROBE: &[(u64, Option<Outcome>)] = &[(0, Some(T)), (0, Some(T)), (100, None), (0, Some(OK))];
+const HEALTHY: &[(u64, Option<Outcome>)] = &[(0, Some(OK)), (0, Some(OK)), (0, Some(T)), (0, Some(OK))];
+
+#[test]
+fn circuit_open_rejects_without_dispatch() {
+    let id = ids::CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH;
+    check(id, reference(policy(breaker(2, 100, 1)), stream(OPENS_THEN_REJECTS)), Expect::Holds);
+    check(id, reference(policy(breaker(2, 100, 1)), stream(FULL_CYCLE)), Expect::Holds);
+    check(id, reference(policy(breaker(2, 100, 1)), stream(OPENS_THEN_PROBES)), Expect::Vacuous);
+    check(id, reference(policy(breaker(2, 100, 1)), stream(HEALTHY)), Expect::Vacuous);
+    check(
+        id,
+        reference(Policy { circuit: None, ..policy(breaker(2, 100, 1)) }, stream(HEALTHY)),
+        Expect::NotApplicable,
+    );
+    check(id, misdeclared(breaker(3, 100, 1), breaker(2, 100, 1), stream(OPENS_THEN_REJECTS)), Expect::At(9));
+    check(
+        id,
+        naive(
+            timelaw_core::Contract { circuit: Some(breaker(2, 100, 1)), ..promise(1, ms(10)) },
+            Bug::None,
+            stream(OPENS_THEN_REJECTS),
+        ),
+        Expect::At(9),
+    );
+}
+
+#[test]
+fn circuit_half_open_after_cooldown() {
+    let id = ids::CIRCUIT_HALF_OPEN_AFTER_COOLDOWN;
+    check(id, reference(policy(breaker(2, 100, 1)), stream(OPENS_THEN_PROBES)), Expect::Holds);
+    check(id, reference(policy(breaker(2, 100, 1)), stream(FULL_CYCLE)), Expect::Holds);
+    check(id, reference(policy(breaker(2, 100, 1)), stream(CANCELLED_PROBE)), Expect::Holds);
+    check(id, reference(policy(breaker(2, 100, 1)), stream(OPENS_THEN_REJECTS)), Expect::Vacuous);
+    check(
+        id,
+        reference(Policy { circuit: None, ..policy(breaker(2, 100, 1)) }, stream(HEALTHY)),
+        Expect::NotApplicable,
+    );
+    check(id, misdeclared(breaker(2, 1000, 1), breaker(2, 100, 1), stream(OPENS_THEN_PROBES)), Expect::At(10));
+}
+
+#[test]
+fn half_open_probe_limit() {
+    let id = ids::HALF_OPEN_PROBE_LIMIT;
+    check(id, reference(policy(breaker(2, 100, 1)), stream(OPENS_THEN_PROBES)), Expect::Holds);
+    check(id, reference(policy(breaker(2, 100, 2)), stream(OPENS_THEN_PROBES)), Expect::Holds);
+    check(id, reference(policy(breaker(2, 100, 1)), stream(FULL_CYCLE)), Expect::Holds);
+    check(id, reference(policy(breaker(2, 100, 1)), stream(CANCELLED_PROBE)), Expect::Holds);
+    check(id, reference(policy(breaker(2, 100, 1)), stream(OPENS_THEN_REJECTS)), Expect::Vacuous);
+    check(
+        id,
+        reference(Policy { circuit: None, ..policy(breaker(2, 100, 1)) }, stream(HEALTHY)),
+        Expect::NotApplicable,
+    );
+    check(id, misdeclared(breaker(2, 100, 2), breaker(2, 100, 1), stream(OPENS_THEN_PROBES)), Expect::At(15));
+}

@@ -1,0 +1,97 @@
+//! Laws for every subject: clock_monotonic, deterministic_replay, never_panics, terminates.
+
+mod support;
+
+use support::*;
+use timelaw_core::reference::{Backoff, Policy};
+use timelaw_core::{Schedule, Trace, VInstant};
+use timelaw_laws::{ids, Replay, Verdict};
+
+#[track_caller]
+fn check(id: &str, run: Run, expect: Expect) {
+    assert_verdict(id, &run, expect);
+}
+
+fn policy(max_attempts: u32) -> Policy {
+    Policy::new(max_attempts, Backoff::Constant { delay: ms(10) }, ms(1000))
+}
+
+/// `run` with its trace edited.
+fn tampered(mut run: Run, edit: impl FnOnce(&mut Trace)) -> Run {
+    edit(&mut run.trace);
+    run
+}
+
+/// The first index where two traces differ (the shorter length when one is a prefix).
+fn first_difference(a: &Trace, b: &Trace) -> Option<u32> {
+    let index = a.events.iter().zip(&b.events).position(|(x, y)| x != y);
+    let index = match index {
+        Some(index) => index,
+        None if a != b => a.events.len().min(b.events.len()),
+        None => return None,
+    };
+    Some(index as u32)
+}
+
+/// Runs the naive loop twice with the same subject instance and records the replay.
+fn replayed(bug: Bug, schedule: Schedule) -> Run {
+    let subject = Naive::default();
+    let config = NaiveConfig { contract: promise(3, ms(10)), bug };
+    let mut first = run(&subject, &config, schedule.clone());
+    let second = run(&subject, &config, schedule);
+    let difference = first_difference(&first.trace, &second.trace);
+    first.replay =
+        Some(Replay { first: first.trace.digest(), second: second.trace.digest(), first_difference: difference });
+    first
+}
+
+/// The index of a run's last event.
+fn last(run: &Run) -> Expect {
+    Expect::At(run.trace.events.len() as u32 - 1)
+}
+
+#[test]
+fn clock_monotonic() {
+    let id = ids::CLOCK_MONOTONIC;
+    check(id, reference(policy(3), single(&[T, T, OK])), Expect::Holds);
+    check(id, reference(policy(3), Schedule::default()), Expect::Vacuous);
+    // The call ends at 10ms; move its end back to 5ms.
+    let backwards = |trace: &mut Trace| trace.events[7].at = VInstant::from_nanos(5_000_000);
+    check(id, tampered(reference(policy(3), single(&[T, OK])), backwards), Expect::At(7));
+    let renumbered = |trace: &mut Trace| trace.events[3].seq = 7;
+    check(id, tampered(reference(policy(3), single(&[T, OK])), renumbered), Expect::At(3));
+}
+
+#[test]
+fn deterministic_replay() {
+    let id = ids::DETERMINISTIC_REPLAY;
+    check(id, replayed(Bug::None, single(&[T, T, OK])), Expect::Holds);
+    check(id, reference(policy(3), single(&[T, OK])), Expect::Vacuous);
+    check(id, replayed(Bug::RemembersRuns, single(&[T, OK])), Expect::At(3));
+    let ends_differ = Replay { first: 1, second: 2, first_difference: None };
+    check(id, Run { replay: Some(ends_differ), ..reference(policy(3), single(&[OK])) }, Expect::Nowhere);
+}
+
+#[test]
+fn never_panics() {
+    let id = ids::NEVER_PANICS;
+    check(id, reference(policy(3), single(&[T, OK])), Expect::Holds);
+    check(id, reference(Policy { max_attempts: 0, ..policy(3) }, single(&[T])), Expect::Holds);
+    let panicked = naive(promise(3, ms(10)), Bug::PanicsOnRetry, single(&[T, OK]));
+    check(id, panicked.clone(), Expect::At(5));
+    let message = panicked.judge(id).violation().map(|violation| violation.message.to_string());
+    assert_eq!(message.as_deref(), Some("the subject panicked: naive loop: retry state missing"));
+}
+
+#[test]
+fn terminates() {
+    let id = ids::TERMINATES;
+    check(id, reference(policy(3), single(&[T, OK])), Expect::Holds);
+    check(id, naive(promise(3, ms(10)), Bug::PanicsOnRetry, single(&[T, OK])), Expect::Holds);
+    check(id, reference(policy(3), single(&[HANG])), Expect::At(1));
+    let forever = naive(promise(3, ms(10)), Bug::RetriesForever, single(&[T; 2000]));
+    check(id, forever.clone(), last(&forever));
+    let invalid = reference(Policy { max_attempts: 0, ..policy(3) }, single(&[T]));
+    check(id, invalid.clone(), Expect::Inconclusive);
+    assert!(matches!(invalid.judge(id), Verdict::Inconclusive(why) if why.contains("max_attempts")));
+}

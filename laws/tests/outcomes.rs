@@ -1,0 +1,88 @@
+//! Outcome laws: success_ends_call, fatal_not_retried, result_matches_last_attempt, eventually_succeeds.
+
+mod support;
+
+use support::*;
+use timelaw_core::reference::{Backoff, Policy};
+use timelaw_core::{CallScript, Contract, RetryOn, Schedule};
+use timelaw_laws::ids;
+
+#[track_caller]
+fn check(id: &str, run: Run, expect: Expect) {
+    assert_verdict(id, &run, expect);
+}
+
+fn policy(max_attempts: u32) -> Policy {
+    Policy::new(max_attempts, Backoff::Constant { delay: ms(10) }, ms(1000))
+}
+
+fn timeout(max_attempts: u32, millis: u64) -> Policy {
+    Policy { attempt_timeout: Some(ms(millis)), ..policy(max_attempts) }
+}
+
+fn script(outcomes: &[timelaw_core::Outcome], edit: impl FnOnce(&mut CallScript)) -> Schedule {
+    let mut call = CallScript::outcomes(outcomes);
+    edit(&mut call);
+    Schedule::new(vec![call])
+}
+
+#[test]
+fn success_ends_call() {
+    let id = ids::SUCCESS_ENDS_CALL;
+    check(id, reference(policy(3), single(&[T, OK])), Expect::Holds);
+    check(id, reference(policy(3), single(&[])), Expect::Holds);
+    check(id, reference(policy(3), single(&[T, T, T])), Expect::Vacuous);
+    check(id, reference(policy(3), single(&[F])), Expect::Vacuous);
+    check(id, naive(promise(3, ms(10)), Bug::AttemptAfterOk, single(&[OK])), Expect::At(3));
+    check(id, naive(promise(3, ms(10)), Bug::AttemptAfterOk, single(&[T, OK])), Expect::At(7));
+}
+
+#[test]
+fn fatal_not_retried() {
+    let id = ids::FATAL_NOT_RETRIED;
+    check(id, reference(policy(3), single(&[F, OK])), Expect::Holds);
+    check(id, reference(policy(3), calls(&[&[T, F], &[F]])), Expect::Holds);
+    check(id, reference(policy(3), single(&[T, OK])), Expect::Vacuous);
+    check(id, naive(Contract::default(), Bug::None, single(&[F])), Expect::NotApplicable);
+    check(id, naive(promise(3, ms(10)), Bug::RetriesFatal, single(&[F, OK])), Expect::At(5));
+    check(id, naive(promise(3, ms(10)), Bug::RetriesFatal, calls(&[&[OK], &[T, F, OK]])), Expect::At(13));
+}
+
+#[test]
+fn result_matches_last_attempt() {
+    let id = ids::RESULT_MATCHES_LAST_ATTEMPT;
+    let reports = Contract { reports_last_result: true, attempt_timeout: Some(ms(5)), ..promise(1, ms(10)) };
+    check(id, reference(policy(3), single(&[T, F])), Expect::Holds);
+    check(id, reference(policy(3), single(&[T, T, T])), Expect::Holds);
+    check(id, reference(timeout(1, 5), single(&[HANG])), Expect::Holds);
+    check(id, reference(policy(3), script(&[T], |call| call.cancel_after = Some(ms(0)))), Expect::Vacuous);
+    check(id, reference(policy(3), script(&[T], |call| call.cancel_after = Some(ms(5)))), Expect::Vacuous);
+    check(id, naive(promise(3, ms(10)), Bug::None, single(&[T])), Expect::NotApplicable);
+    check(
+        id,
+        naive(Contract { max_attempts: Some(3), ..reports }, Bug::ReportsFirstError, single(&[T, F])),
+        Expect::At(7),
+    );
+    check(id, naive(reports, Bug::SwallowsTimeout, single(&[HANG])), Expect::At(3));
+}
+
+#[test]
+fn eventually_succeeds() {
+    let id = ids::EVENTUALLY_SUCCEEDS;
+    check(id, reference(policy(3), single(&[T, T])), Expect::Holds);
+    check(id, reference(policy(3), single(&[rate_limited(5), T, OK])), Expect::Holds);
+    check(id, reference(timeout(3, 5), single(&[HANG, OK])), Expect::Holds);
+    check(id, reference(timeout(2, 10), timed(&[(10, OK), (9, OK)])), Expect::Holds);
+    check(id, reference(policy(3), single(&[T, T, T])), Expect::Vacuous);
+    check(id, reference(policy(3), single(&[F, OK])), Expect::Vacuous);
+    check(id, reference(timeout(1, 10), timed(&[(10, OK)])), Expect::Vacuous);
+    let no_transient = Policy { retry_on: RetryOn { transient: false, ..RetryOn::ALL }, ..policy(3) };
+    check(id, reference(no_transient, single(&[T, OK])), Expect::Vacuous);
+    check(id, reference(policy(3), script(&[T], |call| call.idempotent = false)), Expect::Vacuous);
+    check(id, reference(policy(3), script(&[T], |call| call.cancel_after = Some(ms(100)))), Expect::Vacuous);
+    check(id, reference(Policy { deadline: Some(ms(100)), ..policy(3) }, single(&[T])), Expect::NotApplicable);
+    check(id, naive(promise(3, ms(10)), Bug::GivesUpEarly, single(&[T, T])), Expect::At(7));
+    let stream = Contract { attempt_timeout: Some(ms(5)), ..promise(1, ms(10)) };
+    check(id, naive(stream, Bug::StopsAfterTimeout, calls(&[&[HANG], &[OK]])), Expect::At(3));
+    check(id, naive(promise(3, ms(10)), Bug::PanicsOnRetry, single(&[T, OK])), Expect::Inconclusive);
+}

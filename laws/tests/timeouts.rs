@@ -1,0 +1,106 @@
+//! Time-limit laws: timeout_translated_to_err, timeout_boundary_is_expired, deadline_respected,
+//! cancellation_stops_work, timeout_does_not_end_stream.
+
+mod support;
+
+use support::*;
+use timelaw_core::reference::{Backoff, Policy};
+use timelaw_core::{CallScript, Contract, Outcome, Schedule, TieRule};
+use timelaw_laws::ids;
+
+#[track_caller]
+fn check(id: &str, run: Run, expect: Expect) {
+    assert_verdict(id, &run, expect);
+}
+
+fn policy(max_attempts: u32) -> Policy {
+    Policy::new(max_attempts, Backoff::Constant { delay: ms(10) }, ms(1000))
+}
+
+fn timeout(max_attempts: u32, millis: u64) -> Policy {
+    Policy { attempt_timeout: Some(ms(millis)), ..policy(max_attempts) }
+}
+
+fn deadline(max_attempts: u32, millis: u64) -> Policy {
+    Policy { deadline: Some(ms(millis)), ..policy(max_attempts) }
+}
+
+fn cancelled(millis: u64, outcomes: &[Outcome]) -> Schedule {
+    Schedule::new(vec![CallScript { cancel_after: Some(ms(millis)), ..CallScript::outcomes(outcomes) }])
+}
+
+/// The naive loop's promise with an attempt timeout.
+fn timed_promise(max_attempts: u32, millis: u64, tie: TieRule) -> Contract {
+    Contract { attempt_timeout: Some(ms(millis)), timeout_tie: tie, ..promise(max_attempts, ms(10)) }
+}
+
+#[test]
+fn timeout_translated_to_err() {
+    let id = ids::TIMEOUT_TRANSLATED_TO_ERR;
+    check(id, reference(timeout(1, 5), single(&[HANG])), Expect::Holds);
+    check(id, reference(timeout(2, 5), timed(&[(5, OK), (7, OK)])), Expect::Holds);
+    check(id, reference(timeout(3, 5), single(&[HANG, OK])), Expect::Vacuous);
+    check(id, reference(policy(3), single(&[T])), Expect::NotApplicable);
+    check(id, naive(timed_promise(1, 5, TieRule::Expired), Bug::SwallowsTimeout, single(&[HANG])), Expect::At(3));
+    check(id, naive(timed_promise(2, 5, TieRule::Expired), Bug::SwallowsTimeout, single(&[T, HANG])), Expect::At(7));
+}
+
+#[test]
+fn timeout_boundary_is_expired() {
+    let id = ids::TIMEOUT_BOUNDARY_IS_EXPIRED;
+    check(id, reference(timeout(1, 10), timed(&[(10, OK)])), Expect::Holds);
+    check(id, reference(timeout(2, 10), timed(&[(3, T), (10, T)])), Expect::Holds);
+    check(id, reference(timeout(1, 10), timed(&[(9, OK)])), Expect::Vacuous);
+    check(id, reference(timeout(1, 10), single(&[HANG])), Expect::Vacuous);
+    let cut_by_deadline = Policy { deadline: Some(ms(5)), ..timeout(1, 10) };
+    check(id, reference(cut_by_deadline, timed(&[(10, OK)])), Expect::Vacuous);
+    check(id, reference(policy(1), timed(&[(10, OK)])), Expect::NotApplicable);
+    check(id, naive(timed_promise(1, 10, TieRule::InnerWins), Bug::None, timed(&[(10, OK)])), Expect::Holds);
+    check(id, naive(timed_promise(1, 10, TieRule::Expired), Bug::FlipsTie, timed(&[(10, T)])), Expect::At(2));
+    check(id, naive(timed_promise(1, 10, TieRule::InnerWins), Bug::FlipsTie, timed(&[(10, OK)])), Expect::At(2));
+}
+
+#[test]
+fn deadline_respected() {
+    let id = ids::DEADLINE_RESPECTED;
+    check(id, reference(deadline(5, 25), single(&[T, T, T, T])), Expect::Holds);
+    check(id, reference(deadline(1, 30), timed(&[(20, OK)])), Expect::Holds);
+    check(id, reference(deadline(1, 50), single(&[HANG])), Expect::Holds);
+    check(id, reference(deadline(1, 0), single(&[OK])), Expect::Holds);
+    check(id, reference(deadline(3, 1000), single(&[T, OK])), Expect::Vacuous);
+    check(id, reference(policy(3), single(&[T])), Expect::NotApplicable);
+    let claims = Contract { deadline: Some(ms(25)), ..promise(5, ms(10)) };
+    check(id, naive(claims, Bug::None, single(&[T, T, T, T])), Expect::Holds);
+    check(id, naive(claims, Bug::IgnoresDeadline, single(&[T, T, T, T])), Expect::At(13));
+    check(id, naive(claims, Bug::IgnoresDeadline, timed(&[(40, OK)])), Expect::At(3));
+}
+
+#[test]
+fn cancellation_stops_work() {
+    let id = ids::CANCELLATION_STOPS_WORK;
+    check(id, reference(policy(3), cancelled(5, &[T])), Expect::Holds);
+    check(id, reference(policy(3), cancelled(0, &[T])), Expect::Holds);
+    check(id, reference(policy(3), cancelled(30, &[HANG])), Expect::Holds);
+    check(id, reference(policy(3), cancelled(100, &[T, OK])), Expect::Vacuous);
+    check(id, reference(policy(3), single(&[T, OK])), Expect::Vacuous);
+    check(id, naive(promise(3, ms(10)), Bug::None, cancelled(5, &[T])), Expect::NotApplicable);
+    let honors = Contract { honors_cancellation: true, ..promise(3, ms(10)) };
+    check(id, naive(honors, Bug::None, cancelled(15, &[T, T, OK])), Expect::Holds);
+    check(id, naive(honors, Bug::IgnoresCancellation, cancelled(15, &[T, T, OK])), Expect::At(10));
+}
+
+#[test]
+fn timeout_does_not_end_stream() {
+    let id = ids::TIMEOUT_DOES_NOT_END_STREAM;
+    check(id, reference(timeout(1, 5), calls(&[&[HANG], &[OK]])), Expect::Holds);
+    check(id, reference(timeout(1, 5), calls(&[&[OK], &[HANG], &[HANG], &[OK]])), Expect::Holds);
+    check(id, reference(timeout(1, 5), single(&[HANG])), Expect::Vacuous);
+    check(id, reference(timeout(1, 5), calls(&[&[T], &[OK]])), Expect::Vacuous);
+    check(id, naive(timed_promise(1, 5, TieRule::Expired), Bug::None, calls(&[&[HANG], &[OK]])), Expect::NotApplicable);
+    let stream = Contract { serves_stream: true, ..timed_promise(1, 5, TieRule::Expired) };
+    check(id, naive(stream, Bug::None, calls(&[&[HANG], &[OK]])), Expect::Holds);
+    check(id, naive(stream, Bug::StopsAfterTimeout, calls(&[&[HANG], &[OK]])), Expect::At(3));
+    check(id, naive(stream, Bug::StopsAfterTimeout, calls(&[&[OK], &[HANG], &[OK]])), Expect::At(7));
+    let retrying = Contract { max_attempts: Some(2), ..stream };
+    check(id, naive(retrying, Bug::PanicsOnRetry, calls(&[&[HANG], &[OK]])), Expect::Inconclusive);
+}
