@@ -1,4 +1,222 @@
-//! Swarm options (being built).
-/// Options drawn per batch of cases.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Swarm {}
+//! Swarm options: which features a batch of cases exercises.
+//!
+//! Swarm testing (Groce et al., "Swarm Testing", ISSTA 2012; TigerBeetle's VOPR) switches whole features
+//! off for a batch of cases instead of mixing everything into every case: a bug that needs "no circuit,
+//! many rate limits" is found far sooner in a batch where the circuit never appears and rate limits are
+//! common. Every option of a batch comes from one seed, and [`Swarm`]'s `Display` prints them all.
+//!
+//! A switch that is on means the feature *may* appear (each description decides how often); off means it
+//! never does. The native front-end honours the swarm it is given; the proptest and `arbitrary`
+//! front-ends use [`Swarm::everything`] and let their own answers switch features off.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use timelaw_core::{mix, SplitMix64};
+
+/// How many consecutive cases of a run share one swarm ([`swarm_for`]).
+pub const SWARM_BATCH_CASES: u64 = 64;
+
+/// Salt that keeps swarm seeds apart from case seeds derived from the same run seed.
+const SWARM_SALT: u64 = 0x5357_4152_4D5F_5345; // "SWARM_SE"
+
+/// The swarm of case `case_index` of a run started from `run_seed`: cases `0..64` share one swarm,
+/// `64..128` the next, and so on, whatever the thread count or the order cases run in.
+///
+/// ```
+/// use timelaw_generators::{swarm_for, SWARM_BATCH_CASES};
+/// assert_eq!(swarm_for(7, 0), swarm_for(7, SWARM_BATCH_CASES - 1));
+/// assert_eq!(swarm_for(7, 3), swarm_for(7, 3));
+/// ```
+pub fn swarm_for(run_seed: u64, case_index: u64) -> Swarm {
+    Swarm::from_seed(mix(run_seed ^ SWARM_SALT, case_index / SWARM_BATCH_CASES))
+}
+
+/// Relative weights of the outcomes a scripted step ends with. A weight of 0 switches the outcome off;
+/// `hang` is further switched off wherever nothing could end a hang (see
+/// [`sample_schedule`](crate::sample_schedule)). Weights are relative: `ok: 1, transient: 3` makes
+/// three transient failures per success.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct OutcomeMix {
+    /// Weight of [`Outcome::Ok`](timelaw_core::Outcome::Ok).
+    pub ok: u32,
+    /// Weight of [`Outcome::Transient`](timelaw_core::Outcome::Transient).
+    pub transient: u32,
+    /// Weight of [`Outcome::Fatal`](timelaw_core::Outcome::Fatal).
+    pub fatal: u32,
+    /// Weight of [`Outcome::RateLimited`](timelaw_core::Outcome::RateLimited).
+    pub rate_limited: u32,
+    /// Weight of [`Outcome::Hang`](timelaw_core::Outcome::Hang).
+    pub hang: u32,
+}
+
+impl OutcomeMix {
+    /// Every outcome present, failures more common than successes.
+    pub const BALANCED: OutcomeMix = OutcomeMix { ok: 3, transient: 4, fatal: 1, rate_limited: 2, hang: 1 };
+
+    /// The weights in the order `ok, transient, fatal, rate_limited, hang` (simplest first).
+    pub const fn weights(self) -> [u32; 5] {
+        [self.ok, self.transient, self.fatal, self.rate_limited, self.hang]
+    }
+}
+
+/// The feature switches of a batch of cases. See the module docs.
+///
+/// ```
+/// use timelaw_generators::Swarm;
+/// let swarm = Swarm::from_seed(42);
+/// assert_eq!(swarm, Swarm::from_seed(42));
+/// assert!(swarm.to_string().contains("boundary_bias="));
+/// assert!(Swarm::everything().circuit);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Swarm {
+    /// Policies may add jitter to their delays.
+    pub jitter: bool,
+    /// Policies may cut attempts with a timeout.
+    pub attempt_timeout: bool,
+    /// Policies may have an overall deadline per call.
+    pub deadline: bool,
+    /// Policies may limit the total sleep of a call.
+    pub sleep_budget: bool,
+    /// Policies may have a circuit breaker.
+    pub circuit: bool,
+    /// Policies may have a retry budget.
+    pub retry_budget: bool,
+    /// Policies may honour retry-after answers.
+    pub retry_after: bool,
+    /// Calls may be cancelled by their caller.
+    pub cancellation: bool,
+    /// Schedules may hold several calls (a stream) with gaps between them.
+    pub multi_call: bool,
+    /// Calls may be non-idempotent.
+    pub non_idempotent: bool,
+    /// Share of drawn values (durations, counts) taken from the boundary values the laws care about,
+    /// in percent (0..=100; 0 switches the bias off).
+    pub boundary_percent: u32,
+    /// The outcome weights of scripted steps.
+    pub outcomes: OutcomeMix,
+}
+
+impl Swarm {
+    /// Every feature on, balanced outcomes, boundary values in a third of draws.
+    pub const fn everything() -> Swarm {
+        Swarm {
+            jitter: true,
+            attempt_timeout: true,
+            deadline: true,
+            sleep_budget: true,
+            circuit: true,
+            retry_budget: true,
+            retry_after: true,
+            cancellation: true,
+            multi_call: true,
+            non_idempotent: true,
+            boundary_percent: 33,
+            outcomes: OutcomeMix::BALANCED,
+        }
+    }
+
+    /// The swarm drawn from `seed`: each switch on with probability 1/2, the boundary share one of
+    /// 0, 10, 33 or 60 percent, each outcome weight in `0..=4` (at least one of ok and transient on).
+    pub fn from_seed(seed: u64) -> Swarm {
+        let mut rng = SplitMix64::new(seed);
+        let mut coin = || rng.next_u64() & 1 == 1;
+        let switches = [(); 10].map(|()| coin());
+        let boundary_percent = [0, 10, 33, 60][rng.below(4) as usize];
+        let mut weight = || rng.below(5) as u32;
+        let mut outcomes =
+            OutcomeMix { ok: weight(), transient: weight(), fatal: weight(), rate_limited: weight(), hang: weight() };
+        if outcomes.ok == 0 && outcomes.transient == 0 {
+            outcomes.ok = 1;
+        }
+        let [jitter, attempt_timeout, deadline, sleep_budget, circuit, retry_budget, retry_after, cancellation, multi_call, non_idempotent] =
+            switches;
+        Swarm {
+            jitter,
+            attempt_timeout,
+            deadline,
+            sleep_budget,
+            circuit,
+            retry_budget,
+            retry_after,
+            cancellation,
+            multi_call,
+            non_idempotent,
+            boundary_percent,
+            outcomes,
+        }
+    }
+}
+
+impl Default for Swarm {
+    /// [`Swarm::everything`].
+    fn default() -> Swarm {
+        Swarm::everything()
+    }
+}
+
+impl fmt::Display for Swarm {
+    /// Every option on one line, with its unit: `jitter=on attempt_timeout=off ... boundary_bias=33%
+    /// outcome_weights=ok:3,transient:4,fatal:1,rate_limited:2,hang:1`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let switches = [
+            ("jitter", self.jitter),
+            ("attempt_timeout", self.attempt_timeout),
+            ("deadline", self.deadline),
+            ("sleep_budget", self.sleep_budget),
+            ("circuit", self.circuit),
+            ("retry_budget", self.retry_budget),
+            ("retry_after", self.retry_after),
+            ("cancellation", self.cancellation),
+            ("multi_call", self.multi_call),
+            ("non_idempotent", self.non_idempotent),
+        ];
+        for (name, on) in switches {
+            write!(f, "{name}={} ", if on { "on" } else { "off" })?;
+        }
+        let m = self.outcomes;
+        write!(
+            f,
+            "boundary_bias={}% outcome_weights=ok:{},transient:{},fatal:{},rate_limited:{},hang:{}",
+            self.boundary_percent, m.ok, m.transient, m.fatal, m.rate_limited, m.hang
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_share_a_swarm_and_seeds_differ() {
+        assert_eq!(swarm_for(1, 0), swarm_for(1, 63));
+        let distinct: std::collections::HashSet<Swarm> = (0..64).map(|batch| swarm_for(1, batch * 64)).collect();
+        assert!(distinct.len() > 32, "only {} distinct swarms in 64 batches", distinct.len());
+    }
+
+    #[test]
+    fn every_switch_is_seen_on_and_off() {
+        let swarms: Vec<Swarm> = (0..256).map(Swarm::from_seed).collect();
+        let seen = |on: fn(&Swarm) -> bool| swarms.iter().any(on) && !swarms.iter().all(on);
+        assert!(seen(|s| s.jitter) && seen(|s| s.circuit) && seen(|s| s.multi_call) && seen(|s| s.non_idempotent));
+        assert!(seen(|s| s.boundary_percent > 0) && seen(|s| s.outcomes.hang > 0));
+        assert!(swarms.iter().all(|s| s.outcomes.ok + s.outcomes.transient > 0));
+    }
+
+    #[test]
+    fn display_lists_every_option_with_units() {
+        let text = Swarm::everything().to_string();
+        let expected = "jitter=on attempt_timeout=on deadline=on sleep_budget=on circuit=on retry_budget=on \
+                        retry_after=on cancellation=on multi_call=on non_idempotent=on boundary_bias=33% \
+                        outcome_weights=ok:3,transient:4,fatal:1,rate_limited:2,hang:1";
+        assert_eq!(text, expected);
+    }
+
+    #[test]
+    fn serde_round_trip() {
+        let swarm = Swarm::from_seed(9);
+        let json = serde_json::to_string(&swarm).unwrap();
+        assert_eq!(serde_json::from_str::<Swarm>(&json).unwrap(), swarm);
+    }
+}

@@ -1,0 +1,232 @@
+//! The config domain of the reference interpreter: [`describe_policy`] and `impl ConfigDomain for
+//! Reference`.
+//!
+//! # Ranges
+//! | field | range (simplest first) |
+//! |---|---|
+//! | `max_attempts` | 1..=10 (nine draws in ten), else 11..=100 |
+//! | `backoff` | constant, linear, exponential (factor 1..=16, mostly 2), decorrelated |
+//! | initial delay, linear step | 0, up to 100 ms, up to 10 s |
+//! | `delay_max` | the initial delay, or up to an hour above it |
+//! | `jitter` | none, full, equal (none with decorrelated backoff) |
+//! | `retry_on` | each flag on, off in one draw of eight |
+//! | `attempt_timeout` | none, or 0..=60 s |
+//! | `deadline` | none, or 0..=10 min |
+//! | `sleep_budget` | none, or 0..=1 h |
+//! | `circuit` | none, or window 1..=128 (mostly ≤ 10), min_calls 1..=window, failure_percent 1..=100, open_for 0..=10 min, 1..=3 probes |
+//! | `retry_budget` | none, or 0..=10 retries plus 0..=1000 percent |
+//!
+//! Every policy drawn passes [`Policy::validate`]. Caps stay within about an hour so that even 8 calls of
+//! 13 attempts stay days, not years, of virtual time.
+
+use arbitrary::Unstructured;
+use proptest::strategy::BoxedStrategy;
+use timelaw_core::reference::{Backoff, Jitter, Policy, Reference};
+use timelaw_core::{BudgetContract, CircuitContract, RetryOn, SplitMix64, VDuration};
+
+use crate::choice::{optional, scaled_duration, Choices};
+use crate::domain::ConfigDomain;
+use crate::schedule::biased;
+use crate::strategy::choice_strategy;
+use crate::swarm::Swarm;
+
+const SEC: VDuration = VDuration::from_secs(1);
+const HOUR: VDuration = VDuration::from_secs(3600);
+
+/// The one description of the reference policy domain (see the module docs), written against
+/// [`Choices`]; features the swarm switches off never appear.
+pub fn describe_policy<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> Policy {
+    let max_attempts = match c.weighted(&[9, 1]) {
+        0 => c.between(1, 10),
+        _ => c.between(11, 100),
+    } as u32; // At most 100.
+    let initial = delay(c);
+    let backoff = match c.weighted(&[3, 2, 4, 2]) {
+        0 => Backoff::Constant { delay: initial },
+        1 => Backoff::Linear { initial, step: delay(c) },
+        2 => Backoff::Exponential { initial, factor: factor(c) },
+        _ => Backoff::Decorrelated { initial },
+    };
+    let delay_max = match c.weighted(&[2, 6]) {
+        0 => initial,
+        _ => initial.saturating_add(cap_headroom(c)),
+    };
+    let decorrelated = matches!(backoff, Backoff::Decorrelated { .. });
+    // Drawn even for decorrelated backoff (then ignored), so that simplifying the backoff kind never
+    // makes a description read more answers.
+    let jitter = match swarm.jitter.then(|| c.weighted(&[2, 1, 1])) {
+        Some(1) if !decorrelated => Jitter::Full,
+        Some(2) if !decorrelated => Jitter::Equal,
+        _ => Jitter::None,
+    };
+    let retry_on = RetryOn { transient: !c.maybe(1, 8), rate_limited: !c.maybe(1, 8), timeout: !c.maybe(1, 8) };
+    let honor_retry_after = swarm.retry_after && c.maybe(1, 2);
+    let attempt_timeout = optional(c, swarm.attempt_timeout, 1, 2, |c| limit(c, VDuration::from_secs(60)));
+    let deadline = optional(c, swarm.deadline, 1, 2, |c| limit(c, VDuration::from_secs(600)));
+    let sleep_budget = optional(c, swarm.sleep_budget, 1, 2, |c| limit(c, HOUR));
+    let circuit = optional(c, swarm.circuit, 1, 2, |c| circuit(c, swarm));
+    let retry_budget = optional(c, swarm.retry_budget, 1, 2, |c| budget(c));
+    let policy = Policy {
+        max_attempts,
+        backoff,
+        delay_max,
+        jitter,
+        retry_on,
+        honor_retry_after,
+        attempt_timeout,
+        deadline,
+        sleep_budget,
+        circuit,
+        retry_budget,
+    };
+    debug_assert_eq!(policy.validate(), Ok(()), "the description yields only valid policies");
+    policy
+}
+
+/// An initial delay or a linear step: 0, up to 100 ms, up to 10 s.
+fn delay<C: Choices + ?Sized>(c: &mut C) -> VDuration {
+    scaled_duration(c, &[(2, VDuration::ZERO), (5, VDuration::from_millis(100)), (2, VDuration::from_secs(10))])
+}
+
+/// How far the cap lies above the initial delay: up to 1 s, 60 s or 1 h.
+fn cap_headroom<C: Choices + ?Sized>(c: &mut C) -> VDuration {
+    scaled_duration(c, &[(4, SEC), (3, VDuration::from_secs(60)), (1, HOUR)])
+}
+
+fn factor<C: Choices + ?Sized>(c: &mut C) -> u32 {
+    match c.weighted(&[1, 6, 3, 1]) {
+        0 => 1,
+        1 => 2,
+        2 => c.between(3, 4) as u32,
+        _ => c.between(5, 16) as u32, // At most 16.
+    }
+}
+
+/// A timeout, deadline, budget or open duration: zero in one draw of ten, else up to 1 s or up to `max`.
+fn limit<C: Choices + ?Sized>(c: &mut C, max: VDuration) -> VDuration {
+    scaled_duration(c, &[(1, VDuration::ZERO), (6, SEC), (3, max)])
+}
+
+fn circuit<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> CircuitContract {
+    let window = match c.weighted(&[6, 1]) {
+        0 => c.between(1, 10),
+        _ => c.between(11, 128),
+    } as u32; // At most 128.
+    let min_calls = c.between(1, u64::from(window)) as u32; // At most the window.
+    let plain_percent = c.between(1, 100) as u32; // At most 100.
+    let failure_percent = if biased(c, swarm) { [1, 50, 100][c.pick(3) as usize] } else { plain_percent };
+    let open_for = limit(c, VDuration::from_secs(600));
+    let half_open_probes = match c.weighted(&[4, 1]) {
+        0 => 1,
+        _ => c.between(2, 3) as u32,
+    };
+    CircuitContract { window, min_calls, failure_percent, open_for, half_open_probes }
+}
+
+fn budget<C: Choices + ?Sized>(c: &mut C) -> BudgetContract {
+    let min_retries = c.between(0, 10) as u32;
+    let retry_percent = match c.weighted(&[4, 1]) {
+        0 => c.between(0, 100),
+        _ => c.between(101, 1000),
+    } as u32; // At most 1000.
+    BudgetContract { min_retries, retry_percent }
+}
+
+impl ConfigDomain for Reference {
+    fn sample_config(&self, rng: &mut SplitMix64, swarm: &Swarm) -> Policy {
+        describe_policy(rng, swarm)
+    }
+
+    fn config_strategy(&self) -> BoxedStrategy<Policy> {
+        choice_strategy(|tape| describe_policy(tape, &Swarm::everything()))
+    }
+
+    fn arbitrary_config(&self, bytes: &mut Unstructured<'_>) -> Policy {
+        describe_policy(bytes, &Swarm::everything())
+    }
+
+    /// Most aggressive first: the simplest policy of all, everything but attempts and backoff switched
+    /// off, then one feature off at a time, then simpler numbers (fewer attempts, constant backoff, a cap
+    /// at the initial delay, halved and zero durations, a smaller circuit). Only valid policies that
+    /// differ from `policy`, each once.
+    fn shrink_config(&self, policy: &Policy) -> Vec<Policy> {
+        let mut out: Vec<Policy> = Vec::with_capacity(32);
+        let mut offer = |candidate: Policy| {
+            if candidate != *policy && candidate.validate().is_ok() && !out.contains(&candidate) {
+                out.push(candidate);
+            }
+        };
+        offer(Policy::new(1, Backoff::Constant { delay: VDuration::ZERO }, VDuration::ZERO));
+        offer(Policy::new(policy.max_attempts, policy.backoff, policy.delay_max));
+        for switch_off in FEATURES_OFF {
+            let mut candidate = policy.clone();
+            switch_off(&mut candidate);
+            offer(candidate);
+        }
+        for simplify in SIMPLER_NUMBERS {
+            let mut candidate = policy.clone();
+            simplify(&mut candidate);
+            offer(candidate);
+        }
+        out
+    }
+}
+
+/// One feature switched off.
+const FEATURES_OFF: [fn(&mut Policy); 9] = [
+    |p| p.circuit = None,
+    |p| p.retry_budget = None,
+    |p| p.sleep_budget = None,
+    |p| p.deadline = None,
+    |p| p.attempt_timeout = None,
+    |p| p.honor_retry_after = false,
+    |p| p.jitter = Jitter::None,
+    |p| p.retry_on = RetryOn::ALL,
+    |p| p.backoff = Backoff::Constant { delay: p.backoff.initial() },
+];
+
+/// One number made simpler (each keeps the policy valid or is dropped by `shrink_config`).
+const SIMPLER_NUMBERS: [fn(&mut Policy); 16] = [
+    |p| p.max_attempts = 1,
+    |p| p.max_attempts = p.max_attempts.div_ceil(2),
+    |p| p.max_attempts = p.max_attempts.saturating_sub(1).max(1),
+    |p| p.delay_max = p.backoff.initial(),
+    |p| p.delay_max = p.delay_max.div(2).max(p.backoff.initial()),
+    |p| p.backoff = with_initial(p.backoff, VDuration::ZERO),
+    |p| p.backoff = with_initial(p.backoff, p.backoff.initial().div(2)),
+    |p| p.backoff = simpler_growth(p.backoff),
+    |p| p.attempt_timeout = p.attempt_timeout.map(|d| d.div(2)),
+    |p| p.deadline = p.deadline.map(|d| d.div(2)),
+    |p| p.sleep_budget = p.sleep_budget.map(|d| d.div(2)),
+    |p| p.attempt_timeout = p.attempt_timeout.map(|_| VDuration::ZERO),
+    |p| p.deadline = p.deadline.map(|_| VDuration::ZERO),
+    |p| p.circuit = p.circuit.map(simpler_circuit),
+    |p| p.circuit = p.circuit.map(|c| CircuitContract { open_for: VDuration::ZERO, ..c }),
+    |p| p.retry_budget = p.retry_budget.map(|b| BudgetContract { min_retries: 0, retry_percent: b.retry_percent / 2 }),
+];
+
+fn with_initial(backoff: Backoff, initial: VDuration) -> Backoff {
+    match backoff {
+        Backoff::Constant { .. } => Backoff::Constant { delay: initial },
+        Backoff::Linear { step, .. } => Backoff::Linear { initial, step },
+        Backoff::Exponential { factor, .. } => Backoff::Exponential { initial, factor },
+        Backoff::Decorrelated { .. } => Backoff::Decorrelated { initial },
+    }
+}
+
+/// A linear step of zero, an exponential factor of 1 or 2.
+fn simpler_growth(backoff: Backoff) -> Backoff {
+    match backoff {
+        Backoff::Linear { initial, .. } => Backoff::Linear { initial, step: VDuration::ZERO },
+        Backoff::Exponential { initial, factor } => {
+            Backoff::Exponential { initial, factor: if factor > 2 { 2 } else { 1 } }
+        }
+        other => other,
+    }
+}
+
+/// A window of at most half, one minimum call, one probe.
+fn simpler_circuit(c: CircuitContract) -> CircuitContract {
+    let window = c.window.div_ceil(2);
+    CircuitContract { window, min_calls: c.min_calls.min(window).div_ceil(2).max(1), half_open_probes: 1, ..c }
+}
