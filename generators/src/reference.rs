@@ -186,7 +186,7 @@ const FEATURES_OFF: [fn(&mut Policy); 9] = [
 ];
 
 /// One number made simpler (each keeps the policy valid or is dropped by `shrink_config`).
-const SIMPLER_NUMBERS: [fn(&mut Policy); 16] = [
+const SIMPLER_NUMBERS: [fn(&mut Policy); 19] = [
     |p| p.max_attempts = 1,
     |p| p.max_attempts = p.max_attempts.div_ceil(2),
     |p| p.max_attempts = p.max_attempts.saturating_sub(1).max(1),
@@ -194,7 +194,18 @@ const SIMPLER_NUMBERS: [fn(&mut Policy); 16] = [
     |p| p.delay_max = p.delay_max.div(2).max(p.backoff.initial()),
     |p| p.backoff = with_initial(p.backoff, VDuration::ZERO),
     |p| p.backoff = with_initial(p.backoff, p.backoff.initial().div(2)),
+    |p| {
+        // The cap and the initial delay together: a cap may never fall below the initial delay.
+        p.backoff = with_initial(p.backoff, p.backoff.initial().div(2));
+        p.delay_max = p.delay_max.div(2).max(p.backoff.initial());
+    },
     |p| p.backoff = simpler_growth(p.backoff),
+    |p| p.backoff = linear_like(p.backoff),
+    |p| {
+        if let Backoff::Linear { initial, step } = p.backoff {
+            p.backoff = Backoff::Linear { initial, step: step.div(2) };
+        }
+    },
     |p| p.attempt_timeout = p.attempt_timeout.map(|d| d.div(2)),
     |p| p.deadline = p.deadline.map(|d| d.div(2)),
     |p| p.sleep_budget = p.sleep_budget.map(|d| d.div(2)),
@@ -220,6 +231,16 @@ fn simpler_growth(backoff: Backoff) -> Backoff {
         Backoff::Linear { initial, .. } => Backoff::Linear { initial, step: VDuration::ZERO },
         Backoff::Exponential { initial, factor } => {
             Backoff::Exponential { initial, factor: if factor > 2 { 2 } else { 1 } }
+        }
+        other => other,
+    }
+}
+
+/// Exponential growth as the linear sequence with the same first two delays (linear is the simpler shape).
+fn linear_like(backoff: Backoff) -> Backoff {
+    match backoff {
+        Backoff::Exponential { initial, factor } => {
+            Backoff::Linear { initial, step: initial.saturating_mul(u64::from(factor.saturating_sub(1))) }
         }
         other => other,
     }

@@ -1,0 +1,81 @@
+//! Runner throughput, side by side in one run: the timelaw runner on 1 and 2 threads, an equivalent
+//! hand-written proptest `TestRunner` harness checking the same laws on the same subject, and a plain loop
+//! with the native sampler and no runner machinery.
+//!
+//! `cargo bench --bench throughput` (`TIMELAW_BENCH_CASES` sets the cases per measurement, default 20,000).
+
+use std::time::Instant;
+
+use proptest::test_runner::{Config as ProptestConfig, RngAlgorithm, TestCaseError, TestRng, TestRunner};
+use timelaw::core::reference::Reference;
+use timelaw::core::{mix, Limits};
+use timelaw::eval::evaluate;
+use timelaw::generators::{case_strategy, sample_case, swarm_for};
+use timelaw::laws::Catalogue;
+use timelaw::runner::{run, Silent};
+use timelaw::Config;
+
+fn cases() -> u64 {
+    std::env::var("TIMELAW_BENCH_CASES").ok().and_then(|text| text.parse().ok()).unwrap_or(20_000)
+}
+
+fn timed(name: &str, cases: u64, threads: usize, work: impl FnOnce()) -> f64 {
+    let started = Instant::now();
+    work();
+    let seconds = started.elapsed().as_secs_f64();
+    let per_second = cases as f64 / seconds;
+    println!("{name:<34} {threads:>2} thread(s) {cases:>8} cases {seconds:>8.3} s {per_second:>12.0} cases/s");
+    per_second
+}
+
+fn runner(laws: &Catalogue, cases: u64, threads: usize) {
+    let config = Config { cases, threads, replay_every: 0, ..Config::default() };
+    let output = run(&Reference, laws, &config, &Silent);
+    assert!(output.holds(), "the reference interpreter must hold every law");
+}
+
+fn plain_loop(laws: &Catalogue, cases: u64) {
+    let seed = Config::default().seed;
+    let mut violations = 0;
+    for index in 0..cases {
+        let case = sample_case(&Reference, mix(seed, index), &swarm_for(seed, index));
+        let evaluation = evaluate(&Reference, &case, Limits::default(), false);
+        violations += laws.iter().filter(|law| evaluation.judge(law, &case).is_violated()).count();
+    }
+    assert_eq!(violations, 0);
+}
+
+fn proptest_harness(laws: &Catalogue, cases: u64) {
+    let config = ProptestConfig {
+        cases: u32::try_from(cases).unwrap_or(u32::MAX),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    };
+    let rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
+    let mut runner = TestRunner::new_with_rng(config, rng);
+    let result = runner.run(&case_strategy(&Reference), |case| {
+        let evaluation = evaluate(&Reference, &case, Limits::default(), false);
+        for law in laws.iter() {
+            if evaluation.judge(law, &case).is_violated() {
+                return Err(TestCaseError::fail(law.id));
+            }
+        }
+        Ok(())
+    });
+    assert!(result.is_ok(), "{result:?}");
+}
+
+fn main() {
+    let laws = Catalogue::standard();
+    let cases = cases();
+    println!("timelaw throughput: reference interpreter, whole catalogue ({} laws)", laws.len());
+    let one = timed("timelaw runner", cases, 1, || runner(&laws, cases, 1));
+    let two = timed("timelaw runner", cases, 2, || runner(&laws, cases, 2));
+    let plain = timed("plain loop (native sampler)", cases, 1, || plain_loop(&laws, cases));
+    let proptest_cases = (cases / 10).max(1);
+    let prop = timed("proptest TestRunner harness", proptest_cases, 1, || proptest_harness(&laws, proptest_cases));
+    println!();
+    println!("runner / proptest (1 thread each): {:.1}x", one / prop);
+    println!("runner / plain loop (1 thread each): {:.2}x", one / plain);
+    println!("runner 2 threads / 1 thread: {:.2}x", two / one);
+}

@@ -1,0 +1,83 @@
+//! Running one case and judging laws on it: the step shared by the runner, the shrinker and replay.
+
+use std::cell::Cell;
+use std::sync::Once;
+
+use timelaw_core::{execute_with, Case, Contract, Limits, Subject, Trace, World};
+use timelaw_laws::{Law, Observation, Replay, Verdict};
+
+/// A case's run: its contract, its trace, and the second run's digest when it was replayed.
+#[derive(Clone, Debug)]
+pub struct Evaluation {
+    /// The subject's contract for the case's config.
+    pub contract: Contract,
+    /// The trace of the first run.
+    pub trace: Trace,
+    /// Digests of both runs, when the case was run twice.
+    pub replay: Option<Replay>,
+}
+
+impl Evaluation {
+    /// The observation laws judge.
+    pub fn observation<'a, C>(&'a self, case: &'a Case<C>) -> Observation<'a> {
+        Observation {
+            schedule: &case.schedule,
+            seed: case.seed,
+            contract: &self.contract,
+            trace: &self.trace,
+            replay: self.replay,
+        }
+    }
+    /// `law`'s verdict on this run of `case`.
+    pub fn judge<C>(&self, law: &Law, case: &Case<C>) -> Verdict {
+        law.judge(&self.observation(case))
+    }
+}
+
+/// Runs `case` once (twice when `replay` is set, on a fresh World each time), catching panics quietly.
+pub fn evaluate<S: Subject + ?Sized>(subject: &S, case: &Case<S::Config>, limits: Limits, replay: bool) -> Evaluation {
+    let contract = subject.contract(&case.config);
+    let trace = run_quietly(subject, case, limits);
+    let replay = replay.then(|| {
+        let second = run_quietly(subject, case, limits);
+        Replay { first: trace.digest(), second: second.digest(), first_difference: first_difference(&trace, &second) }
+    });
+    Evaluation { contract, trace, replay }
+}
+
+fn run_quietly<S: Subject + ?Sized>(subject: &S, case: &Case<S::Config>, limits: Limits) -> Trace {
+    install_quiet_panic_hook();
+    QUIET.with(|quiet| quiet.set(true));
+    let trace = execute_with(subject, &case.config, World::new(&case.schedule, case.seed), limits);
+    QUIET.with(|quiet| quiet.set(false));
+    trace
+}
+
+/// The first event index where two traces differ, or `None` when they are equal.
+pub fn first_difference(a: &Trace, b: &Trace) -> Option<u32> {
+    let common = a.events.iter().zip(&b.events).position(|(x, y)| x != y);
+    let index = match common {
+        Some(index) => index,
+        None if a.events.len() != b.events.len() || a.end != b.end => a.events.len().min(b.events.len()),
+        None => return None,
+    };
+    Some(u32::try_from(index).unwrap_or(u32::MAX))
+}
+
+thread_local! {
+    static QUIET: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Installs (once per process) a panic hook that stays silent for panics inside a subject run on this
+/// thread, and defers to the previous hook for every other panic.
+fn install_quiet_panic_hook() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+}

@@ -1,0 +1,258 @@
+//! Subjects by name, with their config types erased: what the CLI and the replay harness work with.
+
+use std::path::{Path, PathBuf};
+
+use timelaw_core::Trace;
+use timelaw_generators::{arbitrary_case, ConfigDomain};
+use timelaw_laws::{Catalogue, Law, Verdict};
+
+use crate::config::Config;
+use crate::eval::evaluate;
+use crate::fixture::{self, Fixture, FixtureError, Provenance, Source, Status};
+use crate::report::to_report;
+use crate::runner::{build_fixture, run, Progress};
+use crate::shrink::{shrink, ShrinkBudget};
+use timelaw_reports::Report;
+
+/// What replaying one fixture found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayResult {
+    /// The fixture's law.
+    pub law: String,
+    /// The fixture's status.
+    pub status: Status,
+    /// The verdict now.
+    pub verdict: Verdict,
+    /// Whether the fixture's expectation is met.
+    pub passed: bool,
+    /// A sentence saying why it passed or failed.
+    pub explanation: String,
+}
+
+/// A fixture's case run again, for `timelaw explain`.
+#[derive(Clone, Debug)]
+pub struct Explanation {
+    /// The law.
+    pub law: Law,
+    /// The trace.
+    pub trace: Trace,
+    /// The law's verdict on it.
+    pub verdict: Verdict,
+    /// The fixture's note.
+    pub note: Option<String>,
+}
+
+/// Why a fixture operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum OperationError {
+    /// A bad fixture file.
+    #[error(transparent)]
+    Fixture(#[from] FixtureError),
+    /// The fixture's case no longer violates its law, so there is nothing to shrink.
+    #[error("{path}: the case does not violate `{law}` (verdict: {verdict}); nothing to shrink")]
+    NotFailing {
+        /// The file.
+        path: PathBuf,
+        /// The law.
+        law: String,
+        /// The verdict now.
+        verdict: Verdict,
+    },
+    /// A crash artifact whose case violates no law.
+    #[error(
+        "{path}: the decoded case violates no law (verdicts hold); was the artifact a timeout or out-of-memory report?"
+    )]
+    NoViolation {
+        /// The artifact.
+        path: PathBuf,
+    },
+}
+
+/// A subject with its config type erased.
+pub trait DynSubject: Sync {
+    /// Its name.
+    fn name(&self) -> &str;
+    /// Runs `laws` under `config` and builds the report.
+    fn check(&self, laws: &Catalogue, config: &Config, progress: &dyn Progress) -> Report;
+    /// Replays the fixture `text` read from `path`.
+    ///
+    /// # Errors
+    /// A bad fixture, an unknown law.
+    fn replay(&self, laws: &Catalogue, path: &Path, text: &str, config: &Config) -> Result<ReplayResult, FixtureError>;
+    /// Runs the fixture's case again and judges its law.
+    ///
+    /// # Errors
+    /// A bad fixture, an unknown law.
+    fn explain(&self, laws: &Catalogue, path: &Path, text: &str, config: &Config) -> Result<Explanation, FixtureError>;
+    /// Shrinks the fixture's case again and rewrites the file under its new name; returns the new path.
+    ///
+    /// # Errors
+    /// A bad fixture, or a case that no longer fails.
+    fn shrink_fixture(
+        &self,
+        laws: &Catalogue,
+        path: &Path,
+        text: &str,
+        config: &Config,
+    ) -> Result<PathBuf, OperationError>;
+    /// Decodes a fuzz artifact, finds the first violated law, shrinks and writes the fixture into `dir`.
+    ///
+    /// # Errors
+    /// An unreadable artifact, a case that violates nothing, an unwritable folder.
+    fn import_crash(
+        &self,
+        laws: &Catalogue,
+        artifact: &Path,
+        dir: &Path,
+        config: &Config,
+    ) -> Result<PathBuf, OperationError>;
+}
+
+fn law_of<'a>(laws: &'a Catalogue, path: &Path, id: &str) -> Result<&'a Law, FixtureError> {
+    laws.get(id).ok_or_else(|| FixtureError::UnknownLaw { path: path.to_owned(), id: id.to_owned() })
+}
+
+fn replay_verdict(status: Status, verdict: &Verdict) -> (bool, String) {
+    match (status, verdict) {
+        (Status::Regression, Verdict::Holds | Verdict::Vacuous) => (true, format!("the law holds ({})", verdict.name())),
+        (Status::Regression, Verdict::NotApplicable) => {
+            (false, "the law no longer applies to this config; regenerate or delete the fixture".to_owned())
+        }
+        (Status::Regression, other) => (false, format!("regression: {other}")),
+        (Status::KnownViolation, Verdict::Violated(_)) => (true, format!("still reproduces: {verdict}")),
+        (Status::KnownViolation, other) => (
+            false,
+            format!("the known violation no longer reproduces ({other}); if upstream fixed it, set status to \"regression\""),
+        ),
+    }
+}
+
+impl<S: ConfigDomain> DynSubject for S {
+    fn name(&self) -> &str {
+        Subject::name(self)
+    }
+
+    fn check(&self, laws: &Catalogue, config: &Config, progress: &dyn Progress) -> Report {
+        to_report(&run(self, laws, config, progress))
+    }
+
+    fn replay(&self, laws: &Catalogue, path: &Path, text: &str, config: &Config) -> Result<ReplayResult, FixtureError> {
+        let fixture: Fixture<S::Config> = fixture::parse(path, text)?;
+        let law = law_of(laws, path, &fixture.law)?;
+        let replay = law.id == timelaw_laws::ids::DETERMINISTIC_REPLAY;
+        let verdict = evaluate(self, &fixture.case, config.limits, replay).judge(law, &fixture.case);
+        let (passed, explanation) = replay_verdict(fixture.status, &verdict);
+        Ok(ReplayResult { law: fixture.law, status: fixture.status, verdict, passed, explanation })
+    }
+
+    fn explain(&self, laws: &Catalogue, path: &Path, text: &str, config: &Config) -> Result<Explanation, FixtureError> {
+        let fixture: Fixture<S::Config> = fixture::parse(path, text)?;
+        let law = *law_of(laws, path, &fixture.law)?;
+        let evaluation = evaluate(self, &fixture.case, config.limits, true);
+        let verdict = evaluation.judge(&law, &fixture.case);
+        Ok(Explanation { law, trace: evaluation.trace, verdict, note: fixture.note })
+    }
+
+    fn shrink_fixture(
+        &self,
+        laws: &Catalogue,
+        path: &Path,
+        text: &str,
+        config: &Config,
+    ) -> Result<PathBuf, OperationError> {
+        let fixture: Fixture<S::Config> = fixture::parse(path, text)?;
+        let law = *law_of(laws, path, &fixture.law)?;
+        let budget = ShrinkBudget { evals_max: config.shrink_evals_max, time_max: None };
+        let outcome = shrink(self, &law, fixture.case.clone(), budget, config.limits).map_err(|error| {
+            OperationError::NotFailing { path: path.to_owned(), law: law.id.to_owned(), verdict: error.verdict }
+        })?;
+        let provenance = Provenance { shrunk: true, shrink_evaluations: outcome.evaluations, ..fixture.provenance };
+        let mut rebuilt = build_fixture(self, &law, config, &outcome.case, provenance);
+        rebuilt.status = fixture.status;
+        rebuilt.note = fixture.note;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let written = fixture::write(dir, &rebuilt)?;
+        if written != path {
+            std::fs::remove_file(path).map_err(|e| FixtureError::io(path, e))?;
+        }
+        Ok(written)
+    }
+
+    fn import_crash(
+        &self,
+        laws: &Catalogue,
+        artifact: &Path,
+        dir: &Path,
+        config: &Config,
+    ) -> Result<PathBuf, OperationError> {
+        let bytes = std::fs::read(artifact).map_err(|e| FixtureError::io(artifact, e))?;
+        let case = arbitrary_case(self, &bytes);
+        let evaluation = evaluate(self, &case, config.limits, true);
+        let law = laws
+            .iter()
+            .find(|law| evaluation.judge(law, &case).is_violated())
+            .ok_or_else(|| OperationError::NoViolation { path: artifact.to_owned() })?;
+        let budget = ShrinkBudget { evals_max: config.shrink_evals_max, time_max: None };
+        let (shrunk, evaluations) = match shrink(self, law, case.clone(), budget, config.limits) {
+            Ok(outcome) => (outcome.case, outcome.evaluations),
+            Err(_) => (case, 0),
+        };
+        let provenance = Provenance {
+            source: Source::Fuzz,
+            run_seed: None,
+            case_index: None,
+            shrunk: true,
+            shrink_evaluations: evaluations,
+            timelaw_version: crate::VERSION.to_owned(),
+        };
+        let fixture = build_fixture(self, law, config, &shrunk, provenance);
+        Ok(fixture::write(dir, &fixture)?)
+    }
+}
+
+use timelaw_core::Subject;
+
+/// The subjects known by name.
+#[derive(Default)]
+pub struct Registry {
+    subjects: Vec<Box<dyn DynSubject>>,
+}
+
+impl Registry {
+    /// An empty registry.
+    pub fn new() -> Registry {
+        Registry::default()
+    }
+    /// The built-in subjects: the reference interpreter (and the bundled adapters).
+    pub fn builtin() -> Registry {
+        let mut registry = Registry::new();
+        registry.add(timelaw_core::reference::Reference);
+        registry
+    }
+    /// Adds a subject (a later subject with the same name replaces the earlier one).
+    pub fn add<S: ConfigDomain + 'static>(&mut self, subject: S) -> &mut Registry {
+        let name = Subject::name(&subject).to_owned();
+        self.subjects.retain(|known| known.name() != name);
+        self.subjects.push(Box::new(subject));
+        self
+    }
+    /// The subject called `name`.
+    pub fn get(&self, name: &str) -> Option<&dyn DynSubject> {
+        self.subjects.iter().find(|subject| subject.name() == name).map(|subject| subject.as_ref())
+    }
+    /// The names, in registration order.
+    pub fn names(&self) -> Vec<&str> {
+        self.subjects.iter().map(|subject| subject.name()).collect()
+    }
+    /// The subject a fixture names, or a located error listing the known ones.
+    ///
+    /// # Errors
+    /// [`FixtureError::UnknownSubject`].
+    pub fn for_fixture(&self, path: &Path, name: &str) -> Result<&dyn DynSubject, FixtureError> {
+        self.get(name).ok_or_else(|| FixtureError::UnknownSubject {
+            path: path.to_owned(),
+            name: name.to_owned(),
+            known: self.names().join(", "),
+        })
+    }
+}

@@ -1,0 +1,87 @@
+//! Replay in `cargo test`: every fixture file becomes its own named test (libtest-mimic).
+//!
+//! A `harness = false` test target with two lines of code replays a folder:
+//!
+//! ```text
+//! // tests/replay.rs, with `[[test]] name = "replay" harness = false` in Cargo.toml
+//! fn main() {
+//!     let registry = timelaw::Registry::builtin(); // or Registry::new() + .add(MySubject)
+//!     timelaw::replay::main(registry, &["tests/fixtures"]);
+//! }
+//! ```
+//!
+//! Test names are `<subject>::<law>::<file stem>`, so `cargo test --test replay attempts_within_max` runs the
+//! fixtures of one law. A malformed fixture is a failing test that names the file, line, column and what
+//! was expected; an unknown subject or law, or a newer format version, is named as such.
+
+use std::path::{Path, PathBuf};
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use timelaw_laws::Catalogue;
+
+use crate::config::Config;
+use crate::fixture::{self, FixtureError};
+use crate::registry::{Registry, ReplayResult};
+
+/// Replays one fixture file with the subject it names.
+///
+/// # Errors
+/// Any [`FixtureError`] (unreadable, malformed, unknown subject or law, newer version).
+pub fn replay_file(
+    registry: &Registry,
+    laws: &Catalogue,
+    path: &Path,
+    config: &Config,
+) -> Result<ReplayResult, FixtureError> {
+    let text = fixture::read_text(path)?;
+    let header = fixture::parse_header(path, &text)?;
+    let subject = registry.for_fixture(path, &header.subject)?;
+    subject.replay(laws, path, &text, config)
+}
+
+fn trial_name(path: &Path) -> String {
+    let stem = path.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut parts = stem.splitn(3, "--");
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(law), Some(subject), Some(hash)) => format!("{subject}::{law}::{hash}"),
+        _ => format!("fixture::{stem}"),
+    }
+}
+
+/// One trial per fixture file under `roots` (folders are searched recursively). A root that cannot be
+/// listed becomes a failing trial naming it.
+pub fn trials(registry: &'static Registry, laws: &'static Catalogue, roots: &[impl AsRef<Path>]) -> Vec<Trial> {
+    let mut trials = Vec::new();
+    for root in roots {
+        let root = root.as_ref().to_owned();
+        match fixture::list(&root) {
+            Ok(files) => trials.extend(files.into_iter().map(|path| trial(registry, laws, path))),
+            Err(error) => {
+                let name = format!("fixtures::{}", root.display());
+                trials.push(Trial::test(name, move || Err(Failed::from(error.to_string()))));
+            }
+        }
+    }
+    trials
+}
+
+fn trial(registry: &'static Registry, laws: &'static Catalogue, path: PathBuf) -> Trial {
+    Trial::test(trial_name(&path), move || {
+        let config = Config::from_env().map_err(|error| Failed::from(error.to_string()))?;
+        let result = replay_file(registry, laws, &path, &config).map_err(|error| Failed::from(error.to_string()))?;
+        if result.passed {
+            return Ok(());
+        }
+        Err(Failed::from(format!("{}: law `{}`: {}", path.display(), result.law, result.explanation)))
+    })
+}
+
+/// The whole `main` of a replay test target: parses libtest arguments, replays every fixture under
+/// `roots` against the standard catalogue, and exits with libtest's status.
+pub fn main(registry: Registry, roots: &[&str]) -> ! {
+    let args = Arguments::from_args();
+    // The trials run on libtest-mimic's threads; both live for the rest of the process.
+    let registry: &'static Registry = Box::leak(Box::new(registry));
+    let laws: &'static Catalogue = Box::leak(Box::new(Catalogue::standard()));
+    libtest_mimic::run(&args, trials(registry, laws, roots)).exit()
+}

@@ -1,0 +1,47 @@
+//! From a run's output to the report model of `timelaw-reports` (the only crate that knows formats).
+
+use serde::Serialize;
+use timelaw_reports::{seed_hex, InconclusiveSummary, LawRow, Report, Shard, ViolationSummary, SCHEMA_VERSION};
+
+use crate::runner::{LawOutcome, RunOutput};
+use crate::swarm_summary::swarm_lines;
+
+/// The report of `output`.
+pub fn to_report<C: Serialize>(output: &RunOutput<C>) -> Report {
+    let config = &output.config;
+    Report {
+        schema_version: SCHEMA_VERSION,
+        timelaw_version: crate::VERSION.to_owned(),
+        subject: output.subject.clone(),
+        seed: config.seed,
+        cases: output.laws.first().map_or(0, |law| law.counts.cases),
+        threads: u32::try_from(output.threads).unwrap_or(u32::MAX),
+        shard: config.shard.map(|shard| Shard { index: shard.index, count: shard.count }),
+        swarm: swarm_lines(config.seed, config.cases),
+        case_range: Some(config.case_range()),
+        laws: output.laws.iter().map(|law| law_row(law, config.seed)).collect(),
+    }
+}
+
+fn law_row<C: Serialize>(outcome: &LawOutcome<C>, seed: u64) -> LawRow {
+    let first = outcome.counterexamples.first();
+    LawRow {
+        id: outcome.law.id.to_owned(),
+        title: outcome.law.title.to_owned(),
+        kind: outcome.law.kind,
+        counts: outcome.counts,
+        fixture: first.and_then(|example| example.fixture.as_ref()).map(|path| path.display().to_string()),
+        violation: first.map(|example| ViolationSummary {
+            case_index: example.case_index,
+            event: example.violation.event,
+            message: example.violation.message.to_string(),
+            case: serde_json::to_value(&example.shrunk).unwrap_or(serde_json::Value::Null),
+            shrink_evaluations: example.shrink_evaluations,
+            seed_hex: seed_hex(seed),
+        }),
+        first_inconclusive: outcome
+            .inconclusive
+            .as_ref()
+            .map(|(case_index, reason)| InconclusiveSummary { case_index: *case_index, reason: reason.clone() }),
+    }
+}

@@ -1,0 +1,240 @@
+//! From the search's tally to the run's output: shrink each kept violation, write its fixture (the raw
+//! counterexample first, so a crash mid-shrink loses nothing), and gather per-law outcomes.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use rayon::prelude::*;
+use timelaw_core::Case;
+use timelaw_generators::ConfigDomain;
+use timelaw_laws::{Catalogue, Law, Verdict, Violation};
+
+use super::progress::Progress;
+use super::tally::{Found, Tally};
+use crate::config::Config;
+use crate::eval::evaluate;
+use crate::fixture::{self, Fixture, FixtureError, Provenance, Source, Status, ABOUT, FORMAT, VERSION};
+use crate::shrink::{shrink, ShrinkBudget};
+use timelaw_reports::Counts;
+
+/// One shrunk counterexample.
+#[derive(Clone, Debug)]
+pub struct Counterexample<C> {
+    /// The case index where the search found it.
+    pub case_index: u64,
+    /// The case as found.
+    pub found: Case<C>,
+    /// The minimal case.
+    pub shrunk: Case<C>,
+    /// The violation on the minimal case.
+    pub violation: Violation,
+    /// Shrink evaluations spent.
+    pub shrink_evaluations: u64,
+    /// The fixture file written, if fixtures are on.
+    pub fixture: Option<PathBuf>,
+    /// A fixture that could not be written.
+    pub fixture_error: Option<String>,
+}
+
+/// Everything a run learned about one law.
+#[derive(Clone, Debug)]
+pub struct LawOutcome<C> {
+    /// The law.
+    pub law: Law,
+    /// Verdict counts over the cases.
+    pub counts: Counts,
+    /// Shrunk counterexamples, distinct, lowest case index first.
+    pub counterexamples: Vec<Counterexample<C>>,
+    /// The first inconclusive verdict (case index, reason).
+    pub inconclusive: Option<(u64, String)>,
+}
+
+/// The result of a run.
+#[derive(Clone, Debug)]
+pub struct RunOutput<C> {
+    /// The subject's name.
+    pub subject: String,
+    /// The options of the run.
+    pub config: Config,
+    /// Worker threads used.
+    pub threads: usize,
+    /// Per law, in catalogue order.
+    pub laws: Vec<LawOutcome<C>>,
+}
+
+impl<C: serde::Serialize> RunOutput<C> {
+    /// `true` when no law is violated.
+    pub fn holds(&self) -> bool {
+        self.laws.iter().all(|law| law.counts.violated == 0)
+    }
+
+    /// Panics with every violated law, its shrunk case, its fixture path and the seed to reproduce.
+    ///
+    /// # Panics
+    /// When a law is violated: that is its purpose, in `cargo test`.
+    #[track_caller]
+    pub fn assert_holds(&self) {
+        if self.holds() {
+            return;
+        }
+        panic!("{}", self.failure_message());
+    }
+
+    /// The text [`RunOutput::assert_holds`] panics with.
+    pub fn failure_message(&self) -> String {
+        let mut text = format!("timelaw: `{}` violates laws\n", self.subject);
+        for law in self.laws.iter().filter(|law| law.counts.violated > 0) {
+            for example in &law.counterexamples {
+                let case = serde_json::to_string(&example.shrunk).unwrap_or_default();
+                let _ = writeln!(text, "\nlaw `{}`: {}", law.law.id, example.violation.message);
+                let _ = writeln!(text, "  violating event: {:?}", example.violation.event);
+                let _ = writeln!(text, "  shrunk case: {case}");
+                if let Some(path) = &example.fixture {
+                    let _ = writeln!(text, "  fixture: {}", path.display());
+                }
+                let _ = writeln!(
+                    text,
+                    "  reproduce: TIMELAW_SEED={:#x} (case index {}, {} cases)",
+                    self.config.seed, example.case_index, self.config.cases
+                );
+            }
+        }
+        text
+    }
+}
+
+/// Shrinks and writes the kept violations of `tally`, laws in parallel.
+pub fn resolve<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    laws: &Catalogue,
+    config: &Config,
+    tally: Tally<S::Config>,
+    progress: &dyn Progress,
+) -> RunOutput<S::Config> {
+    let Tally { counts, found, inconclusive, .. } = tally;
+    let to_shrink = found.iter().map(|list| list.len() as u64).sum();
+    if to_shrink > 0 {
+        progress.start("shrinking", to_shrink);
+    }
+    let law_list: Vec<Law> = laws.iter().copied().collect();
+    let outcomes = law_list
+        .into_par_iter()
+        .zip(counts)
+        .zip(found)
+        .zip(inconclusive)
+        .map(|(((law, counts), found), inconclusive)| {
+            let counterexamples = shrink_all(subject, &law, config, found, progress);
+            LawOutcome { law, counts, counterexamples, inconclusive }
+        })
+        .collect();
+    if to_shrink > 0 {
+        progress.finish();
+    }
+    let threads = rayon::current_num_threads();
+    RunOutput { subject: subject.name().to_owned(), config: config.clone(), threads, laws: outcomes }
+}
+
+fn shrink_all<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    law: &Law,
+    config: &Config,
+    found: Vec<Found<S::Config>>,
+    progress: &dyn Progress,
+) -> Vec<Counterexample<S::Config>> {
+    let mut examples: Vec<Counterexample<S::Config>> = Vec::new();
+    for entry in found {
+        let example = shrink_one(subject, law, config, entry);
+        progress.advance(1);
+        if !examples.iter().any(|known| known.shrunk == example.shrunk) {
+            examples.push(example);
+        }
+    }
+    examples
+}
+
+fn shrink_one<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    law: &Law,
+    config: &Config,
+    found: Found<S::Config>,
+) -> Counterexample<S::Config> {
+    let provenance = |shrunk: bool, evaluations: u64| Provenance {
+        source: Source::RandomSearch,
+        run_seed: Some(format!("{:#x}", config.seed)),
+        case_index: Some(found.case_index),
+        shrunk,
+        shrink_evaluations: evaluations,
+        timelaw_version: crate::VERSION.to_owned(),
+    };
+    let raw = config.fixtures.as_ref().map(|dir| {
+        let fixture = build_fixture(subject, law, config, &found.case, provenance(false, 0));
+        fixture::write(dir, &fixture)
+    });
+    let budget = ShrinkBudget { evals_max: config.shrink_evals_max, time_max: shrink_time(config) };
+    let (shrunk, violation, evaluations) = match shrink(subject, law, found.case.clone(), budget, config.limits) {
+        Ok(outcome) => (outcome.case, outcome.violation, outcome.evaluations),
+        // The search saw a violation; a failing re-run means the subject is nondeterministic.
+        Err(_) => (found.case.clone(), found.violation.clone(), 0),
+    };
+    let written = config.fixtures.as_ref().map(|dir| {
+        let fixture = build_fixture(subject, law, config, &shrunk, provenance(true, evaluations));
+        fixture::write(dir, &fixture)
+    });
+    let (fixture, fixture_error) = finish_files(raw, written);
+    Counterexample {
+        case_index: found.case_index,
+        found: found.case,
+        shrunk,
+        violation,
+        shrink_evaluations: evaluations,
+        fixture,
+        fixture_error,
+    }
+}
+
+fn shrink_time(config: &Config) -> Option<std::time::Duration> {
+    config.shrink_time_ms.map(std::time::Duration::from_millis)
+}
+
+/// Keeps the shrunk file and removes the raw one (unless they are the same file).
+fn finish_files(
+    raw: Option<Result<PathBuf, FixtureError>>,
+    written: Option<Result<PathBuf, FixtureError>>,
+) -> (Option<PathBuf>, Option<String>) {
+    match (raw, written) {
+        (Some(Ok(raw)), Some(Ok(shrunk))) => {
+            if raw != shrunk {
+                let _ = std::fs::remove_file(&raw); // Best effort: a leftover raw fixture still replays.
+            }
+            (Some(shrunk), None)
+        }
+        (_, Some(Ok(shrunk))) => (Some(shrunk), None),
+        (_, Some(Err(error))) => (None, Some(error.to_string())),
+        _ => (None, None),
+    }
+}
+
+/// A regression fixture for `case` (the verdict and trace are recomputed from the case).
+pub fn build_fixture<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    law: &Law,
+    config: &Config,
+    case: &Case<S::Config>,
+    provenance: Provenance,
+) -> Fixture<S::Config> {
+    let evaluation = evaluate(subject, case, config.limits, law.id == timelaw_laws::ids::DETERMINISTIC_REPLAY);
+    let verdict: Verdict = evaluation.judge(law, case);
+    Fixture {
+        about: ABOUT.to_owned(),
+        format: FORMAT.to_owned(),
+        version: VERSION,
+        law: law.id.to_owned(),
+        subject: subject.name().to_owned(),
+        status: Status::Regression,
+        note: None,
+        case: case.clone(),
+        verdict,
+        provenance,
+        trace: fixture::trace_lines(&evaluation.trace),
+    }
+}

@@ -1,0 +1,90 @@
+//! Per-law counts and the violations kept, merged across threads in any order with the same result.
+
+use timelaw_core::Case;
+use timelaw_laws::{Verdict, Violation};
+use timelaw_reports::Counts;
+
+/// A violating case found by search, before shrinking.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found<C> {
+    /// The case's index in the run.
+    pub case_index: u64,
+    /// The case.
+    pub case: Case<C>,
+    /// The violation.
+    pub violation: Violation,
+}
+
+/// The counts and the lowest-index violations of every law over a set of cases.
+#[derive(Clone, Debug)]
+pub struct Tally<C> {
+    /// Per law (catalogue order).
+    pub counts: Vec<Counts>,
+    /// Per law, the violations with the smallest case indices, sorted, at most `keep`.
+    pub found: Vec<Vec<Found<C>>>,
+    /// Inconclusive reasons seen first per law (lowest index), for the report.
+    pub inconclusive: Vec<Option<(u64, String)>>,
+    keep: usize,
+}
+
+impl<C: Clone> Tally<C> {
+    /// An empty tally for `laws` laws keeping `keep` violations per law.
+    pub fn new(laws: usize, keep: usize) -> Tally<C> {
+        Tally {
+            counts: vec![Counts::default(); laws],
+            found: vec![Vec::new(); laws],
+            inconclusive: vec![None; laws],
+            keep,
+        }
+    }
+
+    /// Records `verdict` of law `law` on case `case_index`; `case` is cloned only when kept.
+    pub fn record(&mut self, law: usize, case_index: u64, case: &Case<C>, verdict: &Verdict) {
+        self.counts[law].add(verdict);
+        match verdict {
+            Verdict::Violated(violation) => {
+                let found = &mut self.found[law];
+                if found.len() < self.keep || found.last().is_some_and(|last| last.case_index > case_index) {
+                    let entry = Found { case_index, case: case.clone(), violation: violation.clone() };
+                    insert_sorted(found, entry, self.keep);
+                }
+            }
+            Verdict::Inconclusive(why) => {
+                let slot = &mut self.inconclusive[law];
+                if slot.as_ref().is_none_or(|(index, _)| *index > case_index) {
+                    *slot = Some((case_index, why.to_string()));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Merges another tally (the result is independent of merge order).
+    pub fn merge(mut self, other: Tally<C>) -> Tally<C> {
+        for (law, counts) in other.counts.iter().enumerate() {
+            self.counts[law].merge(counts);
+        }
+        for (law, found) in other.found.into_iter().enumerate() {
+            for entry in found {
+                insert_sorted(&mut self.found[law], entry, self.keep);
+            }
+        }
+        for (law, slot) in other.inconclusive.into_iter().enumerate() {
+            if let Some((index, why)) = slot {
+                if self.inconclusive[law].as_ref().is_none_or(|(mine, _)| *mine > index) {
+                    self.inconclusive[law] = Some((index, why));
+                }
+            }
+        }
+        self
+    }
+}
+
+fn insert_sorted<C>(found: &mut Vec<Found<C>>, entry: Found<C>, keep: usize) {
+    let at = found.partition_point(|existing| existing.case_index < entry.case_index);
+    if at >= keep {
+        return;
+    }
+    found.insert(at, entry);
+    found.truncate(keep);
+}

@@ -1,0 +1,178 @@
+//! The shrink loop and its bookkeeping.
+
+use std::time::{Duration, Instant};
+
+use thiserror::Error;
+use timelaw_core::{Case, Limits};
+use timelaw_generators::ConfigDomain;
+use timelaw_laws::{ids, Law, Verdict, Violation};
+
+use super::passes::passes;
+use crate::eval::evaluate;
+
+/// Limits on one shrink.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShrinkBudget {
+    /// Candidate evaluations at most.
+    pub evals_max: u64,
+    /// Wall-clock time at most; `None` (the default) keeps shrinking deterministic.
+    pub time_max: Option<Duration>,
+}
+
+impl Default for ShrinkBudget {
+    fn default() -> ShrinkBudget {
+        ShrinkBudget { evals_max: 4_000, time_max: None }
+    }
+}
+
+/// What one pass did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PassStats {
+    /// The pass's name.
+    pub name: &'static str,
+    /// Candidates it evaluated.
+    pub tried: u64,
+    /// Candidates it kept.
+    pub accepted: u64,
+}
+
+/// The minimal case found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShrinkOutcome<C> {
+    /// The minimal case.
+    pub case: Case<C>,
+    /// The law's violation on it.
+    pub violation: Violation,
+    /// Candidate evaluations spent (each accepted candidate is evaluated twice and counted once).
+    pub evaluations: u64,
+    /// Per pass statistics.
+    pub passes: Vec<PassStats>,
+    /// Whether a budget ran out before the passes reached a fixpoint.
+    pub exhausted: bool,
+}
+
+/// The case given to the shrinker does not violate the law.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("the case does not violate `{law}` (verdict: {verdict})")]
+pub struct NotFailing {
+    /// The law.
+    pub law: String,
+    /// Its verdict on the case.
+    pub verdict: Verdict,
+}
+
+/// The state a pass works on.
+pub(super) struct Shrinker<'a, S: ConfigDomain + ?Sized> {
+    pub(super) subject: &'a S,
+    law: &'a Law,
+    limits: Limits,
+    replay: bool,
+    pub(super) best: Case<S::Config>,
+    violation: Violation,
+    evaluations: u64,
+    budget: ShrinkBudget,
+    started: Option<Instant>,
+    exhausted: bool,
+    stats: PassStats,
+}
+
+impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
+    /// Evaluates `candidate`; keeps it as the new best when the law still fails on it, deterministically.
+    pub(super) fn attempt(&mut self, candidate: Case<S::Config>) -> bool {
+        if candidate == self.best || self.out_of_budget() {
+            return false;
+        }
+        self.evaluations += 1;
+        self.stats.tried += 1;
+        let Some(violation) = self.violation_on(&candidate) else { return false };
+        if self.violation_on(&candidate).as_ref() != Some(&violation) {
+            return false; // Not deterministic: never keep it.
+        }
+        self.best = candidate;
+        self.violation = violation;
+        self.stats.accepted += 1;
+        true
+    }
+
+    fn violation_on(&self, case: &Case<S::Config>) -> Option<Violation> {
+        let evaluation = evaluate(self.subject, case, self.limits, self.replay);
+        match evaluation.judge(self.law, case) {
+            Verdict::Violated(violation) => Some(violation),
+            _ => None,
+        }
+    }
+
+    /// The trace of the current best case.
+    pub(super) fn best_trace(&self) -> timelaw_core::Trace {
+        evaluate(self.subject, &self.best, self.limits, false).trace
+    }
+
+    /// The contract of the current best case.
+    pub(super) fn contract(&self) -> timelaw_core::Contract {
+        self.subject.contract(&self.best.config)
+    }
+
+    pub(super) fn out_of_budget(&mut self) -> bool {
+        let over_time = match (self.budget.time_max, self.started) {
+            (Some(limit), Some(started)) => started.elapsed() > limit,
+            _ => false,
+        };
+        if self.evaluations >= self.budget.evals_max || over_time {
+            self.exhausted = true;
+        }
+        self.exhausted
+    }
+}
+
+/// Shrinks `case`, which violates `law` for `subject`, to a minimal case that still violates it.
+///
+/// # Errors
+/// [`NotFailing`] when `case` does not violate `law`.
+pub fn shrink<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    law: &Law,
+    case: Case<S::Config>,
+    budget: ShrinkBudget,
+    limits: Limits,
+) -> Result<ShrinkOutcome<S::Config>, NotFailing> {
+    let replay = law.id == ids::DETERMINISTIC_REPLAY;
+    let first = evaluate(subject, &case, limits, replay);
+    let violation = match first.judge(law, &case) {
+        Verdict::Violated(violation) => violation,
+        verdict => return Err(NotFailing { law: law.id.to_owned(), verdict }),
+    };
+    let mut shrinker = Shrinker {
+        subject,
+        law,
+        limits,
+        replay,
+        best: case,
+        violation,
+        evaluations: 0,
+        budget,
+        started: budget.time_max.map(|_| Instant::now()),
+        exhausted: false,
+        stats: PassStats { name: "", tried: 0, accepted: 0 },
+    };
+    let list = passes::<S>();
+    let mut stats: Vec<PassStats> = list.iter().map(|(name, _)| PassStats { name, tried: 0, accepted: 0 }).collect();
+    loop {
+        let mut progress = false;
+        for (index, (name, pass)) in list.iter().enumerate() {
+            shrinker.stats = PassStats { name, tried: 0, accepted: 0 };
+            progress |= pass(&mut shrinker);
+            stats[index].tried += shrinker.stats.tried;
+            stats[index].accepted += shrinker.stats.accepted;
+        }
+        if !progress || shrinker.out_of_budget() {
+            break;
+        }
+    }
+    Ok(ShrinkOutcome {
+        case: shrinker.best,
+        violation: shrinker.violation,
+        evaluations: shrinker.evaluations,
+        passes: stats,
+        exhausted: shrinker.exhausted,
+    })
+}

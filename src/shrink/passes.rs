@@ -1,0 +1,277 @@
+//! The named shrink passes. Each tries candidates through [`Shrinker::attempt`] and reports progress.
+
+use timelaw_core::{CallScript, Case, Contract, Outcome, VDuration};
+use timelaw_generators::ConfigDomain;
+
+use super::adapt::adapt;
+use super::engine::Shrinker;
+
+/// A pass: tries candidates, returns whether it kept any.
+pub(super) type Pass<S> = fn(&mut Shrinker<'_, S>) -> bool;
+
+/// The passes in the order they run.
+pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 7] {
+    [
+        ("drop_calls", drop_calls::<S>),
+        ("drop_steps", drop_steps::<S>),
+        ("shrink_config", shrink_config::<S>),
+        ("simplify_calls", simplify_calls::<S>),
+        ("simplify_outcomes", simplify_outcomes::<S>),
+        ("shrink_durations", shrink_durations::<S>),
+        ("zero_seed", zero_seed::<S>),
+    ]
+}
+
+/// Delta debugging over a list: removes chunks (halves, quarters, ... single items) while `attempt`
+/// keeps the failure. `with` rebuilds a case with a shorter list.
+fn ddmin<S, T: Clone>(
+    shrinker: &mut Shrinker<'_, S>,
+    items: impl Fn(&Case<S::Config>) -> Vec<T>,
+    with: impl Fn(&Case<S::Config>, Vec<T>) -> Case<S::Config>,
+) -> bool
+where
+    S: ConfigDomain + ?Sized,
+{
+    let mut progress = false;
+    let mut chunk = items(&shrinker.best).len().div_ceil(2).max(1);
+    loop {
+        let mut start = 0;
+        while start < items(&shrinker.best).len() {
+            let mut list = items(&shrinker.best);
+            let end = (start + chunk).min(list.len());
+            list.drain(start..end);
+            let candidate = with(&shrinker.best, list);
+            if shrinker.attempt(candidate) {
+                progress = true;
+            } else {
+                start += chunk;
+            }
+            if shrinker.out_of_budget() {
+                return progress;
+            }
+        }
+        if chunk == 1 {
+            return progress;
+        }
+        chunk = chunk.div_ceil(2);
+    }
+}
+
+fn drop_calls<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
+    ddmin(shrinker, |case| case.schedule.calls.clone(), with_calls)
+}
+
+fn drop_steps<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
+    let mut progress = false;
+    for call in 0..shrinker.best.schedule.calls.len() {
+        progress |= ddmin(
+            shrinker,
+            |case| case.schedule.calls.get(call).map(|c| c.steps.clone()).unwrap_or_default(),
+            |case, steps| {
+                let mut next = case.clone();
+                if let Some(script) = next.schedule.calls.get_mut(call) {
+                    script.steps = steps;
+                }
+                next
+            },
+        );
+    }
+    progress
+}
+
+fn with_calls<C: Clone>(case: &Case<C>, calls: Vec<CallScript>) -> Case<C> {
+    let mut next = case.clone();
+    next.schedule.calls = calls;
+    next
+}
+
+fn shrink_config<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
+    let mut progress = false;
+    'restart: loop {
+        for config in shrinker.subject.shrink_config(&shrinker.best.config) {
+            let mut candidate = shrinker.best.clone();
+            candidate.config = config;
+            let old = shrinker.contract();
+            let new = shrinker.subject.contract(&candidate.config);
+            let adapted = adapt(&candidate, &old, &new, &shrinker.best_trace());
+            if shrinker.attempt(candidate) || adapted.is_some_and(|adapted| shrinker.attempt(adapted)) {
+                progress = true;
+                continue 'restart;
+            }
+            if shrinker.out_of_budget() {
+                return progress;
+            }
+        }
+        return progress;
+    }
+}
+
+fn simplify_calls<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
+    let mut progress = false;
+    for call in 0..shrinker.best.schedule.calls.len() {
+        let edits: [fn(&mut CallScript); 3] =
+            [|c| c.cancel_after = None, |c| c.idempotent = true, |c| c.gap_before = VDuration::ZERO];
+        for edit in edits {
+            let mut candidate = shrinker.best.clone();
+            edit(&mut candidate.schedule.calls[call]);
+            progress |= shrinker.attempt(candidate);
+        }
+    }
+    progress
+}
+
+fn rank(outcome: Outcome) -> u8 {
+    match outcome {
+        Outcome::Ok => 0,
+        Outcome::Transient => 1,
+        Outcome::Fatal => 2,
+        Outcome::RateLimited { .. } => 3,
+        Outcome::Hang => 4,
+    }
+}
+
+fn simplify_outcomes<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
+    let mut progress = false;
+    for call in 0..shrinker.best.schedule.calls.len() {
+        for step in 0..shrinker.best.schedule.calls[call].steps.len() {
+            let current = shrinker.best.schedule.calls[call].steps[step].outcome;
+            let simpler = [
+                Outcome::Ok,
+                Outcome::Transient,
+                Outcome::Fatal,
+                Outcome::RateLimited { retry_after: VDuration::ZERO },
+            ];
+            for outcome in simpler.into_iter().filter(|o| rank(*o) < rank(current)) {
+                let mut candidate = shrinker.best.clone();
+                let slot = &mut candidate.schedule.calls[call].steps[step];
+                slot.outcome = outcome;
+                if current == Outcome::Hang {
+                    slot.duration = VDuration::ZERO;
+                }
+                if shrinker.attempt(candidate) {
+                    progress = true;
+                    break;
+                }
+            }
+        }
+    }
+    progress
+}
+
+/// A duration inside a case that the shrinker may lower.
+#[derive(Clone, Copy)]
+enum Slot {
+    Gap(usize),
+    Cancel(usize),
+    Step(usize, usize),
+    RetryAfter(usize, usize),
+}
+
+fn slots<C>(case: &Case<C>) -> Vec<Slot> {
+    let mut slots = Vec::new();
+    for (call, script) in case.schedule.calls.iter().enumerate() {
+        slots.push(Slot::Gap(call));
+        slots.push(Slot::Cancel(call));
+        for (step, s) in script.steps.iter().enumerate() {
+            slots.push(Slot::Step(call, step));
+            if matches!(s.outcome, Outcome::RateLimited { .. }) {
+                slots.push(Slot::RetryAfter(call, step));
+            }
+        }
+    }
+    slots
+}
+
+fn read<C>(case: &Case<C>, slot: Slot) -> Option<VDuration> {
+    let calls = &case.schedule.calls;
+    match slot {
+        Slot::Gap(call) => Some(calls[call].gap_before),
+        Slot::Cancel(call) => calls[call].cancel_after,
+        Slot::Step(call, step) => Some(calls[call].steps[step].duration),
+        Slot::RetryAfter(call, step) => match calls[call].steps[step].outcome {
+            Outcome::RateLimited { retry_after } => Some(retry_after),
+            _ => None,
+        },
+    }
+}
+
+fn write<C: Clone>(case: &Case<C>, slot: Slot, value: VDuration) -> Case<C> {
+    let mut next = case.clone();
+    let calls = &mut next.schedule.calls;
+    match slot {
+        Slot::Gap(call) => calls[call].gap_before = value,
+        Slot::Cancel(call) => calls[call].cancel_after = Some(value),
+        Slot::Step(call, step) => calls[call].steps[step].duration = value,
+        Slot::RetryAfter(call, step) => calls[call].steps[step].outcome = Outcome::RateLimited { retry_after: value },
+    }
+    next
+}
+
+/// The contract values a duration is worth trying before a binary search, smallest first.
+fn boundaries(contract: &Contract) -> Vec<VDuration> {
+    let mut values: Vec<VDuration> = [
+        contract.attempt_timeout,
+        contract.attempt_timeout.map(|t| t.saturating_sub(VDuration::from_nanos(1))),
+        contract.delay_max,
+        contract.delay_min,
+        contract.deadline,
+        contract.sleep_budget,
+        contract.circuit.map(|c| c.open_for),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    values.sort_unstable();
+    values.dedup();
+    values
+}
+
+fn shrink_durations<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
+    let mut progress = false;
+    for slot in slots(&shrinker.best) {
+        progress |= lower_slot(shrinker, slot);
+        if shrinker.out_of_budget() {
+            break;
+        }
+    }
+    progress
+}
+
+fn lower_slot<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, slot: Slot) -> bool {
+    let Some(current) = read(&shrinker.best, slot) else { return false };
+    if current.is_zero() {
+        return false;
+    }
+    if shrinker.attempt(write(&shrinker.best, slot, VDuration::ZERO)) {
+        return true;
+    }
+    let mut progress = false;
+    for value in boundaries(&shrinker.contract()) {
+        let now = read(&shrinker.best, slot).unwrap_or(VDuration::ZERO);
+        if value < now && shrinker.attempt(write(&shrinker.best, slot, value)) {
+            progress = true;
+            break;
+        }
+    }
+    // Binary search between a value known to pass (zero) and the current failing value.
+    let (mut low, mut high) = (0_u64, read(&shrinker.best, slot).unwrap_or(VDuration::ZERO).as_nanos());
+    while high - low > 1 && !shrinker.out_of_budget() {
+        let middle = low + (high - low) / 2;
+        if shrinker.attempt(write(&shrinker.best, slot, VDuration::from_nanos(middle))) {
+            high = middle;
+            progress = true;
+        } else {
+            low = middle;
+        }
+    }
+    progress
+}
+
+fn zero_seed<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
+    if shrinker.best.seed == 0 {
+        return false;
+    }
+    let mut candidate = shrinker.best.clone();
+    candidate.seed = 0;
+    shrinker.attempt(candidate)
+}

@@ -1,0 +1,141 @@
+//! The real `timelaw` binary over every command, including each kind of bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn timelaw(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_timelaw"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env_remove("TIMELAW_CASES")
+        .env_remove("TIMELAW_SEED")
+        .output()
+        .expect("the timelaw binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[track_caller]
+fn check(args: &[&str], code: i32, stdout_has: &[&str], stderr_has: &[&str]) -> Output {
+    let output = timelaw(args);
+    let (out, err) = (stdout(&output), stderr(&output));
+    assert_eq!(output.status.code(), Some(code), "{args:?}\nstdout:\n{out}\nstderr:\n{err}");
+    for text in stdout_has {
+        assert!(out.contains(text), "{args:?}: stdout lacks {text:?}:\n{out}");
+    }
+    for text in stderr_has {
+        assert!(err.contains(text), "{args:?}: stderr lacks {text:?}:\n{err}");
+    }
+    assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"), "{args:?}: {err}");
+    output
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("timelaw-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn first_fixture(dir: &Path) -> PathBuf {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "json"))
+        .unwrap()
+}
+
+#[test]
+fn check_prints_a_table_json_and_junit_that_agree() {
+    let table = check(&["check", "--cases", "500", "--seed", "7"], 0, &["attempts_within_max", "never_panics"], &[]);
+    let json =
+        check(&["check", "--cases", "500", "--seed", "7", "--format", "json"], 0, &["\"schema_version\": 1"], &[]);
+    let junit = check(&["check", "--cases", "500", "--seed", "7", "--format", "junit"], 0, &["<testsuite"], &[]);
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let laws = report["laws"].as_array().unwrap();
+    assert_eq!(laws.len(), 28);
+    for law in laws {
+        let id = law["id"].as_str().unwrap();
+        assert!(stdout(&table).contains(id), "table lacks {id}");
+        assert!(stdout(&junit).contains(&format!("name=\"{id}\"")), "junit lacks {id}");
+        assert_eq!(law["counts"]["cases"], 500);
+    }
+}
+
+#[test]
+fn laws_and_subjects_list_the_catalogue_and_the_builtin_subjects() {
+    check(&["laws"], 0, &["attempts_within_max", "notify_matches_sleep", "liveness"], &[]);
+    let json = check(&["laws", "--format", "json"], 0, &[], &[]);
+    let laws: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(laws.as_array().map(Vec::len), Some(28));
+    check(&["subjects"], 0, &["reference"], &[]);
+}
+
+#[test]
+fn bad_input_is_one_clear_line_and_exit_2() {
+    check(&["check", "--subject", "nope"], 2, &[], &["unknown subject \"nope\""]);
+    check(&["check", "--law", "no_such_law", "--cases", "1"], 2, &[], &["no_such_law"]);
+    check(&["check", "--shard", "5/4", "--cases", "1"], 2, &[], &["bad shard \"5/4\""]);
+    check(&["check", "--seed", "banana"], 2, &[], &["banana"]);
+    check(&["replay", "does/not/exist"], 2, &[], &["does/not/exist"]);
+    let dir = temp_dir("bad");
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "{\n  \"format\": \"timelaw-fixture\",\n  \"version\": 1,\n  \"law\": 3\n}\n").unwrap();
+    check(&["explain", bad.to_str().unwrap()], 2, &[], &["bad.json:4:"]);
+    check(&["replay", bad.to_str().unwrap()], 2, &["ERROR", "bad.json:4:"], &[]);
+    check(&["report", "merge", bad.to_str().unwrap()], 2, &[], &["bad.json"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn shards_merge_into_the_single_machine_report() {
+    let dir = temp_dir("shards");
+    let whole = check(&["check", "--cases", "600", "--format", "json"], 0, &[], &[]);
+    let mut files = Vec::new();
+    for shard in ["1/3", "2/3", "3/3"] {
+        let output = check(&["check", "--cases", "600", "--format", "json", "--shard", shard], 0, &[], &[]);
+        let path = dir.join(format!("shard{}.json", &shard[..1]));
+        std::fs::write(&path, &output.stdout).unwrap();
+        files.push(path.to_string_lossy().into_owned());
+    }
+    let mut args = vec!["report", "merge", "--format", "json"];
+    args.extend(files.iter().map(String::as_str));
+    let merged = check(&args, 0, &[], &[]);
+    let strip = |bytes: &[u8]| {
+        let mut value: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+        value["threads"] = serde_json::Value::Null;
+        value
+    };
+    assert_eq!(strip(&merged.stdout), strip(&whole.stdout));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn fixture_commands_replay_explain_shrink_and_import() {
+    let dir = temp_dir("fixtures");
+    let source = std::fs::read_dir("tests/fixtures/reference").unwrap().flatten().map(|e| e.path()).min().unwrap();
+    std::fs::copy(&source, dir.join(source.file_name().unwrap())).unwrap();
+    let file = first_fixture(&dir);
+    let path = file.to_str().unwrap();
+    check(&["replay", dir.to_str().unwrap()], 0, &["ok ", "1 passed, 0 failed"], &[]);
+    check(&["explain", path], 0, &["seq", "call started", "verdict: holds"], &[]);
+    check(&["shrink", path], 2, &[], &["nothing to shrink"]);
+    // Break it on purpose: claim the reference has a known violation here.
+    let text = std::fs::read_to_string(&file).unwrap().replace("\"regression\"", "\"known_violation\"");
+    std::fs::write(&file, text).unwrap();
+    check(&["replay", path], 1, &["FAILED", "no longer reproduces"], &[]);
+    let artifact = dir.join("crash-artifact");
+    std::fs::write(&artifact, [0_u8; 16]).unwrap();
+    let args =
+        ["import-crash", artifact.to_str().unwrap(), "--subject", "reference", "--fixtures", dir.to_str().unwrap()];
+    check(&args, 2, &[], &["violates no law"]);
+    check(&["import-crash", "missing-artifact", "--subject", "nobody"], 2, &[], &["unknown subject \"nobody\""]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

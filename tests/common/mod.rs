@@ -1,0 +1,2 @@
+//! Shared test code: planted-bug subjects.
+pub mod planted;

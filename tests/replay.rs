@@ -1,0 +1,13 @@
+//! Replays every fixture under tests/fixtures as its own test (harness = false, libtest-mimic).
+
+mod common;
+
+use common::planted::Planted;
+
+fn main() {
+    let mut registry = timelaw::Registry::builtin();
+    for planted in Planted::all() {
+        registry.add(planted);
+    }
+    timelaw::replay::main(registry, &["tests/fixtures"]);
+}
