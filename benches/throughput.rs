@@ -1,14 +1,16 @@
 //! Runner throughput, side by side in one run: the timelaw runner on 1 and 2 threads, an equivalent
-//! hand-written proptest `TestRunner` harness checking the same laws on the same subject, and a plain loop
-//! with the native sampler and no runner machinery.
+//! hand-written proptest `TestRunner` harness checking the same laws on the same subject (the strategy a
+//! user writes with proptest's combinators), the same harness fed by timelaw's own proptest front-end,
+//! and a plain loop with the native sampler and no runner machinery.
 //!
-//! `cargo bench --bench throughput` (`TIMELAW_BENCH_CASES` sets the cases per measurement, default 20,000).
+//! `cargo bench --bench throughput` (`TIMELAW_BENCH_CASES` sets the cases per measurement, default 200,000).
 
 use std::time::Instant;
 
+use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, RngAlgorithm, TestCaseError, TestRng, TestRunner};
-use timelaw::core::reference::Reference;
-use timelaw::core::{mix, Limits};
+use timelaw::core::reference::{Backoff, Jitter, Policy, Reference};
+use timelaw::core::{mix, CallScript, Case, Limits, Outcome, Schedule, Step, VDuration};
 use timelaw::eval::evaluate;
 use timelaw::generators::{case_strategy, sample_case, swarm_for};
 use timelaw::laws::Catalogue;
@@ -16,7 +18,7 @@ use timelaw::runner::{run, Silent};
 use timelaw::Config;
 
 fn cases() -> u64 {
-    std::env::var("TIMELAW_BENCH_CASES").ok().and_then(|text| text.parse().ok()).unwrap_or(20_000)
+    std::env::var("TIMELAW_BENCH_CASES").ok().and_then(|text| text.parse().ok()).unwrap_or(200_000)
 }
 
 fn timed(name: &str, cases: u64, threads: usize, work: impl FnOnce()) -> f64 {
@@ -45,7 +47,51 @@ fn plain_loop(laws: &Catalogue, cases: u64) {
     assert_eq!(violations, 0);
 }
 
-fn proptest_harness(laws: &Catalogue, cases: u64) {
+/// The strategy a user writes by hand for the reference policy and a schedule: proptest combinators.
+fn hand_written_strategy() -> BoxedStrategy<Case<Policy>> {
+    let ms = |range: std::ops::Range<u64>| range.prop_map(VDuration::from_millis);
+    let backoff = prop_oneof![
+        ms(0..1000).prop_map(|delay| Backoff::Constant { delay }),
+        (ms(0..1000), ms(0..1000)).prop_map(|(initial, step)| Backoff::Linear { initial, step }),
+        (ms(0..1000), 1..8_u32).prop_map(|(initial, factor)| Backoff::Exponential { initial, factor }),
+    ];
+    let jitter = prop_oneof![Just(Jitter::None), Just(Jitter::Full), Just(Jitter::Equal)];
+    let policy = (
+        1..10_u32,
+        backoff,
+        ms(0..60_000),
+        jitter,
+        proptest::option::of(ms(1..5_000)),
+        proptest::option::of(ms(1..60_000)),
+        any::<bool>(),
+    )
+        .prop_map(|(max_attempts, backoff, extra, jitter, attempt_timeout, deadline, honor_retry_after)| Policy {
+            jitter,
+            attempt_timeout,
+            deadline,
+            honor_retry_after,
+            ..Policy::new(max_attempts, backoff, backoff.initial().saturating_add(extra))
+        });
+    let outcome = prop_oneof![
+        Just(Outcome::Ok),
+        Just(Outcome::Transient),
+        Just(Outcome::Fatal),
+        ms(0..5_000).prop_map(|retry_after| Outcome::RateLimited { retry_after }),
+    ];
+    let step = (ms(0..5_000), outcome).prop_map(|(duration, outcome)| Step { duration, outcome });
+    let call =
+        (ms(0..10_000), proptest::collection::vec(step, 0..12), proptest::option::of(ms(0..10_000)), any::<bool>())
+            .prop_map(|(gap_before, steps, cancel_after, idempotent)| CallScript {
+                gap_before,
+                steps,
+                cancel_after,
+                idempotent,
+            });
+    let schedule = proptest::collection::vec(call, 1..4).prop_map(Schedule::new);
+    (policy, schedule, any::<u64>()).prop_map(|(policy, schedule, seed)| Case::new(policy, schedule, seed)).boxed()
+}
+
+fn proptest_harness(laws: &Catalogue, cases: u64, strategy: &BoxedStrategy<Case<Policy>>) {
     let config = ProptestConfig {
         cases: u32::try_from(cases).unwrap_or(u32::MAX),
         failure_persistence: None,
@@ -53,7 +99,7 @@ fn proptest_harness(laws: &Catalogue, cases: u64) {
     };
     let rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
     let mut runner = TestRunner::new_with_rng(config, rng);
-    let result = runner.run(&case_strategy(&Reference), |case| {
+    let result = runner.run(strategy, |case| {
         let evaluation = evaluate(&Reference, &case, Limits::default(), false);
         for law in laws.iter() {
             if evaluation.judge(law, &case).is_violated() {
@@ -73,9 +119,16 @@ fn main() {
     let two = timed("timelaw runner", cases, 2, || runner(&laws, cases, 2));
     let plain = timed("plain loop (native sampler)", cases, 1, || plain_loop(&laws, cases));
     let proptest_cases = (cases / 10).max(1);
-    let prop = timed("proptest TestRunner harness", proptest_cases, 1, || proptest_harness(&laws, proptest_cases));
+    let hand = hand_written_strategy();
+    let prop =
+        timed("proptest harness (hand-written)", proptest_cases, 1, || proptest_harness(&laws, proptest_cases, &hand));
+    let ours = case_strategy(&Reference);
+    let front = timed("proptest harness (timelaw strategy)", proptest_cases, 1, || {
+        proptest_harness(&laws, proptest_cases, &ours)
+    });
     println!();
-    println!("runner / proptest (1 thread each): {:.1}x", one / prop);
+    println!("runner / hand-written proptest harness (1 thread each): {:.1}x", one / prop);
+    println!("runner / proptest harness on timelaw's strategy (1 thread each): {:.1}x", one / front);
     println!("runner / plain loop (1 thread each): {:.2}x", one / plain);
     println!("runner 2 threads / 1 thread: {:.2}x", two / one);
 }

@@ -4,7 +4,7 @@
 //!
 //! A fuzz target for your own subject is five lines (`fuzz/fuzz_targets/my_subject.rs`):
 //!
-//! ```ignore
+//! ```text
 //! #![no_main]
 //! use libfuzzer_sys::fuzz_target;
 //! fuzz_target!(|data: &[u8]| {

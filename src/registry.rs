@@ -212,6 +212,26 @@ impl<S: ConfigDomain> DynSubject for S {
 
 use timelaw_core::Subject;
 
+#[cfg(feature = "adapters")]
+fn add_adapters(registry: &mut Registry) {
+    use timelaw_adapters::{backon, exponential_backoff, tokio_retry2, tokio_timeout_loop, tower};
+    registry
+        .add(backon::BackonExponential)
+        .add(backon::BackonFibonacci)
+        .add(backon::BackonConstant)
+        .add(backon::BackonRetry)
+        .add(tower::TowerBackoff)
+        .add(tower::TowerBudget)
+        .add(exponential_backoff::ExponentialBackoffSubject)
+        .add(tokio_retry2::TokioRetry2Exponential)
+        .add(tokio_retry2::TokioRetry2ExponentialFactor)
+        .add(tokio_retry2::TokioRetry2Fibonacci)
+        .add(tokio_retry2::TokioRetry2Fixed)
+        .add(tokio_retry2::TokioRetry2Linear)
+        .add(tokio_retry2::TokioRetry2Retry)
+        .add(tokio_timeout_loop::TokioTimeoutLoop);
+}
+
 /// The subjects known by name.
 #[derive(Default)]
 pub struct Registry {
@@ -223,10 +243,13 @@ impl Registry {
     pub fn new() -> Registry {
         Registry::default()
     }
-    /// The built-in subjects: the reference interpreter (and the bundled adapters).
+    /// The built-in subjects: the reference interpreter and, with the `adapters` feature (on by
+    /// default), the bundled adapters for real retry crates.
     pub fn builtin() -> Registry {
         let mut registry = Registry::new();
         registry.add(timelaw_core::reference::Reference);
+        #[cfg(feature = "adapters")]
+        add_adapters(&mut registry);
         registry
     }
     /// Adds a subject (a later subject with the same name replaces the earlier one).

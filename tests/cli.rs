@@ -139,3 +139,44 @@ fn fixture_commands_replay_explain_shrink_and_import() {
     check(&["import-crash", "missing-artifact", "--subject", "nobody"], 2, &[], &["unknown subject \"nobody\""]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_known_violation_explains_shrinks_and_a_crash_imports() {
+    let dir = temp_dir("adapters");
+    let source = std::fs::read_dir("tests/fixtures/adapters")
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().contains("delay_within_cap--backon-exponential"))
+        .unwrap();
+    let copy = dir.join(source.file_name().unwrap());
+    std::fs::copy(&source, &copy).unwrap();
+    let path = copy.to_str().unwrap();
+    check(&["replay", path], 0, &["still reproduces"], &[]);
+    check(&["explain", path], 1, &["▶", "delay_within_cap", "above the cap", "verdict: violated at event"], &[]);
+    let shrunk = check(&["shrink", path], 0, &[".json"], &[]);
+    let written = PathBuf::from(stdout(&shrunk).trim());
+    check(&["replay", written.to_str().unwrap()], 0, &["1 passed"], &[]);
+    // Bytes a fuzzer could have saved: they decode to an exponential-backoff config that panics.
+    let crash: [u8; 32] = [
+        3, 87, 238, 201, 110, 156, 49, 159, 18, 40, 20, 76, 91, 243, 22, 187, 71, 22, 33, 51, 57, 187, 228, 156, 58,
+        82, 233, 119, 14, 232, 158, 189,
+    ];
+    let artifact = dir.join("crash-0001");
+    std::fs::write(&artifact, crash).unwrap();
+    let out = dir.join("imported");
+    let args = [
+        "import-crash",
+        artifact.to_str().unwrap(),
+        "--subject",
+        "exponential-backoff",
+        "--fixtures",
+        out.to_str().unwrap(),
+    ];
+    let imported = check(&args, 0, &["never_panics--exponential-backoff--"], &[]);
+    let fixture = PathBuf::from(stdout(&imported).trim());
+    let text = std::fs::read_to_string(&fixture).unwrap();
+    assert!(text.contains("\"source\": \"fuzz\"") && text.contains("\"shrunk\": true"), "{text}");
+    check(&["replay", fixture.to_str().unwrap()], 1, &["regression: violated"], &[]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

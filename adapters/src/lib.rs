@@ -1,1 +1,100 @@
-//! timelaw-adapters
+//! timelaw-adapters: real retry crates behind the [`Subject`](timelaw_core::Subject) seam, each with a
+//! config domain for the generators and a contract that states what the crate's documentation
+//! promises, plus a paused-time tokio driver for async code that uses `tokio::time`.
+//!
+//! ```
+//! use timelaw_adapters::backon::{BackonFibonacci, BackonFibonacciConfig};
+//! use timelaw_core::{execute, EventKind, Outcome, Schedule, Step, Subject, VDuration};
+//!
+//! let s = VDuration::from_millis;
+//! let config = BackonFibonacciConfig { jitter: false, min_delay: s(1000), max_delay: Some(s(1500)), max_times: Some(3) };
+//! let three_failures = Schedule::single(vec![Step::instant(Outcome::Transient); 3]);
+//! let trace = execute(&BackonFibonacci, &config, &three_failures, 0);
+//! let sleeps: Vec<VDuration> = trace.events.iter().filter_map(|event| match event.kind {
+//!     EventKind::SleepRequested { duration } => Some(duration),
+//!     _ => None,
+//! }).collect();
+//! // The third delay is 1 s + 1 s, past `max_delay` (docs/findings.md).
+//! assert_eq!(sleeps, vec![s(1000), s(1000), s(2000)]);
+//! assert_eq!(BackonFibonacci.contract(&config).delay_max, Some(s(1500)));
+//! ```
+//!
+//! ## Subjects
+//! Every subject is a unit struct implementing [`Subject`](timelaw_core::Subject) and
+//! [`ConfigDomain`](timelaw_generators::ConfigDomain); its name is what the CLI uses.
+//!
+//! | crate (feature) | type | name | config |
+//! |---|---|---|---|
+//! | backon 1.6.0 (`backon`) | [`backon::BackonExponential`] | `backon-exponential` | [`backon::BackonExponentialConfig`] |
+//! | | [`backon::BackonFibonacci`] | `backon-fibonacci` | [`backon::BackonFibonacciConfig`] |
+//! | | [`backon::BackonConstant`] | `backon-constant` | [`backon::BackonConstantConfig`] |
+//! | | [`backon::BackonRetry`] | `backon-retry` | [`backon::BackonRetryConfig`] |
+//! | tower 0.5.3 (`tower`) | [`tower::TowerBackoff`] | `tower-backoff` | [`tower::TowerBackoffConfig`] |
+//! | | [`tower::TowerBudget`] | `tower-budget` | [`tower::TowerBudgetConfig`] |
+//! | exponential-backoff 2.1.1 (`exponential-backoff`) | [`exponential_backoff::ExponentialBackoffSubject`] | `exponential-backoff` | [`exponential_backoff::ExponentialBackoffConfig`] |
+//! | tokio-retry2 0.9.1 (`tokio-retry2`) | [`tokio_retry2::TokioRetry2Exponential`] | `tokio-retry2-exponential` | [`tokio_retry2::ExponentialStrategy`] |
+//! | | [`tokio_retry2::TokioRetry2ExponentialFactor`] | `tokio-retry2-exponential-factor` | [`tokio_retry2::ExponentialFactorStrategy`] |
+//! | | [`tokio_retry2::TokioRetry2Fibonacci`] | `tokio-retry2-fibonacci` | [`tokio_retry2::FibonacciStrategy`] |
+//! | | [`tokio_retry2::TokioRetry2Fixed`] | `tokio-retry2-fixed` | [`tokio_retry2::FixedStrategy`] |
+//! | | [`tokio_retry2::TokioRetry2Linear`] | `tokio-retry2-linear` | [`tokio_retry2::LinearStrategy`] |
+//! | | [`tokio_retry2::TokioRetry2Retry`] | `tokio-retry2-retry` | [`tokio_retry2::TokioRetry2RetryConfig`] |
+//! | tokio (always) | [`tokio_timeout_loop::TokioTimeoutLoop`] | `tokio-timeout-loop` | [`tokio_timeout_loop::TokioTimeoutLoopConfig`] |
+//!
+//! Each crate is pinned to one exact version: a finding is about that version.
+//!
+//! ## How a crate is driven
+//! - Backoff iterators (backon's builders, exponential-backoff, tokio-retry2's strategies) run behind
+//!   the retry loop their documentation shows, synchronously through the World: the crate decides the
+//!   delays, the loop dispatches and sleeps in virtual time.
+//! - Retry drivers (backon's `Retry`, tokio-retry2's `Retry`, tower's `Retry` middleware) run for real
+//!   on the paused tokio runtime of [`tokio_driver`]; sleeps and notifications are recorded through
+//!   the driver's [`Recorder`](tokio_driver::Recorder).
+//! - tower's `TpsBudget` runs under the core's async executor with a frozen tokio clock.
+//!
+//! ## Contracts
+//! A contract states what the crate's documentation promises and only that; where the docs are silent
+//! the doc comment of the config's `contract` says which sentence the chosen reading rests on. Jitter
+//! that the docs allow past the cap is stated as such (`JitterBounds::Additive` / `Symmetric`), and
+//! crates that compute in floating point get a `delay_tolerance`.
+//!
+//! ## Config domains
+//! Each config spans the crate's own settings, extreme but accepted values included, written once
+//! against `Choices` for the three generator front-ends ([`domain`], [`draw`]). Settings whose
+//! worst-case sleep per call would exceed [`draw::CALL_SLEEP_MAX`] are drawn again, so the World's
+//! time limit never stops a run for the config's sake.
+//!
+//! ## Determinism
+//! No wall clock and no OS randomness on the checking path. backon's jitter is seeded with
+//! `with_jitter_seed`, tower's with an `Rng` over the World ([`tower::WorldRng`]), exponential-backoff's
+//! through `fastrand::seed` on the current thread; tokio-retry2's jitter (thread RNG) and
+//! `max_interval` (wall clock) cannot be made deterministic and are left out.
+//!
+//! ## Speed
+//! `cargo bench -p timelaw-adapters --bench throughput` runs and judges sampled cases of every subject:
+//! the synchronous adapters take about a microsecond per case, the tokio-driven ones about five (one
+//! paused runtime per case).
+#![deny(missing_docs)]
+// The shared helpers (loop, draws, tolerances) serve every adapter; with some adapters switched off, some
+// of them go unused.
+#![cfg_attr(
+    not(all(feature = "backon", feature = "tower", feature = "exponential-backoff", feature = "tokio-retry2")),
+    allow(dead_code)
+)]
+
+pub mod domain;
+pub mod draw;
+mod float;
+mod sync_loop;
+pub mod tokio_driver;
+pub mod tokio_timeout_loop;
+
+#[cfg(feature = "backon")]
+pub mod backon;
+#[cfg(feature = "exponential-backoff")]
+pub mod exponential_backoff;
+#[cfg(feature = "tokio-retry2")]
+pub mod tokio_retry2;
+#[cfg(feature = "tower")]
+pub mod tower;
+
+pub use float::{F32, F64};

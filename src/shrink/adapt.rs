@@ -44,6 +44,9 @@ fn boundary_moves(old: &Contract, new: &Contract) -> Vec<(VDuration, VDuration)>
 fn remap(schedule: &mut Schedule, from: VDuration, to: VDuration) {
     let one = VDuration::from_nanos(1);
     let map = |value: &mut VDuration| {
+        if value.is_zero() {
+            return; // Zero is as simple as a duration gets.
+        }
         if *value == from {
             *value = to;
         } else if *value == from.saturating_add(one) {

@@ -1,8 +1,11 @@
 //! The shrink loop and its bookkeeping.
 
+use std::collections::HashSet;
+use std::hash::{Hash, Hasher};
 use std::time::{Duration, Instant};
 
 use thiserror::Error;
+use timelaw_core::trace::Fnv1a;
 use timelaw_core::{Case, Limits};
 use timelaw_generators::ConfigDomain;
 use timelaw_laws::{ids, Law, Verdict, Violation};
@@ -74,6 +77,13 @@ pub(super) struct Shrinker<'a, S: ConfigDomain + ?Sized> {
     started: Option<Instant>,
     exhausted: bool,
     stats: PassStats,
+    visited: HashSet<u64>,
+}
+
+fn digest<C: Hash>(case: &Case<C>) -> u64 {
+    let mut hasher = Fnv1a::default();
+    case.hash(&mut hasher);
+    hasher.finish()
 }
 
 impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
@@ -82,12 +92,19 @@ impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
         if candidate == self.best || self.out_of_budget() {
             return false;
         }
+        // A case accepted once is never accepted again: subjects' shrink candidates may form cycles
+        // (A offers B, B offers A), and this keeps the loop finite and the minimum canonical.
+        let digest = digest(&candidate);
+        if self.visited.contains(&digest) {
+            return false;
+        }
         self.evaluations += 1;
         self.stats.tried += 1;
         let Some(violation) = self.violation_on(&candidate) else { return false };
         if self.violation_on(&candidate).as_ref() != Some(&violation) {
             return false; // Not deterministic: never keep it.
         }
+        self.visited.insert(digest);
         self.best = candidate;
         self.violation = violation;
         self.stats.accepted += 1;
@@ -153,7 +170,9 @@ pub fn shrink<S: ConfigDomain + ?Sized>(
         started: budget.time_max.map(|_| Instant::now()),
         exhausted: false,
         stats: PassStats { name: "", tried: 0, accepted: 0 },
+        visited: HashSet::new(),
     };
+    shrinker.visited.insert(digest(&shrinker.best));
     let list = passes::<S>();
     let mut stats: Vec<PassStats> = list.iter().map(|(name, _)| PassStats { name, tried: 0, accepted: 0 }).collect();
     loop {

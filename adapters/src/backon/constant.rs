@@ -1,0 +1,117 @@
+//! `backon-constant`: backon's `ConstantBuilder`.
+
+use backon::{BackoffBuilder, ConstantBuilder};
+use serde::{Deserialize, Serialize};
+use timelaw_core::{Abort, BackoffShape, Contract, Subject, VDuration, World};
+use timelaw_generators::{Choices, Swarm};
+
+use super::{attempts, describe_jitter, describe_max_times, jitter_bounds, times};
+use crate::domain::{float_tolerance, AdapterConfig};
+use crate::draw::{self, offer, SEC};
+use crate::sync_loop::{loop_contract, serve_calls};
+
+/// backon's `ConstantBuilder`, setting for setting.
+///
+/// | field | builder call | domain (simplest first) |
+/// |---|---|---|
+/// | `delay` | `with_delay` | 0 ns..=1 h, 1 s (the default) |
+/// | `max_times` | `with_max_times` / `without_max_times` (`None`) | 3, 0..=1000, none |
+/// | `jitter` | `with_jitter` (+ `with_jitter_seed` from the World) | off, on in a third of draws |
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct BackonConstantConfig {
+    /// Every delay.
+    pub delay: VDuration,
+    /// Delays (retries) before giving up; `None` for `without_max_times`.
+    pub max_times: Option<u32>,
+    /// Add jitter.
+    pub jitter: bool,
+}
+
+impl Default for BackonConstantConfig {
+    /// backon's defaults: 1 s, 3 times, no jitter.
+    fn default() -> BackonConstantConfig {
+        BackonConstantConfig { delay: SEC, max_times: Some(3), jitter: false }
+    }
+}
+
+impl BackonConstantConfig {
+    /// The builder this config describes, its jitter seeded with `seed`.
+    pub fn builder(&self, seed: u64) -> ConstantBuilder {
+        let mut builder = ConstantBuilder::new().with_delay(self.delay.to_std());
+        builder = match self.max_times {
+            Some(max_times) => builder.with_max_times(times(max_times)),
+            None => builder.without_max_times(),
+        };
+        match self.jitter {
+            true => builder.with_jitter().with_jitter_seed(seed),
+            false => builder,
+        }
+    }
+}
+
+fn describe_once<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> BackonConstantConfig {
+    let jitter = describe_jitter(c, swarm);
+    let delay = draw::delay(c, SEC);
+    let max_times = describe_max_times(c);
+    BackonConstantConfig { delay, max_times, jitter }
+}
+
+impl AdapterConfig for BackonConstantConfig {
+    fn describe<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> BackonConstantConfig {
+        draw::fitting(c, |c| describe_once(c, swarm), Self::contract, Self::default())
+    }
+
+    /// - `max_attempts`: `max_times + 1` ("a steady delay with a fixed number of retries").
+    /// - every delay is `delay` (`delay_min`, `delay_max`, a constant `backoff`); `with_jitter` adds
+    ///   "a random value" to the delay, which the crate draws from `0..delay` (the same bound its other
+    ///   builders document).
+    fn contract(&self) -> Contract {
+        let contract = Contract {
+            max_attempts: attempts(self.max_times),
+            delay_min: Some(self.delay),
+            delay_max: Some(self.delay),
+            backoff: Some(BackoffShape::Constant { delay: self.delay }),
+            jitter: Some(jitter_bounds(self.jitter)),
+            ..loop_contract()
+        };
+        let tolerance = if self.jitter { float_tolerance(&contract) } else { VDuration::ZERO };
+        Contract { delay_tolerance: tolerance, ..contract }
+    }
+
+    fn simpler(&self) -> Vec<BackonConstantConfig> {
+        let mut out = Vec::new();
+        let mut push = |candidate: BackonConstantConfig| offer(&mut out, self, candidate, Self::contract);
+        push(BackonConstantConfig::default());
+        push(BackonConstantConfig { jitter: false, ..self.clone() });
+        push(BackonConstantConfig { max_times: Some(self.max_times.unwrap_or(3).min(3)), ..self.clone() });
+        for delay in draw::simpler_delays(self.delay) {
+            push(BackonConstantConfig { delay, ..self.clone() });
+        }
+        out
+    }
+}
+
+/// backon's `ConstantBuilder` behind the documented retry loop (subject name `backon-constant`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BackonConstant;
+
+impl Subject for BackonConstant {
+    type Config = BackonConstantConfig;
+
+    fn name(&self) -> &str {
+        "backon-constant"
+    }
+
+    fn contract(&self, config: &BackonConstantConfig) -> Contract {
+        config.contract()
+    }
+
+    fn run(&self, config: &BackonConstantConfig, world: &mut World<'_>) -> Result<(), Abort> {
+        serve_calls(world, |world| {
+            let seed = if config.jitter { world.random_u64()? } else { 0 };
+            Ok(config.builder(seed).build())
+        })
+    }
+}
+
+crate::domain::config_domain!(BackonConstant);

@@ -1,0 +1,176 @@
+//! `backon-exponential`: backon's `ExponentialBuilder`.
+
+use backon::{BackoffBuilder, ExponentialBuilder};
+use serde::{Deserialize, Serialize};
+use timelaw_core::{Abort, BackoffShape, Contract, Subject, VDuration, World};
+use timelaw_generators::choice::optional;
+use timelaw_generators::{Choices, Swarm};
+
+use super::{attempts, describe_jitter, describe_max_times, jitter_bounds, times};
+use crate::domain::{float_tolerance, AdapterConfig};
+use crate::draw::{self, offer, SEC};
+use crate::float::F32;
+use crate::sync_loop::{loop_contract, serve_calls};
+
+/// backon's `ExponentialBuilder`, setting for setting.
+///
+/// | field | builder call | domain (simplest first) |
+/// |---|---|---|
+/// | `jitter` | `with_jitter` (+ `with_jitter_seed` from the World) | off, on in a third of draws |
+/// | `factor` | `with_factor` | 2, 1..=4, 1, 4..=16, huge (1e3, 1e10, 1e30, `f32::MAX`) |
+/// | `min_delay` | `with_min_delay` | 0 ns..=1 h, 1 s (the default) |
+/// | `max_delay` | `with_max_delay` / `without_max_delay` (`None`) | 60 s, above `min_delay`, any (also below it), none |
+/// | `max_times` | `with_max_times` / `without_max_times` (`None`) | 3, 0..=1000, none |
+/// | `total_delay` | `with_total_delay` | none, 0 ns..=1 h |
+///
+/// Factors below 1 are not drawn: the docs say such a factor "does not make any sense".
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct BackonExponentialConfig {
+    /// Add jitter.
+    pub jitter: bool,
+    /// The growth factor.
+    pub factor: F32,
+    /// The first delay.
+    pub min_delay: VDuration,
+    /// The cap; `None` for `without_max_delay`.
+    pub max_delay: Option<VDuration>,
+    /// Delays (retries) before giving up; `None` for `without_max_times`.
+    pub max_times: Option<u32>,
+    /// The most a call may sleep in total.
+    pub total_delay: Option<VDuration>,
+}
+
+impl Default for BackonExponentialConfig {
+    /// backon's defaults: no jitter, factor 2, 1 s to 60 s, 3 times, no total delay.
+    fn default() -> BackonExponentialConfig {
+        BackonExponentialConfig {
+            jitter: false,
+            factor: F32(2.0),
+            min_delay: SEC,
+            max_delay: Some(VDuration::from_secs(60)),
+            max_times: Some(3),
+            total_delay: None,
+        }
+    }
+}
+
+impl BackonExponentialConfig {
+    /// The builder this config describes, its jitter seeded with `seed`.
+    pub fn builder(&self, seed: u64) -> ExponentialBuilder {
+        let mut builder = ExponentialBuilder::new()
+            .with_factor(self.factor.0)
+            .with_min_delay(self.min_delay.to_std())
+            .with_total_delay(self.total_delay.map(VDuration::to_std));
+        builder = match self.max_delay {
+            Some(max) => builder.with_max_delay(max.to_std()),
+            None => builder.without_max_delay(),
+        };
+        builder = match self.max_times {
+            Some(max_times) => builder.with_max_times(times(max_times)),
+            None => builder.without_max_times(),
+        };
+        match self.jitter {
+            true => builder.with_jitter().with_jitter_seed(seed),
+            false => builder,
+        }
+    }
+}
+
+fn factor<C: Choices + ?Sized>(c: &mut C) -> F32 {
+    match c.weighted(&[4, 3, 1, 2, 1]) {
+        0 => F32(2.0),
+        1 => F32::from_milli(c.between(1001, 4000)),
+        2 => F32(1.0),
+        3 => F32::from_milli(c.between(4000, 16_000)),
+        _ => F32([1e3, 1e10, 1e30, f32::MAX][c.weighted(&[1; 4])]),
+    }
+}
+
+fn max_delay<C: Choices + ?Sized>(c: &mut C, min_delay: VDuration) -> Option<VDuration> {
+    match c.weighted(&[2, 4, 2, 1]) {
+        0 => Some(VDuration::from_secs(60)),
+        1 => Some(min_delay.saturating_add(draw::delay(c, SEC))),
+        2 => Some(draw::delay(c, SEC)),
+        _ => None,
+    }
+}
+
+fn describe_once<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> BackonExponentialConfig {
+    let jitter = describe_jitter(c, swarm);
+    let factor = factor(c);
+    let min_delay = draw::delay(c, SEC);
+    let max_delay = max_delay(c, min_delay);
+    let max_times = describe_max_times(c);
+    let total_delay = optional(c, swarm.sleep_budget, 1, 4, |c| draw::delay(c, SEC));
+    BackonExponentialConfig { jitter, factor, min_delay, max_delay, max_times, total_delay }
+}
+
+impl AdapterConfig for BackonExponentialConfig {
+    fn describe<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> BackonExponentialConfig {
+        draw::fitting(c, |c| describe_once(c, swarm), Self::contract, Self::default())
+    }
+
+    /// - `max_attempts`: `max_times + 1` (see the module docs of [`crate::backon`]).
+    /// - `delay_max`: `max_delay` ("Set the maximum delay for the backoff."); jitter may exceed it, as
+    ///   `with_jitter` documents adding up to the current delay.
+    /// - `delay_min`: the smaller of `min_delay` and `max_delay` ("Set the minimum delay for the
+    ///   backoff."; with the cap below it, a user expects the cap to win).
+    /// - `backoff`: exponential from `min_delay` by `factor`; `sleep_budget`: `total_delay` ("The
+    ///   backoff will stop yielding sleep durations once the cumulative sleep time plus the next sleep
+    ///   duration would exceed `total_delay`.").
+    /// - `delay_tolerance`: backon multiplies in `f32`.
+    fn contract(&self) -> Contract {
+        let contract = Contract {
+            max_attempts: attempts(self.max_times),
+            delay_min: Some(self.min_delay.min(self.max_delay.unwrap_or(VDuration::MAX))),
+            delay_max: self.max_delay,
+            backoff: Some(BackoffShape::Exponential { initial: self.min_delay, factor_milli: self.factor.to_milli() }),
+            jitter: Some(jitter_bounds(self.jitter)),
+            sleep_budget: self.total_delay,
+            ..loop_contract()
+        };
+        Contract { delay_tolerance: float_tolerance(&contract), ..contract }
+    }
+
+    fn simpler(&self) -> Vec<BackonExponentialConfig> {
+        let mut out = Vec::new();
+        let mut push = |candidate: BackonExponentialConfig| offer(&mut out, self, candidate, Self::contract);
+        push(BackonExponentialConfig::default());
+        push(BackonExponentialConfig { jitter: false, ..self.clone() });
+        push(BackonExponentialConfig { total_delay: None, ..self.clone() });
+        push(BackonExponentialConfig { factor: F32(2.0), ..self.clone() });
+        push(BackonExponentialConfig { max_times: Some(self.max_times.unwrap_or(3).min(3)), ..self.clone() });
+        for min_delay in draw::simpler_delays(self.min_delay) {
+            push(BackonExponentialConfig { min_delay, ..self.clone() });
+        }
+        for max_delay in self.max_delay.map(draw::simpler_delays).into_iter().flatten() {
+            push(BackonExponentialConfig { max_delay: Some(max_delay), ..self.clone() });
+        }
+        out
+    }
+}
+
+/// backon's `ExponentialBuilder` behind the documented retry loop (subject name `backon-exponential`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BackonExponential;
+
+impl Subject for BackonExponential {
+    type Config = BackonExponentialConfig;
+
+    fn name(&self) -> &str {
+        "backon-exponential"
+    }
+
+    fn contract(&self, config: &BackonExponentialConfig) -> Contract {
+        config.contract()
+    }
+
+    fn run(&self, config: &BackonExponentialConfig, world: &mut World<'_>) -> Result<(), Abort> {
+        serve_calls(world, |world| {
+            let seed = if config.jitter { world.random_u64()? } else { 0 };
+            Ok(config.builder(seed).build())
+        })
+    }
+}
+
+crate::domain::config_domain!(BackonExponential);

@@ -1,0 +1,172 @@
+//! `backon-retry`: backon's async `Retry` driver (`Retryable::retry` with `sleep`, `when` and `notify`)
+//! on the paused tokio runtime, its sleeper a recorded `tokio::time::sleep`.
+
+use backon::{BackoffBuilder, Retryable};
+use serde::{Deserialize, Serialize};
+use timelaw_core::{Abort, CallInfo, CallResult, Contract, Outcome, Subject, World};
+use timelaw_generators::{Choices, Swarm};
+
+use super::{BackonConstantConfig, BackonExponentialConfig, BackonFibonacciConfig};
+use crate::domain::AdapterConfig;
+use crate::draw::offer;
+use crate::sync_loop::retryable;
+use crate::tokio_driver::{run_tokio, TokioWorld};
+
+/// One of backon's builders.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BackonBuilder {
+    /// `ExponentialBuilder`.
+    Exponential(BackonExponentialConfig),
+    /// `FibonacciBuilder`.
+    Fibonacci(BackonFibonacciConfig),
+    /// `ConstantBuilder`.
+    Constant(BackonConstantConfig),
+}
+
+impl BackonBuilder {
+    fn contract(&self) -> Contract {
+        match self {
+            BackonBuilder::Exponential(config) => config.contract(),
+            BackonBuilder::Fibonacci(config) => config.contract(),
+            BackonBuilder::Constant(config) => config.contract(),
+        }
+    }
+
+    fn jitter(&self) -> bool {
+        match self {
+            BackonBuilder::Exponential(config) => config.jitter,
+            BackonBuilder::Fibonacci(config) => config.jitter,
+            BackonBuilder::Constant(config) => config.jitter,
+        }
+    }
+
+    fn simpler(&self) -> Vec<BackonBuilder> {
+        match self {
+            BackonBuilder::Exponential(config) => {
+                config.simpler().into_iter().map(BackonBuilder::Exponential).collect()
+            }
+            BackonBuilder::Fibonacci(config) => config.simpler().into_iter().map(BackonBuilder::Fibonacci).collect(),
+            BackonBuilder::Constant(config) => config.simpler().into_iter().map(BackonBuilder::Constant).collect(),
+        }
+    }
+}
+
+/// backon's `Retry` driver: `operation.retry(builder).sleep(sleeper).when(classifier).notify(callback)`.
+///
+/// The classifier (`when`) retries transient and rate-limited failures of idempotent calls; the sleeper
+/// records each sleep and sleeps on tokio's paused clock; the `notify` callback, when `notify` is set,
+/// records the delay backon announces.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct BackonRetryConfig {
+    /// The backoff.
+    pub backoff: BackonBuilder,
+    /// Install a `notify` callback.
+    pub notify: bool,
+}
+
+impl AdapterConfig for BackonRetryConfig {
+    fn describe<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> BackonRetryConfig {
+        let notify = c.maybe(2, 3);
+        let backoff = match c.weighted(&[1, 1, 1]) {
+            0 => BackonBuilder::Constant(BackonConstantConfig::describe(c, swarm)),
+            1 => BackonBuilder::Exponential(BackonExponentialConfig::describe(c, swarm)),
+            _ => BackonBuilder::Fibonacci(BackonFibonacciConfig::describe(c, swarm)),
+        };
+        BackonRetryConfig { backoff, notify }
+    }
+
+    /// The builder's contract, plus `notifies` when a callback is installed: "When a retry happens, the
+    /// input function will be invoked with the error and the sleep duration before pausing."
+    /// Cancellation is dropping the future, which the driver does at the cancellation instant.
+    fn contract(&self) -> Contract {
+        Contract { notifies: self.notify, ..self.backoff.contract() }
+    }
+
+    fn simpler(&self) -> Vec<BackonRetryConfig> {
+        let mut out = Vec::new();
+        offer(&mut out, self, BackonRetryConfig { notify: false, ..self.clone() }, Self::contract);
+        for backoff in self.backoff.simpler() {
+            offer(&mut out, self, BackonRetryConfig { backoff, ..self.clone() }, Self::contract);
+        }
+        out
+    }
+}
+
+/// Why an attempt failed, as the operation reports it to backon.
+#[derive(Debug)]
+enum Failure {
+    /// The attempt's scripted failure.
+    Outcome(Outcome),
+    /// The World stopped the run.
+    Aborted(Abort),
+}
+
+/// backon's `Retry` driver (subject name `backon-retry`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BackonRetry;
+
+impl Subject for BackonRetry {
+    type Config = BackonRetryConfig;
+
+    fn name(&self) -> &str {
+        "backon-retry"
+    }
+
+    fn contract(&self, config: &BackonRetryConfig) -> Contract {
+        config.contract()
+    }
+
+    fn run(&self, config: &BackonRetryConfig, world: &mut World<'_>) -> Result<(), Abort> {
+        run_tokio(world, |w| async move { w.for_each_call(|call| serve(&w, config, call)).await })
+    }
+}
+
+async fn serve(w: &TokioWorld<'_>, config: &BackonRetryConfig, call: CallInfo) -> Result<CallResult, Abort> {
+    let seed = if config.backoff.jitter() { w.random_u64()? } else { 0 };
+    match &config.backoff {
+        BackonBuilder::Exponential(builder) => drive(w, builder.builder(seed), config.notify, call).await,
+        BackonBuilder::Fibonacci(builder) => drive(w, builder.builder(seed), config.notify, call).await,
+        BackonBuilder::Constant(builder) => drive(w, builder.builder(seed), config.notify, call).await,
+    }
+}
+
+/// One call through backon's `Retry`.
+async fn drive<B: BackoffBuilder>(
+    w: &TokioWorld<'_>,
+    builder: B,
+    notify: bool,
+    call: CallInfo,
+) -> Result<CallResult, Abort> {
+    let sleeper = w.recorder();
+    let announcer = w.recorder();
+    let operation = || {
+        let attempt = w.attempt();
+        async move {
+            match attempt.await {
+                Ok(Outcome::Ok) => Ok(()),
+                Ok(outcome) => Err(Failure::Outcome(outcome)),
+                Err(abort) => Err(Failure::Aborted(abort)),
+            }
+        }
+    };
+    let result = operation
+        .retry(builder)
+        .sleep(move |delay| sleeper.sleep(delay))
+        .when(|failure: &Failure| {
+            matches!(failure, Failure::Outcome(outcome) if retryable(*outcome)) && call.idempotent
+        })
+        .notify(|_: &Failure, delay| {
+            if notify {
+                announcer.notify(delay);
+            }
+        })
+        .await;
+    match result {
+        Ok(()) => Ok(CallResult::Ok),
+        Err(Failure::Outcome(outcome)) => Ok(CallResult::from_outcome(outcome)),
+        Err(Failure::Aborted(abort)) => Err(abort),
+    }
+}
+
+crate::domain::config_domain!(BackonRetry);

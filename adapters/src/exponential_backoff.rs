@@ -1,0 +1,186 @@
+//! exponential-backoff 2.1.1: `Backoff` behind the loop its documentation shows (subject name
+//! `exponential-backoff`).
+//!
+//! # Randomness
+//! The crate's iterator seeds its own `fastrand::Rng` with `Rng::new()`, which forks `fastrand`'s
+//! thread-local generator. The subject seeds that thread-local generator from the World
+//! (`fastrand::seed`) right before it creates the iterator, so the jitter is replayable from the case
+//! seed on any thread.
+
+use exponential_backoff::Backoff;
+use serde::{Deserialize, Serialize};
+use timelaw_core::{
+    Abort, BackoffShape, CallInfo, CallResult, Contract, ErrorKind, JitterBounds, Subject, VDuration, World,
+};
+use timelaw_generators::choice::optional;
+use timelaw_generators::{Choices, Swarm};
+
+use crate::domain::AdapterConfig;
+use crate::draw::{self, offer, MS, SEC};
+use crate::sync_loop::{attempt, loop_contract, retryable, sleep};
+
+/// exponential-backoff's `Backoff`, setting for setting.
+///
+/// | field | call | domain (simplest first) |
+/// |---|---|---|
+/// | `max_attempts` | `Backoff::new(max_attempts, ..)` | 3 (the default), 1..=6, 7..=13, up to 1000 |
+/// | `min` | `Backoff::new(_, min, _)` | 0 ns..=1 h, 100 ms (the default) |
+/// | `max` | `Backoff::new(_, _, max)`; `None` is "no max duration" | 10 s (the default), above `min`, none, below `min` |
+/// | `jitter_milli` | `set_jitter(jitter_milli / 1000)`, which accepts `0..=1` | 0, 300 (the default), 1..=1000 |
+/// | `factor` | `set_factor` | 2 (the default), 0..=10, 11..=1000, `u32::MAX` |
+///
+/// `max_attempts == 0` is not drawn: the iterator is then empty and the documented loop never runs the
+/// operation, so what the call returns is the caller's choice, not the crate's.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ExponentialBackoffConfig {
+    /// Attempts, the first included.
+    pub max_attempts: u32,
+    /// The first delay and the floor of every delay.
+    pub min: VDuration,
+    /// The cap; `None` for no cap.
+    pub max: Option<VDuration>,
+    /// The jitter in thousandths.
+    pub jitter_milli: u32,
+    /// The growth factor.
+    pub factor: u32,
+}
+
+impl Default for ExponentialBackoffConfig {
+    /// The crate's `Backoff::default()`: 3 attempts, 100 ms to 10 s, jitter 0.3, factor 2.
+    fn default() -> ExponentialBackoffConfig {
+        ExponentialBackoffConfig {
+            max_attempts: 3,
+            min: MS.saturating_mul(100),
+            max: Some(VDuration::from_secs(10)),
+            jitter_milli: 300,
+            factor: 2,
+        }
+    }
+}
+
+impl ExponentialBackoffConfig {
+    /// The `Backoff` this config describes.
+    pub fn backoff(&self) -> Backoff {
+        let mut backoff = Backoff::new(self.max_attempts, self.min.to_std(), self.max.map(VDuration::to_std));
+        backoff.set_jitter(self.jitter_milli.min(1000) as f32 / 1000.0);
+        backoff.set_factor(self.factor);
+        backoff
+    }
+}
+
+fn describe_once<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> ExponentialBackoffConfig {
+    let max_attempts = match c.weighted(&[2, 5, 2, 1]) {
+        0 => 3,
+        1 => c.between(1, 6),
+        2 => c.between(7, 13),
+        _ => c.between(14, 1000),
+    } as u32; // At most 1000.
+    let min = draw::delay(c, MS.saturating_mul(100));
+    let max = match c.weighted(&[2, 4, 1, 1]) {
+        0 => Some(VDuration::from_secs(10)),
+        1 => Some(min.saturating_add(draw::delay(c, SEC))),
+        2 => None,
+        _ => Some(draw::delay(c, SEC)),
+    };
+    let jitter_milli = optional(c, swarm.jitter, 1, 2, |c| match c.weighted(&[1, 2]) {
+        0 => 300,
+        _ => c.between(1, 1000) as u32, // At most 1000.
+    });
+    let factor = match c.weighted(&[4, 3, 2, 1]) {
+        0 => 2,
+        1 => c.between(0, 10),
+        2 => c.between(11, 1000),
+        _ => u64::from(u32::MAX),
+    } as u32; // At most u32::MAX.
+    ExponentialBackoffConfig { max_attempts, min, max, jitter_milli: jitter_milli.unwrap_or(0), factor }
+}
+
+impl AdapterConfig for ExponentialBackoffConfig {
+    fn describe<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> ExponentialBackoffConfig {
+        draw::fitting(c, |c| describe_once(c, swarm), Self::contract, Self::default())
+    }
+
+    /// - `max_attempts`: `max_attempts` (the iterator yields `None` "on the final attempt").
+    /// - `backoff`: `min * factor^(n-1)` ("Create exponential duration"; a factor of 0 leaves `min`, as
+    ///   the crate clamps every delay to `min..=max`: "Make sure it doesn't exceed upper / lower bounds").
+    /// - `delay_min` / `delay_max`: `min` / `max` (the same clamp).
+    /// - `jitter`: symmetric by `jitter` ("Set the amount of jitter per backoff", which the crate applies
+    ///   up and down), 1 ns tolerance for its integer rounding.
+    fn contract(&self) -> Contract {
+        let backoff = match self.factor {
+            0 => BackoffShape::Constant { delay: self.min },
+            factor => BackoffShape::Exponential { initial: self.min, factor_milli: u64::from(factor) * 1000 },
+        };
+        let jittered = self.jitter_milli > 0;
+        let ratio_milli = u64::from(self.jitter_milli.min(1000));
+        Contract {
+            max_attempts: Some(self.max_attempts),
+            delay_min: Some(self.min),
+            delay_max: self.max,
+            backoff: Some(backoff),
+            jitter: Some(if jittered { JitterBounds::Symmetric { ratio_milli } } else { JitterBounds::None }),
+            delay_tolerance: if jittered { VDuration::from_nanos(1) } else { VDuration::ZERO },
+            ..loop_contract()
+        }
+    }
+
+    fn simpler(&self) -> Vec<ExponentialBackoffConfig> {
+        let mut out = Vec::new();
+        let mut push = |candidate: ExponentialBackoffConfig| offer(&mut out, self, candidate, Self::contract);
+        push(ExponentialBackoffConfig { jitter_milli: 0, ..Self::default() });
+        push(ExponentialBackoffConfig { jitter_milli: 0, ..self.clone() });
+        push(ExponentialBackoffConfig { max_attempts: self.max_attempts.min(3), ..self.clone() });
+        push(ExponentialBackoffConfig { factor: 2, ..self.clone() });
+        push(ExponentialBackoffConfig { max: None, ..self.clone() });
+        for min in draw::simpler_delays(self.min) {
+            push(ExponentialBackoffConfig { min, ..self.clone() });
+        }
+        out
+    }
+}
+
+/// exponential-backoff's `Backoff` behind its documented loop (subject name `exponential-backoff`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ExponentialBackoffSubject;
+
+impl Subject for ExponentialBackoffSubject {
+    type Config = ExponentialBackoffConfig;
+
+    fn name(&self) -> &str {
+        "exponential-backoff"
+    }
+
+    fn contract(&self, config: &ExponentialBackoffConfig) -> Contract {
+        config.contract()
+    }
+
+    fn run(&self, config: &ExponentialBackoffConfig, world: &mut World<'_>) -> Result<(), Abort> {
+        world.for_each_call(|world, call| {
+            fastrand::seed(world.random_u64()?);
+            documented_loop(world, call, config.backoff())
+        })
+    }
+}
+
+/// The loop of the crate's docs: `for duration in backoff { match op() { Ok => break, Err => match
+/// duration { Some(d) => sleep(d), None => return Err } } }`, with the shared loop's classification.
+fn documented_loop(world: &mut World<'_>, call: CallInfo, backoff: Backoff) -> Result<CallResult, Abort> {
+    let mut last = CallResult::Err(ErrorKind::Transient);
+    for duration in backoff {
+        let outcome = match attempt(world)? {
+            Ok(outcome) => outcome,
+            Err(result) => return Ok(result),
+        };
+        last = CallResult::from_outcome(outcome);
+        if !retryable(outcome) || !call.idempotent {
+            return Ok(last);
+        }
+        let Some(delay) = duration else { return Ok(last) };
+        if let Some(result) = sleep(world, delay)? {
+            return Ok(result);
+        }
+    }
+    Ok(last) // Reached only with zero attempts, which the domain never draws.
+}
+
+crate::domain::config_domain!(ExponentialBackoffSubject);

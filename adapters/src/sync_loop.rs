@@ -1,0 +1,111 @@
+//! The retry loop the backoff crates' documentation shows, run synchronously through the World: the
+//! crate decides the delays, the loop dispatches, classifies and sleeps.
+//!
+//! # What the loop does (and promises)
+//! - Every call gets a fresh backoff (a crate's builder is built once per call).
+//! - Transient and rate-limited failures are retried while the backoff yields a delay; a fatal failure,
+//!   a non-idempotent call's failure, or an exhausted backoff returns the last attempt's error.
+//! - Retry-after answers are not honoured (the crates' iterators know nothing of them).
+//! - Cancellation is checked before every attempt and every sleep; a cut attempt or sleep ends the call
+//!   with `Err(Cancelled)`.
+//!
+//! [`loop_contract`] states these promises; each subject adds what its crate promises about delays.
+
+use std::time::Duration;
+
+use timelaw_core::{
+    Abort, AttemptResult, CallInfo, CallResult, Contract, ErrorKind, Outcome, RetryOn, VDuration, Wake, World,
+};
+
+/// What the loop itself promises, whatever the backoff: see the module docs.
+pub(crate) fn loop_contract() -> Contract {
+    Contract {
+        retry_on: Some(RetryOn { transient: true, rate_limited: true, timeout: true }),
+        reports_last_result: true,
+        respects_idempotency: true,
+        honors_cancellation: true,
+        serves_stream: true,
+        ..Contract::default()
+    }
+}
+
+/// `true` for the outcomes the loop retries.
+pub(crate) fn retryable(outcome: Outcome) -> bool {
+    matches!(outcome, Outcome::Transient | Outcome::RateLimited { .. })
+}
+
+/// Serves every call: `backoff` builds the call's delays (`Iterator<Item = Duration>`, the protocol of
+/// backon's `Backoff` and tokio-retry2's strategies: `Some(delay)` means sleep and retry, `None` means
+/// give up).
+///
+/// # Errors
+/// The World's abort.
+pub(crate) fn serve_calls<I>(
+    world: &mut World<'_>,
+    mut backoff: impl FnMut(&mut World<'_>) -> Result<I, Abort>,
+) -> Result<(), Abort>
+where
+    I: Iterator<Item = Duration>,
+{
+    world.for_each_call(|world, call| {
+        let mut delays = backoff(world)?;
+        retry_call(world, call, || Ok(delays.next()))
+    })
+}
+
+/// One call: attempt, and after a retryable failure ask `next_delay` for the delay before the retry.
+///
+/// # Errors
+/// The World's abort, or `next_delay`'s.
+pub(crate) fn retry_call(
+    world: &mut World<'_>,
+    call: CallInfo,
+    mut next_delay: impl FnMut() -> Result<Option<Duration>, Abort>,
+) -> Result<CallResult, Abort> {
+    loop {
+        let outcome = match attempt(world)? {
+            Ok(outcome) => outcome,
+            Err(result) => return Ok(result),
+        };
+        if !retryable(outcome) || !call.idempotent {
+            return Ok(CallResult::from_outcome(outcome));
+        }
+        let Some(delay) = next_delay()? else {
+            return Ok(CallResult::from_outcome(outcome));
+        };
+        if let Some(result) = sleep(world, delay)? {
+            return Ok(result);
+        }
+    }
+}
+
+/// Dispatches one attempt unless the call is cancelled: `Ok(outcome)` when it completed, `Err(result)`
+/// when the call must return `result` now.
+///
+/// # Errors
+/// The World's abort.
+pub(crate) fn attempt(world: &mut World<'_>) -> Result<Result<Outcome, CallResult>, Abort> {
+    if world.is_cancelled() {
+        return Ok(Err(CallResult::Err(ErrorKind::Cancelled)));
+    }
+    Ok(match world.dispatch()? {
+        AttemptResult::Completed(outcome) => Ok(outcome),
+        AttemptResult::TimedOut => Err(CallResult::Err(ErrorKind::Timeout)),
+        AttemptResult::Cancelled => Err(CallResult::Err(ErrorKind::Cancelled)),
+    })
+}
+
+/// Sleeps `delay` unless the call is cancelled: `Some(result)` when the call must return `result` now.
+///
+/// # Errors
+/// The World's abort.
+pub(crate) fn sleep(world: &mut World<'_>, delay: Duration) -> Result<Option<CallResult>, Abort> {
+    let cancelled = Some(CallResult::Err(ErrorKind::Cancelled));
+    if world.is_cancelled() {
+        return Ok(cancelled);
+    }
+    Ok(match world.sleep(VDuration::from_std(delay))? {
+        Wake::Elapsed => None,
+        Wake::Cancelled => cancelled,
+    })
+}

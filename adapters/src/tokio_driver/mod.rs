@@ -1,0 +1,196 @@
+//! The tokio paused-time driver: run an async subject that uses `tokio::time` (sleep, timeout,
+//! `Instant`) on a current-thread runtime whose clock is paused, so virtual time is tokio's time.
+//!
+//! ```
+//! use std::time::Duration;
+//! use timelaw_adapters::tokio_driver::run_tokio;
+//! use timelaw_core::{execute, Abort, CallResult, Contract, ErrorKind, EventKind, Outcome, Schedule, Step,
+//!     Subject, VDuration, World};
+//!
+//! /// Application code: one attempt under `tokio::time::timeout`.
+//! struct OneShot;
+//! impl Subject for OneShot {
+//!     type Config = u64;
+//!     fn name(&self) -> &str { "one-shot" }
+//!     fn contract(&self, _: &u64) -> Contract { Contract::default() }
+//!     fn run(&self, timeout_ms: &u64, world: &mut World<'_>) -> Result<(), Abort> {
+//!         let limit = Duration::from_millis(*timeout_ms);
+//!         run_tokio(world, |w| async move {
+//!             w.for_each_call(|_call| async {
+//!                 Ok(match tokio::time::timeout(limit, w.attempt()).await {
+//!                     Ok(outcome) => CallResult::from_outcome(outcome?),
+//!                     Err(_elapsed) => CallResult::Err(ErrorKind::Timeout),
+//!                 })
+//!             }).await
+//!         })
+//!     }
+//! }
+//!
+//! let slow = Step::new(VDuration::from_millis(80), Outcome::Ok);
+//! let trace = execute(&OneShot, &50, &Schedule::single(vec![slow]), 0);
+//! let cut = trace.events.iter().find(|e| matches!(e.kind, EventKind::AttemptTimedOut { .. })).unwrap();
+//! assert_eq!(cut.at.as_nanos(), 50_000_000); // tokio's timeout dropped the attempt at 50 ms
+//! ```
+//!
+//! # How it works
+//! [`run_tokio`] builds `Builder::new_current_thread().enable_time().start_paused(true)`, takes the World
+//! for the duration of the run and hands the subject a [`TokioWorld`]. The World's clock follows tokio's:
+//! before the World records anything, the driver moves it to tokio's elapsed time since the run started
+//! ([`World::advance_to`]). Nothing sleeps for real: when every task waits on a timer, tokio auto-advances
+//! its paused clock to the next timer.
+//!
+//! - A scripted attempt ([`TokioWorld::attempt`]) is a future that begins the attempt when first
+//!   polled, takes its scripted duration with `tokio::time::sleep`, and ends it. A zero-duration attempt
+//!   completes on its first poll. A hanging attempt sleeps until the World's time limit and then
+//!   aborts the run with [`Abort::Hung`] (unless something drops it first).
+//! - Dropped before it completes (a drop guard), an attempt records the cut at that instant:
+//!   `AttemptCancelled` when the caller's cancellation dropped it, otherwise `AttemptTimedOut` with the
+//!   time it ran: whatever else drops an attempt mid-flight is a timeout (`tokio::time::timeout`, a
+//!   deadline around the whole call).
+//! - Gaps between calls move tokio's clock by exactly the gap ([`tokio::time::advance`]).
+//! - Code that cannot hold the World (a `'static` sleeper, a `Send` notify callback, a strategy
+//!   iterator) records through the [`Recorder`].
+//!
+//! # Tie rule
+//! `tokio::time::timeout` polls the inner future before its timer, so an attempt completing at the very
+//! instant the timeout expires returns its own result ([`TieRule::InnerWins`](timelaw_core::TieRule)).
+//! The same holds for the caller's cancellation here: a call completing at its cancellation instant
+//! completes.
+//!
+//! # Timer resolution
+//! tokio's timers have millisecond resolution: a timer due between two milliseconds fires on the later
+//! one, and with the paused clock the runtime advances by whole milliseconds from the current instant.
+//! Durations in whole milliseconds from a whole-millisecond instant are exact; others fire up to about a
+//! millisecond late, and the trace shows it. The caller's cancellation is the driver's own and is exact:
+//! when tokio first wakes at or after the cancellation instant `k`, the call is dropped and its cut is
+//! recorded at `k` (a call that tokio would have completed between `k` and that wake-up is cut at `k`).
+//!
+//! # Cancellation
+//! A call with `cancel_after` is dropped at its cancellation instant (dropping is how a caller cancels a
+//! future); an attempt in flight records `AttemptCancelled`, a recorded sleep in flight `SleepCancelled`,
+//! and the call returns `Err(Cancelled)`.
+//!
+//! # Panics
+//! A panic inside the subject is re-raised after the World is given back, so the runner's trace keeps
+//! every event recorded before it. `run_tokio` must not be called from inside another tokio runtime.
+
+mod attempt;
+mod cancel;
+mod recorder;
+mod world;
+
+pub use attempt::Attempt;
+pub use recorder::Recorder;
+pub use world::TokioWorld;
+
+use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll};
+
+use timelaw_core::{Abort, LimitKind, Misuse, VInstant, World};
+use tokio::time::Instant;
+
+/// What the handles of one run share.
+pub(crate) struct Shared<'s> {
+    pub(crate) world: RefCell<World<'s>>,
+    /// tokio's instant when the run started.
+    pub(crate) start: Instant,
+    /// The World's instant when the run started.
+    pub(crate) base: VInstant,
+    pub(crate) recorder: Recorder,
+    /// While the caller's cancellation cuts a call: the instant everything is recorded at.
+    pub(crate) cancel_cut: Cell<Option<VInstant>>,
+    /// An abort raised where it could not be returned (inside `Drop`, or a hang).
+    pub(crate) deferred: RefCell<Option<Abort>>,
+}
+
+/// Runs the future `f` builds on a paused tokio runtime until it completes, then gives the World back.
+/// See the module docs.
+///
+/// # Errors
+/// The future's own abort, an abort deferred by a drop guard or a hang, the World's time limit when the
+/// future is still pending at it, or [`Abort::InvalidConfig`] if the runtime cannot be built.
+///
+/// # Panics
+/// Re-raises a panic of the subject after restoring the World.
+pub fn run_tokio<'s, F, Fut>(world: &mut World<'s>, f: F) -> Result<(), Abort>
+where
+    F: FnOnce(TokioWorld<'s>) -> Fut,
+    Fut: Future<Output = Result<(), Abort>>,
+{
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .build()
+        .map_err(|error| Abort::InvalidConfig(format!("the paused tokio runtime could not be built: {error}")))?;
+    let placeholder = World::new(world.schedule(), 0);
+    let owned = std::mem::replace(world, placeholder);
+    let slot: RefCell<Option<Rc<Shared<'s>>>> = RefCell::new(None);
+    let outcome = catch_unwind(AssertUnwindSafe(|| runtime.block_on(drive(owned, f, &slot))));
+    let restored = slot.borrow_mut().take().map(Rc::try_unwrap);
+    match restored {
+        Some(Ok(shared)) => *world = shared.world.into_inner(),
+        _ => return Err(Abort::Misuse(Misuse::Finished)), // A handle outlived the run.
+    }
+    match outcome {
+        Ok(result) => result,
+        Err(payload) => resume_unwind(payload),
+    }
+}
+
+async fn drive<'s, F, Fut>(owned: World<'s>, f: F, slot: &RefCell<Option<Rc<Shared<'s>>>>) -> Result<(), Abort>
+where
+    F: FnOnce(TokioWorld<'s>) -> Fut,
+    Fut: Future<Output = Result<(), Abort>>,
+{
+    let base = owned.now();
+    let left = owned.limits().virtual_time_max.saturating_sub(base.since_epoch());
+    let shared = Rc::new(Shared {
+        world: RefCell::new(owned),
+        start: Instant::now(),
+        base,
+        recorder: Recorder::default(),
+        cancel_cut: Cell::new(None),
+        deferred: RefCell::new(None),
+    });
+    *slot.borrow_mut() = Some(Rc::clone(&shared));
+    let handle = TokioWorld::new(Rc::clone(&shared));
+    let limit = shared.world.borrow().limits().virtual_time_max;
+    let guarded = Guarded {
+        main: Box::pin(f(handle.clone())),
+        watchdog: Box::pin(tokio::time::sleep(left.to_std())),
+        handle,
+        limit: limit.as_nanos(),
+    };
+    guarded.await
+}
+
+/// The subject's future, with deferred aborts surfaced and a watchdog at the World's time limit (so a
+/// future waiting on nothing cannot park the runtime forever).
+struct Guarded<'s, Fut> {
+    main: Pin<Box<Fut>>,
+    watchdog: Pin<Box<tokio::time::Sleep>>,
+    handle: TokioWorld<'s>,
+    limit: u64,
+}
+
+impl<Fut: Future<Output = Result<(), Abort>>> Future for Guarded<'_, Fut> {
+    type Output = Result<(), Abort>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let polled = self.main.as_mut().poll(cx);
+        if let Some(abort) = self.handle.take_deferred() {
+            return Poll::Ready(Err(abort));
+        }
+        if let Poll::Ready(result) = polled {
+            return Poll::Ready(result);
+        }
+        if self.watchdog.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(Err(Abort::StepLimit { kind: LimitKind::VirtualTime, limit: self.limit }));
+        }
+        Poll::Pending
+    }
+}

@@ -1,0 +1,29 @@
+//! tokio-retry2 0.9.1: its five strategies (each a subject driven by the documented retry loop) and its
+//! `Retry` driver on the paused tokio runtime.
+//!
+//! | subject | name | config |
+//! |---|---|---|
+//! | [`TokioRetry2Exponential`] | `tokio-retry2-exponential` | [`ExponentialStrategy`] (`ExponentialBackoff`) |
+//! | [`TokioRetry2ExponentialFactor`] | `tokio-retry2-exponential-factor` | [`ExponentialFactorStrategy`] (`ExponentialFactorBackoff`) |
+//! | [`TokioRetry2Fibonacci`] | `tokio-retry2-fibonacci` | [`FibonacciStrategy`] (`FibonacciBackoff`) |
+//! | [`TokioRetry2Fixed`] | `tokio-retry2-fixed` | [`FixedStrategy`] (`FixedInterval`) |
+//! | [`TokioRetry2Linear`] | `tokio-retry2-linear` | [`LinearStrategy`] (`LinearBackoff`) |
+//! | [`TokioRetry2Retry`] | `tokio-retry2-retry` | [`TokioRetry2RetryConfig`] (`Retry::spawn` / `spawn_notify`) |
+//!
+//! Every strategy config carries `take`: the strategies never end by themselves, and the docs limit
+//! them with `.take(3); // limit to 3 retries`, so a call makes at most `take + 1` attempts.
+//!
+//! # Not covered
+//! - Jitter (`jitter`, `jitter_with_bounds`, `jitter_range`, behind the `jitter` feature) draws from
+//!   `rand`'s thread RNG, which cannot be seeded: it is left out.
+//! - `MaxInterval::max_interval` / `max_duration` read `std::time::Instant` (the wall clock, not
+//!   tokio's): left out, as nothing on the checking path may read the wall clock.
+
+mod retry;
+mod strategies;
+
+pub use retry::{TokioRetry2Retry, TokioRetry2RetryConfig};
+pub use strategies::{
+    ExponentialFactorStrategy, ExponentialStrategy, FibonacciStrategy, FixedStrategy, LinearStrategy, Strategy,
+    TokioRetry2Exponential, TokioRetry2ExponentialFactor, TokioRetry2Fibonacci, TokioRetry2Fixed, TokioRetry2Linear,
+};

@@ -1,0 +1,223 @@
+//! `tower-backoff`: tower's `Retry` middleware sleeping by `ExponentialBackoffMaker`'s backoff, on the
+//! paused tokio runtime.
+
+use serde::{Deserialize, Serialize};
+use timelaw_core::{
+    Abort, BackoffShape, CallInfo, CallResult, Contract, Outcome, SplitMix64, Subject, VDuration, World,
+};
+use timelaw_generators::{Choices, Swarm};
+use tower::retry::backoff::{Backoff, ExponentialBackoff, ExponentialBackoffMaker, MakeBackoff};
+use tower::retry::{Policy, Retry};
+use tower::util::rng::Rng;
+use tower::ServiceExt;
+
+use super::Failure;
+use crate::domain::{float_tolerance, AdapterConfig};
+use crate::draw::{self, offer, MS};
+use crate::float::F64;
+use crate::sync_loop::loop_contract;
+use crate::tokio_driver::{run_tokio, Recorder, TokioWorld};
+use timelaw_core::JitterBounds;
+
+/// tower's `ExponentialBackoffMaker::new(min, max, jitter, rng)` plus the retry limit of the policy.
+///
+/// | field | meaning | domain (simplest first) |
+/// |---|---|---|
+/// | `min` | the first delay | 0 ns..=1 h, 50 ms (the default) |
+/// | `max` | the cap; `None` for the default `Duration::from_millis(u64::MAX)` | above `min`, none |
+/// | `jitter` | "the ratio of the base timeout that may be randomly added" | 0, 0.99 (the default), 0..=1, 1..=100 |
+/// | `max_retries` | the policy's retry limit (tower's backoff has none) | 0..=5, ..=12, ..=100 |
+///
+/// The maker's `rng` is a [`WorldRng`] seeded from the World once per call. Configs the maker rejects
+/// (`min > max`, `max == 0`, jitter outside `0..=100`) are not drawn; a deserialized one aborts the run
+/// with the maker's error.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct TowerBackoffConfig {
+    /// The first delay.
+    pub min: VDuration,
+    /// The cap; `None` is tower's default maximum (`u64::MAX` milliseconds).
+    pub max: Option<VDuration>,
+    /// The jitter ratio.
+    pub jitter: F64,
+    /// Retries the policy allows per call.
+    pub max_retries: u32,
+}
+
+impl Default for TowerBackoffConfig {
+    /// tower's `ExponentialBackoffMaker::default()` (50 ms, no cap, jitter 0.99) and 3 retries.
+    fn default() -> TowerBackoffConfig {
+        TowerBackoffConfig { min: MS.saturating_mul(50), max: None, jitter: F64(0.99), max_retries: 3 }
+    }
+}
+
+/// tower's `Rng` over the World's randomness: SplitMix64 seeded from the World. Cloning copies the state,
+/// like tower's own `HasherRng`.
+#[derive(Clone, Debug)]
+pub struct WorldRng(SplitMix64);
+
+impl Rng for WorldRng {
+    fn next_u64(&mut self) -> u64 {
+        self.0.next_u64()
+    }
+}
+
+impl TowerBackoffConfig {
+    /// The maker this config describes.
+    ///
+    /// # Errors
+    /// The maker's validation error, as text.
+    pub fn maker(&self, seed: u64) -> Result<ExponentialBackoffMaker<WorldRng>, String> {
+        let max = self.max.map_or(std::time::Duration::from_millis(u64::MAX), VDuration::to_std);
+        ExponentialBackoffMaker::new(self.min.to_std(), max, self.jitter.0, WorldRng(SplitMix64::new(seed)))
+            .map_err(|error| error.to_string())
+    }
+}
+
+fn jitter<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> F64 {
+    if !swarm.jitter {
+        return F64(0.0);
+    }
+    match c.weighted(&[2, 2, 3, 1]) {
+        0 => F64(0.0),
+        1 => F64(0.99),
+        2 => F64::from_milli(c.between(1, 1000)),
+        _ => F64::from_milli(c.between(1000, 100_000)),
+    }
+}
+
+fn describe_once<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> TowerBackoffConfig {
+    let min = draw::delay(c, MS.saturating_mul(50));
+    let max = match c.weighted(&[3, 1]) {
+        0 => Some(min.saturating_add(draw::delay(c, VDuration::from_secs(10))).max(VDuration::from_nanos(1))),
+        _ => None,
+    };
+    let jitter = jitter(c, swarm);
+    let max_retries = draw::retries(c, 100) as u32; // At most 100.
+    TowerBackoffConfig { min, max, jitter, max_retries }
+}
+
+impl AdapterConfig for TowerBackoffConfig {
+    fn describe<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> TowerBackoffConfig {
+        draw::fitting(c, |c| describe_once(c, swarm), Self::contract, Self::default())
+    }
+
+    /// - `backoff`: exponential from `min`, doubling ("The backoff duration will increase exponentially
+    ///   for every subsequent backoff, up to a maximum duration").
+    /// - `delay_min`: `min` ("The minimum amount of time to wait before resuming an operation").
+    /// - `delay_max`: `max` ("The maximum amount of time to wait before resuming an operation"); tower
+    ///   clips its jitter at `max`, but the contract's jitter bounds cannot say so, so the cap law reads
+    ///   the cap widened by the jitter.
+    /// - `jitter`: up to `jitter` times the base is added ("The ratio of the base timeout that may be
+    ///   randomly added to a backoff").
+    /// - `max_attempts`: `max_retries + 1` (the policy's limit).
+    /// - `delay_tolerance`: tower computes the jitter in `f64`.
+    fn contract(&self) -> Contract {
+        let ratio_milli = (self.jitter.0 * 1000.0).ceil() as u64; // Saturating cast; the domain keeps it <= 100_000.
+        let contract = Contract {
+            max_attempts: Some(self.max_retries.saturating_add(1)),
+            delay_min: Some(self.min),
+            delay_max: self.max,
+            backoff: Some(BackoffShape::Exponential { initial: self.min, factor_milli: 2000 }),
+            jitter: Some(if ratio_milli == 0 { JitterBounds::None } else { JitterBounds::Additive { ratio_milli } }),
+            ..loop_contract()
+        };
+        let tolerance = if ratio_milli == 0 { VDuration::ZERO } else { float_tolerance(&contract) };
+        Contract { delay_tolerance: tolerance, ..contract }
+    }
+
+    fn simpler(&self) -> Vec<TowerBackoffConfig> {
+        let mut out = Vec::new();
+        let mut push = |candidate: TowerBackoffConfig| offer(&mut out, self, candidate, Self::contract);
+        push(TowerBackoffConfig { jitter: F64(0.0), ..self.clone() });
+        push(TowerBackoffConfig { max_retries: self.max_retries.min(3), ..self.clone() });
+        for min in draw::simpler_delays(self.min) {
+            push(TowerBackoffConfig { min, max: self.max.map(|max| max.max(min)), ..self.clone() });
+        }
+        out.retain(|config| config.maker(0).is_ok());
+        out
+    }
+}
+
+/// The retry policy: tower's `Policy` docs example (`Attempts`), sleeping by the backoff.
+#[derive(Clone)]
+struct BackoffPolicy {
+    backoff: ExponentialBackoff<WorldRng>,
+    retries_left: u32,
+    idempotent: bool,
+    recorder: Recorder,
+}
+
+impl Policy<(), (), Failure> for BackoffPolicy {
+    type Future = tokio::time::Sleep;
+
+    fn retry(&mut self, _request: &mut (), result: &mut Result<(), Failure>) -> Option<tokio::time::Sleep> {
+        match result {
+            Err(failure) if failure.retryable() && self.retries_left > 0 => {
+                self.retries_left -= 1;
+                let sleep = self.backoff.next_backoff();
+                self.recorder.record_sleep(sleep.deadline().saturating_duration_since(tokio::time::Instant::now()));
+                Some(sleep)
+            }
+            _ => None,
+        }
+    }
+
+    fn clone_request(&mut self, _request: &()) -> Option<()> {
+        self.idempotent.then_some(())
+    }
+}
+
+/// tower's `Retry` middleware with `ExponentialBackoffMaker` (subject name `tower-backoff`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TowerBackoff;
+
+impl Subject for TowerBackoff {
+    type Config = TowerBackoffConfig;
+
+    fn name(&self) -> &str {
+        "tower-backoff"
+    }
+
+    fn contract(&self, config: &TowerBackoffConfig) -> Contract {
+        config.contract()
+    }
+
+    fn run(&self, config: &TowerBackoffConfig, world: &mut World<'_>) -> Result<(), Abort> {
+        config.maker(0).map_err(Abort::InvalidConfig)?;
+        run_tokio(world, |w| async move { w.for_each_call(|call| serve(&w, config, call)).await })
+    }
+}
+
+async fn serve(w: &TokioWorld<'_>, config: &TowerBackoffConfig, call: CallInfo) -> Result<CallResult, Abort> {
+    let seed = if config.jitter.0 > 0.0 { w.random_u64()? } else { 0 };
+    let mut maker = config.maker(seed).map_err(Abort::InvalidConfig)?;
+    let policy = BackoffPolicy {
+        backoff: maker.make_backoff(),
+        retries_left: config.max_retries,
+        idempotent: call.idempotent,
+        recorder: w.recorder(),
+    };
+    let service = tower::service_fn(|()| attempt(w.clone()));
+    outcome(Retry::new(policy, service).oneshot(()).await)
+}
+
+/// One scripted attempt as the service's response.
+pub(crate) async fn attempt(w: TokioWorld<'_>) -> Result<(), Failure> {
+    match w.attempt().await {
+        Ok(Outcome::Ok) => Ok(()),
+        Ok(outcome) => Err(Failure::Outcome(outcome)),
+        Err(abort) => Err(Failure::Aborted(abort)),
+    }
+}
+
+/// The call's result from the middleware's.
+pub(crate) fn outcome(result: Result<(), Failure>) -> Result<CallResult, Abort> {
+    match result {
+        Ok(()) => Ok(CallResult::Ok),
+        Err(Failure::Outcome(outcome)) => Ok(CallResult::from_outcome(outcome)),
+        Err(Failure::Cancelled) => Ok(CallResult::Err(timelaw_core::ErrorKind::Cancelled)),
+        Err(Failure::Aborted(abort)) => Err(abort),
+    }
+}
+
+crate::domain::config_domain!(TowerBackoff);

@@ -1,0 +1,39 @@
+//! tower 0.5.3: its retry middleware (`tower::retry::Retry`) with the exponential backoff
+//! (`ExponentialBackoffMaker`) and with the retry budget (`TpsBudget`).
+//!
+//! | subject | name | config |
+//! |---|---|---|
+//! | [`TowerBackoff`] | `tower-backoff` | [`TowerBackoffConfig`] |
+//! | [`TowerBudget`] | `tower-budget` | [`TowerBudgetConfig`] |
+//!
+//! Both drive the real middleware: a `Retry::new(policy, service_fn(..))` per call, with a `Policy`
+//! written the way tower's docs show (`clone_request` returns `None` for a non-idempotent call, which
+//! tower documents as "the retry function will not be called").
+
+mod backoff;
+mod budget;
+
+pub use backoff::{TowerBackoff, TowerBackoffConfig, WorldRng};
+pub use budget::{TowerBudget, TowerBudgetConfig};
+
+use timelaw_core::{Abort, Outcome};
+
+use crate::sync_loop::retryable;
+
+/// Why an attempt failed, as the service reports it to tower.
+#[derive(Clone, Debug)]
+pub(crate) enum Failure {
+    /// The attempt's scripted failure.
+    Outcome(Outcome),
+    /// The attempt was cut by the caller's cancellation.
+    Cancelled,
+    /// The World stopped the run.
+    Aborted(Abort),
+}
+
+impl Failure {
+    /// Transient and rate-limited failures are worth a retry.
+    pub(crate) fn retryable(&self) -> bool {
+        matches!(self, Failure::Outcome(outcome) if retryable(*outcome))
+    }
+}

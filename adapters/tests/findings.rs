@@ -1,0 +1,182 @@
+//! Every finding of docs/findings.md as its minimal case: the law is violated there, and holds on the
+//! neighbouring case where the crate keeps its documented promise.
+
+mod support;
+
+use timelaw_adapters::backon::{
+    BackonBuilder, BackonExponential, BackonExponentialConfig, BackonFibonacci, BackonFibonacciConfig, BackonRetry,
+    BackonRetryConfig,
+};
+use timelaw_adapters::exponential_backoff::{ExponentialBackoffConfig, ExponentialBackoffSubject};
+use timelaw_adapters::tokio_retry2::{FixedStrategy, Strategy, TokioRetry2Retry, TokioRetry2RetryConfig};
+use timelaw_adapters::tokio_timeout_loop::{TokioTimeoutLoop, TokioTimeoutLoopConfig};
+use timelaw_adapters::tower::{TowerBudget, TowerBudgetConfig};
+use timelaw_adapters::F32;
+use timelaw_core::{CallScript, Case, Outcome, Schedule, Step, Subject, VDuration};
+use timelaw_laws::Verdict;
+
+fn ms(millis: u64) -> VDuration {
+    VDuration::from_millis(millis)
+}
+
+fn failures(count: usize) -> Schedule {
+    Schedule::single(vec![Step::instant(Outcome::Transient); count])
+}
+
+/// `law` on the case `(config, schedule, seed 0)`: violated or not, as `violated` says.
+#[track_caller]
+fn check<S: Subject>(subject: &S, config: S::Config, schedule: Schedule, law: &str, violated: bool) {
+    let verdict = support::judge(subject, &Case::new(config, schedule, 0), law);
+    assert_eq!(verdict.is_violated(), violated, "{} {law}: {verdict}", subject.name());
+    if !violated {
+        assert!(matches!(verdict, Verdict::Holds | Verdict::Vacuous), "{verdict}");
+    }
+}
+
+fn backon_exponential(max_delay: VDuration) -> BackonExponentialConfig {
+    BackonExponentialConfig { max_delay: Some(max_delay), ..BackonExponentialConfig::default() }
+}
+
+#[test]
+fn backon_first_delay_ignores_a_cap_below_min_delay() {
+    // The default min_delay (1 s) is slept although max_delay is 500 ms.
+    check(&BackonExponential, backon_exponential(ms(500)), failures(1), "delay_within_cap", true);
+    check(&BackonExponential, backon_exponential(ms(2000)), failures(3), "delay_within_cap", false);
+    let retry = |max| BackonRetryConfig { backoff: BackonBuilder::Exponential(backon_exponential(max)), notify: true };
+    check(&BackonRetry, retry(ms(500)), failures(1), "delay_within_cap", true);
+    check(&BackonRetry, retry(ms(2000)), failures(3), "notify_matches_sleep", false);
+}
+
+#[test]
+fn backon_fibonacci_overshoots_its_cap_once() {
+    let fibonacci =
+        |max| BackonFibonacciConfig { jitter: false, min_delay: ms(1000), max_delay: Some(max), max_times: Some(3) };
+    // 1 s, 1 s, then 1 s + 1 s = 2 s although max_delay is 1.5 s.
+    check(&BackonFibonacci, fibonacci(ms(1500)), failures(3), "delay_within_cap", true);
+    check(&BackonFibonacci, fibonacci(ms(2000)), failures(3), "delay_within_cap", false);
+}
+
+#[test]
+fn backon_total_delay_overflows_without_a_cap() {
+    let huge = |max_delay| BackonExponentialConfig {
+        factor: F32(1e30),
+        max_delay,
+        total_delay: Some(ms(5000)),
+        ..BackonExponentialConfig::default()
+    };
+    // The second delay saturates to Duration::MAX and `cumulative + delay` panics.
+    check(&BackonExponential, huge(None), failures(2), "never_panics", true);
+    check(&BackonExponential, huge(Some(ms(60_000))), failures(2), "never_panics", false);
+}
+
+fn exponential(
+    max_attempts: u32,
+    min: VDuration,
+    max: Option<VDuration>,
+    jitter_milli: u32,
+    factor: u32,
+) -> ExponentialBackoffConfig {
+    ExponentialBackoffConfig { max_attempts, min, max, jitter_milli, factor }
+}
+
+#[test]
+fn exponential_backoff_panics_on_accepted_settings() {
+    // min above max: `clamp` panics on the first `next()`, before any attempt.
+    check(
+        &ExponentialBackoffSubject,
+        exponential(2, ms(2000), Some(ms(1000)), 0, 2),
+        failures(0),
+        "never_panics",
+        true,
+    );
+    check(
+        &ExponentialBackoffSubject,
+        exponential(2, ms(1000), Some(ms(1000)), 0, 2),
+        failures(0),
+        "never_panics",
+        false,
+    );
+    // A jitter below 1% (accepted by `set_jitter`) asks fastrand for a number in 0..0.
+    check(
+        &ExponentialBackoffSubject,
+        exponential(2, ms(100), Some(ms(10_000)), 5, 2),
+        failures(0),
+        "never_panics",
+        true,
+    );
+    check(
+        &ExponentialBackoffSubject,
+        exponential(2, ms(100), Some(ms(10_000)), 10, 2),
+        failures(0),
+        "never_panics",
+        false,
+    );
+}
+
+#[test]
+fn exponential_backoff_stops_growing_at_u32_max() {
+    // 1 ns, 100 us, then 10 s is due but `factor.saturating_pow(2)` stops at u32::MAX: 4.294967295 s.
+    let tiny = VDuration::from_nanos(1);
+    let law = "backoff_shape_without_jitter";
+    check(&ExponentialBackoffSubject, exponential(4, tiny, None, 0, 100_000), failures(3), law, true);
+    check(&ExponentialBackoffSubject, exponential(4, tiny, None, 0, 1000), failures(3), law, false);
+}
+
+fn tokio_retry2(interval: VDuration, notify: bool, retry_after: bool) -> TokioRetry2RetryConfig {
+    TokioRetry2RetryConfig { strategy: Strategy::Fixed(FixedStrategy { interval, take: Some(3) }), notify, retry_after }
+}
+
+#[test]
+fn tokio_retry2_sleeps_the_strategy_not_the_retry_after() {
+    let limited = |retry_after| Schedule::single(vec![Step::instant(Outcome::RateLimited { retry_after })]);
+    // `RetryError::retry_after(e, 1 s)`, yet the retry comes after the strategy's 10 ms.
+    check(&TokioRetry2Retry, tokio_retry2(ms(10), false, true), limited(ms(1000)), "retry_after_honored", true);
+    check(&TokioRetry2Retry, tokio_retry2(ms(10), false, true), limited(ms(5)), "retry_after_honored", false);
+}
+
+#[test]
+fn tokio_retry2_notifies_the_previous_delay() {
+    // notify(err, 0 ms), then a 10 ms sleep; only a strategy of zero delays matches its notifications.
+    check(&TokioRetry2Retry, tokio_retry2(ms(10), true, false), failures(1), "notify_matches_sleep", true);
+    check(&TokioRetry2Retry, tokio_retry2(VDuration::ZERO, true, false), failures(1), "notify_matches_sleep", false);
+}
+
+#[test]
+fn tower_budget_rounds_the_ratio_up() {
+    let budget = |ratio| TowerBudgetConfig { ttl: VDuration::from_secs(1), min_per_sec: 0, retry_percent: F32(ratio) };
+    let ok = CallScript::outcomes(&[Outcome::Ok]);
+    let schedule = Schedule::new(vec![ok.clone(), ok, CallScript::outcomes(&[Outcome::Transient; 3])]);
+    // 0.6 retries per deposit: two deposits allow 1.2 retries, tower grants one per deposit.
+    check(&TowerBudget, budget(0.6), schedule.clone(), "retry_budget_respected", true);
+    check(&TowerBudget, budget(0.5), schedule, "retry_budget_respected", false);
+}
+
+fn timeout_loop(attempt_timeout: VDuration, delay: VDuration, deadline: Option<VDuration>) -> TokioTimeoutLoopConfig {
+    TokioTimeoutLoopConfig { max_attempts: 2, attempt_timeout, delay, deadline }
+}
+
+#[test]
+fn tokio_deadline_tie_starts_an_attempt_at_the_deadline() {
+    let schedule = Schedule::single(vec![Step::new(ms(10), Outcome::Transient)]);
+    let law = "deadline_respected";
+    check(&TokioTimeoutLoop, timeout_loop(ms(1000), VDuration::ZERO, Some(ms(10))), schedule.clone(), law, true);
+    check(&TokioTimeoutLoop, timeout_loop(ms(1000), ms(1), Some(ms(10))), schedule, law, false);
+}
+
+#[test]
+fn tokio_timeout_cannot_tell_apart_two_instants_in_one_millisecond() {
+    // Started 0.5 ms into the run, a 10 ms + 1 ns attempt and its 10 ms timeout fall due on the same
+    // tick: the attempt's fatal result wins although it came 1 ns late.
+    let mut schedule =
+        Schedule::single(vec![Step::new(ms(10).saturating_add(VDuration::from_nanos(1)), Outcome::Fatal)]);
+    schedule.calls[0].gap_before = VDuration::from_micros(500);
+    check(
+        &TokioTimeoutLoop,
+        timeout_loop(ms(10), VDuration::ZERO, None),
+        schedule.clone(),
+        "eventually_succeeds",
+        true,
+    );
+    schedule.calls[0].gap_before = VDuration::ZERO;
+    check(&TokioTimeoutLoop, timeout_loop(ms(10), VDuration::ZERO, None), schedule, "eventually_succeeds", false);
+}

@@ -1,0 +1,147 @@
+//! The paused-time tokio driver: what it records, its tie rule, cancellation, gaps, hangs and panics.
+
+use std::time::Duration;
+
+use timelaw_adapters::tokio_driver::run_tokio;
+use timelaw_core::{
+    execute, Abort, CallResult, CallScript, Contract, ErrorKind, EventKind, Outcome, Schedule, Step, Subject, TraceEnd,
+    VDuration, World,
+};
+
+/// Application code under test: one attempt under `tokio::time::timeout(timeout_ms)`, then (when
+/// `sleep_ms` is set) a recorded sleep and a second attempt; panics on a fatal outcome when asked to.
+struct App {
+    panic_on_fatal: bool,
+}
+
+impl Subject for App {
+    type Config = (u64, Option<u64>);
+    fn name(&self) -> &str {
+        "app"
+    }
+    fn contract(&self, _: &(u64, Option<u64>)) -> Contract {
+        Contract::default()
+    }
+    fn run(&self, &(timeout_ms, sleep_ms): &(u64, Option<u64>), world: &mut World<'_>) -> Result<(), Abort> {
+        let limit = Duration::from_millis(timeout_ms);
+        let panic_on_fatal = self.panic_on_fatal;
+        run_tokio(world, |w| async move {
+            w.for_each_call(|_call| async {
+                let first = match tokio::time::timeout(limit, w.attempt()).await {
+                    Ok(outcome) => outcome?,
+                    Err(_elapsed) => return Ok(CallResult::Err(ErrorKind::Timeout)),
+                };
+                assert!(!(panic_on_fatal && first == Outcome::Fatal), "fatal outcome");
+                let Some(sleep_ms) = sleep_ms else { return Ok(CallResult::from_outcome(first)) };
+                w.sleep(Duration::from_millis(sleep_ms)).await;
+                Ok(CallResult::from_outcome(w.attempt().await?))
+            })
+            .await
+        })
+    }
+}
+
+fn ms(millis: u64) -> VDuration {
+    VDuration::from_millis(millis)
+}
+
+/// `(instant, kind)` of every event.
+fn events(config: (u64, Option<u64>), schedule: &Schedule) -> Vec<(u64, EventKind)> {
+    let trace = execute(&App { panic_on_fatal: false }, &config, schedule, 0);
+    assert_eq!(trace.end, TraceEnd::Complete);
+    trace.events.iter().map(|event| (event.at.as_nanos(), event.kind)).collect()
+}
+
+/// The end of the first attempt of a one-step schedule under a 50 ms timeout.
+#[track_caller]
+fn check_first_attempt(step: Step, expect: (u64, EventKind)) {
+    let found = events((50, None), &Schedule::single(vec![step]));
+    assert_eq!(found[2], expect, "{found:?}");
+}
+
+#[test]
+fn tie_at_the_timeout_goes_to_the_inner_future() {
+    let timed_out = EventKind::AttemptTimedOut { timeout: ms(50) };
+    let ended = |outcome| EventKind::AttemptEnd { outcome };
+    check_first_attempt(Step::new(ms(49), Outcome::Transient), (ms(49).as_nanos(), ended(Outcome::Transient)));
+    // Tie: tokio's `Timeout::poll` polls the inner future first (TieRule::InnerWins).
+    check_first_attempt(Step::new(ms(50), Outcome::Transient), (ms(50).as_nanos(), ended(Outcome::Transient)));
+    check_first_attempt(Step::new(ms(51), Outcome::Ok), (ms(50).as_nanos(), timed_out));
+    check_first_attempt(Step::new(VDuration::ZERO, Outcome::Hang), (ms(50).as_nanos(), timed_out));
+}
+
+#[test]
+fn timers_fire_on_whole_milliseconds() {
+    // A 10.5 ms attempt ends on tokio's next tick, 11 ms; zero-duration attempts take no time.
+    let half = VDuration::from_micros(10_500);
+    let found = events((50, None), &Schedule::single(vec![Step::new(half, Outcome::Ok)]));
+    assert_eq!(found[2], (ms(11).as_nanos(), EventKind::AttemptEnd { outcome: Outcome::Ok }));
+    let found = events((50, None), &Schedule::single(vec![Step::instant(Outcome::Ok)]));
+    assert_eq!(found[2], (0, EventKind::AttemptEnd { outcome: Outcome::Ok }));
+}
+
+#[test]
+fn sleeps_and_gaps_follow_tokio_clock() {
+    let mut schedule = Schedule::new(vec![CallScript::outcomes(&[Outcome::Transient]); 2]);
+    schedule.calls[1].gap_before = ms(1000);
+    let found = events((50, Some(20)), &schedule);
+    let kinds: Vec<u64> = found.iter().map(|(at, _)| *at / 1_000_000).collect();
+    assert_eq!(kinds, vec![0, 0, 0, 0, 20, 20, 20, 1020, 1020, 1020, 1020, 1040, 1040, 1040]);
+    assert_eq!(found[3].1, EventKind::SleepRequested { duration: ms(20) });
+}
+
+#[test]
+fn cancellation_cuts_at_its_exact_instant() {
+    let mut schedule = Schedule::single(vec![Step::instant(Outcome::Transient)]);
+    let at = VDuration::from_nanos(7_654_321);
+    schedule.calls[0].cancel_after = Some(at);
+    let found = events((50, Some(20)), &schedule);
+    let tail: Vec<(u64, EventKind)> = found[found.len() - 2..].to_vec();
+    let cancelled = EventKind::CallEnd { result: CallResult::Err(ErrorKind::Cancelled) };
+    assert_eq!(tail, vec![(at.as_nanos(), EventKind::SleepCancelled), (at.as_nanos(), cancelled)]);
+    // Cancelled in flight: the attempt records the cut, not a timeout.
+    let mut schedule = Schedule::single(vec![Step::new(ms(30), Outcome::Ok)]);
+    schedule.calls[0].cancel_after = Some(ms(10));
+    let found = events((50, None), &schedule);
+    assert_eq!(found[2], (ms(10).as_nanos(), EventKind::AttemptCancelled));
+    // Cancelled at its start: nothing runs.
+    schedule.calls[0].cancel_after = Some(VDuration::ZERO);
+    assert_eq!(events((50, None), &schedule).len(), 2);
+}
+
+#[test]
+fn a_hang_with_nothing_to_cut_it_aborts() {
+    let schedule = Schedule::single(vec![Step::instant(Outcome::Hang)]);
+    let trace = execute(&App { panic_on_fatal: false }, &(u64::MAX / 1_000_000, None), &schedule, 0);
+    assert_eq!(trace.end, TraceEnd::Aborted(Abort::Hung { call: 0, attempt: 1 }));
+}
+
+#[test]
+fn a_panic_keeps_the_events_before_it() {
+    let schedule = Schedule::single(vec![Step::new(ms(3), Outcome::Fatal)]);
+    let trace = execute(&App { panic_on_fatal: true }, &(50, None), &schedule, 0);
+    assert_eq!(trace.end, TraceEnd::Panicked("fatal outcome".to_owned()));
+    let kinds: Vec<EventKind> = trace.events.iter().map(|event| event.kind).collect();
+    assert_eq!(
+        kinds[..3],
+        [
+            EventKind::CallStart { idempotent: true },
+            EventKind::AttemptStart,
+            EventKind::AttemptEnd { outcome: Outcome::Fatal }
+        ]
+    );
+    assert_eq!(kinds.last(), Some(&EventKind::Panic));
+}
+
+#[test]
+fn runs_are_deterministic() {
+    use timelaw_adapters::backon::{BackonBuilder, BackonExponentialConfig, BackonRetry, BackonRetryConfig};
+    let config = BackonRetryConfig {
+        backoff: BackonBuilder::Exponential(BackonExponentialConfig { jitter: true, ..Default::default() }),
+        notify: true,
+    };
+    let schedule = Schedule::single(vec![Step::new(VDuration::from_micros(1500), Outcome::Transient); 3]);
+    let first = execute(&BackonRetry, &config, &schedule, 42);
+    assert_eq!(first.digest(), execute(&BackonRetry, &config, &schedule, 42).digest());
+    assert_ne!(first.digest(), execute(&BackonRetry, &config, &schedule, 43).digest(), "jitter follows the seed");
+}
