@@ -10,7 +10,9 @@ use std::time::Instant;
 use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, RngAlgorithm, TestCaseError, TestRng, TestRunner};
 use timelaw::core::reference::{Backoff, Jitter, Policy, Reference};
-use timelaw::core::{mix, CallScript, Case, Limits, Outcome, Schedule, Step, VDuration};
+use timelaw::core::{
+    mix, BudgetContract, CallScript, Case, CircuitContract, Limits, Outcome, RetryOn, Schedule, Step, VDuration,
+};
 use timelaw::eval::evaluate;
 use timelaw::generators::{case_strategy, sample_case, swarm_for};
 use timelaw::laws::Catalogue;
@@ -47,31 +49,55 @@ fn plain_loop(laws: &Catalogue, cases: u64) {
     assert_eq!(violations, 0);
 }
 
-/// The strategy a user writes by hand for the reference policy and a schedule: proptest combinators.
+/// The strategy a user writes by hand with proptest's combinators for the same domain as timelaw's:
+/// every policy mechanism (backoff kinds, cap, jitter, classifier, retry-after, timeout, deadline, sleep
+/// budget, circuit, retry budget) and schedules of up to 8 calls of up to 12 steps with every outcome.
 fn hand_written_strategy() -> BoxedStrategy<Case<Policy>> {
     let ms = |range: std::ops::Range<u64>| range.prop_map(VDuration::from_millis);
     let backoff = prop_oneof![
         ms(0..1000).prop_map(|delay| Backoff::Constant { delay }),
         (ms(0..1000), ms(0..1000)).prop_map(|(initial, step)| Backoff::Linear { initial, step }),
-        (ms(0..1000), 1..8_u32).prop_map(|(initial, factor)| Backoff::Exponential { initial, factor }),
+        (ms(0..1000), 1..16_u32).prop_map(|(initial, factor)| Backoff::Exponential { initial, factor }),
+        ms(0..1000).prop_map(|initial| Backoff::Decorrelated { initial }),
     ];
     let jitter = prop_oneof![Just(Jitter::None), Just(Jitter::Full), Just(Jitter::Equal)];
-    let policy = (
-        1..10_u32,
-        backoff,
-        ms(0..60_000),
-        jitter,
+    let retry_on = (any::<bool>(), any::<bool>(), any::<bool>())
+        .prop_map(|(transient, rate_limited, timeout)| RetryOn { transient, rate_limited, timeout });
+    let circuit = (1..128_u32, 1..128_u32, 1..=100_u32, ms(0..60_000), 1..4_u32).prop_map(
+        |(window, min_calls, failure_percent, open_for, half_open_probes)| CircuitContract {
+            window,
+            min_calls: min_calls.min(window),
+            failure_percent,
+            open_for,
+            half_open_probes,
+        },
+    );
+    let budget =
+        (0..10_u32, 0..200_u32).prop_map(|(min_retries, retry_percent)| BudgetContract { min_retries, retry_percent });
+    let mechanisms = (
         proptest::option::of(ms(1..5_000)),
         proptest::option::of(ms(1..60_000)),
-        any::<bool>(),
-    )
-        .prop_map(|(max_attempts, backoff, extra, jitter, attempt_timeout, deadline, honor_retry_after)| Policy {
-            jitter,
-            attempt_timeout,
-            deadline,
-            honor_retry_after,
-            ..Policy::new(max_attempts, backoff, backoff.initial().saturating_add(extra))
-        });
+        proptest::option::of(ms(0..60_000)),
+        proptest::option::of(circuit),
+        proptest::option::of(budget),
+    );
+    let policy = (1..10_u32, backoff, ms(0..60_000), jitter, retry_on, any::<bool>(), mechanisms).prop_map(
+        |(max_attempts, backoff, extra, jitter, retry_on, honor_retry_after, mechanisms)| {
+            let (attempt_timeout, deadline, sleep_budget, circuit, retry_budget) = mechanisms;
+            let decorrelated = matches!(backoff, Backoff::Decorrelated { .. });
+            Policy {
+                jitter: if decorrelated { Jitter::None } else { jitter },
+                retry_on,
+                honor_retry_after,
+                attempt_timeout,
+                deadline,
+                sleep_budget,
+                circuit,
+                retry_budget,
+                ..Policy::new(max_attempts, backoff, backoff.initial().saturating_add(extra))
+            }
+        },
+    );
     let outcome = prop_oneof![
         Just(Outcome::Ok),
         Just(Outcome::Transient),
@@ -87,7 +113,7 @@ fn hand_written_strategy() -> BoxedStrategy<Case<Policy>> {
                 cancel_after,
                 idempotent,
             });
-    let schedule = proptest::collection::vec(call, 1..4).prop_map(Schedule::new);
+    let schedule = proptest::collection::vec(call, 1..8).prop_map(Schedule::new);
     (policy, schedule, any::<u64>()).prop_map(|(policy, schedule, seed)| Case::new(policy, schedule, seed)).boxed()
 }
 

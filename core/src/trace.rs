@@ -158,7 +158,8 @@ pub struct Event {
     pub seq: u32,
     /// The call it belongs to, from 0.
     pub call: u32,
-    /// The attempt it belongs to, from 1; 0 outside attempts.
+    /// The attempt it belongs to or follows (a sleep, a notification, a rejection after attempt `n`
+    /// carries `n`), from 1; 0 before a call's first attempt and on call start and end.
     pub attempt: u32,
     /// What happened.
     pub kind: EventKind,

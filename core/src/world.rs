@@ -411,7 +411,7 @@ impl<'s> World<'s> {
         match self.cancel_at().map(|at| at.max(self.clock)) {
             Some(cut) if cut < wake_at => {
                 self.advance_to(cut)?;
-                self.record(EventKind::SleepCancelled, 0)?;
+                self.record_sleep_cancelled()?;
                 Ok(Wake::Cancelled)
             }
             _ => {
@@ -432,7 +432,8 @@ impl<'s> World<'s> {
             return Err(self.limit(LimitKind::Sleeps));
         }
         self.sleeps_total += 1;
-        self.record(EventKind::SleepRequested { duration }, 0)
+        let attempt = self.active()?.attempts;
+        self.record(EventKind::SleepRequested { duration }, attempt)
     }
 
     /// Records that a sleep was cut by cancellation (for drivers with their own timers).
@@ -440,8 +441,8 @@ impl<'s> World<'s> {
     /// # Errors
     /// The event limit; misuse.
     pub fn record_sleep_cancelled(&mut self) -> Result<(), Abort> {
-        self.active()?;
-        self.record(EventKind::SleepCancelled, 0)
+        let attempt = self.active()?.attempts;
+        self.record(EventKind::SleepCancelled, attempt)
     }
 
     /// Moves the clock forward to `instant`.

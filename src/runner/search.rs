@@ -60,7 +60,6 @@ pub fn check_case<S: ConfigDomain + ?Sized>(
     let evaluation = evaluate(subject, &case, config.limits, replay);
     let observation = evaluation.observation(&case);
     for (law_index, law) in laws.iter().enumerate() {
-        let verdict = law.judge(&observation);
-        tally.record(law_index, index, &case, &verdict);
+        tally.record(law_index, index, &case, law.judge(&observation));
     }
 }

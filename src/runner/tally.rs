@@ -39,23 +39,22 @@ impl<C: Clone> Tally<C> {
     }
 
     /// Records `verdict` of law `law` on case `case_index`; `case` is cloned only when kept.
-    pub fn record(&mut self, law: usize, case_index: u64, case: &Case<C>, verdict: &Verdict) {
-        self.counts[law].add(verdict);
+    pub fn record(&mut self, law: usize, case_index: u64, case: &Case<C>, verdict: Verdict) {
+        self.counts[law].add(&verdict);
         match verdict {
             Verdict::Violated(violation) => {
                 let found = &mut self.found[law];
                 if found.len() < self.keep || found.last().is_some_and(|last| last.case_index > case_index) {
-                    let entry = Found { case_index, case: case.clone(), violation: violation.clone() };
-                    insert_sorted(found, entry, self.keep);
+                    insert_sorted(found, Found { case_index, case: case.clone(), violation }, self.keep);
                 }
             }
             Verdict::Inconclusive(why) => {
                 let slot = &mut self.inconclusive[law];
                 if slot.as_ref().is_none_or(|(index, _)| *index > case_index) {
-                    *slot = Some((case_index, why.to_string()));
+                    *slot = Some((case_index, why.into_owned()));
                 }
             }
-            _ => {}
+            Verdict::Holds | Verdict::Vacuous | Verdict::NotApplicable => {}
         }
     }
 

@@ -42,7 +42,14 @@ fn delay_within_cap(observation: &Observation<'_>) -> Verdict {
     let contract = observation.contract;
     let cap = contract.delay_max.unwrap_or(VDuration::MAX);
     let high = contract.jitter.unwrap_or_default().range(cap).1.saturating_add(contract.delay_tolerance);
-    sleep_check(observation, |duration| duration <= high, |duration| format!("slept {duration}, above the cap {high}"))
+    let tolerance = contract.delay_tolerance;
+    let describe = move |duration| match tolerance.is_zero() {
+        true => format!("slept {duration}, above the cap {high}"),
+        false => {
+            format!("slept {duration}, above the cap {} (with {tolerance} tolerance)", high.saturating_sub(tolerance))
+        }
+    };
+    sleep_check(observation, |duration| duration <= high, describe)
 }
 
 /// `delay_at_least_min`: no sleep is shorter than `delay_min` minus `delay_tolerance`.
