@@ -58,6 +58,8 @@ fn check_prints_a_table_json_and_junit_that_agree() {
     let json =
         check(&["check", "--cases", "500", "--seed", "7", "--format", "json"], 0, &["\"schema_version\": 1"], &[]);
     let junit = check(&["check", "--cases", "500", "--seed", "7", "--format", "junit"], 0, &["<testsuite"], &[]);
+    assert_eq!(stderr(&table), "", "no progress bar when stderr is not a terminal");
+    assert!(!stdout(&table).contains('\u{1b}'), "no colour with NO_COLOR or off a terminal");
     let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     let laws = report["laws"].as_array().unwrap();
     assert_eq!(laws.len(), 28);
