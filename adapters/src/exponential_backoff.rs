@@ -130,10 +130,17 @@ impl AdapterConfig for ExponentialBackoffConfig {
         push(ExponentialBackoffConfig { jitter_milli: 0, ..Self::default() });
         push(ExponentialBackoffConfig { jitter_milli: 0, ..self.clone() });
         push(ExponentialBackoffConfig { max_attempts: self.max_attempts.min(3), ..self.clone() });
+        push(ExponentialBackoffConfig { max_attempts: self.max_attempts.div_ceil(2), ..self.clone() });
+        push(ExponentialBackoffConfig { max_attempts: self.max_attempts.saturating_sub(1).max(1), ..self.clone() });
         push(ExponentialBackoffConfig { factor: 2, ..self.clone() });
+        push(ExponentialBackoffConfig { factor: self.factor / 2, ..self.clone() });
         push(ExponentialBackoffConfig { max: None, ..self.clone() });
+        push(ExponentialBackoffConfig { jitter_milli: self.jitter_milli / 2, ..self.clone() });
         for min in draw::simpler_delays(self.min) {
             push(ExponentialBackoffConfig { min, ..self.clone() });
+        }
+        for max in self.max.map(draw::simpler_delays).into_iter().flatten() {
+            push(ExponentialBackoffConfig { max: Some(max), ..self.clone() });
         }
         out
     }

@@ -1,0 +1,20 @@
+#!/bin/bash -eu
+# Builds timelaw's fuzz targets for ClusterFuzzLite (and OSS-Fuzz, same convention): `cargo fuzz build`
+# in release mode with debug assertions and overflow checks (the core asserts its invariants with
+# debug_assert!), then every target binary is copied to $OUT. The sanitizer flags come from the builder
+# image's environment.
+#
+# Left out: targets named planted_*: they fuzz a deliberately broken subject and crash by design (they
+# measure time to first crash and test `timelaw import-crash`), so they would fail every fuzzing run.
+set -eu
+
+cd "$SRC/timelaw"
+cargo fuzz build -O --debug-assertions
+
+build_dir=fuzz/target/x86_64-unknown-linux-gnu/release
+for target in $(cargo fuzz list); do
+    case "$target" in
+        planted_*) echo "build.sh: leaving out $target (crashes by design)" ;;
+        *) cp "$build_dir/$target" "$OUT/" ;;
+    esac
+done

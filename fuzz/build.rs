@@ -1,0 +1,54 @@
+//! Collects the known violations, the checked-in fixtures under `tests/fixtures` whose status is
+//! `known_violation`, into the table `KNOWN_VIOLATIONS` (subject, law) that the adapter targets mask: an
+//! upstream bug that is already pinned by a fixture must not stop every fuzzing run at its first input.
+//! An unreadable fixture fails the build with its path: nothing is dropped silently.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+fn main() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
+    println!("cargo:rerun-if-changed={}", fixtures.display());
+    let mut files = Vec::new();
+    json_files(&fixtures, &mut files);
+    files.sort();
+    let mut known = BTreeSet::new();
+    for file in &files {
+        if let Some(pair) = known_violation(file) {
+            known.insert(pair);
+        }
+    }
+    let mut table = String::from("/// (subject, law) pairs with a checked-in `known_violation` fixture.\n");
+    table.push_str("pub const KNOWN_VIOLATIONS: &[(&str, &str)] = &[\n");
+    for (subject, law) in &known {
+        writeln!(table, "    ({subject:?}, {law:?}),").expect("writing to a String cannot fail");
+    }
+    table.push_str("];\n");
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR for build scripts"));
+    std::fs::write(out.join("known_violations.rs"), table).expect("OUT_DIR is writable");
+}
+
+/// Every `*.json` file under `dir`, recursively.
+fn json_files(dir: &Path, files: &mut Vec<PathBuf>) {
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|error| panic!("{}: {error}", dir.display()));
+    for entry in entries {
+        let path = entry.unwrap_or_else(|error| panic!("{}: {error}", dir.display())).path();
+        if path.is_dir() {
+            json_files(&path, files);
+        } else if path.extension().is_some_and(|extension| extension == "json") {
+            files.push(path);
+        }
+    }
+}
+
+/// The fixture's (subject, law) when its status is `known_violation`.
+fn known_violation(file: &Path) -> Option<(String, String)> {
+    let text = std::fs::read_to_string(file).unwrap_or_else(|error| panic!("{}: {error}", file.display()));
+    let fixture: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|error| panic!("{}: {error}", file.display()));
+    let field = |name: &str| {
+        fixture[name].as_str().unwrap_or_else(|| panic!("{}: no string field `{name}`", file.display())).to_owned()
+    };
+    (field("status") == "known_violation").then(|| (field("subject"), field("law")))
+}
