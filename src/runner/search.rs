@@ -11,10 +11,11 @@ use super::tally::Tally;
 use crate::config::Config;
 use crate::eval::evaluate;
 
-/// Case indices handled between two progress updates.
-pub const CHUNK_CASES: u64 = 2048;
+/// Cases between two progress updates (each worker reports every this many cases it judged).
+pub const PROGRESS_CASES: u64 = 1024;
 
-/// Generates and judges every case index of the run's range (its shard's, or all).
+/// Generates and judges every case index of the run's range (its shard's, or all), in parallel on the
+/// current rayon pool. One parallel pass over the whole range: no barrier between chunks.
 pub fn search<S: ConfigDomain + ?Sized>(
     subject: &S,
     laws: &Catalogue,
@@ -24,26 +25,21 @@ pub fn search<S: ConfigDomain + ?Sized>(
     let keep = config.violations_per_law();
     let (first, last) = config.case_range();
     progress.start("checking", last - first);
-    let mut total = Tally::new(laws.len(), keep);
-    let mut start = first;
-    while start < last {
-        let end = start.saturating_add(CHUNK_CASES).min(last);
-        let part = (start..end)
-            .into_par_iter()
-            .fold(
-                || Tally::new(laws.len(), keep),
-                |mut tally, index| {
-                    check_case(subject, laws, config, index, &mut tally);
-                    tally
-                },
-            )
-            .reduce(|| Tally::new(laws.len(), keep), Tally::merge);
-        total = total.merge(part);
-        progress.advance(end - start);
-        start = end;
-    }
+    let tally = (first..last)
+        .into_par_iter()
+        .fold(
+            || Tally::new(laws.len(), keep),
+            |mut tally, index| {
+                check_case(subject, laws, config, index, &mut tally);
+                if index % PROGRESS_CASES == PROGRESS_CASES - 1 {
+                    progress.advance(PROGRESS_CASES);
+                }
+                tally
+            },
+        )
+        .reduce(|| Tally::new(laws.len(), keep), Tally::merge);
     progress.finish();
-    total
+    tally
 }
 
 /// Generates case `index` and records every law's verdict on it.
