@@ -75,7 +75,8 @@ pub struct Config {
     /// Optional wall-clock budget per shrink in milliseconds (`TIMELAW_SHRINK_TIME_MS`, default none).
     /// Off by default because a time budget makes the minimum depend on machine speed.
     pub shrink_time_ms: Option<u64>,
-    /// Per-run step limits of the World.
+    /// Per-run step limits of the World (`TIMELAW_EVENTS_MAX` default 4096, `TIMELAW_ATTEMPTS_MAX` 1024,
+    /// `TIMELAW_SLEEPS_MAX` 1024); a subject past one violates `terminates`.
     pub limits: Limits,
     /// Run only this shard of the case indices.
     pub shard: Option<Shard>,
@@ -117,6 +118,23 @@ pub enum ConfigError {
         /// The text given.
         text: String,
     },
+}
+
+/// `limits` with `TIMELAW_EVENTS_MAX`, `TIMELAW_ATTEMPTS_MAX` and `TIMELAW_SLEEPS_MAX` applied.
+fn limits_with_env(mut limits: Limits) -> Result<Limits, ConfigError> {
+    let count = |text: &str| text.trim().replace('_', "").parse::<u32>().ok().map(u64::from);
+    let expected = "a count of at most 4294967295";
+    let fields: [(&'static str, &mut u32); 3] = [
+        ("TIMELAW_EVENTS_MAX", &mut limits.events_max),
+        ("TIMELAW_ATTEMPTS_MAX", &mut limits.attempts_max),
+        ("TIMELAW_SLEEPS_MAX", &mut limits.sleeps_max),
+    ];
+    for (name, field) in fields {
+        if let Some(value) = env_u64(name, count, expected)? {
+            *field = u32::try_from(value).unwrap_or(u32::MAX); // `count` parsed a u32.
+        }
+    }
+    Ok(limits)
 }
 
 /// Parses a seed given in decimal or as `0x` hex.
@@ -175,6 +193,7 @@ impl Config {
         if let Some(ms) = env_u64("TIMELAW_SHRINK_TIME_MS", number, "milliseconds")? {
             self.shrink_time_ms = Some(ms);
         }
+        self.limits = limits_with_env(self.limits)?;
         if let Ok(dir) = std::env::var("TIMELAW_FIXTURES") {
             self.fixtures = Some(PathBuf::from(dir));
         }

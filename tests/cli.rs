@@ -87,6 +87,13 @@ fn bad_input_is_one_clear_line_and_exit_2() {
     check(&["check", "--shard", "5/4", "--cases", "1"], 2, &[], &["bad shard \"5/4\""]);
     check(&["check", "--seed", "banana"], 2, &[], &["banana"]);
     check(&["replay", "does/not/exist"], 2, &[], &["does/not/exist"]);
+    let bad_env = Command::new(env!("CARGO_BIN_EXE_timelaw"))
+        .args(["check", "--cases", "10"])
+        .env("TIMELAW_ATTEMPTS_MAX", "lots")
+        .output()
+        .unwrap();
+    assert_eq!(bad_env.status.code(), Some(2));
+    assert!(stderr(&bad_env).contains("TIMELAW_ATTEMPTS_MAX=\"lots\": expected a count"), "{}", stderr(&bad_env));
     let dir = temp_dir("bad");
     let bad = dir.join("bad.json");
     std::fs::write(&bad, "{\n  \"format\": \"timelaw-fixture\",\n  \"version\": 1,\n  \"law\": 3\n}\n").unwrap();
