@@ -10,7 +10,7 @@
 //!
 //! # Tie rule
 //! [`AsyncWorld::timeout`] polls the inner future before checking its deadline, like `tokio::time::timeout`:
-//! an attempt completing exactly at the deadline returns its own result ([`TieRule::InnerWins`]).
+//! an attempt completing exactly at the deadline returns its own result ([`TieRule::InnerWins`](crate::TieRule::InnerWins)).
 //!
 //! # Cancellation
 //! Dropping an attempt future before it completes (because a timeout fired, or a `select` chose another
