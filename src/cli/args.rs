@@ -107,7 +107,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
     /// Collect up to K distinct counterexamples per law (default: the first).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, env = "TIMELAW_MAX_VIOLATIONS", default_value_t = 1)]
     pub collect: u32,
 }
 
