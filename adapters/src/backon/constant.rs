@@ -2,13 +2,13 @@
 
 use backon::{BackoffBuilder, ConstantBuilder};
 use serde::{Deserialize, Serialize};
-use timelaw_core::{Abort, BackoffShape, Contract, Subject, VDuration, World};
+use timelaw_core::{BackoffShape, Contract, VDuration};
 use timelaw_generators::{Choices, Swarm};
 
 use super::{attempts, describe_jitter, describe_max_times, jitter_bounds, times};
 use crate::domain::{float_tolerance, AdapterConfig};
 use crate::draw::{self, offer, SEC};
-use crate::sync_loop::{loop_contract, serve_calls};
+use crate::sync_loop::loop_contract;
 
 /// backon's `ConstantBuilder`, setting for setting.
 ///
@@ -91,27 +91,9 @@ impl AdapterConfig for BackonConstantConfig {
     }
 }
 
-/// backon's `ConstantBuilder` behind the documented retry loop (subject name `backon-constant`).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct BackonConstant;
-
-impl Subject for BackonConstant {
-    type Config = BackonConstantConfig;
-
-    fn name(&self) -> &str {
-        "backon-constant"
-    }
-
-    fn contract(&self, config: &BackonConstantConfig) -> Contract {
-        config.contract()
-    }
-
-    fn run(&self, config: &BackonConstantConfig, world: &mut World<'_>) -> Result<(), Abort> {
-        serve_calls(world, |world| {
-            let seed = if config.jitter { world.random_u64()? } else { 0 };
-            Ok(config.builder(seed).build())
-        })
-    }
-}
-
-crate::domain::config_domain!(BackonConstant);
+super::builder_subject!(
+    /// backon's `ConstantBuilder` behind the documented retry loop (subject name `backon-constant`).
+    BackonConstant,
+    BackonConstantConfig,
+    "backon-constant"
+);

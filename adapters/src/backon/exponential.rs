@@ -2,7 +2,7 @@
 
 use backon::{BackoffBuilder, ExponentialBuilder};
 use serde::{Deserialize, Serialize};
-use timelaw_core::{Abort, BackoffShape, Contract, Subject, VDuration, World};
+use timelaw_core::{BackoffShape, Contract, VDuration};
 use timelaw_generators::choice::optional;
 use timelaw_generators::{Choices, Swarm};
 
@@ -10,7 +10,7 @@ use super::{attempts, describe_jitter, describe_max_times, jitter_bounds, times}
 use crate::domain::{float_tolerance, AdapterConfig};
 use crate::draw::{self, offer, SEC};
 use crate::float::F32;
-use crate::sync_loop::{loop_contract, serve_calls};
+use crate::sync_loop::loop_contract;
 
 /// backon's `ExponentialBuilder`, setting for setting.
 ///
@@ -150,27 +150,9 @@ impl AdapterConfig for BackonExponentialConfig {
     }
 }
 
-/// backon's `ExponentialBuilder` behind the documented retry loop (subject name `backon-exponential`).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct BackonExponential;
-
-impl Subject for BackonExponential {
-    type Config = BackonExponentialConfig;
-
-    fn name(&self) -> &str {
-        "backon-exponential"
-    }
-
-    fn contract(&self, config: &BackonExponentialConfig) -> Contract {
-        config.contract()
-    }
-
-    fn run(&self, config: &BackonExponentialConfig, world: &mut World<'_>) -> Result<(), Abort> {
-        serve_calls(world, |world| {
-            let seed = if config.jitter { world.random_u64()? } else { 0 };
-            Ok(config.builder(seed).build())
-        })
-    }
-}
-
-crate::domain::config_domain!(BackonExponential);
+super::builder_subject!(
+    /// backon's `ExponentialBuilder` behind the documented retry loop (subject name `backon-exponential`).
+    BackonExponential,
+    BackonExponentialConfig,
+    "backon-exponential"
+);

@@ -2,13 +2,13 @@
 
 use backon::{BackoffBuilder, FibonacciBuilder};
 use serde::{Deserialize, Serialize};
-use timelaw_core::{Abort, BackoffShape, Contract, Subject, VDuration, World};
+use timelaw_core::{BackoffShape, Contract, VDuration};
 use timelaw_generators::{Choices, Swarm};
 
 use super::{attempts, describe_jitter, describe_max_times, jitter_bounds, times};
 use crate::domain::{float_tolerance, AdapterConfig};
 use crate::draw::{self, offer, SEC};
-use crate::sync_loop::{loop_contract, serve_calls};
+use crate::sync_loop::loop_contract;
 
 /// backon's `FibonacciBuilder`, setting for setting.
 ///
@@ -115,27 +115,9 @@ impl AdapterConfig for BackonFibonacciConfig {
     }
 }
 
-/// backon's `FibonacciBuilder` behind the documented retry loop (subject name `backon-fibonacci`).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct BackonFibonacci;
-
-impl Subject for BackonFibonacci {
-    type Config = BackonFibonacciConfig;
-
-    fn name(&self) -> &str {
-        "backon-fibonacci"
-    }
-
-    fn contract(&self, config: &BackonFibonacciConfig) -> Contract {
-        config.contract()
-    }
-
-    fn run(&self, config: &BackonFibonacciConfig, world: &mut World<'_>) -> Result<(), Abort> {
-        serve_calls(world, |world| {
-            let seed = if config.jitter { world.random_u64()? } else { 0 };
-            Ok(config.builder(seed).build())
-        })
-    }
-}
-
-crate::domain::config_domain!(BackonFibonacci);
+super::builder_subject!(
+    /// backon's `FibonacciBuilder` behind the documented retry loop (subject name `backon-fibonacci`).
+    BackonFibonacci,
+    BackonFibonacciConfig,
+    "backon-fibonacci"
+);

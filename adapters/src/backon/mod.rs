@@ -18,6 +18,39 @@
 //! number of retries", and the `Backoff` trait says `Some(Duration)` means "sleep and retry the
 //! request". (`with_max_times` itself says "the maximum number of attempts"; see docs/findings.md.)
 
+/// A backon builder behind the documented retry loop: the unit struct, its `Subject` impl (jitter seeded
+/// from the World once per call) and its `ConfigDomain`.
+macro_rules! builder_subject {
+    ($(#[$doc:meta])* $subject:ident, $config:ty, $name:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct $subject;
+
+        impl timelaw_core::Subject for $subject {
+            type Config = $config;
+
+            fn name(&self) -> &str {
+                $name
+            }
+
+            fn contract(&self, config: &$config) -> timelaw_core::Contract {
+                crate::domain::AdapterConfig::contract(config)
+            }
+
+            fn run(&self, config: &$config, world: &mut timelaw_core::World<'_>) -> Result<(), timelaw_core::Abort> {
+                crate::sync_loop::serve_calls(world, |world| {
+                    let seed = if config.jitter { world.random_u64()? } else { 0 };
+                    Ok(config.builder(seed).build())
+                })
+            }
+        }
+
+        crate::domain::config_domain!($subject);
+    };
+}
+
+use builder_subject;
+
 mod constant;
 mod exponential;
 mod fibonacci;
