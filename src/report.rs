@@ -1,7 +1,9 @@
 //! From a run's output to the report model of `timelaw-reports` (the only crate that knows formats).
 
 use serde::Serialize;
-use timelaw_reports::{seed_hex, InconclusiveSummary, LawRow, Report, Shard, ViolationSummary, SCHEMA_VERSION};
+use timelaw_reports::{
+    seed_hex, BoundaryRow, InconclusiveSummary, LawRow, Report, Shard, ViolationSummary, SCHEMA_VERSION,
+};
 
 use crate::runner::{LawOutcome, RunOutput};
 use crate::swarm_summary::swarm_lines;
@@ -20,6 +22,12 @@ pub fn to_report<C: Serialize>(output: &RunOutput<C>) -> Report {
         swarm: swarm_lines(config.seed, config.cases),
         case_range: Some(config.case_range()),
         laws: output.laws.iter().map(|law| law_row(law, config.seed)).collect(),
+        boundaries: output
+            .coverage
+            .iter()
+            .map(|(class, cases)| BoundaryRow { class: class.name().to_owned(), cases })
+            .collect(),
+        boundary_cases: output.coverage.cases(),
     }
 }
 

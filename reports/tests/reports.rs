@@ -7,8 +7,8 @@ use serde_json::json;
 use timelaw_core::{CallResult, ErrorKind, EventKind, Outcome, Trace, VDuration, VInstant};
 use timelaw_laws::{LawKind, Verdict, Violation};
 use timelaw_reports::{
-    merge, parse_json, render_json, render_junit, render_table, render_timeline, InconclusiveSummary, LawRow, Report,
-    Shard, Status, ViolationSummary,
+    merge, parse_json, render_json, render_junit, render_table, render_timeline, BoundaryRow, InconclusiveSummary,
+    LawRow, Report, Shard, Status, ViolationSummary,
 };
 
 const SEED: u64 = 0x5eed;
@@ -64,6 +64,12 @@ fn run(range: (u64, u64), shard: Option<Shard>) -> Report {
         }
         report.laws.push(row);
     }
+    let hits = |every: u64| (range.0..range.1).filter(|i| i % every == 0).count() as u64;
+    report.boundary_cases = range.1 - range.0;
+    report.boundaries = vec![
+        BoundaryRow { class: "attempt_at_timeout".to_owned(), cases: hits(5) },
+        BoundaryRow { class: "delay_at_cap".to_owned(), cases: hits(9) },
+    ];
     report
 }
 
@@ -96,6 +102,11 @@ fn merging_shards_gives_the_whole_run() {
     let row = whole.law("delay_within_cap").unwrap();
     assert_eq!(row.violation.as_ref().map(|v| v.case_index), Some(70));
     assert_eq!(row.fixture.as_deref(), Some("tests/fixtures/reference/delay_within_cap-70.json"));
+    assert_eq!(whole.boundaries[0].cases, 20, "boundary counts add up over shards");
+    let table = render_table(&whole, false);
+    assert!(table.contains(
+        "bounds   of 100 sampled cases:\n           attempt_at_timeout 20 (20.0%), delay_at_cap 12 (12.0%)\n"
+    ));
     assert_eq!(merge(std::slice::from_ref(&whole)), Ok(whole));
 }
 
@@ -315,6 +326,8 @@ fn table_golden() {
   shard    none (whole run)
   swarm    jitter: on
            circuit: off
+  bounds   of 100 sampled cases:
+           attempt_at_timeout 20 (20.0%), delay_at_cap 12 (12.0%)
 ┌───────────────────────────────────────┬──────────┬───────┬───────┬─────────┬─────┬──────────┬──────────────┬──────────────────────────────────────────────────────┐
 │ law                                   ┆ kind     ┆ cases ┆ holds ┆ vacuous ┆ n/a ┆ violated ┆ inconclusive ┆ fixture                                              │
 ╞═══════════════════════════════════════╪══════════╪═══════╪═══════╪═════════╪═════╪══════════╪══════════════╪══════════════════════════════════════════════════════╡

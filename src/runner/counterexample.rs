@@ -60,6 +60,8 @@ pub struct RunOutput<C> {
     pub threads: usize,
     /// Per law, in catalogue order.
     pub laws: Vec<LawOutcome<C>>,
+    /// How many cases reached each boundary class.
+    pub coverage: timelaw_generators::coverage::Coverage,
 }
 
 impl<C: serde::Serialize> RunOutput<C> {
@@ -111,7 +113,7 @@ pub fn resolve<S: ConfigDomain + ?Sized>(
     tally: Tally<S::Config>,
     progress: &dyn Progress,
 ) -> RunOutput<S::Config> {
-    let Tally { counts, found, inconclusive, .. } = tally;
+    let Tally { counts, found, inconclusive, coverage, .. } = tally;
     let to_shrink = found.iter().map(|list| list.len() as u64).sum();
     if to_shrink > 0 {
         progress.start("shrinking", to_shrink);
@@ -131,7 +133,7 @@ pub fn resolve<S: ConfigDomain + ?Sized>(
         progress.finish();
     }
     let threads = rayon::current_num_threads();
-    RunOutput { subject: subject.name().to_owned(), config: config.clone(), threads, laws: outcomes }
+    RunOutput { subject: subject.name().to_owned(), config: config.clone(), threads, laws: outcomes, coverage }
 }
 
 fn shrink_all<S: ConfigDomain + ?Sized>(

@@ -13,7 +13,7 @@ use timelaw_laws::Catalogue;
 
 pub use counterexample::{build_fixture, Counterexample, LawOutcome, RunOutput};
 pub use progress::{Progress, Silent};
-pub use search::{check_case, search, PROGRESS_CASES};
+pub use search::{check_case, search, COVERAGE_EVERY, PROGRESS_CASES};
 pub use tally::{Found, Tally};
 
 use crate::config::{Config, ConfigError, Shard, StopAt};

@@ -3,6 +3,7 @@
 
 use rayon::prelude::*;
 use timelaw_core::mix;
+use timelaw_generators::coverage::classify;
 use timelaw_generators::{sample_case, swarm_for, ConfigDomain};
 use timelaw_laws::Catalogue;
 
@@ -10,6 +11,10 @@ use super::progress::Progress;
 use super::tally::Tally;
 use crate::config::Config;
 use crate::eval::evaluate;
+
+/// Boundary coverage is classified on every this-many-th case index (classifying costs about a third of a
+/// case), which is plenty to show what the generators reach.
+pub const COVERAGE_EVERY: u64 = 16;
 
 /// Cases between two progress updates (each worker reports every this many cases it judged).
 pub const PROGRESS_CASES: u64 = 1024;
@@ -54,6 +59,9 @@ pub fn check_case<S: ConfigDomain + ?Sized>(
     let case = sample_case(subject, mix(config.seed, index), &swarm);
     let replay = config.replay_every > 0 && index % config.replay_every == 0;
     let evaluation = evaluate(subject, &case, config.limits, replay);
+    if index % COVERAGE_EVERY == 0 {
+        tally.coverage.record(classify(&case.schedule, &evaluation.contract));
+    }
     let observation = evaluation.observation(&case);
     for (law_index, law) in laws.iter().enumerate() {
         tally.record(law_index, index, &case, law.judge(&observation));

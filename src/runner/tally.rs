@@ -1,6 +1,7 @@
 //! Per-law counts and the violations kept, merged across threads in any order with the same result.
 
 use timelaw_core::Case;
+use timelaw_generators::coverage::Coverage;
 use timelaw_laws::{Verdict, Violation};
 use timelaw_reports::Counts;
 
@@ -24,6 +25,8 @@ pub struct Tally<C> {
     pub found: Vec<Vec<Found<C>>>,
     /// Inconclusive reasons seen first per law (lowest index), for the report.
     pub inconclusive: Vec<Option<(u64, String)>>,
+    /// How many cases reached each boundary class.
+    pub coverage: Coverage,
     keep: usize,
 }
 
@@ -34,6 +37,7 @@ impl<C: Clone> Tally<C> {
             counts: vec![Counts::default(); laws],
             found: vec![Vec::new(); laws],
             inconclusive: vec![None; laws],
+            coverage: Coverage::default(),
             keep,
         }
     }
@@ -60,6 +64,7 @@ impl<C: Clone> Tally<C> {
 
     /// Merges another tally (the result is independent of merge order).
     pub fn merge(mut self, other: Tally<C>) -> Tally<C> {
+        self.coverage.merge(&other.coverage);
         for (law, counts) in other.counts.iter().enumerate() {
             self.counts[law].merge(counts);
         }

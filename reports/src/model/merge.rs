@@ -133,6 +133,10 @@ pub fn merge(reports: &[Report]) -> Result<Report, MergeError> {
         for (row, other) in merged.laws.iter_mut().zip(&report.laws) {
             merge_row(row, other);
         }
+        merged.boundary_cases = merged.boundary_cases.saturating_add(report.boundary_cases);
+        for (row, other) in merged.boundaries.iter_mut().zip(&report.boundaries) {
+            row.cases = row.cases.saturating_add(other.cases);
+        }
     }
     Ok(merged)
 }
@@ -148,6 +152,8 @@ fn check_same_run(first: &Report, file: usize, report: &Report) -> Result<(), Me
     differs("subject", format!("{:?}", first.subject), format!("{:?}", report.subject))?;
     differs("seed", first.seed.to_string(), report.seed.to_string())?;
     differs("swarm", format!("{:?}", first.swarm), format!("{:?}", report.swarm))?;
+    let classes = |report: &Report| report.boundaries.iter().map(|row| row.class.clone()).collect::<Vec<_>>();
+    differs("boundaries", format!("{:?}", classes(first)), format!("{:?}", classes(report)))?;
     let count = |report: &Report| report.shard.map_or_else(|| "none".to_owned(), |shard| shard.count.to_string());
     if report.shard.is_some() && first.shard.is_some() {
         differs("shard.count", count(first), count(report))?;

@@ -12,7 +12,7 @@ mod validate;
 pub use counts::Counts;
 pub use merge::{merge, MergeError};
 pub use report::{
-    seed_hex, InconclusiveSummary, LawRow, LawStatus, Report, Shard, Status, ViolationSummary, SCHEMA_VERSION,
-    TIMELAW_VERSION,
+    seed_hex, BoundaryRow, InconclusiveSummary, LawRow, LawStatus, Report, Shard, Status, ViolationSummary,
+    SCHEMA_VERSION, TIMELAW_VERSION,
 };
 pub use validate::ReportError;

@@ -53,6 +53,23 @@ pub struct Report {
     pub case_range: Option<(u64, u64)>,
     /// One row per law, in the order the run listed its laws.
     pub laws: Vec<LawRow>,
+    /// How many of the `boundary_cases` classified cases reached each boundary class the laws care about
+    /// (an attempt of exactly the timeout, a delay at the cap, ...), in the generators' class order.
+    /// Empty in reports that predate it.
+    #[serde(default)]
+    pub boundaries: Vec<BoundaryRow>,
+    /// How many cases were classified for `boundaries` (the runner classifies a fixed sample of indices).
+    #[serde(default)]
+    pub boundary_cases: u64,
+}
+
+/// The cases of a report that reached one boundary class.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BoundaryRow {
+    /// The class's stable snake_case name.
+    pub class: String,
+    /// How many cases reached it.
+    pub cases: u64,
 }
 
 /// One shard of a run: shard `index` (from 1) of `count`. Printed as `index/count`.
@@ -193,6 +210,8 @@ impl Report {
             swarm: Vec::new(),
             case_range: None,
             laws: Vec::new(),
+            boundaries: Vec::new(),
+            boundary_cases: 0,
         }
     }
 

@@ -72,6 +72,22 @@ fn header(report: &Report) -> Vec<String> {
             lines.extend(rest.iter().map(|option| format!("           {option}")));
         }
     }
+    lines.extend(boundary_lines(report));
+    lines
+}
+
+/// `  bounds   of 6250 sampled cases: attempt_at_timeout 312 (5.0%), ...`: the classified cases that reached
+/// each boundary class.
+fn boundary_lines(report: &Report) -> Vec<String> {
+    let total = report.boundary_cases;
+    let share = |cases: u64| if total == 0 { 0.0 } else { cases as f64 * 100.0 / total as f64 };
+    let cells: Vec<String> =
+        report.boundaries.iter().map(|row| format!("{} {} ({:.1}%)", row.class, row.cases, share(row.cases))).collect();
+    if cells.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![format!("  bounds   of {total} sampled cases:")];
+    lines.extend(cells.chunks(4).map(|chunk| format!("           {}", chunk.join(", "))));
     lines
 }
 
