@@ -111,7 +111,7 @@ fn replay(registry: &Registry, paths: &[PathBuf]) -> Result<u8, CliError> {
             }
         }
     }
-    println!("{passed} passed, {failed} failed, {broken} unreadable, {} fixtures", files.len());
+    println!("{passed} passed, {failed} failed, {broken} errors, {} fixtures", files.len());
     Ok(match (failed, broken) {
         (_, 1..) => EXIT_ERROR,
         (1.., 0) => EXIT_VIOLATED,
