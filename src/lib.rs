@@ -18,6 +18,79 @@
 //! number of threads. [`RunOutput::assert_holds`] panics with the law, the shrunk case, the fixture path
 //! and the seed to reproduce.
 //!
+//! ## Your own subject
+//! Put the code under test behind [`core::Subject`] (what it promises goes in the
+//! [`Contract`](core::Contract)) and describe its configs with [`generators::ConfigDomain`]:
+//!
+//! ```
+//! use timelaw::core::{
+//!     Abort, AttemptResult, BackoffShape, CallResult, Contract, ErrorKind, JitterBounds, Outcome, RetryOn,
+//!     SplitMix64, Subject, VDuration, World,
+//! };
+//! use timelaw::generators::{ConfigDomain, Swarm};
+//! use proptest::strategy::{BoxedStrategy, Strategy};
+//! use serde::{Deserialize, Serialize};
+//!
+//! /// Our retry wrapper's settings.
+//! #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+//! struct Settings { attempts: u32, delay_ms: u64 }
+//!
+//! /// The code under test: retry transient failures with a constant delay.
+//! struct ConstantRetry;
+//!
+//! impl Subject for ConstantRetry {
+//!     type Config = Settings;
+//!     fn name(&self) -> &str { "constant-retry" }
+//!     fn contract(&self, s: &Settings) -> Contract {
+//!         let delay = VDuration::from_millis(s.delay_ms);
+//!         Contract {
+//!             max_attempts: Some(s.attempts),
+//!             delay_min: Some(delay),
+//!             delay_max: Some(delay),
+//!             backoff: Some(BackoffShape::Constant { delay }),
+//!             jitter: Some(JitterBounds::None),
+//!             retry_on: Some(RetryOn { transient: true, rate_limited: false, timeout: false }),
+//!             reports_last_result: true,
+//!             ..Contract::default()
+//!         }
+//!     }
+//!     fn run(&self, s: &Settings, world: &mut World<'_>) -> Result<(), Abort> {
+//!         world.for_each_call(|world, _call| {
+//!             for attempt in 1..=s.attempts {
+//!                 let outcome = match world.dispatch()? {
+//!                     AttemptResult::Completed(outcome) => outcome,
+//!                     AttemptResult::TimedOut => return Ok(CallResult::Err(ErrorKind::Timeout)),
+//!                     AttemptResult::Cancelled => return Ok(CallResult::Err(ErrorKind::Cancelled)),
+//!                 };
+//!                 if outcome != Outcome::Transient || attempt == s.attempts {
+//!                     return Ok(CallResult::from_outcome(outcome));
+//!                 }
+//!                 world.sleep(VDuration::from_millis(s.delay_ms))?;
+//!             }
+//!             Ok(CallResult::Err(ErrorKind::Transient)) // Only with zero attempts, which we never generate.
+//!         })
+//!     }
+//! }
+//!
+//! impl ConfigDomain for ConstantRetry {
+//!     fn sample_config(&self, rng: &mut SplitMix64, _swarm: &Swarm) -> Settings {
+//!         Settings { attempts: 1 + rng.below(5) as u32, delay_ms: rng.below(1_000) }
+//!     }
+//!     fn config_strategy(&self) -> BoxedStrategy<Settings> {
+//!         (1..=5_u32, 0..1_000_u64).prop_map(|(attempts, delay_ms)| Settings { attempts, delay_ms }).boxed()
+//!     }
+//!     fn arbitrary_config(&self, bytes: &mut arbitrary::Unstructured<'_>) -> Settings {
+//!         let attempts = bytes.int_in_range(1..=5).unwrap_or(1);
+//!         Settings { attempts, delay_ms: bytes.int_in_range(0..=999).unwrap_or(0) }
+//!     }
+//!     fn shrink_config(&self, s: &Settings) -> Vec<Settings> {
+//!         vec![Settings { attempts: 1, ..s.clone() }, Settings { delay_ms: 0, ..s.clone() }]
+//!     }
+//! }
+//!
+//! timelaw::check(&ConstantRetry).cases(2_000).run().assert_holds();
+//! ```
+//!
 //! ## Meta-laws
 //! A panicking subject violates `never_panics` (the panic is caught and the run goes on), a subject that
 //! exceeds the World's step limits violates `terminates`, and every 16th case is run twice to check
