@@ -6,7 +6,7 @@ use timelaw_core::{BackoffShape, Contract, VDuration};
 use timelaw_generators::{Choices, Swarm};
 
 use super::{attempts, describe_jitter, describe_max_times, jitter_bounds, times};
-use crate::domain::{float_tolerance, AdapterConfig};
+use crate::domain::AdapterConfig;
 use crate::draw::{self, offer, SEC};
 use crate::sync_loop::loop_contract;
 
@@ -74,8 +74,7 @@ impl AdapterConfig for BackonConstantConfig {
             jitter: Some(jitter_bounds(self.jitter)),
             ..loop_contract()
         };
-        let tolerance = if self.jitter { float_tolerance(&contract) } else { VDuration::ZERO };
-        Contract { delay_tolerance: tolerance, ..contract }
+        super::with_jitter_tolerance(contract, self.jitter)
     }
 
     fn simpler(&self) -> Vec<BackonConstantConfig> {

@@ -77,6 +77,14 @@ pub(crate) fn jitter_bounds(jitter: bool) -> JitterBounds {
     }
 }
 
+/// `contract` with the tolerance for backon's `f32` arithmetic when jitter is on (without jitter backon's
+/// delays are exact).
+pub(crate) fn with_jitter_tolerance(contract: timelaw_core::Contract, jitter: bool) -> timelaw_core::Contract {
+    let delay_tolerance =
+        if jitter { crate::domain::float_tolerance(&contract) } else { timelaw_core::VDuration::ZERO };
+    timelaw_core::Contract { delay_tolerance, ..contract }
+}
+
 /// `max_times`: the default 3, a drawn count, or `None` (`without_max_times`).
 pub(crate) fn describe_max_times<C: Choices + ?Sized>(c: &mut C) -> Option<u32> {
     match c.weighted(&[2, 5, 1]) {
