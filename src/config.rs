@@ -61,7 +61,7 @@ pub struct Config {
     pub cases: u64,
     /// The run seed; case `i` is generated from `mix(seed, i)` (`TIMELAW_SEED`, decimal or `0x` hex).
     pub seed: u64,
-    /// Worker threads; 0 means one per core (`TIMELAW_THREADS`, default 0).
+    /// Worker threads; 0 means one per core, at most [`THREADS_MAX`] (`TIMELAW_THREADS`, default 0).
     pub threads: usize,
     /// Violations collected per law (`TIMELAW_MAX_VIOLATIONS`, default 1 = [`StopAt::First`]).
     pub stop_at: StopAt,
