@@ -61,7 +61,7 @@ pub struct Config {
     pub cases: u64,
     /// The run seed; case `i` is generated from `mix(seed, i)` (`TIMELAW_SEED`, decimal or `0x` hex).
     pub seed: u64,
-    /// Worker threads; 0 means one per core (`TIMELAW_THREADS`, default 0).
+    /// Worker threads; 0 means one per core, at most [`THREADS_MAX`] (`TIMELAW_THREADS`, default 0).
     pub threads: usize,
     /// Violations collected per law (`TIMELAW_MAX_VIOLATIONS`, default 1 = [`StopAt::First`]).
     pub stop_at: StopAt,
@@ -99,18 +99,45 @@ impl Default for Config {
     }
 }
 
+/// The most worker threads a run may use (`--threads`, `TIMELAW_THREADS`); more is an error, never a
+/// silent cut. Far above any core count timelaw runs on, low enough that a typo cannot exhaust the
+/// process's threads.
+pub const THREADS_MAX: usize = 1024;
+
+/// Every `TIMELAW_*` variable [`Config::with_env`] reads.
+pub const ENV_ALL: &[&str] = &[
+    "TIMELAW_CASES",
+    "TIMELAW_SEED",
+    "TIMELAW_THREADS",
+    "TIMELAW_MAX_VIOLATIONS",
+    "TIMELAW_FIXTURES",
+    "TIMELAW_REPLAY_EVERY",
+    "TIMELAW_SHRINK_EVALS",
+    "TIMELAW_SHRINK_TIME_MS",
+    "TIMELAW_EVENTS_MAX",
+    "TIMELAW_ATTEMPTS_MAX",
+    "TIMELAW_SLEEPS_MAX",
+];
+
+/// The variables replaying or explaining a fixture reads: the World's step limits.
+pub const ENV_REPLAY: &[&str] = &["TIMELAW_EVENTS_MAX", "TIMELAW_ATTEMPTS_MAX", "TIMELAW_SLEEPS_MAX"];
+
+/// The variables shrinking a fixture or importing a crash reads: the step limits and the shrink budget.
+pub const ENV_SHRINK: &[&str] =
+    &["TIMELAW_EVENTS_MAX", "TIMELAW_ATTEMPTS_MAX", "TIMELAW_SLEEPS_MAX", "TIMELAW_SHRINK_EVALS"];
+
 /// A bad option value.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum ConfigError {
-    /// An environment variable that does not parse.
-    #[error("environment variable {name}={value:?}: expected {expected}")]
+    /// An environment variable that does not parse (or is not valid UTF-8; `value` is then shown lossily).
+    #[error("invalid value '{value}' for environment variable {name}: {expected}")]
     Env {
         /// The variable.
         name: &'static str,
         /// Its value.
         value: String,
         /// What was expected.
-        expected: &'static str,
+        expected: String,
     },
     /// A shard spec that is not `K/N` with `1 <= K <= N`.
     #[error("bad shard {text:?}: expected K/N with 1 <= K <= N, like 2/4")]
@@ -118,20 +145,87 @@ pub enum ConfigError {
         /// The text given.
         text: String,
     },
+    /// A run of no cases: it would check nothing and report "holds".
+    #[error("a run needs at least 1 case (0 would check nothing)")]
+    NoCases,
+    /// A shard whose slice of the case indices is empty.
+    #[error("shard {index}/{count} of {cases} cases has no cases: use at most {cases} shards, or more cases")]
+    EmptyShard {
+        /// The shard.
+        index: u32,
+        /// How many shards.
+        count: u32,
+        /// The run's cases.
+        cases: u64,
+    },
+    /// More worker threads than [`THREADS_MAX`].
+    #[error("{threads} threads: at most {THREADS_MAX}")]
+    Threads {
+        /// The number asked for.
+        threads: usize,
+    },
 }
 
-/// `limits` with `TIMELAW_EVENTS_MAX`, `TIMELAW_ATTEMPTS_MAX` and `TIMELAW_SLEEPS_MAX` applied.
-fn limits_with_env(mut limits: Limits) -> Result<Limits, ConfigError> {
-    let count = |text: &str| text.trim().replace('_', "").parse::<u32>().ok().map(u64::from);
-    let expected = "a count of at most 4294967295";
+/// Parses a whole number: decimal, `_` separators allowed, surrounding spaces ignored.
+fn parse_count(text: &str) -> Option<u64> {
+    text.trim().replace('_', "").parse().ok()
+}
+
+/// Parses a number of cases: a whole number from 1.
+///
+/// # Errors
+/// What was expected, for the message.
+pub fn parse_cases(text: &str) -> Result<u64, String> {
+    match parse_count(text) {
+        Some(0) => Err("a run needs at least 1 case (0 would check nothing)".to_owned()),
+        Some(cases) => Ok(cases),
+        None => Err("expected a number of cases, a whole number from 1".to_owned()),
+    }
+}
+
+/// Parses a worker thread count: 0 (one per core) to [`THREADS_MAX`].
+///
+/// # Errors
+/// What was expected, for the message.
+pub fn parse_threads(text: &str) -> Result<usize, String> {
+    let expected = || format!("expected a thread count from 0 (one per core) to at most {THREADS_MAX}");
+    let threads = parse_count(text).ok_or_else(expected)?;
+    usize::try_from(threads).ok().filter(|threads| *threads <= THREADS_MAX).ok_or_else(expected)
+}
+
+/// Parses how many counterexamples to collect per law: a whole number from 1.
+///
+/// # Errors
+/// What was expected, for the message.
+pub fn parse_collect(text: &str) -> Result<u32, String> {
+    let expected = || "expected a count of counterexamples per law, from 1 to 4294967295".to_owned();
+    parse_count(text).and_then(|k| u32::try_from(k).ok()).filter(|k| *k >= 1).ok_or_else(expected)
+}
+
+/// Parses a run seed in decimal or `0x` hex.
+///
+/// # Errors
+/// What was expected, for the message.
+pub fn parse_seed_text(text: &str) -> Result<u64, String> {
+    parse_seed(text).ok_or_else(|| "expected a seed, decimal or 0x hex, up to 64 bits".to_owned())
+}
+
+/// `limits` with those of `TIMELAW_EVENTS_MAX`, `TIMELAW_ATTEMPTS_MAX` and `TIMELAW_SLEEPS_MAX` that are
+/// in `names` applied.
+fn limits_with_env(mut limits: Limits, names: &[&str]) -> Result<Limits, ConfigError> {
+    let count = |text: &str| {
+        parse_count(text)
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or_else(|| "expected a count of at most 4294967295".to_owned())
+    };
     let fields: [(&'static str, &mut u32); 3] = [
         ("TIMELAW_EVENTS_MAX", &mut limits.events_max),
         ("TIMELAW_ATTEMPTS_MAX", &mut limits.attempts_max),
         ("TIMELAW_SLEEPS_MAX", &mut limits.sleeps_max),
     ];
     for (name, field) in fields {
-        if let Some(value) = env_u64(name, count, expected)? {
-            *field = u32::try_from(value).unwrap_or(u32::MAX); // `count` parsed a u32.
+        if let Some(value) = env_value(name, names, count)? {
+            *field = value;
         }
     }
     Ok(limits)
@@ -146,14 +240,23 @@ pub fn parse_seed(text: &str) -> Option<u64> {
     }
 }
 
-fn env_u64(
+/// The value of variable `name` if it is among `names` and set, parsed; an unset variable is `None`, a
+/// set one that does not parse (or is not UTF-8) an error naming it.
+fn env_value<T>(
     name: &'static str,
-    parse: fn(&str) -> Option<u64>,
-    expected: &'static str,
-) -> Result<Option<u64>, ConfigError> {
+    names: &[&str],
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Result<Option<T>, ConfigError> {
+    if !names.contains(&name) {
+        return Ok(None);
+    }
     match std::env::var(name) {
-        Ok(value) => parse(&value).map(Some).ok_or(ConfigError::Env { name, value, expected }),
-        Err(_) => Ok(None),
+        Ok(value) => parse(&value).map(Some).map_err(|expected| ConfigError::Env { name, value, expected }),
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(value)) => {
+            let value = value.to_string_lossy().into_owned();
+            Err(ConfigError::Env { name, value, expected: "not valid UTF-8".to_owned() })
+        }
     }
 }
 
@@ -170,34 +273,66 @@ impl Config {
     ///
     /// # Errors
     /// A variable that does not parse, named with its value.
-    pub fn with_env(mut self) -> Result<Config, ConfigError> {
-        let number = |text: &str| text.trim().replace('_', "").parse().ok();
-        if let Some(cases) = env_u64("TIMELAW_CASES", number, "a number of cases")? {
+    pub fn with_env(self) -> Result<Config, ConfigError> {
+        self.with_env_vars(ENV_ALL)
+    }
+
+    /// `self` with those `TIMELAW_*` variables applied that are in `names` (see [`ENV_ALL`]): a command
+    /// reads only the variables it uses, so a bad variable fails only the commands that read it, and a
+    /// command leaves out the variables its flags were given for, so flags beat variables.
+    ///
+    /// # Errors
+    /// A variable in `names` that does not parse, named with its value.
+    pub fn with_env_vars(mut self, names: &[&str]) -> Result<Config, ConfigError> {
+        let number = |text: &str| parse_count(text).ok_or_else(|| "expected a whole number".to_owned());
+        if let Some(cases) = env_value("TIMELAW_CASES", names, parse_cases)? {
             self.cases = cases;
         }
-        if let Some(seed) = env_u64("TIMELAW_SEED", parse_seed, "a seed in decimal or 0x hex")? {
+        if let Some(seed) = env_value("TIMELAW_SEED", names, parse_seed_text)? {
             self.seed = seed;
         }
-        if let Some(threads) = env_u64("TIMELAW_THREADS", number, "a thread count")? {
-            self.threads = usize::try_from(threads).unwrap_or(usize::MAX);
+        if let Some(threads) = env_value("TIMELAW_THREADS", names, parse_threads)? {
+            self.threads = threads;
         }
-        if let Some(k) = env_u64("TIMELAW_MAX_VIOLATIONS", number, "a count of at least 1")? {
-            self.stop_at = if k <= 1 { StopAt::First } else { StopAt::Collect(u32::try_from(k).unwrap_or(u32::MAX)) };
+        if let Some(k) = env_value("TIMELAW_MAX_VIOLATIONS", names, parse_collect)? {
+            self.stop_at = if k <= 1 { StopAt::First } else { StopAt::Collect(k) };
         }
-        if let Some(every) = env_u64("TIMELAW_REPLAY_EVERY", number, "a case stride (0 = never)")? {
+        if let Some(every) = env_value("TIMELAW_REPLAY_EVERY", names, number)? {
             self.replay_every = every;
         }
-        if let Some(evals) = env_u64("TIMELAW_SHRINK_EVALS", number, "a number of evaluations")? {
+        if let Some(evals) = env_value("TIMELAW_SHRINK_EVALS", names, number)? {
             self.shrink_evals_max = evals;
         }
-        if let Some(ms) = env_u64("TIMELAW_SHRINK_TIME_MS", number, "milliseconds")? {
+        if let Some(ms) = env_value("TIMELAW_SHRINK_TIME_MS", names, number)? {
             self.shrink_time_ms = Some(ms);
         }
-        self.limits = limits_with_env(self.limits)?;
-        if let Ok(dir) = std::env::var("TIMELAW_FIXTURES") {
-            self.fixtures = Some(PathBuf::from(dir));
+        self.limits = limits_with_env(self.limits, names)?;
+        let path = |text: &str| Ok::<_, String>(PathBuf::from(text));
+        if let Some(dir) = env_value("TIMELAW_FIXTURES", names, path)? {
+            self.fixtures = Some(dir);
         }
         Ok(self)
+    }
+
+    /// Checks that the run would check something: at least one case, a non-empty shard, at most
+    /// [`THREADS_MAX`] threads.
+    ///
+    /// # Errors
+    /// [`ConfigError::NoCases`], [`ConfigError::EmptyShard`] or [`ConfigError::Threads`].
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.cases == 0 {
+            return Err(ConfigError::NoCases);
+        }
+        if self.threads > THREADS_MAX {
+            return Err(ConfigError::Threads { threads: self.threads });
+        }
+        let (start, end) = self.case_range();
+        match self.shard {
+            Some(shard) if start == end => {
+                Err(ConfigError::EmptyShard { index: shard.index, count: shard.count, cases: self.cases })
+            }
+            _ => Ok(()),
+        }
     }
 
     /// The case indices `[start, end)` this run covers (its shard's, or all).
@@ -226,6 +361,34 @@ mod tests {
         }
         let ranges: Vec<_> = (1..=3).map(|index| Shard { index, count: 3 }.range(10)).collect();
         assert_eq!(ranges, vec![(0, 3), (3, 6), (6, 10)]);
+    }
+
+    #[test]
+    fn validation_refuses_runs_that_check_nothing() {
+        let config = |cases, shard: Option<&str>, threads| Config {
+            cases,
+            threads,
+            shard: shard.map(|text| Shard::parse(text).unwrap()),
+            ..Config::default()
+        };
+        assert_eq!(config(1, None, 0).validate(), Ok(()));
+        assert_eq!(config(0, None, 0).validate(), Err(ConfigError::NoCases));
+        assert_eq!(config(2, Some("3/4"), 0).validate(), Err(ConfigError::EmptyShard { index: 3, count: 4, cases: 2 }));
+        assert_eq!(config(4, Some("3/4"), THREADS_MAX).validate(), Ok(()));
+        assert_eq!(config(4, None, THREADS_MAX + 1).validate(), Err(ConfigError::Threads { threads: THREADS_MAX + 1 }));
+    }
+
+    #[test]
+    fn option_values_parse_or_say_what_was_expected() {
+        assert_eq!(parse_cases("1_000"), Ok(1000));
+        assert!(parse_cases("0").unwrap_err().contains("at least 1"));
+        assert!(parse_cases("-1").is_err());
+        assert_eq!(parse_threads("1024"), Ok(1024));
+        assert!(parse_threads("1025").unwrap_err().contains("at most 1024"));
+        assert!(parse_threads("18446744073709551615").is_err());
+        assert_eq!(parse_collect("3"), Ok(3));
+        assert!(parse_collect("0").is_err());
+        assert!(parse_seed_text("-1").is_err());
     }
 
     #[test]

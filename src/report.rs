@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 use timelaw_reports::{
-    seed_hex, BoundaryRow, InconclusiveSummary, LawRow, Report, Shard, ViolationSummary, SCHEMA_VERSION,
+    seed_hex, BoundaryRow, InconclusiveSummary, LawRow, Report, Settings, Shard, ViolationSummary, SCHEMA_VERSION,
 };
 
 use crate::runner::{LawOutcome, RunOutput};
@@ -28,6 +28,21 @@ pub fn to_report<C: Serialize>(output: &RunOutput<C>) -> Report {
             .map(|(class, cases)| BoundaryRow { class: class.name().to_owned(), cases })
             .collect(),
         boundary_cases: output.coverage.cases(),
+        settings: Some(settings(config)),
+    }
+}
+
+/// The options shards of one run must agree on.
+fn settings(config: &crate::config::Config) -> Settings {
+    Settings {
+        cases: config.cases,
+        collect: u32::try_from(config.violations_per_law()).unwrap_or(u32::MAX), // at most a u32 by construction
+        replay_every: config.replay_every,
+        shrink_evals_max: config.shrink_evals_max,
+        shrink_time_ms: config.shrink_time_ms,
+        events_max: config.limits.events_max,
+        attempts_max: config.limits.attempts_max,
+        sleeps_max: config.limits.sleeps_max,
     }
 }
 

@@ -84,7 +84,12 @@ fn laws_and_subjects_list_the_catalogue_and_the_builtin_subjects() {
 fn bad_input_is_one_clear_line_and_exit_2() {
     check(&["check", "--subject", "nope"], 2, &[], &["unknown subject \"nope\""]);
     check(&["check", "--law", "no_such_law", "--cases", "1"], 2, &[], &["no_such_law"]);
-    check(&["check", "--shard", "5/4", "--cases", "1"], 2, &[], &["bad shard \"5/4\""]);
+    check(
+        &["check", "--shard", "5/4", "--cases", "1"],
+        2,
+        &[],
+        &["invalid value '5/4' for '--shard", "K/N with 1 <= K <= N"],
+    );
     check(&["check", "--seed", "banana"], 2, &[], &["banana"]);
     check(&["replay", "does/not/exist"], 2, &[], &["does/not/exist"]);
     let bad_env = Command::new(env!("CARGO_BIN_EXE_timelaw"))
@@ -93,12 +98,17 @@ fn bad_input_is_one_clear_line_and_exit_2() {
         .output()
         .unwrap();
     assert_eq!(bad_env.status.code(), Some(2));
-    assert!(stderr(&bad_env).contains("TIMELAW_ATTEMPTS_MAX=\"lots\": expected a count"), "{}", stderr(&bad_env));
+    assert!(
+        stderr(&bad_env)
+            .contains("invalid value 'lots' for environment variable TIMELAW_ATTEMPTS_MAX: expected a count"),
+        "{}",
+        stderr(&bad_env)
+    );
     let dir = temp_dir("bad");
     let bad = dir.join("bad.json");
     std::fs::write(&bad, "{\n  \"format\": \"timelaw-fixture\",\n  \"version\": 1,\n  \"law\": 3\n}\n").unwrap();
     check(&["explain", bad.to_str().unwrap()], 2, &[], &["bad.json:4:"]);
-    check(&["replay", bad.to_str().unwrap()], 2, &["ERROR", "bad.json:4:"], &[]);
+    check(&["replay", bad.to_str().unwrap()], 2, &[], &["ERROR", "bad.json:4:"]);
     check(&["report", "merge", bad.to_str().unwrap()], 2, &[], &["bad.json"]);
     let _ = std::fs::remove_dir_all(&dir);
 }

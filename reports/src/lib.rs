@@ -77,7 +77,7 @@ pub mod timeline;
 pub use catalogue::{render_laws_json, render_laws_table, LawListing};
 pub use model::{
     merge, seed_hex, BoundaryRow, Counts, InconclusiveSummary, LawRow, LawStatus, MergeError, Report, ReportError,
-    Shard, Status, ViolationSummary, SCHEMA_VERSION, TIMELAW_VERSION,
+    Settings, Shard, Status, ViolationSummary, SCHEMA_VERSION, TIMELAW_VERSION,
 };
 pub use render::{parse_json, render_json, render_junit, render_table};
 pub use timeline::{describe_event, render_timeline};

@@ -8,7 +8,7 @@ use timelaw_core::{CallResult, ErrorKind, EventKind, Outcome, Trace, VDuration, 
 use timelaw_laws::{LawKind, Verdict, Violation};
 use timelaw_reports::{
     merge, parse_json, render_json, render_junit, render_table, render_timeline, BoundaryRow, InconclusiveSummary,
-    LawRow, Report, Shard, Status, ViolationSummary,
+    LawRow, Report, Settings, Shard, Status, ViolationSummary,
 };
 
 const SEED: u64 = 0x5eed;
@@ -45,6 +45,16 @@ fn run(range: (u64, u64), shard: Option<Shard>) -> Report {
     report.shard = shard;
     report.swarm = vec!["jitter: on".to_owned(), "circuit: off".to_owned()];
     report.case_range = Some(range);
+    report.settings = Some(Settings {
+        cases: CASES,
+        collect: 1,
+        replay_every: 16,
+        shrink_evals_max: 4_000,
+        shrink_time_ms: None,
+        events_max: 4096,
+        attempts_max: 1024,
+        sleeps_max: 1024,
+    });
     for (id, kind, verdict_of) in LAWS {
         let mut row = LawRow::new(id, format!("the title of {id}"), kind);
         for i in range.0..range.1 {
@@ -142,6 +152,15 @@ fn merge_errors_say_what_is_wrong() {
             edit(two(), 1, |r| r.laws[2].kind = LawKind::Liveness),
             "report 1: laws[2].kind is Liveness, but report 0 has Safety",
         ),
+        (
+            edit(two(), 1, |r| r.settings.as_mut().unwrap().collect = 3),
+            "report 1: settings.collect is 3, but report 0 has 1",
+        ),
+        (
+            edit(two(), 0, |r| r.settings.as_mut().unwrap().shrink_time_ms = Some(5)),
+            "report 1: settings.shrink_time_ms is none, but report 0 has 5",
+        ),
+        (edit(two(), 1, |r| r.settings = None), "report 1: settings is absent, but report 0 has recorded"),
         (
             edit(three(), 2, |r| r.shard = Some(Shard { index: 3, count: 4 })),
             "report 2: shard.count is 4, but report 0 has 3",

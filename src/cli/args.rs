@@ -1,8 +1,12 @@
 //! The command line (clap). Flag names are the interface; keep them.
 
+use std::ffi::OsStr;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::builder::TypedValueParser;
+use clap::{Arg, Args, Parser, Subcommand, ValueEnum};
+
+use crate::config::{parse_cases, parse_collect, parse_seed_text, parse_threads, Shard};
 
 /// timelaw: find, shrink and pin down violations of retry / timeout / circuit-breaker laws.
 #[derive(Debug, Parser)]
@@ -51,7 +55,7 @@ pub enum Command {
         /// The artifact file.
         artifact: PathBuf,
         /// The subject the fuzz target checks.
-        #[arg(long)]
+        #[arg(long, value_parser = Text(plain))]
         subject: String,
         /// Where to write the fixture.
         #[arg(long, default_value = "tests/fixtures")]
@@ -79,40 +83,65 @@ pub enum ReportCommand {
     },
 }
 
-/// `timelaw check` options.
+/// The number of cases `timelaw check` runs by default (the library's default is smaller).
+pub const CLI_CASES: u64 = 100_000;
+
+/// `timelaw check` options. A flag beats its environment variable, which beats the default; a variable
+/// whose flag was given is not read at all.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// The subject to check (see `timelaw subjects`).
-    #[arg(long, default_value = "reference")]
+    #[arg(long, default_value = "reference", value_parser = Text(plain))]
     pub subject: String,
     /// Check only these laws (repeatable; see `timelaw laws`).
-    #[arg(long = "law", value_name = "ID")]
+    #[arg(long = "law", value_name = "ID", value_parser = Text(plain))]
     pub laws: Vec<String>,
-    /// Cases to generate.
-    #[arg(long, env = "TIMELAW_CASES", default_value_t = 100_000)]
-    pub cases: u64,
-    /// Run seed, decimal or 0x hex.
-    #[arg(long, env = "TIMELAW_SEED", value_parser = parse_seed_arg, default_value = "0x7131e1a35eed0001")]
-    pub seed: u64,
-    /// Worker threads (0: one per core).
-    #[arg(long, env = "TIMELAW_THREADS", default_value_t = 0)]
-    pub threads: usize,
-    /// Write shrunk counterexamples as fixtures into this folder.
-    #[arg(long, env = "TIMELAW_FIXTURES")]
+    /// Cases to generate, from 1 [env: TIMELAW_CASES] [default: 100000].
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = Text(parse_cases))]
+    pub cases: Option<u64>,
+    /// Run seed, decimal or 0x hex [env: TIMELAW_SEED] [default: 0x7131e1a35eed0001].
+    #[arg(long, value_name = "S", allow_negative_numbers = true, value_parser = Text(parse_seed_text))]
+    pub seed: Option<u64>,
+    /// Worker threads, 0 (one per core, the default) to 1024 [env: TIMELAW_THREADS].
+    #[arg(long, value_name = "T", allow_negative_numbers = true, value_parser = Text(parse_threads))]
+    pub threads: Option<usize>,
+    /// Write shrunk counterexamples as fixtures into this folder [env: TIMELAW_FIXTURES].
+    #[arg(long)]
     pub fixtures: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
     /// Run shard K of N (1-based), e.g. 2/4.
-    #[arg(long, value_name = "K/N")]
-    pub shard: Option<String>,
-    /// Collect up to K distinct counterexamples per law (default: the first).
-    #[arg(long, env = "TIMELAW_MAX_VIOLATIONS", default_value_t = 1)]
-    pub collect: u32,
+    #[arg(long, value_name = "K/N", allow_negative_numbers = true, value_parser = Text(parse_shard))]
+    pub shard: Option<Shard>,
+    /// Collect up to K distinct counterexamples per law, from 1 [env: TIMELAW_MAX_VIOLATIONS] [default: 1].
+    #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = Text(parse_collect))]
+    pub collect: Option<u32>,
 }
 
-fn parse_seed_arg(text: &str) -> Result<u64, String> {
-    crate::config::parse_seed(text).ok_or_else(|| format!("{text:?} is not a seed (decimal or 0x hex)"))
+fn plain(text: &str) -> Result<String, String> {
+    Ok(text.to_owned())
+}
+
+fn parse_shard(text: &str) -> Result<Shard, String> {
+    Shard::parse(text).map_err(|_| "expected K/N with 1 <= K <= N, like 2/4".to_owned())
+}
+
+/// A value parser over the argument's raw text: `parse` for UTF-8 text, and for text that is not UTF-8
+/// the same "invalid value" error as any other bad value (clap's own says only "invalid UTF-8").
+#[derive(Clone)]
+struct Text<T: 'static>(fn(&str) -> Result<T, String>);
+
+impl<T: Clone + Send + Sync + 'static> TypedValueParser for Text<T> {
+    type Value = T;
+
+    fn parse_ref(&self, cmd: &clap::Command, arg: Option<&Arg>, value: &OsStr) -> Result<T, clap::Error> {
+        if value.to_str().is_some() {
+            return self.0.parse_ref(cmd, arg, value);
+        }
+        let not_utf8: fn(&str) -> Result<T, String> = |_| Err("not valid UTF-8".to_owned());
+        not_utf8.parse_ref(cmd, arg, OsStr::new(value.to_string_lossy().as_ref()))
+    }
 }
 
 /// Report formats.

@@ -1,22 +1,37 @@
 //! One function per command.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use timelaw_laws::Catalogue;
 use timelaw_reports::{merge, parse_json, render_json, render_junit, render_table, render_timeline, Report};
 
-use super::args::{CheckArgs, Command, Format, ListFormat, ReportCommand};
-use super::bar::Bar;
+use super::args::{CheckArgs, Command, Format, ListFormat, ReportCommand, CLI_CASES};
+use super::bar::{color_terminal, Bar};
 use super::{CliError, EXIT_ERROR, EXIT_HOLDS, EXIT_VIOLATED};
-use crate::config::{Config, Shard, StopAt};
+use crate::config::{Config, StopAt, ENV_ALL, ENV_REPLAY, ENV_SHRINK};
 use crate::fixture;
 use crate::registry::Registry;
 use crate::replay::replay_file;
 
-/// Colour only on a terminal, and never when `NO_COLOR` is set.
+/// Colour only on a terminal that is not `TERM=dumb`, and never when `NO_COLOR` is set.
 fn color() -> bool {
-    std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
+    std::io::stdout().is_terminal() && color_terminal()
+}
+
+/// Writes `text` to stdout. A closed stdout is [`CliError::StdoutClosed`] (the command ends quietly),
+/// any other write error a message.
+fn out(text: &str) -> Result<(), CliError> {
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()).map_err(|error| match error.kind() {
+        std::io::ErrorKind::BrokenPipe => CliError::StdoutClosed,
+        _ => CliError::Message(format!("cannot write to stdout: {error}")),
+    })
+}
+
+/// [`out`] of `text` and a newline.
+fn out_line(text: &str) -> Result<(), CliError> {
+    out(&format!("{text}\n"))
 }
 
 pub(super) fn dispatch(registry: &Registry, command: Command) -> Result<u8, CliError> {
@@ -32,21 +47,25 @@ pub(super) fn dispatch(registry: &Registry, command: Command) -> Result<u8, CliE
     }
 }
 
-fn print_report(report: &Report, format: Format) {
-    let text = match format {
+fn print_report(report: &Report, format: Format) -> Result<(), CliError> {
+    let mut text = match format {
         Format::Table => render_table(report, color()),
         Format::Json => render_json(report),
         Format::Junit => render_junit(report),
     };
-    print!("{text}");
     if !text.ends_with('\n') {
-        println!();
+        text.push('\n');
     }
+    out(&text)
 }
 
 fn check(registry: &Registry, args: CheckArgs) -> Result<u8, CliError> {
     let subject = registry.get(&args.subject).ok_or_else(|| {
-        CliError(format!("unknown subject {:?} (known subjects: {})", args.subject, registry.names().join(", ")))
+        CliError::Message(format!(
+            "unknown subject {:?} (known subjects: {})",
+            args.subject,
+            registry.names().join(", ")
+        ))
     })?;
     let catalogue = Catalogue::standard();
     let laws = if args.laws.is_empty() {
@@ -55,19 +74,39 @@ fn check(registry: &Registry, args: CheckArgs) -> Result<u8, CliError> {
         let ids: Vec<&str> = args.laws.iter().map(String::as_str).collect();
         catalogue.select(&ids)?
     };
-    let shard = args.shard.as_deref().map(Shard::parse).transpose()?;
-    let config = Config {
-        cases: args.cases,
-        seed: args.seed,
-        threads: args.threads,
-        stop_at: if args.collect <= 1 { StopAt::First } else { StopAt::Collect(args.collect) },
-        fixtures: args.fixtures,
-        shard,
-        ..Config::from_env()?
-    };
+    let format = args.format;
+    let config = check_config(args)?;
     let report = subject.check(&laws, &config, &Bar::for_stderr());
-    print_report(&report, args.format);
+    print_report(&report, format)?;
     Ok(report.exit_code())
+}
+
+/// The run's options: each flag given, else its `TIMELAW_*` variable, else the default; a variable whose
+/// flag was given is not read.
+fn check_config(args: CheckArgs) -> Result<Config, CliError> {
+    let given = [
+        ("TIMELAW_CASES", args.cases.is_some()),
+        ("TIMELAW_SEED", args.seed.is_some()),
+        ("TIMELAW_THREADS", args.threads.is_some()),
+        ("TIMELAW_MAX_VIOLATIONS", args.collect.is_some()),
+        ("TIMELAW_FIXTURES", args.fixtures.is_some()),
+    ];
+    let read: Vec<&str> = ENV_ALL
+        .iter()
+        .copied()
+        .filter(|name| !given.iter().any(|(flag_var, given)| *given && flag_var == name))
+        .collect();
+    let mut config = Config { cases: CLI_CASES, ..Config::default() }.with_env_vars(&read)?;
+    config.cases = args.cases.unwrap_or(config.cases);
+    config.seed = args.seed.unwrap_or(config.seed);
+    config.threads = args.threads.unwrap_or(config.threads);
+    if let Some(k) = args.collect {
+        config.stop_at = if k <= 1 { StopAt::First } else { StopAt::Collect(k) };
+    }
+    config.fixtures = args.fixtures.or(config.fixtures);
+    config.shard = args.shard;
+    config.validate()?;
+    Ok(config)
 }
 
 fn laws(format: ListFormat) -> Result<u8, CliError> {
@@ -76,42 +115,46 @@ fn laws(format: ListFormat) -> Result<u8, CliError> {
         ListFormat::Table => crate::listing::laws_table(&catalogue),
         ListFormat::Json => crate::listing::laws_json(&catalogue),
     };
-    println!("{text}");
+    out_line(&text)?;
     Ok(EXIT_HOLDS)
 }
 
 fn subjects(registry: &Registry) -> Result<u8, CliError> {
     for name in registry.names() {
-        println!("{name}");
+        out_line(name)?;
     }
     Ok(EXIT_HOLDS)
 }
 
 fn replay(registry: &Registry, paths: &[PathBuf]) -> Result<u8, CliError> {
     let laws = Catalogue::standard();
-    let config = Config::from_env()?;
+    let config = Config::default().with_env_vars(ENV_REPLAY)?;
     let mut files = Vec::new();
     for path in paths {
-        files.extend(fixture::list(path)?);
+        let found = fixture::list(path)?;
+        if found.is_empty() {
+            return Err(CliError::Message(format!("{}: no fixture files (*.json) under it", path.display())));
+        }
+        files.extend(found);
     }
     let (mut passed, mut failed, mut broken) = (0, 0, 0);
     for file in &files {
         match replay_file(registry, &laws, file, &config) {
             Ok(result) if result.passed => {
                 passed += 1;
-                println!("ok      {}  ({})", file.display(), result.explanation);
+                out_line(&format!("ok      {}  ({})", file.display(), result.explanation))?;
             }
             Ok(result) => {
                 failed += 1;
-                println!("FAILED  {}  law `{}`: {}", file.display(), result.law, result.explanation);
+                out_line(&format!("FAILED  {}  law `{}`: {}", file.display(), result.law, result.explanation))?;
             }
             Err(error) => {
                 broken += 1;
-                println!("ERROR   {error}");
+                eprintln!("ERROR   {error}");
             }
         }
     }
-    println!("{passed} passed, {failed} failed, {broken} errors, {} fixtures", files.len());
+    out_line(&format!("{passed} passed, {failed} failed, {broken} errors, {} fixtures", files.len()))?;
     Ok(match (failed, broken) {
         (_, 1..) => EXIT_ERROR,
         (1.., 0) => EXIT_VIOLATED,
@@ -123,8 +166,9 @@ fn shrink(registry: &Registry, file: &Path) -> Result<u8, CliError> {
     let text = fixture::read_text(file)?;
     let header = fixture::parse_header(file, &text)?;
     let subject = registry.for_fixture(file, &header.subject)?;
-    let written = subject.shrink_fixture(&Catalogue::standard(), file, &text, &Config::from_env()?)?;
-    println!("{}", written.display());
+    let config = Config::default().with_env_vars(ENV_SHRINK)?;
+    let written = subject.shrink_fixture(&Catalogue::standard(), file, &text, &config)?;
+    out_line(&written.display().to_string())?;
     Ok(EXIT_HOLDS)
 }
 
@@ -132,33 +176,37 @@ fn explain(registry: &Registry, file: &Path) -> Result<u8, CliError> {
     let text = fixture::read_text(file)?;
     let header = fixture::parse_header(file, &text)?;
     let subject = registry.for_fixture(file, &header.subject)?;
-    let explanation = subject.explain(&Catalogue::standard(), file, &text, &Config::from_env()?)?;
-    println!("{} on `{}`: {}", explanation.law.id, header.subject, explanation.law.title);
+    let config = Config::default().with_env_vars(ENV_REPLAY)?;
+    let explanation = subject.explain(&Catalogue::standard(), file, &text, &config)?;
+    let mut text = format!("{} on `{}`: {}\n", explanation.law.id, header.subject, explanation.law.title);
     if let Some(note) = &explanation.note {
-        println!("note: {note}");
+        text.push_str(&format!("note: {note}\n"));
     }
     let violation = explanation.verdict.violation();
-    print!("{}", render_timeline(&explanation.trace, violation, explanation.law.id, color()));
-    println!("verdict: {}", explanation.verdict);
+    text.push_str(&render_timeline(&explanation.trace, violation, explanation.law.id, color()));
+    text.push_str(&format!("verdict: {}\n", explanation.verdict));
+    out(&text)?;
     Ok(if violation.is_some() { EXIT_VIOLATED } else { EXIT_HOLDS })
 }
 
 fn import_crash(registry: &Registry, artifact: &Path, name: &str, dir: &Path) -> Result<u8, CliError> {
     let subject = registry.get(name).ok_or_else(|| {
-        CliError(format!("unknown subject {name:?} (known subjects: {})", registry.names().join(", ")))
+        CliError::Message(format!("unknown subject {name:?} (known subjects: {})", registry.names().join(", ")))
     })?;
-    let written = subject.import_crash(&Catalogue::standard(), artifact, dir, &Config::from_env()?)?;
-    println!("{}", written.display());
+    let config = Config::default().with_env_vars(ENV_SHRINK)?;
+    let written = subject.import_crash(&Catalogue::standard(), artifact, dir, &config)?;
+    out_line(&written.display().to_string())?;
     Ok(EXIT_HOLDS)
 }
 
 fn merge_reports(files: &[PathBuf], format: Format) -> Result<u8, CliError> {
     let mut reports = Vec::new();
     for file in files {
-        let text = std::fs::read_to_string(file).map_err(|error| CliError(format!("{}: {error}", file.display())))?;
-        reports.push(parse_json(&text).map_err(|error| CliError(format!("{}: {error}", file.display())))?);
+        let text =
+            std::fs::read_to_string(file).map_err(|error| CliError::Message(format!("{}: {error}", file.display())))?;
+        reports.push(parse_json(&text).map_err(|error| CliError::Message(format!("{}: {error}", file.display())))?);
     }
     let merged = merge(&reports)?;
-    print_report(&merged, format);
+    print_report(&merged, format)?;
     Ok(merged.exit_code())
 }

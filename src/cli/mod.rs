@@ -9,7 +9,8 @@
 //!
 //! # Exit codes
 //! 0 every applicable law holds; 1 a law is violated; 2 usage, IO or bad-fixture error; 3 nothing violated
-//! but something inconclusive.
+//! but something inconclusive; 141 stdout was closed before the output was written (as a shell shows a
+//! program a closed pipe ended, 128 + SIGPIPE; nothing is printed).
 
 mod args;
 mod bar;
@@ -33,29 +34,54 @@ pub const EXIT_ERROR: u8 = 2;
 /// Exit code: nothing violated, something inconclusive.
 pub const EXIT_INCONCLUSIVE: u8 = 3;
 
-/// A command's failure: one line for stderr, exit code 2.
+/// Exit code when stdout was closed before the output was written (`timelaw laws | head -1`): 141, the
+/// status a shell shows for a program that a closed pipe ended (128 + SIGPIPE). Nothing is printed, so a
+/// closed pipe is never mistaken for "holds".
+pub const EXIT_CLOSED_STDOUT: u8 = 141;
+
+/// A command's failure.
 #[derive(Debug)]
-pub struct CliError(pub String);
+pub enum CliError {
+    /// One line for stderr, exit code 2.
+    Message(String),
+    /// Stdout is closed: end quietly with [`EXIT_CLOSED_STDOUT`].
+    StdoutClosed,
+}
 
 impl<E: std::fmt::Display> From<E> for CliError {
     fn from(error: E) -> CliError {
-        CliError(error.to_string())
+        CliError::Message(error.to_string())
     }
 }
 
 /// Parses the process arguments and runs the command with `registry`'s subjects.
 pub fn main(registry: Registry) -> ExitCode {
-    let cli = Cli::parse();
-    run(&registry, cli)
+    match Cli::try_parse() {
+        Ok(cli) => run(&registry, cli),
+        Err(error) => usage(&error),
+    }
+}
+
+/// Prints clap's message (help and version on stdout, usage errors on stderr) with its exit code, or
+/// ends quietly when stdout is closed.
+fn usage(error: &clap::Error) -> ExitCode {
+    match error.print() {
+        Err(io) if !error.use_stderr() && io.kind() == std::io::ErrorKind::BrokenPipe => {
+            ExitCode::from(EXIT_CLOSED_STDOUT)
+        }
+        // A usage error's code is 2; help and version are 0 (clap's codes fit in a byte).
+        _ => ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(EXIT_ERROR)),
+    }
 }
 
 /// Runs a parsed command; errors are printed as one line on stderr with exit code 2.
 pub fn run(registry: &Registry, cli: Cli) -> ExitCode {
     match commands::dispatch(registry, cli.command) {
         Ok(code) => ExitCode::from(code),
-        Err(CliError(message)) => {
+        Err(CliError::Message(message)) => {
             eprintln!("timelaw: error: {message}");
             ExitCode::from(EXIT_ERROR)
         }
+        Err(CliError::StdoutClosed) => ExitCode::from(EXIT_CLOSED_STDOUT),
     }
 }

@@ -98,7 +98,8 @@ fn missing_message(count: u32, missing: &[u32], missing_total: u32) -> String {
 /// - [`MergeError::Empty`] for no reports; [`MergeError::Invalid`] for a report that fails
 ///   [`Report::validate`].
 /// - [`MergeError::Differs`] when a report differs from report 0 in `timelaw_version`, `subject`, `seed`,
-///   `swarm`, `shard.count`, or its laws (number, then id, title and kind of each row).
+///   `swarm`, `shard.count`, its laws (number, then id, title and kind of each row), or its settings
+///   (`settings.collect`, ...: see [`crate::Settings`]).
 /// - [`MergeError::NotAShard`], [`MergeError::DuplicateShard`], [`MergeError::MissingShards`]: the shards
 ///   must be `1..=N`, each exactly once.
 /// - [`MergeError::CaseRanges`] when the ranges overlap, leave a gap, or only some reports have one.
@@ -160,12 +161,31 @@ fn check_same_run(first: &Report, file: usize, report: &Report) -> Result<(), Me
     }
     let laws = |report: &Report| format!("{} laws", report.laws.len());
     differs("laws", laws(first), laws(report))?;
+    check_settings(first, file, report)?;
     for (index, (expected, found)) in first.laws.iter().zip(&report.laws).enumerate() {
         differs(&format!("laws[{index}].id"), format!("`{}`", expected.id), format!("`{}`", found.id))?;
         differs(&format!("laws[{index}].title"), format!("{:?}", expected.title), format!("{:?}", found.title))?;
         differs(&format!("laws[{index}].kind"), format!("{:?}", expected.kind), format!("{:?}", found.kind))?;
     }
     Ok(())
+}
+
+/// The shards must agree on every setting; one with settings and one without (an older report) differ too.
+fn check_settings(first: &Report, file: usize, report: &Report) -> Result<(), MergeError> {
+    let differs = |field: String, expected: String, found: String| MergeError::Differs { file, field, expected, found };
+    match (&first.settings, &report.settings) {
+        (None, None) => Ok(()),
+        (Some(_), None) => Err(differs("settings".to_owned(), "recorded".to_owned(), "absent".to_owned())),
+        (None, Some(_)) => Err(differs("settings".to_owned(), "absent".to_owned(), "recorded".to_owned())),
+        (Some(expected), Some(found)) => {
+            for ((name, expected), (_, found)) in expected.fields().into_iter().zip(found.fields()) {
+                if expected != found {
+                    return Err(differs(format!("settings.{name}"), expected, found));
+                }
+            }
+            Ok(())
+        }
+    }
 }
 
 fn check_shards(reports: &[Report]) -> Result<(), MergeError> {

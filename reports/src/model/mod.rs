@@ -7,6 +7,7 @@
 mod counts;
 mod merge;
 mod report;
+mod settings;
 mod validate;
 
 pub use counts::Counts;
@@ -15,4 +16,5 @@ pub use report::{
     seed_hex, BoundaryRow, InconclusiveSummary, LawRow, LawStatus, Report, Shard, Status, ViolationSummary,
     SCHEMA_VERSION, TIMELAW_VERSION,
 };
+pub use settings::Settings;
 pub use validate::ReportError;

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use timelaw_laws::{LawKind, Violation};
 
 use super::counts::Counts;
+use super::settings::Settings;
 
 /// The version of the JSON schema this crate writes and reads. Bumped on any change that is not the addition
 /// of a field.
@@ -61,6 +62,10 @@ pub struct Report {
     /// How many cases were classified for `boundaries` (the runner classifies a fixed sample of indices).
     #[serde(default)]
     pub boundary_cases: u64,
+    /// The options of the run that shards must agree on (`--cases`, `--collect`, shrink budget, step
+    /// limits). `None` in reports that predate it.
+    #[serde(default)]
+    pub settings: Option<Settings>,
 }
 
 /// The cases of a report that reached one boundary class.
@@ -197,7 +202,7 @@ impl LawStatus {
 
 impl Report {
     /// An empty report of schema [`SCHEMA_VERSION`] for `subject` and `seed`: no cases, one thread, no shard,
-    /// no swarm options, no case range, no laws. The runner fills in the rest.
+    /// no swarm options, no case range, no laws, no settings. The runner fills in the rest.
     pub fn new(subject: impl Into<String>, seed: u64) -> Report {
         Report {
             schema_version: SCHEMA_VERSION,
@@ -212,6 +217,7 @@ impl Report {
             laws: Vec::new(),
             boundaries: Vec::new(),
             boundary_cases: 0,
+            settings: None,
         }
     }
 
