@@ -80,6 +80,9 @@ pub struct Config {
     pub limits: Limits,
     /// Run only this shard of the case indices.
     pub shard: Option<Shard>,
+    /// Replace an existing fixture of the same name instead of keeping it (`--bless`, `TIMELAW_BLESS=1`,
+    /// default off): for fixtures timelaw itself owns. Without it a fixture that exists is never changed.
+    pub bless: bool,
 }
 
 impl Default for Config {
@@ -95,6 +98,7 @@ impl Default for Config {
             shrink_time_ms: None,
             limits: Limits::default(),
             shard: None,
+            bless: false,
         }
     }
 }
@@ -146,6 +150,15 @@ pub fn parse_seed(text: &str) -> Option<u64> {
     }
 }
 
+/// `1`/`true`/`yes` as 1, `0`/`false`/`no`/empty as 0.
+fn parse_switch(text: &str) -> Option<u64> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" => Some(1),
+        "0" | "false" | "no" | "" => Some(0),
+        _ => None,
+    }
+}
+
 fn env_u64(
     name: &'static str,
     parse: fn(&str) -> Option<u64>,
@@ -194,6 +207,9 @@ impl Config {
             self.shrink_time_ms = Some(ms);
         }
         self.limits = limits_with_env(self.limits)?;
+        if let Some(bless) = env_u64("TIMELAW_BLESS", parse_switch, "1 or 0 (true or false)")? {
+            self.bless = bless == 1;
+        }
         if let Ok(dir) = std::env::var("TIMELAW_FIXTURES") {
             self.fixtures = Some(PathBuf::from(dir));
         }

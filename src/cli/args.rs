@@ -40,6 +40,9 @@ pub enum Command {
     Shrink {
         /// The fixture file.
         file: PathBuf,
+        /// Replace an existing fixture the shrunk case collides with (default: keep it and say so).
+        #[arg(long)]
+        bless: bool,
     },
     /// Show the timeline of one counterexample, the violating event marked.
     Explain {
@@ -56,6 +59,9 @@ pub enum Command {
         /// Where to write the fixture.
         #[arg(long, default_value = "tests/fixtures")]
         fixtures: PathBuf,
+        /// Replace an existing fixture of the same name (default: keep it and say so).
+        #[arg(long)]
+        bless: bool,
     },
     /// Work with JSON reports.
     Report {
@@ -109,6 +115,10 @@ pub struct CheckArgs {
     /// Collect up to K distinct counterexamples per law (default: the first).
     #[arg(long, env = "TIMELAW_MAX_VIOLATIONS", default_value_t = 1)]
     pub collect: u32,
+    /// Replace existing fixtures of the same name (for fixtures timelaw owns; also `TIMELAW_BLESS=1`).
+    /// Without it an existing fixture is never changed or removed.
+    #[arg(long)]
+    pub bless: bool,
 }
 
 fn parse_seed_arg(text: &str) -> Result<u64, String> {

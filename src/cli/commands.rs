@@ -10,9 +10,10 @@ use super::args::{CheckArgs, Command, Format, ListFormat, ReportCommand};
 use super::bar::Bar;
 use super::{CliError, EXIT_ERROR, EXIT_HOLDS, EXIT_VIOLATED};
 use crate::config::{Config, Shard, StopAt};
-use crate::fixture;
+use crate::fixture::{self, Placed};
 use crate::registry::Registry;
 use crate::replay::replay_file;
+use crate::runner::StoreNotes;
 
 /// Colour only on a terminal, and never when `NO_COLOR` is set.
 fn color() -> bool {
@@ -25,9 +26,11 @@ pub(super) fn dispatch(registry: &Registry, command: Command) -> Result<u8, CliE
         Command::Laws { format } => laws(format),
         Command::Subjects => subjects(registry),
         Command::Replay { paths } => replay(registry, &paths),
-        Command::Shrink { file } => shrink(registry, &file),
+        Command::Shrink { file, bless } => shrink(registry, &file, bless),
         Command::Explain { file } => explain(registry, &file),
-        Command::ImportCrash { artifact, subject, fixtures } => import_crash(registry, &artifact, &subject, &fixtures),
+        Command::ImportCrash { artifact, subject, fixtures, bless } => {
+            import_crash(registry, &artifact, &subject, &fixtures, bless)
+        }
         Command::Report { command: ReportCommand::Merge { files, format } } => merge_reports(&files, format),
     }
 }
@@ -65,7 +68,9 @@ fn check(registry: &Registry, args: CheckArgs) -> Result<u8, CliError> {
         shard,
         ..Config::from_env()?
     };
-    let report = subject.check(&laws, &config, &Bar::for_stderr());
+    let config = Config { bless: args.bless || config.bless, ..config };
+    let (report, store) = subject.check(&laws, &config, &Bar::for_stderr());
+    report_store(&store)?;
     print_report(&report, args.format);
     Ok(report.exit_code())
 }
@@ -119,12 +124,33 @@ fn replay(registry: &Registry, paths: &[PathBuf]) -> Result<u8, CliError> {
     })
 }
 
-fn shrink(registry: &Registry, file: &Path) -> Result<u8, CliError> {
+/// Prints the store's notes on stderr; a write error ends the command (exit 2) before any report.
+fn report_store(store: &StoreNotes) -> Result<(), CliError> {
+    for note in &store.notes {
+        eprintln!("timelaw: {note}");
+    }
+    match &store.error {
+        Some(error) => Err(CliError(format!("fixture not written: {error}"))),
+        None => Ok(()),
+    }
+}
+
+/// The path written, or the file that already pins the finding.
+fn print_placed(placed: &Placed) {
+    match placed {
+        Placed::Written(path) => println!("{}", path.display()),
+        Placed::AlreadyPinned(path) => println!("already pinned by {}", path.display()),
+    }
+}
+
+fn shrink(registry: &Registry, file: &Path, bless: bool) -> Result<u8, CliError> {
     let text = fixture::read_text(file)?;
     let header = fixture::parse_header(file, &text)?;
     let subject = registry.for_fixture(file, &header.subject)?;
-    let written = subject.shrink_fixture(&Catalogue::standard(), file, &text, &Config::from_env()?)?;
-    println!("{}", written.display());
+    let config = Config::from_env()?;
+    let config = Config { bless: bless || config.bless, ..config };
+    let placed = subject.shrink_fixture(&Catalogue::standard(), file, &text, &config)?;
+    print_placed(&placed);
     Ok(EXIT_HOLDS)
 }
 
@@ -143,12 +169,14 @@ fn explain(registry: &Registry, file: &Path) -> Result<u8, CliError> {
     Ok(if violation.is_some() { EXIT_VIOLATED } else { EXIT_HOLDS })
 }
 
-fn import_crash(registry: &Registry, artifact: &Path, name: &str, dir: &Path) -> Result<u8, CliError> {
+fn import_crash(registry: &Registry, artifact: &Path, name: &str, dir: &Path, bless: bool) -> Result<u8, CliError> {
     let subject = registry.get(name).ok_or_else(|| {
         CliError(format!("unknown subject {name:?} (known subjects: {})", registry.names().join(", ")))
     })?;
-    let written = subject.import_crash(&Catalogue::standard(), artifact, dir, &Config::from_env()?)?;
-    println!("{}", written.display());
+    let config = Config::from_env()?;
+    let config = Config { bless: bless || config.bless, ..config };
+    let placed = subject.import_crash(&Catalogue::standard(), artifact, dir, &config)?;
+    print_placed(&placed);
     Ok(EXIT_HOLDS)
 }
 
