@@ -32,10 +32,8 @@ pub struct Counterexample<C> {
     pub violation: Violation,
     /// Shrink evaluations spent.
     pub shrink_evaluations: u64,
-    /// The fixture file written, if fixtures are on.
+    /// The fixture file that pins it (written by this run, or already there), if fixtures are on.
     pub fixture: Option<PathBuf>,
-    /// Unused since write errors end the run (see [`RunOutput::store`]); kept for compatibility.
-    pub fixture_error: Option<String>,
 }
 
 /// Everything a run learned about one law.
@@ -207,7 +205,6 @@ fn shrink_one<S: ConfigDomain + ?Sized>(
         violation,
         shrink_evaluations: evaluations,
         fixture: None,
-        fixture_error: None,
     }
 }
 
