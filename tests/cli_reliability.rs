@@ -447,3 +447,24 @@ fn a_kill_at_any_moment_loses_no_counterexample_already_found() {
     let lost: Vec<&String> = found.difference(&pinned).collect();
     assert!(lost.is_empty(), "counterexamples on disk at a kill are lost: {lost:?}");
 }
+
+#[test]
+fn import_crash_never_overwrites_a_fixture() {
+    let dir = temp_dir("import");
+    let artifact = dir.join("artifact");
+    std::fs::write(&artifact, from_hex(VIOLATING_ARTIFACT)).unwrap();
+    let fx = dir.join("fx");
+    let import = ["import-crash", artifact.to_str().unwrap(), "--subject", "backon-exponential"];
+    let import: Vec<&str> = import.into_iter().chain(["--fixtures", fx.to_str().unwrap()]).collect();
+    let (out, _) = run(&import, &[], 0);
+    let written = PathBuf::from(out.trim());
+    let curated = read(&written).replacen("\"regression\"", "\"known_violation\"", 1);
+    std::fs::write(&written, &curated).unwrap();
+    let before = snapshot(&fx);
+    let (out, _) = run(&import, &[], 0);
+    assert_eq!(out.trim(), format!("already pinned by {}", written.display()));
+    assert_kept(&before, &fx);
+    let blessed: Vec<&str> = import.iter().copied().chain(["--bless"]).collect();
+    run(&blessed, &[], 0);
+    assert!(read(&written).contains("\"regression\""), "--bless replaces it");
+}

@@ -95,13 +95,18 @@ impl<'a, S: ConfigDomain> Check<'a, S> {
         let laws = self.laws.unwrap_or_else(Catalogue::standard);
         Ok(run(self.subject, &laws, &config, self.progress))
     }
-    /// Runs the check.
+    /// Runs the check; the fixture store's notes (recovered files, findings already pinned) go to stderr.
     ///
     /// # Panics
     /// On a bad `TIMELAW_*` environment variable (with its name and value): this is the `cargo test` entry.
     pub fn run(self) -> RunOutput<S::Config> {
         match self.try_run() {
-            Ok(output) => output,
+            Ok(output) => {
+                for note in &output.store.notes {
+                    eprintln!("timelaw: {note}");
+                }
+                output
+            }
             Err(error) => panic!("timelaw: {error}"),
         }
     }
