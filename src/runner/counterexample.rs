@@ -161,15 +161,18 @@ fn shrink_all<S: ConfigDomain + ?Sized>(
             finds.discard(law, example.case_index);
             continue;
         }
-        let provenance = provenance(config, example.case_index, true, example.shrink_evaluations);
-        let fixture = build_fixture(subject, law, config, &example.shrunk, provenance);
-        example.fixture = finds.promote(law, example.case_index, &fixture).map(|placed| placed.path().to_owned());
+        if finds.writes() {
+            let provenance = provenance(config, example.case_index, true, example.shrink_evaluations);
+            let fixture = build_fixture(subject, law, config, &example.shrunk, provenance);
+            example.fixture = finds.promote(law, example.case_index, &fixture).map(|placed| placed.path().to_owned());
+        }
         examples.push(example);
     }
     examples
 }
 
-fn provenance(config: &Config, case_index: u64, shrunk: bool, evaluations: u64) -> Provenance {
+/// How a random-search counterexample was found (and shrunk).
+pub(super) fn provenance(config: &Config, case_index: u64, shrunk: bool, evaluations: u64) -> Provenance {
     Provenance {
         source: Source::RandomSearch,
         run_seed: Some(format!("{:#x}", config.seed)),

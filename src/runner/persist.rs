@@ -16,9 +16,9 @@ use timelaw_core::Case;
 use timelaw_generators::ConfigDomain;
 use timelaw_laws::Law;
 
-use super::counterexample::build_fixture;
+use super::counterexample::{build_fixture, provenance};
 use crate::config::Config;
-use crate::fixture::{self, FixtureError, Pending, Placed, Provenance, Source};
+use crate::fixture::{self, FixtureError, Pending, Placed};
 
 /// What a run did to the fixture store besides writing fixtures: the first write error and the notes
 /// for people (recovered files, findings already pinned).
@@ -85,6 +85,11 @@ impl<'a, S: ConfigDomain + ?Sized> Finds<'a, S> {
         Finds { subject, config, dir: None, pending: None, keep, saved, failed: AtomicBool::new(false), store }
     }
 
+    /// Whether shrunk fixtures are to be placed (a fixtures folder, and no write failed).
+    pub fn writes(&self) -> bool {
+        self.dir.is_some() && !self.failed()
+    }
+
     /// Whether a write failed: the search stops judging cases, nothing more is written.
     pub fn failed(&self) -> bool {
         self.failed.load(Ordering::Relaxed)
@@ -111,7 +116,8 @@ impl<'a, S: ConfigDomain + ?Sized> Finds<'a, S> {
         if at >= self.keep || list.get(at).is_some_and(|(index, _)| *index == case_index) {
             return;
         }
-        let fixture = build_fixture(self.subject, law, self.config, case, self.provenance(case_index));
+        let fixture =
+            build_fixture(self.subject, law, self.config, case, provenance(self.config, case_index, false, 0));
         match pending.save(&fixture) {
             Ok(path) => list.insert(at, (case_index, path)),
             Err(error) => return self.fail(error),
@@ -122,17 +128,6 @@ impl<'a, S: ConfigDomain + ?Sized> Finds<'a, S> {
                     self.fail(error);
                 }
             }
-        }
-    }
-
-    fn provenance(&self, case_index: u64) -> Provenance {
-        Provenance {
-            source: Source::RandomSearch,
-            run_seed: Some(format!("{:#x}", self.config.seed)),
-            case_index: Some(case_index),
-            shrunk: false,
-            shrink_evaluations: 0,
-            timelaw_version: crate::VERSION.to_owned(),
         }
     }
 
