@@ -430,6 +430,12 @@ fn a_kill_at_any_moment_loses_no_counterexample_already_found() {
         let pending = pending_files(&dir);
         eprintln!("kill: {} pending, {} fixtures", pending.len(), json_files(&dir).len());
         found.extend(pending.iter().map(|file| identity(file)));
+        if !pending.is_empty() && !json_files(&dir).is_empty() {
+            let output = timelaw(&["replay", dir.to_str().unwrap()], &[]);
+            let both =
+                format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+            assert!(!both.contains(".timelaw"), "the scratch area is never replayed:\n{both}");
+        }
         assert_kept(&kept, &dir);
         kept = top_level(&dir);
     }
