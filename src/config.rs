@@ -80,6 +80,9 @@ pub struct Config {
     pub limits: Limits,
     /// Run only this shard of the case indices.
     pub shard: Option<Shard>,
+    /// Replace an existing fixture of the same name instead of keeping it (`--bless`, `TIMELAW_BLESS=1`,
+    /// default off): for fixtures timelaw itself owns. Without it a fixture that exists is never changed.
+    pub bless: bool,
 }
 
 impl Default for Config {
@@ -95,6 +98,7 @@ impl Default for Config {
             shrink_time_ms: None,
             limits: Limits::default(),
             shard: None,
+            bless: false,
         }
     }
 }
@@ -117,14 +121,16 @@ pub const ENV_ALL: &[&str] = &[
     "TIMELAW_EVENTS_MAX",
     "TIMELAW_ATTEMPTS_MAX",
     "TIMELAW_SLEEPS_MAX",
+    "TIMELAW_BLESS",
 ];
 
 /// The variables replaying or explaining a fixture reads: the World's step limits.
 pub const ENV_REPLAY: &[&str] = &["TIMELAW_EVENTS_MAX", "TIMELAW_ATTEMPTS_MAX", "TIMELAW_SLEEPS_MAX"];
 
-/// The variables shrinking a fixture or importing a crash reads: the step limits and the shrink budget.
+/// The variables shrinking a fixture or importing a crash reads: the step limits, the shrink budget and
+/// `TIMELAW_BLESS`.
 pub const ENV_SHRINK: &[&str] =
-    &["TIMELAW_EVENTS_MAX", "TIMELAW_ATTEMPTS_MAX", "TIMELAW_SLEEPS_MAX", "TIMELAW_SHRINK_EVALS"];
+    &["TIMELAW_EVENTS_MAX", "TIMELAW_ATTEMPTS_MAX", "TIMELAW_SLEEPS_MAX", "TIMELAW_SHRINK_EVALS", "TIMELAW_BLESS"];
 
 /// A bad option value.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -240,6 +246,15 @@ pub fn parse_seed(text: &str) -> Option<u64> {
     }
 }
 
+/// `1`/`true`/`yes` as 1, `0`/`false`/`no`/empty as 0.
+fn parse_switch(text: &str) -> Option<u64> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" => Some(1),
+        "0" | "false" | "no" | "" => Some(0),
+        _ => None,
+    }
+}
+
 /// The value of variable `name` if it is among `names` and set, parsed; an unset variable is `None`, a
 /// set one that does not parse (or is not UTF-8) an error naming it.
 fn env_value<T>(
@@ -307,6 +322,10 @@ impl Config {
             self.shrink_time_ms = Some(ms);
         }
         self.limits = limits_with_env(self.limits, names)?;
+        let switch = |text: &str| parse_switch(text).ok_or_else(|| "expected 1 or 0 (true or false)".to_owned());
+        if let Some(bless) = env_value("TIMELAW_BLESS", names, switch)? {
+            self.bless = bless == 1;
+        }
         let path = |text: &str| Ok::<_, String>(PathBuf::from(text));
         if let Some(dir) = env_value("TIMELAW_FIXTURES", names, path)? {
             self.fixtures = Some(dir);

@@ -102,7 +102,10 @@
 //!
 //! ## Fixtures and replay
 //! [`fixture`] is the versioned JSON format (written atomically, named by law, subject and content hash);
-//! [`replay::main`] turns every fixture of a folder into its own test in a `harness = false` target.
+//! [`replay::main`] turns every fixture of a folder into its own test in a `harness = false` target. A run
+//! never changes or removes a fixture that exists (unless [`Config::bless`]): a finding already pinned is
+//! reported in [`runner::RunOutput::store`], raw counterexamples are saved in `DIR/.timelaw/pending/` as
+//! soon as they are found, and what a killed run left there is recovered by the next run.
 //!
 //! ## Fuzzing
 //! [`fuzz::check_bytes`] is the whole body of a cargo fuzz target for a subject.

@@ -8,9 +8,9 @@ use timelaw_laws::{Catalogue, Law, Verdict};
 
 use crate::config::Config;
 use crate::eval::evaluate;
-use crate::fixture::{self, Fixture, FixtureError, Provenance, Source, Status};
+use crate::fixture::{self, Fixture, FixtureError, Placed, Provenance, Source, Status};
 use crate::report::to_report;
-use crate::runner::{build_fixture, run, Progress};
+use crate::runner::{build_fixture, run, Progress, StoreNotes};
 use crate::shrink::{shrink, ShrinkBudget};
 use timelaw_reports::Report;
 
@@ -72,8 +72,9 @@ pub enum OperationError {
 pub trait DynSubject: Sync {
     /// Its name.
     fn name(&self) -> &str;
-    /// Runs `laws` under `config` and builds the report.
-    fn check(&self, laws: &Catalogue, config: &Config, progress: &dyn Progress) -> Report;
+    /// Runs `laws` under `config` and builds the report; the store's notes say what happened to the
+    /// fixtures folder (a write error, recovered files, findings already pinned).
+    fn check(&self, laws: &Catalogue, config: &Config, progress: &dyn Progress) -> (Report, StoreNotes);
     /// Replays the fixture `text` read from `path`.
     ///
     /// # Errors
@@ -84,18 +85,21 @@ pub trait DynSubject: Sync {
     /// # Errors
     /// A bad fixture, an unknown law.
     fn explain(&self, laws: &Catalogue, path: &Path, text: &str, config: &Config) -> Result<Explanation, FixtureError>;
-    /// Shrinks the fixture's case again and rewrites the file under its new name; returns the new path.
+    /// Shrinks the fixture's case again and rewrites the file (asked for by the user) under its new name,
+    /// keeping its status and note. Another existing file is never replaced (unless `config.bless`): when
+    /// one already pins the shrunk case, the fixture is left as it is and that file is returned.
     ///
     /// # Errors
-    /// A bad fixture, or a case that no longer fails.
+    /// A bad fixture, a case that no longer fails, a write error.
     fn shrink_fixture(
         &self,
         laws: &Catalogue,
         path: &Path,
         text: &str,
         config: &Config,
-    ) -> Result<PathBuf, OperationError>;
-    /// Decodes a fuzz artifact, finds the first violated law, shrinks and writes the fixture into `dir`.
+    ) -> Result<Placed, OperationError>;
+    /// Decodes a fuzz artifact, finds the first violated law, shrinks and places the fixture in `dir`
+    /// (never replacing a file unless `config.bless`).
     ///
     /// # Errors
     /// An unreadable artifact, a case that violates nothing, an unwritable folder.
@@ -105,7 +109,7 @@ pub trait DynSubject: Sync {
         artifact: &Path,
         dir: &Path,
         config: &Config,
-    ) -> Result<PathBuf, OperationError>;
+    ) -> Result<Placed, OperationError>;
 }
 
 fn law_of<'a>(laws: &'a Catalogue, path: &Path, id: &str) -> Result<&'a Law, FixtureError> {
@@ -132,8 +136,9 @@ impl<S: ConfigDomain> DynSubject for S {
         Subject::name(self)
     }
 
-    fn check(&self, laws: &Catalogue, config: &Config, progress: &dyn Progress) -> Report {
-        to_report(&run(self, laws, config, progress))
+    fn check(&self, laws: &Catalogue, config: &Config, progress: &dyn Progress) -> (Report, StoreNotes) {
+        let output = run(self, laws, config, progress);
+        (to_report(&output), output.store)
     }
 
     fn replay(&self, laws: &Catalogue, path: &Path, text: &str, config: &Config) -> Result<ReplayResult, FixtureError> {
@@ -159,7 +164,7 @@ impl<S: ConfigDomain> DynSubject for S {
         path: &Path,
         text: &str,
         config: &Config,
-    ) -> Result<PathBuf, OperationError> {
+    ) -> Result<Placed, OperationError> {
         let fixture: Fixture<S::Config> = fixture::parse(path, text)?;
         let law = *law_of(laws, path, &fixture.law)?;
         let budget = ShrinkBudget { evals_max: config.shrink_evals_max, time_max: None };
@@ -171,11 +176,19 @@ impl<S: ConfigDomain> DynSubject for S {
         rebuilt.status = fixture.status;
         rebuilt.note = fixture.note;
         let dir = path.parent().unwrap_or(Path::new("."));
-        let written = fixture::write(dir, &rebuilt)?;
-        if written != path {
+        let name = fixture::file_name(&rebuilt.law, &rebuilt.subject, &rebuilt.case);
+        if dir.join(&name) == path || path.file_name().is_some_and(|own| own == name.as_str()) {
+            // The user asked to shrink this very file: rewrite it in place.
+            let mut text = serde_json::to_string_pretty(&rebuilt).map_err(|e| FixtureError::parse(path, &e))?;
+            text.push('\n');
+            fixture::write_atomic(path, &text)?;
+            return Ok(Placed::Written(path.to_owned()));
+        }
+        let placed = fixture::place(dir, &rebuilt, config.bless)?;
+        if let Placed::Written(_) = placed {
             std::fs::remove_file(path).map_err(|e| FixtureError::io(path, e))?;
         }
-        Ok(written)
+        Ok(placed)
     }
 
     fn import_crash(
@@ -184,7 +197,7 @@ impl<S: ConfigDomain> DynSubject for S {
         artifact: &Path,
         dir: &Path,
         config: &Config,
-    ) -> Result<PathBuf, OperationError> {
+    ) -> Result<Placed, OperationError> {
         let bytes = std::fs::read(artifact).map_err(|e| FixtureError::io(artifact, e))?;
         let case = arbitrary_case(self, &bytes);
         let evaluation = evaluate(self, &case, config.limits, true);
@@ -206,7 +219,7 @@ impl<S: ConfigDomain> DynSubject for S {
             timelaw_version: crate::VERSION.to_owned(),
         };
         let fixture = build_fixture(self, law, config, &shrunk, provenance);
-        Ok(fixture::write(dir, &fixture)?)
+        Ok(fixture::place(dir, &fixture, config.bless)?)
     }
 }
 

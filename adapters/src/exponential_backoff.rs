@@ -32,6 +32,7 @@ use crate::sync_loop::{attempt, loop_contract, retryable, sleep};
 /// `max_attempts == 0` is not drawn: the iterator is then empty and the documented loop never runs the
 /// operation, so what the call returns is the caller's choice, not the crate's.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ExponentialBackoffConfig {
     /// Attempts, the first included.
     pub max_attempts: u32,

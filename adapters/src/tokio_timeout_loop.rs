@@ -24,6 +24,7 @@ use crate::tokio_driver::{run_tokio, TokioWorld};
 /// | `delay` | 0, 1 ms..=1 s, 1 s..=60 s, 100 ms |
 /// | `deadline` | none, 1 ms..=60 s (when the swarm allows deadlines) |
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TokioTimeoutLoopConfig {
     /// Attempts per call, the first included.
     pub max_attempts: u32,

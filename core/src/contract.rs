@@ -10,6 +10,7 @@ use crate::time::VDuration;
 
 /// What happens when an attempt completes at exactly the instant its timeout expires.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 #[serde(rename_all = "snake_case")]
 pub enum TieRule {
     /// Equality counts as expired: an attempt that needs exactly the timeout is timed out (the reference
@@ -23,6 +24,7 @@ pub enum TieRule {
 
 /// The delay sequence a subject promises when it adds no jitter, before the cap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 #[serde(rename_all = "snake_case")]
 pub enum BackoffShape {
     /// Every delay is `delay`.
@@ -93,6 +95,7 @@ fn fibonacci(n: u32) -> u64 {
 
 /// How much randomness a subject promises to add to the jitter-free delay `b` (already capped).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 #[serde(rename_all = "snake_case")]
 pub enum JitterBounds {
     /// The delay is exactly `b`.
@@ -135,6 +138,7 @@ impl JitterBounds {
 
 /// Which attempt outcomes the subject retries. Fatal errors are never retryable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RetryOn {
     /// Retry transient errors.
     pub transient: bool,
@@ -157,6 +161,7 @@ impl Default for RetryOn {
 
 /// A count-based circuit breaker over whole calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CircuitContract {
     /// The breaker looks at the results of the last `window` admitted calls in the closed state.
     pub window: u32,
@@ -173,6 +178,7 @@ pub struct CircuitContract {
 /// A retry budget over the calls of one case: retries made so far never exceed
 /// `min_retries + calls_started * retry_percent / 100`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BudgetContract {
     /// Retries allowed whatever the traffic.
     pub min_retries: u32,
@@ -189,6 +195,7 @@ impl BudgetContract {
 
 /// What a subject promises for one config. See the module docs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Contract {
     /// At most this many attempts per call (the first attempt included).
     pub max_attempts: Option<u32>,

@@ -13,6 +13,7 @@ use crate::time::VDuration;
 
 /// How one scripted dispatch ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// Success.
@@ -50,6 +51,7 @@ impl Outcome {
 
 /// One scripted dispatch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Step {
     /// Virtual time the dispatch takes before it ends with `outcome`.
     pub duration: VDuration,
@@ -73,6 +75,7 @@ impl Step {
 
 /// The script of one call (one item of a stream).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CallScript {
     /// Virtual time that passes before this call starts (after the previous call ended).
     #[serde(default)]
@@ -109,6 +112,7 @@ impl CallScript {
 
 /// The scripts of every call of a case, in order.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Schedule {
     /// One script per call.
     pub calls: Vec<CallScript>,
@@ -139,6 +143,7 @@ impl Schedule {
 /// assert_eq!(back, case);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Case<C> {
     /// The subject's configuration.
     pub config: C,

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// A violated law: where, and a sentence a person understands.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Violation {
     /// The index (= sequence number) of the violating event, when one event is to blame.
     pub event: Option<u32>,
@@ -16,6 +17,7 @@ pub struct Violation {
 
 /// The judgement of one law on one case.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// The contract lacks what the law speaks about.

@@ -44,6 +44,9 @@ pub enum Command {
     Shrink {
         /// The fixture file.
         file: PathBuf,
+        /// Replace an existing fixture the shrunk case collides with (default: keep it and say so).
+        #[arg(long)]
+        bless: bool,
     },
     /// Show the timeline of one counterexample, the violating event marked.
     Explain {
@@ -60,6 +63,9 @@ pub enum Command {
         /// Where to write the fixture.
         #[arg(long, default_value = "tests/fixtures")]
         fixtures: PathBuf,
+        /// Replace an existing fixture of the same name (default: keep it and say so).
+        #[arg(long)]
+        bless: bool,
     },
     /// Work with JSON reports.
     Report {
@@ -117,6 +123,10 @@ pub struct CheckArgs {
     /// Collect up to K distinct counterexamples per law, from 1 [env: TIMELAW_MAX_VIOLATIONS] [default: 1].
     #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = Text(parse_collect))]
     pub collect: Option<u32>,
+    /// Replace existing fixtures of the same name (for fixtures timelaw owns; also `TIMELAW_BLESS=1`).
+    /// Without it an existing fixture is never changed or removed.
+    #[arg(long)]
+    pub bless: bool,
 }
 
 fn plain(text: &str) -> Result<String, String> {

@@ -10,9 +10,10 @@ use super::args::{CheckArgs, Command, Format, ListFormat, ReportCommand, CLI_CAS
 use super::bar::{color_terminal, Bar};
 use super::{CliError, EXIT_ERROR, EXIT_HOLDS, EXIT_VIOLATED};
 use crate::config::{Config, StopAt, ENV_ALL, ENV_REPLAY, ENV_SHRINK};
-use crate::fixture;
+use crate::fixture::{self, Placed};
 use crate::registry::Registry;
 use crate::replay::replay_file;
+use crate::runner::StoreNotes;
 
 /// Colour only on a terminal that is not `TERM=dumb`, and never when `NO_COLOR` is set.
 fn color() -> bool {
@@ -40,9 +41,11 @@ pub(super) fn dispatch(registry: &Registry, command: Command) -> Result<u8, CliE
         Command::Laws { format } => laws(format),
         Command::Subjects => subjects(registry),
         Command::Replay { paths } => replay(registry, &paths),
-        Command::Shrink { file } => shrink(registry, &file),
+        Command::Shrink { file, bless } => shrink(registry, &file, bless),
         Command::Explain { file } => explain(registry, &file),
-        Command::ImportCrash { artifact, subject, fixtures } => import_crash(registry, &artifact, &subject, &fixtures),
+        Command::ImportCrash { artifact, subject, fixtures, bless } => {
+            import_crash(registry, &artifact, &subject, &fixtures, bless)
+        }
         Command::Report { command: ReportCommand::Merge { files, format } } => merge_reports(&files, format),
     }
 }
@@ -76,7 +79,8 @@ fn check(registry: &Registry, args: CheckArgs) -> Result<u8, CliError> {
     };
     let format = args.format;
     let config = check_config(args)?;
-    let report = subject.check(&laws, &config, &Bar::for_stderr());
+    let (report, store) = subject.check(&laws, &config, &Bar::for_stderr());
+    report_store(&store)?;
     print_report(&report, format)?;
     Ok(report.exit_code())
 }
@@ -105,6 +109,7 @@ fn check_config(args: CheckArgs) -> Result<Config, CliError> {
     }
     config.fixtures = args.fixtures.or(config.fixtures);
     config.shard = args.shard;
+    config.bless = args.bless || config.bless;
     config.validate()?;
     Ok(config)
 }
@@ -162,13 +167,33 @@ fn replay(registry: &Registry, paths: &[PathBuf]) -> Result<u8, CliError> {
     })
 }
 
-fn shrink(registry: &Registry, file: &Path) -> Result<u8, CliError> {
+/// Prints the store's notes on stderr; a write error ends the command (exit 2) before any report.
+fn report_store(store: &StoreNotes) -> Result<(), CliError> {
+    for note in &store.notes {
+        eprintln!("timelaw: {note}");
+    }
+    match &store.error {
+        Some(error) => Err(CliError::Message(format!("fixture not written: {error}"))),
+        None => Ok(()),
+    }
+}
+
+/// The path written, or the file that already pins the finding.
+fn print_placed(placed: &Placed) -> Result<(), CliError> {
+    match placed {
+        Placed::Written(path) => out_line(&path.display().to_string()),
+        Placed::AlreadyPinned(path) => out_line(&format!("already pinned by {}", path.display())),
+    }
+}
+
+fn shrink(registry: &Registry, file: &Path, bless: bool) -> Result<u8, CliError> {
     let text = fixture::read_text(file)?;
     let header = fixture::parse_header(file, &text)?;
     let subject = registry.for_fixture(file, &header.subject)?;
     let config = Config::default().with_env_vars(ENV_SHRINK)?;
-    let written = subject.shrink_fixture(&Catalogue::standard(), file, &text, &config)?;
-    out_line(&written.display().to_string())?;
+    let config = Config { bless: bless || config.bless, ..config };
+    let placed = subject.shrink_fixture(&Catalogue::standard(), file, &text, &config)?;
+    print_placed(&placed)?;
     Ok(EXIT_HOLDS)
 }
 
@@ -189,13 +214,14 @@ fn explain(registry: &Registry, file: &Path) -> Result<u8, CliError> {
     Ok(if violation.is_some() { EXIT_VIOLATED } else { EXIT_HOLDS })
 }
 
-fn import_crash(registry: &Registry, artifact: &Path, name: &str, dir: &Path) -> Result<u8, CliError> {
+fn import_crash(registry: &Registry, artifact: &Path, name: &str, dir: &Path, bless: bool) -> Result<u8, CliError> {
     let subject = registry.get(name).ok_or_else(|| {
         CliError::Message(format!("unknown subject {name:?} (known subjects: {})", registry.names().join(", ")))
     })?;
     let config = Config::default().with_env_vars(ENV_SHRINK)?;
-    let written = subject.import_crash(&Catalogue::standard(), artifact, dir, &config)?;
-    out_line(&written.display().to_string())?;
+    let config = Config { bless: bless || config.bless, ..config };
+    let placed = subject.import_crash(&Catalogue::standard(), artifact, dir, &config)?;
+    print_placed(&placed)?;
     Ok(EXIT_HOLDS)
 }
 

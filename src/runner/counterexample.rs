@@ -1,5 +1,6 @@
-//! From the search's tally to the run's output: shrink each kept violation, write its fixture (the raw
-//! counterexample first, so a crash mid-shrink loses nothing), and gather per-law outcomes.
+//! From the search's tally to the run's output: shrink each kept violation, place its fixture (its raw
+//! counterexample was saved when the search found it, so a crash mid-shrink loses nothing), and gather
+//! per-law outcomes.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -9,11 +10,12 @@ use timelaw_core::Case;
 use timelaw_generators::ConfigDomain;
 use timelaw_laws::{Catalogue, Law, Verdict, Violation};
 
+use super::persist::{Finds, StoreNotes};
 use super::progress::Progress;
 use super::tally::{Found, Tally};
 use crate::config::Config;
 use crate::eval::evaluate;
-use crate::fixture::{self, Fixture, FixtureError, Provenance, Source, Status, ABOUT, FORMAT, VERSION};
+use crate::fixture::{self, Fixture, Provenance, Source, Status, ABOUT, FORMAT, VERSION};
 use crate::shrink::{shrink, ShrinkBudget};
 use timelaw_reports::Counts;
 
@@ -30,10 +32,8 @@ pub struct Counterexample<C> {
     pub violation: Violation,
     /// Shrink evaluations spent.
     pub shrink_evaluations: u64,
-    /// The fixture file written, if fixtures are on.
+    /// The fixture file that pins it (written by this run, or already there), if fixtures are on.
     pub fixture: Option<PathBuf>,
-    /// A fixture that could not be written.
-    pub fixture_error: Option<String>,
 }
 
 /// Everything a run learned about one law.
@@ -62,6 +62,8 @@ pub struct RunOutput<C> {
     pub laws: Vec<LawOutcome<C>>,
     /// How many cases reached each boundary class.
     pub coverage: timelaw_generators::coverage::Coverage,
+    /// What the run did to the fixture store: a write error, recovered files, findings already pinned.
+    pub store: StoreNotes,
 }
 
 impl<C: serde::Serialize> RunOutput<C> {
@@ -73,9 +75,13 @@ impl<C: serde::Serialize> RunOutput<C> {
     /// Panics with every violated law, its shrunk case, its fixture path and the seed to reproduce.
     ///
     /// # Panics
-    /// When a law is violated: that is its purpose, in `cargo test`.
+    /// When a law is violated: that is its purpose, in `cargo test`. Also when a fixture could not be
+    /// written (the error names the path and the OS error).
     #[track_caller]
     pub fn assert_holds(&self) {
+        if let Some(error) = &self.store.error {
+            panic!("timelaw: a fixture could not be written: {error}");
+        }
         if self.holds() {
             return;
         }
@@ -105,13 +111,15 @@ impl<C: serde::Serialize> RunOutput<C> {
     }
 }
 
-/// Shrinks and writes the kept violations of `tally`, laws in parallel.
+/// Shrinks the kept violations of `tally`, laws in parallel, and places each shrunk fixture by the
+/// store's rules (its raw counterexample was saved by `finds` during the search).
 pub fn resolve<S: ConfigDomain + ?Sized>(
     subject: &S,
     laws: &Catalogue,
     config: &Config,
     tally: Tally<S::Config>,
     progress: &dyn Progress,
+    finds: Finds<'_, S>,
 ) -> RunOutput<S::Config> {
     let Tally { counts, found, inconclusive, coverage, .. } = tally;
     let to_shrink = found.iter().map(|list| list.len() as u64).sum();
@@ -125,7 +133,7 @@ pub fn resolve<S: ConfigDomain + ?Sized>(
         .zip(found)
         .zip(inconclusive)
         .map(|(((law, counts), found), inconclusive)| {
-            let counterexamples = shrink_all(subject, &law, config, found, progress);
+            let counterexamples = shrink_all(subject, &law, config, found, progress, &finds);
             LawOutcome { law, counts, counterexamples, inconclusive }
         })
         .collect();
@@ -133,7 +141,8 @@ pub fn resolve<S: ConfigDomain + ?Sized>(
         progress.finish();
     }
     let threads = rayon::current_num_threads();
-    RunOutput { subject: subject.name().to_owned(), config: config.clone(), threads, laws: outcomes, coverage }
+    let store = finds.finish();
+    RunOutput { subject: subject.name().to_owned(), config: config.clone(), threads, laws: outcomes, coverage, store }
 }
 
 fn shrink_all<S: ConfigDomain + ?Sized>(
@@ -142,78 +151,68 @@ fn shrink_all<S: ConfigDomain + ?Sized>(
     config: &Config,
     found: Vec<Found<S::Config>>,
     progress: &dyn Progress,
+    finds: &Finds<'_, S>,
 ) -> Vec<Counterexample<S::Config>> {
     let mut examples: Vec<Counterexample<S::Config>> = Vec::new();
     for entry in found {
-        let example = shrink_one(subject, law, config, entry);
+        let mut example = shrink_one(subject, law, config, entry, finds.failed());
         progress.advance(1);
-        if !examples.iter().any(|known| known.shrunk == example.shrunk) {
-            examples.push(example);
+        if examples.iter().any(|known| known.shrunk == example.shrunk) {
+            finds.discard(law, example.case_index);
+            continue;
         }
+        if finds.writes() {
+            let provenance = provenance(config, example.case_index, true, example.shrink_evaluations);
+            let fixture = build_fixture(subject, law, config, &example.shrunk, provenance);
+            example.fixture = finds.promote(law, example.case_index, &fixture).map(|placed| placed.path().to_owned());
+        }
+        examples.push(example);
     }
     examples
 }
 
+/// How a random-search counterexample was found (and shrunk).
+pub(super) fn provenance(config: &Config, case_index: u64, shrunk: bool, evaluations: u64) -> Provenance {
+    Provenance {
+        source: Source::RandomSearch,
+        run_seed: Some(format!("{:#x}", config.seed)),
+        case_index: Some(case_index),
+        shrunk,
+        shrink_evaluations: evaluations,
+        timelaw_version: crate::VERSION.to_owned(),
+    }
+}
+
+/// Shrinks one found violation (not when the store already failed: the run ends with its error).
 fn shrink_one<S: ConfigDomain + ?Sized>(
     subject: &S,
     law: &Law,
     config: &Config,
     found: Found<S::Config>,
+    store_failed: bool,
 ) -> Counterexample<S::Config> {
-    let provenance = |shrunk: bool, evaluations: u64| Provenance {
-        source: Source::RandomSearch,
-        run_seed: Some(format!("{:#x}", config.seed)),
-        case_index: Some(found.case_index),
-        shrunk,
-        shrink_evaluations: evaluations,
-        timelaw_version: crate::VERSION.to_owned(),
-    };
-    let raw = config.fixtures.as_ref().map(|dir| {
-        let fixture = build_fixture(subject, law, config, &found.case, provenance(false, 0));
-        fixture::write(dir, &fixture)
-    });
     let budget = ShrinkBudget { evals_max: config.shrink_evals_max, time_max: shrink_time(config) };
-    let (shrunk, violation, evaluations) = match shrink(subject, law, found.case.clone(), budget, config.limits) {
-        Ok(outcome) => (outcome.case, outcome.violation, outcome.evaluations),
-        // The search saw a violation; a failing re-run means the subject is nondeterministic.
-        Err(_) => (found.case.clone(), found.violation.clone(), 0),
+    let shrunk = match store_failed {
+        true => None,
+        false => shrink(subject, law, found.case.clone(), budget, config.limits).ok(),
     };
-    let written = config.fixtures.as_ref().map(|dir| {
-        let fixture = build_fixture(subject, law, config, &shrunk, provenance(true, evaluations));
-        fixture::write(dir, &fixture)
-    });
-    let (fixture, fixture_error) = finish_files(raw, written);
+    let (shrunk, violation, evaluations) = match shrunk {
+        Some(outcome) => (outcome.case, outcome.violation, outcome.evaluations),
+        // The search saw a violation; a failing re-run means the subject is nondeterministic.
+        None => (found.case.clone(), found.violation.clone(), 0),
+    };
     Counterexample {
         case_index: found.case_index,
         found: found.case,
         shrunk,
         violation,
         shrink_evaluations: evaluations,
-        fixture,
-        fixture_error,
+        fixture: None,
     }
 }
 
 fn shrink_time(config: &Config) -> Option<std::time::Duration> {
     config.shrink_time_ms.map(std::time::Duration::from_millis)
-}
-
-/// Keeps the shrunk file and removes the raw one (unless they are the same file).
-fn finish_files(
-    raw: Option<Result<PathBuf, FixtureError>>,
-    written: Option<Result<PathBuf, FixtureError>>,
-) -> (Option<PathBuf>, Option<String>) {
-    match (raw, written) {
-        (Some(Ok(raw)), Some(Ok(shrunk))) => {
-            if raw != shrunk {
-                let _ = std::fs::remove_file(&raw); // Best effort: a leftover raw fixture still replays.
-            }
-            (Some(shrunk), None)
-        }
-        (_, Some(Ok(shrunk))) => (Some(shrunk), None),
-        (_, Some(Err(error))) => (None, Some(error.to_string())),
-        _ => (None, None),
-    }
 }
 
 /// A regression fixture for `case` (the verdict and trace are recomputed from the case).

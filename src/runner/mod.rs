@@ -2,6 +2,7 @@
 //! write fixtures.
 
 mod counterexample;
+mod persist;
 mod progress;
 mod search;
 mod tally;
@@ -12,8 +13,9 @@ use timelaw_generators::ConfigDomain;
 use timelaw_laws::Catalogue;
 
 pub use counterexample::{build_fixture, Counterexample, LawOutcome, RunOutput};
+pub use persist::{Finds, StoreNotes};
 pub use progress::{Progress, Silent};
-pub use search::{check_case, search, COVERAGE_EVERY, PROGRESS_CASES};
+pub use search::{check_case, search, search_saving, COVERAGE_EVERY, PROGRESS_CASES};
 pub use tally::{Found, Tally};
 
 use crate::config::{Config, ConfigError, Shard, StopAt};
@@ -93,19 +95,26 @@ impl<'a, S: ConfigDomain> Check<'a, S> {
         let laws = self.laws.unwrap_or_else(Catalogue::standard);
         Ok(run(self.subject, &laws, &config, self.progress))
     }
-    /// Runs the check.
+    /// Runs the check; the fixture store's notes (recovered files, findings already pinned) go to stderr.
     ///
     /// # Panics
     /// On a bad `TIMELAW_*` environment variable (with its name and value): this is the `cargo test` entry.
     pub fn run(self) -> RunOutput<S::Config> {
         match self.try_run() {
-            Ok(output) => output,
+            Ok(output) => {
+                for note in &output.store.notes {
+                    eprintln!("timelaw: {note}");
+                }
+                output
+            }
             Err(error) => panic!("timelaw: {error}"),
         }
     }
 }
 
-/// Runs `laws` against `subject` under `config`: search, then shrink and write every counterexample.
+/// Runs `laws` against `subject` under `config`: recover what killed runs left in the fixtures folder,
+/// search (saving each kept counterexample as it is found), then shrink and place every counterexample.
+/// A fixture write error stops the run early and is returned in [`RunOutput::store`].
 pub fn run<S: ConfigDomain + ?Sized>(
     subject: &S,
     laws: &Catalogue,
@@ -113,9 +122,19 @@ pub fn run<S: ConfigDomain + ?Sized>(
     progress: &dyn Progress,
 ) -> RunOutput<S::Config> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(config.threads).build();
-    let work = || {
-        let tally = search(subject, laws, config, progress);
-        counterexample::resolve(subject, laws, config, tally, progress)
+    let work = || match Finds::open(subject, config) {
+        Ok(finds) => {
+            let tally = search_saving(subject, laws, config, progress, Some(&finds));
+            counterexample::resolve(subject, laws, config, tally, progress, finds)
+        }
+        Err(error) => {
+            // Nothing was searched: the output carries only the error.
+            let empty = Tally::new(laws.len(), config.violations_per_law());
+            let finds = Finds::without_store(subject, config);
+            let mut output = counterexample::resolve(subject, laws, config, empty, progress, finds);
+            output.store.error = Some(std::sync::Arc::new(error));
+            output
+        }
     };
     match pool {
         Ok(pool) => pool.install(work),

@@ -7,6 +7,7 @@ use timelaw_generators::coverage::classify;
 use timelaw_generators::{sample_case, swarm_for, ConfigDomain};
 use timelaw_laws::Catalogue;
 
+use super::persist::Finds;
 use super::progress::Progress;
 use super::tally::Tally;
 use crate::config::Config;
@@ -27,6 +28,18 @@ pub fn search<S: ConfigDomain + ?Sized>(
     config: &Config,
     progress: &dyn Progress,
 ) -> Tally<S::Config> {
+    search_saving(subject, laws, config, progress, None)
+}
+
+/// [`search`], saving each violation a worker keeps in `finds` the moment it is found; after a failed
+/// write the remaining cases are skipped.
+pub fn search_saving<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    laws: &Catalogue,
+    config: &Config,
+    progress: &dyn Progress,
+    finds: Option<&Finds<'_, S>>,
+) -> Tally<S::Config> {
     let keep = config.violations_per_law();
     let (first, last) = config.case_range();
     progress.start("checking", last - first);
@@ -35,7 +48,10 @@ pub fn search<S: ConfigDomain + ?Sized>(
         .fold(
             || Tally::new(laws.len(), keep),
             |mut tally, index| {
-                check_case(subject, laws, config, index, &mut tally);
+                if finds.is_some_and(Finds::failed) {
+                    return tally;
+                }
+                judge_case(subject, laws, config, index, &mut tally, finds);
                 if index % PROGRESS_CASES == PROGRESS_CASES - 1 {
                     progress.advance(PROGRESS_CASES);
                 }
@@ -55,6 +71,17 @@ pub fn check_case<S: ConfigDomain + ?Sized>(
     index: u64,
     tally: &mut Tally<S::Config>,
 ) {
+    judge_case(subject, laws, config, index, tally, None);
+}
+
+fn judge_case<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    laws: &Catalogue,
+    config: &Config,
+    index: u64,
+    tally: &mut Tally<S::Config>,
+    finds: Option<&Finds<'_, S>>,
+) {
     let swarm = swarm_for(config.seed, index);
     let case = sample_case(subject, mix(config.seed, index), &swarm);
     let replay = config.replay_every > 0 && index % config.replay_every == 0;
@@ -64,6 +91,9 @@ pub fn check_case<S: ConfigDomain + ?Sized>(
     }
     let observation = evaluation.observation(&case);
     for (law_index, law) in laws.iter().enumerate() {
-        tally.record(law_index, index, &case, law.judge(&observation));
+        let kept = tally.record(law_index, index, &case, law.judge(&observation));
+        if let (true, Some(finds)) = (kept, finds) {
+            finds.offer(law, index, &case);
+        }
     }
 }

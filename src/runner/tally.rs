@@ -42,14 +42,16 @@ impl<C: Clone> Tally<C> {
         }
     }
 
-    /// Records `verdict` of law `law` on case `case_index`; `case` is cloned only when kept.
-    pub fn record(&mut self, law: usize, case_index: u64, case: &Case<C>, verdict: Verdict) {
+    /// Records `verdict` of law `law` on case `case_index`; `case` is cloned only when kept. Returns
+    /// whether a violation was kept (it is among the lowest-index violations of this tally).
+    pub fn record(&mut self, law: usize, case_index: u64, case: &Case<C>, verdict: Verdict) -> bool {
         self.counts[law].add(&verdict);
         match verdict {
             Verdict::Violated(violation) => {
                 let found = &mut self.found[law];
                 if found.len() < self.keep || found.last().is_some_and(|last| last.case_index > case_index) {
                     insert_sorted(found, Found { case_index, case: case.clone(), violation }, self.keep);
+                    return true;
                 }
             }
             Verdict::Inconclusive(why) => {
@@ -60,6 +62,7 @@ impl<C: Clone> Tally<C> {
             }
             Verdict::Holds | Verdict::Vacuous | Verdict::NotApplicable => {}
         }
+        false
     }
 
     /// Merges another tally (the result is independent of merge order).

@@ -18,6 +18,7 @@ use crate::sync_loop::loop_contract;
 /// | `max_times` | `with_max_times` / `without_max_times` (`None`) | 3, 0..=1000, none |
 /// | `jitter` | `with_jitter` (+ `with_jitter_seed` from the World) | off, on in a third of draws |
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BackonConstantConfig {
     /// Every delay.
     pub delay: VDuration,

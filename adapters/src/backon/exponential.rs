@@ -25,6 +25,7 @@ use crate::sync_loop::loop_contract;
 ///
 /// Factors below 1 are not drawn: the docs say such a factor "does not make any sense".
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BackonExponentialConfig {
     /// Add jitter.
     pub jitter: bool,

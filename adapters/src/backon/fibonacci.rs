@@ -19,6 +19,7 @@ use crate::sync_loop::loop_contract;
 /// | `max_delay` | `with_max_delay` / `without_max_delay` (`None`) | 60 s, above `min_delay`, any (also below it), none |
 /// | `max_times` | `with_max_times` / `without_max_times` (`None`) | 3, 0..=1000, none |
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BackonFibonacciConfig {
     /// Add jitter.
     pub jitter: bool,

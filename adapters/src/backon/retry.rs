@@ -14,6 +14,7 @@ use crate::tokio_driver::{run_tokio, TokioWorld};
 
 /// One of backon's builders.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 #[serde(rename_all = "snake_case")]
 pub enum BackonBuilder {
     /// `ExponentialBuilder`.
@@ -58,6 +59,7 @@ impl BackonBuilder {
 /// records each sleep and sleeps on tokio's paused clock; the `notify` callback, when `notify` is set,
 /// records the delay backon announces.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BackonRetryConfig {
     /// The backoff.
     pub backoff: BackonBuilder,

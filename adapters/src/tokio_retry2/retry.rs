@@ -21,6 +21,7 @@ use crate::tokio_driver::{run_tokio, Recorder, TokioWorld};
 /// `RetryError::transient`, and a rate-limited one `RetryError::retry_after(_, retry_after)` when
 /// `retry_after` is set ("Useful for handling rate limits like a HTTP 429 response"), else transient.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TokioRetry2RetryConfig {
     /// The strategy (with its `take`).
     pub strategy: Strategy,

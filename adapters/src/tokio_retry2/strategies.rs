@@ -64,6 +64,7 @@ fn strategy_contract(take: Option<u32>, shape: BackoffShape, cap: Option<VDurati
 /// denotes the number of past attempts", and `factor` is "A multiplicative factor that will be applied
 /// to the retry delay". Delay `n` is `base^n * factor` milliseconds.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ExponentialStrategy {
     /// The base, in milliseconds (and the base of the power).
     pub base_millis: u64,
@@ -130,6 +131,7 @@ impl AdapterConfig for ExponentialStrategy {
 /// multiply it by the initial delay in milliseconds", and "Duration is capped at a maximum value of
 /// `u32::MAX millis`". The crate truncates to whole milliseconds (1 ms tolerance).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ExponentialFactorStrategy {
     /// The first delay, in milliseconds.
     pub initial_millis: u64,
@@ -200,6 +202,7 @@ impl AdapterConfig for ExponentialFactorStrategy {
 /// is `fib(n) * millis * factor` milliseconds ("Each retry uses a delay which is the sum of the two
 /// previous delays").
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FibonacciStrategy {
     /// The first delay, in milliseconds (before the factor).
     pub millis: u64,
@@ -259,6 +262,7 @@ impl AdapterConfig for FibonacciStrategy {
 
 /// `FixedInterval::new(interval)`, then `.take(take)`: every delay is `interval`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FixedStrategy {
     /// Every delay.
     pub interval: VDuration,
@@ -299,6 +303,7 @@ impl AdapterConfig for FixedStrategy {
 /// `LinearBackoff::new(initial).increment(increment).max_delay(max)`, then `.take(take)`: delay `n` is
 /// `initial + increment * (n - 1)`; "If `increment` is not defined it will be equal to `initial`."
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LinearStrategy {
     /// The first delay.
     pub initial: VDuration,
@@ -357,6 +362,7 @@ impl AdapterConfig for LinearStrategy {
 
 /// One of tokio-retry2's strategies (the driver's config).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 #[serde(rename_all = "snake_case")]
 pub enum Strategy {
     /// `ExponentialBackoff`.

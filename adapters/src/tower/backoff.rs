@@ -32,6 +32,7 @@ use timelaw_core::JitterBounds;
 /// (`min > max`, `max == 0`, jitter outside `0..=100`) are not drawn; a deserialized one aborts the run
 /// with the maker's error.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TowerBackoffConfig {
     /// The first delay.
     pub min: VDuration,

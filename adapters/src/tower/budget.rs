@@ -34,6 +34,7 @@ use crate::sync_loop::loop_contract;
 /// moves, so every call of a case falls in one `ttl` window and nothing expires. The contract's budget
 /// has no window, so the windowing itself is not checked here.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TowerBudgetConfig {
     /// How long a deposit counts.
     pub ttl: VDuration,

@@ -17,6 +17,7 @@ pub const MAX_WINDOW: u32 = 128;
 
 /// How delays grow between attempts (before the cap and jitter).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 #[serde(rename_all = "snake_case")]
 pub enum Backoff {
     /// Every delay is `delay`.
@@ -71,6 +72,7 @@ impl Backoff {
 
 /// Randomness added to each capped delay `b`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 #[serde(rename_all = "snake_case")]
 pub enum Jitter {
     /// The delay is `b`.

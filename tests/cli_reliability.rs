@@ -1,0 +1,476 @@
+//! The fixture store under stress, through the real `timelaw` binary: existing fixtures are never changed
+//! or removed without `--bless`, counterexamples are on disk as soon as they are found (a kill loop shows a
+//! kill loses at most the case being evaluated), write errors are loud, and fixtures are read strictly.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const REFERENCE_FIXTURE: &str = "tests/fixtures/reference/fatal_not_retried--reference--925a5b655c5df803.json";
+const BACKON_FIXTURE: &str = "tests/fixtures/adapters/delay_within_cap--backon-exponential--3f77ba277d591716.json";
+
+fn command() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_timelaw"));
+    command.env("NO_COLOR", "1");
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("TIMELAW_") {
+            command.env_remove(name);
+        }
+    }
+    command
+}
+
+fn timelaw(args: &[&str], env: &[(&str, &str)]) -> Output {
+    command().args(args).envs(env.iter().copied()).output().expect("the timelaw binary runs")
+}
+
+/// The output of `args`: exit code and stdout + stderr; no panic ever.
+#[track_caller]
+fn run(args: &[&str], env: &[(&str, &str)], code: i32) -> (String, String) {
+    let output = timelaw(args, env);
+    let out = String::from_utf8_lossy(&output.stdout).into_owned();
+    let err = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(code), "{args:?}\nstdout:\n{out}\nstderr:\n{err}");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    (out, err)
+}
+
+/// A fresh folder, distinct for every call (tests run in parallel).
+fn temp_dir(name: &str) -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("timelaw-reliability-{name}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn read(path: impl AsRef<Path>) -> String {
+    std::fs::read_to_string(path).unwrap()
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Strict reading.
+
+/// Replays `text` (a fixture edited from `base`) and expects `code` with `expect` in stdout or stderr.
+#[track_caller]
+fn check_reading(base: &str, edit: impl Fn(&str) -> String, code: i32, expect: &[&str]) {
+    let dir = temp_dir("reading");
+    let path = dir.join("edited.json");
+    let text = edit(&read(base));
+    assert_ne!(text, read(base), "the edit changed nothing");
+    std::fs::write(&path, &text).unwrap();
+    let (out, err) = run(&["replay", path.to_str().unwrap()], &[], code);
+    let both = format!("{out}{err}");
+    for text in expect {
+        assert!(both.contains(text), "replay of the edited fixture lacks {text:?}:\n{both}");
+    }
+}
+
+fn field_line(text: &str, needle: &str) -> usize {
+    text.lines().position(|line| line.contains(needle)).unwrap() + 1
+}
+
+#[test]
+fn unknown_fields_anywhere_are_errors_with_place_and_name() {
+    let r = REFERENCE_FIXTURE;
+    let typo = |from: &'static str, to: &'static str| move |text: &str| text.replacen(from, to, 1);
+    let line = field_line(&read(r), "\"cancel_after\"");
+    let at = format!("edited.json:{line}:");
+    let call = "field `case.schedule.calls[0].cancel_afer`: unknown field `cancel_afer`";
+    check_reading(r, typo("\"cancel_after\"", "\"cancel_afer\""), 2, &[&at, call]);
+    let step = "field `case.schedule.calls[0].steps[0].outcom`: unknown field `outcom`";
+    check_reading(r, typo("\"outcome\"", "\"outcom\""), 2, &[step]);
+    check_reading(r, typo("\"shrunk\"", "\"shrunk\": true, \"shrank\""), 2, &["unknown field `shrank`"]);
+    check_reading(r, typo("\"note\"", "\"notes\": null, \"note\""), 2, &["unknown field `notes`"]);
+    check_reading(r, typo("\"jitter\"", "\"jiter\": 1, \"jitter\""), 2, &["field `case.config", "`jiter`"]);
+    check_reading(r, typo("\"delay\": 0", "\"delay\": 0, \"dealy\": 0"), 2, &["unknown field `dealy`"]);
+    let retry_on = "field `case.config.retry_on.fatal`";
+    check_reading(r, typo("\"timeout\": true", "\"timeout\": true, \"fatal\": true"), 2, &[retry_on]);
+    let b = BACKON_FIXTURE;
+    let adapter = "field `case.config.max_time`: unknown field `max_time`";
+    check_reading(b, typo("\"max_times\"", "\"max_time\": 3, \"max_times\""), 2, &[adapter]);
+}
+
+#[test]
+fn versions_bom_nan_and_wrong_configs_are_named() {
+    let r = REFERENCE_FIXTURE;
+    let version = |v: &'static str| move |text: &str| text.replacen("\"version\": 1,", v, 1);
+    check_reading(r, version("\"version\": 0,"), 2, &["fixture format version 0 does not exist"]);
+    check_reading(r, version("\"version\": 2,"), 2, &["fixture format version 2 is newer than this timelaw"]);
+    check_reading(r, |text| format!("\u{feff}{text}"), 0, &["1 passed"]);
+    let nan = "field `case.config.factor`: `NaN` is not a JSON number";
+    check_reading(BACKON_FIXTURE, |text| text.replacen("\"factor\": 2.0", "\"factor\": NaN", 1), 2, &[nan]);
+    let to_reference =
+        |text: &str| text.replacen("\"subject\": \"backon-exponential\"", "\"subject\": \"reference\"", 1);
+    let wrong =
+        ["field `case.config.jitter`: `false` does not fit here", "(reading the config of subject `reference`)"];
+    check_reading(BACKON_FIXTURE, to_reference, 2, &wrong);
+    let not_a_number = "field `case.config.max_times`: invalid type: string \"3\", expected";
+    check_reading(
+        BACKON_FIXTURE,
+        |text| text.replacen("\"max_times\": 3", "\"max_times\": \"3\"", 1),
+        2,
+        &[not_a_number],
+    );
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Existing fixtures are never changed or removed.
+
+/// Every file under `dir` (recursively, hidden ones included) with its bytes.
+fn snapshot(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.insert(path.clone(), std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
+/// Every file of `before` is still there with the same bytes.
+#[track_caller]
+fn assert_kept(before: &std::collections::BTreeMap<PathBuf, Vec<u8>>, dir: &Path) {
+    let after = snapshot(dir);
+    for (path, bytes) in before {
+        let now = after.get(path).unwrap_or_else(|| panic!("{} was removed", path.display()));
+        assert!(now == bytes, "{} was changed:\n{}", path.display(), String::from_utf8_lossy(now));
+    }
+}
+
+fn copy_dir(from: &str, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+    }
+}
+
+fn json_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+        .collect();
+    files.sort();
+    files
+}
+
+const BACKON: &[&str] = &["check", "--subject", "backon-exponential", "--cases", "3000", "--threads", "2"];
+
+fn check_args<'a>(dir: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = BACKON.to_vec();
+    args.extend(["--fixtures", dir.to_str().unwrap()]);
+    args.extend(extra);
+    args
+}
+
+#[test]
+fn check_leaves_checked_in_known_violations_byte_identical() {
+    let fx = temp_dir("known").join("fx");
+    copy_dir("tests/fixtures/adapters", &fx);
+    let before = snapshot(&fx);
+    let (_, err) = run(&check_args(&fx, &[]), &[], 1);
+    assert_kept(&before, &fx);
+    assert!(err.contains("already pinned by"), "{err}");
+    assert!(!fx.join(".timelaw").exists(), "the scratch area is removed after a clean run");
+    let (out, _) = run(&["replay", fx.to_str().unwrap()], &[], 0);
+    assert!(out.contains("0 failed, 0 errors"), "{out}");
+}
+
+#[test]
+fn a_curated_fixture_at_a_raw_counterexamples_name_survives_the_next_check() {
+    let dir = temp_dir("curated");
+    run(&check_args(&dir, &[]), &[("TIMELAW_SHRINK_EVALS", "0")], 1);
+    let files = json_files(&dir);
+    assert!(files.len() >= 2, "{files:?}");
+    for file in &files {
+        let text = read(file).replacen("\"regression\"", "\"known_violation\"", 1);
+        std::fs::write(file, text.replacen("\"note\": null", "\"note\": \"curated by hand\"", 1)).unwrap();
+    }
+    let before = snapshot(&dir);
+    run(&check_args(&dir, &[]), &[], 1);
+    assert_kept(&before, &dir);
+    run(&check_args(&dir, &[]), &[("TIMELAW_SHRINK_EVALS", "0")], 1);
+    assert_kept(&before, &dir);
+}
+
+#[test]
+fn a_different_fixture_under_the_same_name_moves_the_finding_to_a_new_name() {
+    let dir = temp_dir("collision");
+    let name = Path::new(BACKON_FIXTURE).file_name().unwrap();
+    let edited = read(BACKON_FIXTURE).replacen("\"seed\": 0", "\"seed\": 7", 1);
+    std::fs::write(dir.join(name), &edited).unwrap();
+    let before = snapshot(&dir);
+    run(&check_args(&dir, &["--law", "delay_within_cap"]), &[], 1);
+    assert_kept(&before, &dir);
+    let moved = dir.join(name.to_str().unwrap().replace(".json", "-2.json"));
+    assert!(read(&moved).contains("\"seed\": 0"), "{}", moved.display());
+    let (_, err) = run(&check_args(&dir, &["--law", "delay_within_cap"]), &[], 1);
+    assert!(err.contains(&format!("already pinned by {}", moved.display())), "{err}");
+    run(&check_args(&dir, &["--law", "delay_within_cap", "--bless"]), &[], 1);
+    assert!(read(dir.join(name)).contains("\"seed\": 0"), "--bless replaces the file of the finding's name");
+}
+
+#[test]
+fn shrink_never_overwrites_another_fixture() {
+    let (raw_dir, probe_dir) = (temp_dir("shrink-raw"), temp_dir("shrink-probe"));
+    run(&check_args(&raw_dir, &["--law", "delay_within_cap"]), &[("TIMELAW_SHRINK_EVALS", "0")], 1);
+    let raw = json_files(&raw_dir).remove(0);
+    std::fs::copy(&raw, probe_dir.join(raw.file_name().unwrap())).unwrap();
+    let (out, _) = run(&["shrink", probe_dir.join(raw.file_name().unwrap()).to_str().unwrap()], &[], 0);
+    let shrunk_name = Path::new(out.trim()).file_name().unwrap().to_owned();
+    assert_ne!(shrunk_name, raw.file_name().unwrap(), "the raw case shrinks to another name");
+    let curated = read(out.trim()).replacen("\"regression\"", "\"known_violation\"", 1);
+    let curated = curated.replacen("\"note\": null", "\"note\": \"curated by hand\"", 1);
+    std::fs::write(raw_dir.join(&shrunk_name), &curated).unwrap();
+    let before = snapshot(&raw_dir);
+    let (out, _) = run(&["shrink", raw.to_str().unwrap()], &[], 0);
+    assert_eq!(out.trim(), format!("already pinned by {}", raw_dir.join(&shrunk_name).display()));
+    assert_kept(&before, &raw_dir);
+    let (out, _) = run(&["shrink", raw.to_str().unwrap(), "--bless"], &[], 0);
+    assert_eq!(out.trim(), raw_dir.join(&shrunk_name).display().to_string());
+    assert!(!read(raw_dir.join(&shrunk_name)).contains("curated by hand"), "--bless replaces it");
+    assert!(!raw.exists(), "the shrunk fixture replaces the one the user asked to shrink");
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Write errors are loud: exit 2, one line naming the path and the OS error, no temporary file left.
+
+#[track_caller]
+fn assert_loud(err: &str, path: &Path, os_error: &str) {
+    let lines: Vec<&str> = err.lines().filter(|line| line.starts_with("timelaw: error:")).collect();
+    assert_eq!(lines.len(), 1, "one error line:\n{err}");
+    assert!(lines[0].contains(&path.display().to_string()), "the error names {}:\n{err}", path.display());
+    assert!(lines[0].contains(os_error), "the error says {os_error:?}:\n{err}");
+}
+
+fn temporaries(dir: &Path) -> Vec<PathBuf> {
+    snapshot(dir).into_keys().filter(|path| path.extension().is_some_and(|ext| ext == "tmp")).collect()
+}
+
+/// A fuzz artifact whose case violates a law of `backon-exponential`.
+const VIOLATING_ARTIFACT: &str = concat!(
+    "cc59c8982cac8795961e6816171d32db0e55322c3b6e834b0877a8710277ab48219eb12e9eba0e2471359b0762a8d350",
+    "07889ac6a92a62fde60c265ea0c8d1c82e35964ac6b99a76d0edb3272719a683a41464edca4742fe5089a0be5044e8ca",
+    "925f831a2577c06b45604850df599d76e32b993ee6c5904cf340b0407cc285052fdf5ef7b538e56bf030b06988088a74",
+    "7e9c2207c4a63c163991076052570dcfa43de408e57902a0bb0dcc6cf24392d92d4692596767dd9f95627da3d82218a6",
+    "5d440cf13789cb28de9a3709793c2b833ee76754a465881f73cb288d9599a0b2efb355cb3ef92c3f228d348603d9a607",
+    "2d90ba677edf8b6892b8b02384feffbf",
+);
+
+fn from_hex(text: &str) -> Vec<u8> {
+    (0..text.len()).step_by(2).map(|at| u8::from_str_radix(&text[at..at + 2], 16).unwrap()).collect()
+}
+
+#[test]
+fn a_fixtures_folder_that_cannot_be_created_is_an_error_naming_it() {
+    // Tests may run as root, whom file modes do not stop: a path under a regular file fails for everyone.
+    let dir = temp_dir("under-file");
+    let file = dir.join("a-file");
+    std::fs::write(&file, "not a folder").unwrap();
+    let target = file.join("sub");
+    let (out, err) = run(&check_args(&target, &[]), &[], 2);
+    assert_loud(&err, &target, "Not a directory");
+    assert!(!out.contains("none written"), "{out}");
+    let artifact = dir.join("artifact");
+    std::fs::write(&artifact, from_hex(VIOLATING_ARTIFACT)).unwrap();
+    let fine = dir.join("fine");
+    run(
+        &[
+            "import-crash",
+            artifact.to_str().unwrap(),
+            "--subject",
+            "backon-exponential",
+            "--fixtures",
+            fine.to_str().unwrap(),
+        ],
+        &[],
+        0,
+    );
+    let (_, err) = run(
+        &[
+            "import-crash",
+            artifact.to_str().unwrap(),
+            "--subject",
+            "backon-exponential",
+            "--fixtures",
+            target.to_str().unwrap(),
+        ],
+        &[],
+        2,
+    );
+    assert!(err.contains(&target.display().to_string()) && err.contains("Not a directory"), "{err}");
+}
+
+/// A folder mounted by this test, unmounted when dropped.
+struct Mount(PathBuf);
+
+impl Mount {
+    /// Mounts with `mount ARGS DIR`, or says why it cannot.
+    fn new(dir: &Path, args: &[&str]) -> Result<Mount, String> {
+        let output = Command::new("mount").args(args).arg(dir).output().map_err(|e| format!("no mount: {e}"))?;
+        match output.status.success() {
+            true => Ok(Mount(dir.to_owned())),
+            false => Err(String::from_utf8_lossy(&output.stderr).trim().to_owned()),
+        }
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_read_only_fixtures_folder_is_an_error_naming_it() {
+    let dir = temp_dir("read-only");
+    let mount = Mount::new(&dir, &["-t", "tmpfs", "-o", "ro,size=64k", "tmpfs"]);
+    let _mount = match mount {
+        Ok(mount) => mount,
+        Err(why) => return println!("skipped: cannot mount a read-only tmpfs here ({why})"),
+    };
+    let (out, err) = run(&check_args(&dir, &[]), &[], 2);
+    assert_loud(&err, &dir, "Read-only file system");
+    assert!(!out.contains("none written"), "{out}");
+}
+
+#[test]
+fn a_full_disk_is_an_error_naming_the_file_and_leaves_no_temporary_file() {
+    let dir = temp_dir("full");
+    let mount = Mount::new(&dir, &["-t", "tmpfs", "-o", "size=8k", "tmpfs"]);
+    let _mount = match mount {
+        Ok(mount) => mount,
+        Err(why) => return println!("skipped: cannot mount a small tmpfs here ({why})"),
+    };
+    let (out, err) = run(&check_args(&dir, &["--collect", "40"]), &[], 2);
+    assert_loud(&err, &dir, "No space left on device");
+    assert!(!out.contains("none written"), "{out}");
+    assert_eq!(temporaries(&dir), Vec::<PathBuf>::new());
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Persist as you find: the kill loop.
+
+/// One SplitMix64 step: the test's own seeded source of kill points.
+fn next(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The raw counterexamples in the scratch area of `dir`.
+fn pending_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(runs) = std::fs::read_dir(dir.join(".timelaw/pending")) else { return Vec::new() };
+    let runs = runs.flatten().filter_map(|run| std::fs::read_dir(run.path()).ok());
+    runs.flat_map(|files| files.flatten().map(|file| file.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+        .collect()
+}
+
+/// Law, subject and case of a fixture file, which must be complete JSON.
+fn identity(path: &Path) -> String {
+    let value: serde_json::Value = serde_json::from_str(&read(path))
+        .unwrap_or_else(|error| panic!("a kill left an incomplete file {}: {error}", path.display()));
+    serde_json::to_string(&(&value["law"], &value["subject"], &value["case"])).unwrap()
+}
+
+fn top_level(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    json_files(dir).into_iter().map(|path| (path.clone(), std::fs::read(&path).unwrap())).collect()
+}
+
+/// Spawns a check and kills it at a seeded point: once `files` raw counterexamples are pending, after
+/// `polls` more looks at the child (no sleeping: the points are counts of progress).
+fn kill_at(dir: &Path, cases: &str, files: usize, polls: u64) {
+    let args = ["check", "--subject", "backon-exponential", "--collect", "8", "--cases", cases];
+    let mut child = command()
+        .args(args)
+        .args(["--fixtures", dir.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut polls_left = polls;
+    while child.try_wait().unwrap().is_none() {
+        if pending_files(dir).len() >= files {
+            if polls_left == 0 {
+                break;
+            }
+            polls_left -= 1;
+        }
+        std::thread::yield_now();
+    }
+    child.kill().unwrap(); // SIGKILL on Unix; a child that already ended is reaped below.
+    child.wait().unwrap();
+}
+
+#[test]
+fn a_kill_at_any_moment_loses_no_counterexample_already_found() {
+    let dir = temp_dir("kill");
+    let mut state = 0x6b11_100b_5eed_0011_u64;
+    let mut found = std::collections::BTreeSet::new();
+    let mut kept = top_level(&dir);
+    for _ in 0..10 {
+        let point = next(&mut state);
+        let cases = if point % 3 == 0 { "2000" } else { "30000" };
+        kill_at(&dir, cases, 1 + (point >> 8) as usize % 24, (point >> 16) % 500);
+        for file in json_files(&dir) {
+            identity(&file);
+        }
+        let pending = pending_files(&dir);
+        eprintln!("kill: {} pending, {} fixtures", pending.len(), json_files(&dir).len());
+        found.extend(pending.iter().map(|file| identity(file)));
+        if !pending.is_empty() && !json_files(&dir).is_empty() {
+            let output = timelaw(&["replay", dir.to_str().unwrap()], &[]);
+            let both =
+                format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+            assert!(!both.contains(".timelaw"), "the scratch area is never replayed:\n{both}");
+        }
+        assert_kept(&kept, &dir);
+        kept = top_level(&dir);
+    }
+    assert!(!found.is_empty(), "no kill came while counterexamples were pending");
+    let (_, err) = run(
+        &["check", "--subject", "backon-exponential", "--cases", "500", "--fixtures", dir.to_str().unwrap()],
+        &[],
+        1,
+    );
+    assert!(err.contains("recovered a killed run's") || err.contains("already pinned by"), "{err}");
+    assert!(!dir.join(".timelaw").exists(), "the scratch area is empty after recovery");
+    assert_eq!(temporaries(&dir), Vec::<PathBuf>::new());
+    assert_kept(&kept, &dir);
+    let pinned: std::collections::BTreeSet<String> = json_files(&dir).iter().map(|file| identity(file)).collect();
+    let lost: Vec<&String> = found.difference(&pinned).collect();
+    assert!(lost.is_empty(), "counterexamples on disk at a kill are lost: {lost:?}");
+}
+
+#[test]
+fn import_crash_never_overwrites_a_fixture() {
+    let dir = temp_dir("import");
+    let artifact = dir.join("artifact");
+    std::fs::write(&artifact, from_hex(VIOLATING_ARTIFACT)).unwrap();
+    let fx = dir.join("fx");
+    let import = ["import-crash", artifact.to_str().unwrap(), "--subject", "backon-exponential"];
+    let import: Vec<&str> = import.into_iter().chain(["--fixtures", fx.to_str().unwrap()]).collect();
+    let (out, _) = run(&import, &[], 0);
+    let written = PathBuf::from(out.trim());
+    let curated = read(&written).replacen("\"regression\"", "\"known_violation\"", 1);
+    std::fs::write(&written, &curated).unwrap();
+    let before = snapshot(&fx);
+    let (out, _) = run(&import, &[], 0);
+    assert_eq!(out.trim(), format!("already pinned by {}", written.display()));
+    assert_kept(&before, &fx);
+    let blessed: Vec<&str> = import.iter().copied().chain(["--bless"]).collect();
+    run(&blessed, &[], 0);
+    assert!(read(&written).contains("\"regression\""), "--bless replaces it");
+}
