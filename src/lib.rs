@@ -116,6 +116,7 @@ pub mod config;
 pub mod eval;
 pub mod fixture;
 pub mod fuzz;
+pub mod known;
 mod listing;
 pub mod registry;
 pub mod replay;
@@ -125,7 +126,7 @@ pub mod shrink;
 mod swarm_summary;
 
 pub use config::{Config, ConfigError, Shard, StopAt};
-pub use registry::{DynSubject, Registry};
+pub use registry::{DynSubject, Registry, ReplayOutcome};
 pub use runner::{check, Check, RunOutput};
 pub use timelaw_core as core;
 pub use timelaw_core::reference;

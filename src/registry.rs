@@ -8,6 +8,7 @@ use timelaw_laws::{Catalogue, Law, Verdict};
 
 use crate::config::Config;
 use crate::eval::evaluate;
+use crate::known::{compare, KnownMatch};
 use crate::fixture::{self, Fixture, FixtureError, Provenance, Source, Status};
 use crate::report::to_report;
 use crate::runner::{build_fixture, run, Progress};
@@ -23,10 +24,39 @@ pub struct ReplayResult {
     pub status: Status,
     /// The verdict now.
     pub verdict: Verdict,
+    /// What replay found, against the fixture's status and stored verdict.
+    pub outcome: ReplayOutcome,
     /// Whether the fixture's expectation is met.
     pub passed: bool,
     /// A sentence saying why it passed or failed.
     pub explanation: String,
+}
+
+/// What replaying a fixture found. Only [`ReplayOutcome::Holds`] and [`ReplayOutcome::StillViolated`]
+/// pass.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReplayOutcome {
+    /// A regression fixture: the law holds (or is vacuous).
+    Holds,
+    /// A regression fixture: the law is violated or inconclusive again.
+    Regressed,
+    /// A regression fixture whose law no longer applies to its config.
+    NotApplicable,
+    /// A known violation that still reproduces: the same violation ([`KnownMatch::Same`]), or as far as
+    /// an older stored verdict allows comparing ([`KnownMatch::Loosely`]).
+    StillViolated(KnownMatch),
+    /// A known violation whose law is still violated, but differently (another event or message class):
+    /// a changed bug, not the known one. Fails.
+    ViolatedDifferently(KnownMatch),
+    /// A known violation that no longer reproduces. Fails.
+    NoLongerViolated,
+}
+
+impl ReplayOutcome {
+    /// `true` for the outcomes that meet the fixture's expectation.
+    pub fn passed(&self) -> bool {
+        matches!(self, ReplayOutcome::Holds | ReplayOutcome::StillViolated(_))
+    }
 }
 
 /// A fixture's case run again, for `timelaw explain`.
@@ -112,18 +142,36 @@ fn law_of<'a>(laws: &'a Catalogue, path: &Path, id: &str) -> Result<&'a Law, Fix
     laws.get(id).ok_or_else(|| FixtureError::UnknownLaw { path: path.to_owned(), id: id.to_owned() })
 }
 
-fn replay_verdict(status: Status, verdict: &Verdict) -> (bool, String) {
+fn replay_verdict(status: Status, stored: &Verdict, verdict: &Verdict) -> (ReplayOutcome, String) {
     match (status, verdict) {
-        (Status::Regression, Verdict::Holds | Verdict::Vacuous) => (true, format!("the law holds ({})", verdict.name())),
-        (Status::Regression, Verdict::NotApplicable) => {
-            (false, "the law no longer applies to this config; regenerate or delete the fixture".to_owned())
+        (Status::Regression, Verdict::Holds | Verdict::Vacuous) => {
+            (ReplayOutcome::Holds, format!("the law holds ({})", verdict.name()))
         }
-        (Status::Regression, other) => (false, format!("regression: {other}")),
-        (Status::KnownViolation, Verdict::Violated(_)) => (true, format!("still reproduces: {verdict}")),
-        (Status::KnownViolation, other) => (
-            false,
-            format!("the known violation no longer reproduces ({other}); if upstream fixed it, set status to \"regression\""),
+        (Status::Regression, Verdict::NotApplicable) => (
+            ReplayOutcome::NotApplicable,
+            "the law no longer applies to this config; regenerate or delete the fixture".to_owned(),
         ),
+        (Status::Regression, other) => (ReplayOutcome::Regressed, format!("regression: {other}")),
+        (Status::KnownViolation, _) => known_verdict(stored, verdict),
+    }
+}
+
+fn known_verdict(stored: &Verdict, verdict: &Verdict) -> (ReplayOutcome, String) {
+    match compare(stored, verdict) {
+        KnownMatch::NotViolated => (
+            ReplayOutcome::NoLongerViolated,
+            format!("the known violation no longer reproduces ({verdict}); if upstream fixed it, set status to \"regression\""),
+        ),
+        same @ KnownMatch::Same => (ReplayOutcome::StillViolated(same), format!("still reproduces: {verdict}")),
+        loose @ KnownMatch::Loosely { .. } => {
+            let text = format!("still reproduces: {verdict} ({loose})");
+            (ReplayOutcome::StillViolated(loose), text)
+        }
+        changed @ KnownMatch::Differently { .. } => {
+            let text = format!("{changed} (stored: {stored}; now: {verdict}); if the change is understood, \
+                rewrite the fixture's verdict, otherwise this is a new bug");
+            (ReplayOutcome::ViolatedDifferently(changed), text)
+        }
     }
 }
 
@@ -141,8 +189,9 @@ impl<S: ConfigDomain> DynSubject for S {
         let law = law_of(laws, path, &fixture.law)?;
         let replay = law.id == timelaw_laws::ids::DETERMINISTIC_REPLAY;
         let verdict = evaluate(self, &fixture.case, config.limits, replay).judge(law, &fixture.case);
-        let (passed, explanation) = replay_verdict(fixture.status, &verdict);
-        Ok(ReplayResult { law: fixture.law, status: fixture.status, verdict, passed, explanation })
+        let (outcome, explanation) = replay_verdict(fixture.status, &fixture.verdict, &verdict);
+        let passed = outcome.passed();
+        Ok(ReplayResult { law: fixture.law, status: fixture.status, verdict, outcome, passed, explanation })
     }
 
     fn explain(&self, laws: &Catalogue, path: &Path, text: &str, config: &Config) -> Result<Explanation, FixtureError> {

@@ -211,3 +211,33 @@ fn only_the_attempts_own_timer_records_a_timeout() {
     check_cut(Wrap::BareUnderDeadline, (50, 80), dropped(50));
     check_cut(Wrap::BareUnderDeadline, (80, 50), dropped(50));
 }
+
+#[test]
+fn a_deadline_cut_on_the_timeout_boundary_is_not_blamed_on_the_tie_rule() {
+    use timelaw_adapters::tokio_timeout_loop::{TokioTimeoutLoop, TokioTimeoutLoopConfig};
+    use timelaw_laws::{Catalogue, Observation};
+    // The case once pinned as a known violation of `timeout_boundary_is_expired`: the call starts 1 ns
+    // off tokio's millisecond grid, and its 380 ms deadline fires (on the tick, so a little late) at
+    // exactly the start of attempt 3 plus its 59 ms timeout, dropping the attempt there.
+    let config = TokioTimeoutLoopConfig {
+        max_attempts: 12,
+        attempt_timeout: ms(59),
+        delay: ms(100),
+        deadline: Some(ms(380)),
+    };
+    let steps = vec![Step::new(ms(59), Outcome::Transient), Step::new(ms(60), Outcome::Ok), Step::new(ms(59), Outcome::Ok)];
+    let mut schedule = Schedule::single(steps);
+    schedule.calls[0].gap_before = VDuration::from_nanos(1);
+    let trace = execute(&TokioTimeoutLoop, &config, &schedule, 0);
+    let cut = trace.events[8];
+    assert_eq!((cut.at.as_nanos(), cut.attempt), (381_000_001, 3));
+    assert_eq!(cut.kind, EventKind::AttemptDropped { ran: ms(59) }, "the deadline, not the attempt's timer, cut it");
+    assert_eq!(trace.events[5].kind, EventKind::AttemptTimedOut { timeout: ms(60) }, "attempt 2's own timer cut it");
+    let contract = TokioTimeoutLoop.contract(&config);
+    let observation = Observation { schedule: &schedule, seed: 0, contract: &contract, trace: &trace, replay: None };
+    let catalogue = Catalogue::standard();
+    for id in ["timeout_boundary_is_expired", "timeout_translated_to_err", "result_matches_last_attempt"] {
+        let verdict = catalogue.get(id).unwrap().judge(&observation);
+        assert!(!verdict.is_violated(), "{id}: {verdict}");
+    }
+}
