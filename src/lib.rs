@@ -117,7 +117,7 @@ pub mod eval;
 pub mod fixture;
 pub mod fuzz;
 pub mod known;
-mod listing;
+pub mod listing;
 pub mod registry;
 pub mod replay;
 pub mod report;

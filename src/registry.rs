@@ -10,7 +10,7 @@ use crate::config::Config;
 use crate::eval::evaluate;
 use crate::known::{compare, KnownMatch};
 use crate::fixture::{self, Fixture, FixtureError, Provenance, Source, Status};
-use crate::report::to_report;
+use crate::report::{mark_harness_laws, to_report};
 use crate::runner::{build_fixture, run, Progress};
 use crate::shrink::{shrink, ShrinkBudget};
 use timelaw_reports::Report;
@@ -102,6 +102,9 @@ pub enum OperationError {
 pub trait DynSubject: Sync {
     /// Its name.
     fn name(&self) -> &str;
+    /// The laws that judge the harness driving it, not the code under test (see
+    /// [`Subject::harness_laws`]).
+    fn harness_laws(&self) -> &'static [&'static str];
     /// Runs `laws` under `config` and builds the report.
     fn check(&self, laws: &Catalogue, config: &Config, progress: &dyn Progress) -> Report;
     /// Replays the fixture `text` read from `path`.
@@ -180,8 +183,14 @@ impl<S: ConfigDomain> DynSubject for S {
         Subject::name(self)
     }
 
+    fn harness_laws(&self) -> &'static [&'static str] {
+        Subject::harness_laws(self)
+    }
+
     fn check(&self, laws: &Catalogue, config: &Config, progress: &dyn Progress) -> Report {
-        to_report(&run(self, laws, config, progress))
+        let mut report = to_report(&run(self, laws, config, progress));
+        mark_harness_laws(&mut report, Subject::harness_laws(self));
+        report
     }
 
     fn replay(&self, laws: &Catalogue, path: &Path, text: &str, config: &Config) -> Result<ReplayResult, FixtureError> {

@@ -81,9 +81,7 @@ fn laws(format: ListFormat) -> Result<u8, CliError> {
 }
 
 fn subjects(registry: &Registry) -> Result<u8, CliError> {
-    for name in registry.names() {
-        println!("{name}");
-    }
+    print!("{}", crate::listing::subjects_listing(registry, &Catalogue::standard()));
     Ok(EXIT_HOLDS)
 }
 
