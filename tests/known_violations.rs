@@ -69,3 +69,23 @@ fn replay_outcomes() {
     };
     check("holds-now", fixed_regression, ReplayOutcome::Holds);
 }
+
+#[test]
+fn findings_list_every_known_violation_fixture() {
+    let findings = std::fs::read_to_string("docs/findings.md").unwrap();
+    let mut known = 0;
+    for dir in ["tests/fixtures/adapters", "tests/fixtures/planted", "tests/fixtures/reference"] {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let fixture: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            if fixture["status"] != "known_violation" {
+                continue;
+            }
+            known += 1;
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let row = findings.lines().find(|line| line.starts_with("| ") && line.contains(&name));
+            assert!(row.is_some(), "docs/findings.md has no row for {name}");
+        }
+    }
+    assert!(known >= 25, "only {known} known violations found");
+}
