@@ -25,8 +25,11 @@
 //! class) and says so ([`KnownMatch::Loosely`]).
 
 use std::fmt;
+use std::path::Path;
 
 use timelaw_laws::{Verdict, Violation};
+
+use crate::fixture::{self, FixtureError};
 
 /// The message with its numbers masked (see the module docs).
 pub fn message_class(message: &str) -> String {
@@ -111,6 +114,34 @@ pub fn compare(stored: &Verdict, now: &Verdict) -> KnownMatch {
 /// where the case (and so the event index) differs from the fixture's.
 pub fn same_class(message: &str, found: &Violation) -> bool {
     message_class(message) == message_class(&found.message)
+}
+
+/// The known violations of `subject` pinned under `dir` (recursively): the law and stored message of each
+/// `known_violation` fixture naming the subject. A missing folder pins none.
+///
+/// # Errors
+/// An unreadable folder or file, or a file that is not JSON, named by its path.
+pub fn pinned_in(dir: &Path, subject: &str) -> Result<Vec<(String, String)>, FixtureError> {
+    if !dir.exists() {
+        return Ok(Vec::new());
+    }
+    let mut pinned = Vec::new();
+    for path in fixture::list(dir)? {
+        let text = fixture::read_text(&path)?;
+        let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| FixtureError::parse(&path, &e))?;
+        if value["status"] != "known_violation" || value["subject"] != subject {
+            continue;
+        }
+        let message = value["verdict"]["violated"]["message"].as_str().unwrap_or_default();
+        pinned.push((value["law"].as_str().unwrap_or_default().to_owned(), message.to_owned()));
+    }
+    Ok(pinned)
+}
+
+/// Whether `pinned` (from [`pinned_in`]) holds a known violation of `law` of the class of `verdict`.
+pub fn is_pinned(pinned: &[(String, String)], law: &str, verdict: &Verdict) -> bool {
+    let Some(found) = verdict.violation() else { return false };
+    pinned.iter().any(|(known_law, message)| known_law == law && same_class(message, found))
 }
 
 fn event(index: Option<u32>) -> String {

@@ -105,7 +105,8 @@
 //! [`replay::main`] turns every fixture of a folder into its own test in a `harness = false` target.
 //!
 //! ## Fuzzing
-//! [`fuzz::check_bytes`] is the whole body of a cargo fuzz target for a subject.
+//! [`fuzz::check_bytes`] is the whole body of a cargo fuzz target for a subject;
+//! [`fuzz::check_bytes_except`] skips inputs whose every violation is a known one (see [`known`]).
 //!
 //! ## The CLI
 //! [`cli::main`] is the `timelaw` command line over a [`Registry`] of subjects; the binary is two lines.

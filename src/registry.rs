@@ -128,7 +128,9 @@ pub trait DynSubject: Sync {
         text: &str,
         config: &Config,
     ) -> Result<PathBuf, OperationError>;
-    /// Decodes a fuzz artifact, finds the first violated law, shrinks and writes the fixture into `dir`.
+    /// Decodes a fuzz artifact, finds the first violated law that is not a known violation pinned in
+    /// `dir` with the same message class (the first violated law when all are), shrinks and writes the
+    /// fixture into `dir`.
     ///
     /// # Errors
     /// An unreadable artifact, a case that violates nothing, an unwritable folder.
@@ -246,9 +248,17 @@ impl<S: ConfigDomain> DynSubject for S {
         let bytes = std::fs::read(artifact).map_err(|e| FixtureError::io(artifact, e))?;
         let case = arbitrary_case(self, &bytes);
         let evaluation = evaluate(self, &case, config.limits, true);
-        let law = laws
+        // The fuzz targets skip inputs whose every violation is pinned; import the first one that is not.
+        let pinned = crate::known::pinned_in(dir, Subject::name(self))?;
+        let violated: Vec<(&Law, Verdict)> = laws
             .iter()
-            .find(|law| evaluation.judge(law, &case).is_violated())
+            .map(|law| (law, evaluation.judge(law, &case)))
+            .filter(|(_, verdict)| verdict.is_violated())
+            .collect();
+        let fresh = violated.iter().find(|(law, verdict)| !crate::known::is_pinned(&pinned, law.id, verdict));
+        let law = fresh
+            .or(violated.first())
+            .map(|(law, _)| *law)
             .ok_or_else(|| OperationError::NoViolation { path: artifact.to_owned() })?;
         let budget = ShrinkBudget { evals_max: config.shrink_evals_max, time_max: None };
         let (shrunk, evaluations) = match shrink(self, law, case.clone(), budget, config.limits) {

@@ -89,3 +89,20 @@ fn findings_list_every_known_violation_fixture() {
     }
     assert!(known >= 25, "only {known} known violations found");
 }
+
+#[test]
+fn import_crash_skips_what_the_folder_pins() {
+    use timelaw::known::{is_pinned, pinned_in};
+    use timelaw::laws::Verdict;
+    let dir = std::path::Path::new("tests/fixtures/adapters");
+    let mut pinned = pinned_in(dir, "exponential-backoff").unwrap();
+    pinned.sort();
+    let laws: Vec<&str> = pinned.iter().map(|(law, _)| law.as_str()).collect();
+    assert_eq!(laws, ["backoff_shape_without_jitter", "jitter_within_bounds", "never_panics", "never_panics"]);
+    let panicked = |message: &str| Verdict::violated_with(Some(1), format!("the subject panicked: {message}"));
+    assert!(is_pinned(&pinned, "never_panics", &panicked("empty range: Included(0)..Excluded(0)")));
+    assert!(is_pinned(&pinned, "never_panics", &panicked("assertion failed: min <= max")));
+    assert!(!is_pinned(&pinned, "never_panics", &panicked("attempt to divide by zero")));
+    assert!(!is_pinned(&pinned, "terminates", &panicked("assertion failed: min <= max")));
+    assert!(pinned_in(std::path::Path::new("tests/fixtures/no-such-folder"), "reference").unwrap().is_empty());
+}
