@@ -24,8 +24,11 @@ fn main() {
     let mut table = String::from("/// The checked-in `known_violation` fixtures: subject, law and stored message.\n");
     table.push_str("pub const KNOWN_VIOLATIONS: &[timelaw::fuzz::KnownViolation] = &[\n");
     for (subject, law, message) in &known {
-        writeln!(table, "    timelaw::fuzz::KnownViolation {{ subject: {subject:?}, law: {law:?}, message: {message:?} }},")
-            .expect("writing to a String cannot fail");
+        writeln!(
+            table,
+            "    timelaw::fuzz::KnownViolation {{ subject: {subject:?}, law: {law:?}, message: {message:?} }},"
+        )
+        .expect("writing to a String cannot fail");
     }
     table.push_str("];\n");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR for build scripts"));

@@ -97,7 +97,8 @@ mod tests {
         // The first run is a prefix of the second: none of its events differs.
         check(trace(2), trace(4), None);
         // Same events, different ends: no event to blame (it used to be one past the end).
-        let aborted = Trace { end: TraceEnd::Aborted(Abort::StepLimit { kind: LimitKind::Events, limit: 3 }), ..trace(3) };
+        let aborted =
+            Trace { end: TraceEnd::Aborted(Abort::StepLimit { kind: LimitKind::Events, limit: 3 }), ..trace(3) };
         check(trace(3), aborted, None);
     }
 }

@@ -86,7 +86,9 @@ impl fmt::Display for KnownMatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             KnownMatch::Same => f.write_str("the same violation (event and message class)"),
-            KnownMatch::Loosely { compared } => write!(f, "a violation; the stored verdict allowed comparing {compared}"),
+            KnownMatch::Loosely { compared } => {
+                write!(f, "a violation; the stored verdict allowed comparing {compared}")
+            }
             KnownMatch::Differently { what } => write!(f, "still violated, but differently: {what}"),
             KnownMatch::NotViolated => f.write_str("no longer violated"),
         }
@@ -179,7 +181,11 @@ mod tests {
         let nowhere = |message: &'static str| Verdict::violated_with(None, message.to_owned());
         check(at(5, "slept 2ms"), at(5, "slept 9ms"), "the same violation (event and message class)");
         check(at(5, "slept 2ms"), at(6, "slept 2ms"), "still violated, but differently: blamed event 5, now event 6");
-        check(at(5, "slept 2ms"), nowhere("slept 2ms"), "still violated, but differently: blamed event 5, now no event");
+        check(
+            at(5, "slept 2ms"),
+            nowhere("slept 2ms"),
+            "still violated, but differently: blamed event 5, now no event",
+        );
         check(
             at(5, "slept 2ms"),
             at(5, "woke 2ms"),

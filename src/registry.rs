@@ -8,8 +8,8 @@ use timelaw_laws::{Catalogue, Law, Verdict};
 
 use crate::config::Config;
 use crate::eval::evaluate;
-use crate::known::{compare, KnownMatch};
 use crate::fixture::{self, Fixture, FixtureError, Provenance, Source, Status};
+use crate::known::{compare, KnownMatch};
 use crate::report::{mark_harness_laws, to_report};
 use crate::runner::{build_fixture, run, Progress};
 use crate::shrink::{shrink, ShrinkBudget};

@@ -44,7 +44,8 @@ fn verdict(fixture: &mut Value, stored: Value) {
 #[test]
 fn replay_outcomes() {
     let still = |matched| ReplayOutcome::StillViolated(matched);
-    let differently = |what: &str| ReplayOutcome::ViolatedDifferently(KnownMatch::Differently { what: what.to_owned() });
+    let differently =
+        |what: &str| ReplayOutcome::ViolatedDifferently(KnownMatch::Differently { what: what.to_owned() });
     check("same", |_| {}, still(KnownMatch::Same));
     // Other numbers in the same sentence: the same message class.
     let other_numbers = json!({ "violated": { "event": 8, "message": "slept 5ms, above the cap 2ms" } });

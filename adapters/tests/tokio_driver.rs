@@ -219,13 +219,10 @@ fn a_deadline_cut_on_the_timeout_boundary_is_not_blamed_on_the_tie_rule() {
     // The case once pinned as a known violation of `timeout_boundary_is_expired`: the call starts 1 ns
     // off tokio's millisecond grid, and its 380 ms deadline fires (on the tick, so a little late) at
     // exactly the start of attempt 3 plus its 59 ms timeout, dropping the attempt there.
-    let config = TokioTimeoutLoopConfig {
-        max_attempts: 12,
-        attempt_timeout: ms(59),
-        delay: ms(100),
-        deadline: Some(ms(380)),
-    };
-    let steps = vec![Step::new(ms(59), Outcome::Transient), Step::new(ms(60), Outcome::Ok), Step::new(ms(59), Outcome::Ok)];
+    let config =
+        TokioTimeoutLoopConfig { max_attempts: 12, attempt_timeout: ms(59), delay: ms(100), deadline: Some(ms(380)) };
+    let steps =
+        vec![Step::new(ms(59), Outcome::Transient), Step::new(ms(60), Outcome::Ok), Step::new(ms(59), Outcome::Ok)];
     let mut schedule = Schedule::single(steps);
     schedule.calls[0].gap_before = VDuration::from_nanos(1);
     let trace = execute(&TokioTimeoutLoop, &config, &schedule, 0);

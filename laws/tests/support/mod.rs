@@ -8,8 +8,7 @@ use serde::{Deserialize, Serialize};
 use timelaw_core::reference::{Policy, Reference};
 use timelaw_core::{
     execute, Abort, AttemptResult, CallInfo, CallResult, CallScript, CircuitContract, Contract, ErrorKind, EventKind,
-    Outcome,
-    RetryOn, Schedule, Step, Subject, TieRule, Trace, VDuration, Wake, World,
+    Outcome, RetryOn, Schedule, Step, Subject, TieRule, Trace, VDuration, Wake, World,
 };
 use timelaw_laws::{Catalogue, Observation, Replay, Verdict};
 

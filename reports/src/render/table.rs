@@ -127,7 +127,10 @@ fn laws_table(report: &Report, color: bool) -> Table {
 fn judged_lines(report: &Report) -> Vec<String> {
     let mut lines = Vec::new();
     if report.laws.iter().any(|row| row.judges_harness) {
-        lines.push("(loop): the law judges the retry loop timelaw drives this subject through, not the code under test".to_owned());
+        lines.push(
+            "(loop): the law judges the retry loop timelaw drives this subject through, not the code under test"
+                .to_owned(),
+        );
     }
     let never: Vec<&str> =
         report.laws.iter().filter(|row| !row.judged_non_vacuously()).map(|row| row.id.as_str()).collect();
