@@ -2,6 +2,11 @@
 //! byte string is a valid case), check the whole catalogue, panic on a violation so libFuzzer saves the
 //! input as a crash artifact. `timelaw import-crash ARTIFACT --subject NAME` turns it into a shrunk fixture.
 //!
+//! A subject with known, pinned violations (an upstream bug with a `known_violation` fixture) is fuzzed
+//! with [`check_bytes_except`]: an input is skipped only when every law it violates is one of those known
+//! violations with a message of the same class ([`unmasked`]); `fuzz/build.rs` shows how the bundled
+//! targets collect them from the checked-in fixtures.
+//!
 //! A fuzz target for your own subject is five lines (`fuzz/fuzz_targets/my_subject.rs`):
 //!
 //! ```text
