@@ -1,7 +1,9 @@
 //! Collects the known violations, the checked-in fixtures under `tests/fixtures` whose status is
-//! `known_violation`, into the table `KNOWN_VIOLATIONS` (subject, law) that the adapter targets mask: an
-//! upstream bug that is already pinned by a fixture must not stop every fuzzing run at its first input.
-//! An unreadable fixture fails the build with its path: nothing is dropped silently.
+//! `known_violation`, into the table `KNOWN_VIOLATIONS` (subject, law, stored message) that the adapter
+//! targets mask: an upstream bug that is already pinned by a fixture must not stop every fuzzing run at
+//! its first input. Which inputs are masked is decided by `timelaw::fuzz::unmasked` (every violated law
+//! known, with a verdict of the same message class). An unreadable fixture fails the build with its path:
+//! nothing is dropped silently.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -19,10 +21,14 @@ fn main() {
             known.insert(pair);
         }
     }
-    let mut table = String::from("/// (subject, law) pairs with a checked-in `known_violation` fixture.\n");
-    table.push_str("pub const KNOWN_VIOLATIONS: &[(&str, &str)] = &[\n");
-    for (subject, law) in &known {
-        writeln!(table, "    ({subject:?}, {law:?}),").expect("writing to a String cannot fail");
+    let mut table = String::from("/// The checked-in `known_violation` fixtures: subject, law and stored message.\n");
+    table.push_str("pub const KNOWN_VIOLATIONS: &[timelaw::fuzz::KnownViolation] = &[\n");
+    for (subject, law, message) in &known {
+        writeln!(
+            table,
+            "    timelaw::fuzz::KnownViolation {{ subject: {subject:?}, law: {law:?}, message: {message:?} }},"
+        )
+        .expect("writing to a String cannot fail");
     }
     table.push_str("];\n");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR for build scripts"));
@@ -42,13 +48,16 @@ fn json_files(dir: &Path, files: &mut Vec<PathBuf>) {
     }
 }
 
-/// The fixture's (subject, law) when its status is `known_violation`.
-fn known_violation(file: &Path) -> Option<(String, String)> {
+/// The fixture's (subject, law, stored message) when its status is `known_violation`. A stored verdict
+/// that is not a violation with a message masks nothing (its message is left empty, a class no violation
+/// of a catalogue law has).
+fn known_violation(file: &Path) -> Option<(String, String, String)> {
     let text = std::fs::read_to_string(file).unwrap_or_else(|error| panic!("{}: {error}", file.display()));
     let fixture: serde_json::Value =
         serde_json::from_str(&text).unwrap_or_else(|error| panic!("{}: {error}", file.display()));
     let field = |name: &str| {
         fixture[name].as_str().unwrap_or_else(|| panic!("{}: no string field `{name}`", file.display())).to_owned()
     };
-    (field("status") == "known_violation").then(|| (field("subject"), field("law")))
+    let message = fixture["verdict"]["violated"]["message"].as_str().unwrap_or_default().to_owned();
+    (field("status") == "known_violation").then(|| (field("subject"), field("law"), message))
 }

@@ -53,15 +53,54 @@ fn run_quietly<S: Subject + ?Sized>(subject: &S, case: &Case<S::Config>, limits:
     trace
 }
 
-/// The first event index where two traces differ, or `None` when they are equal.
-pub fn first_difference(a: &Trace, b: &Trace) -> Option<u32> {
-    let common = a.events.iter().zip(&b.events).position(|(x, y)| x != y);
+/// The first event of `first` (the run a report shows) that differs from `second`: the first position
+/// where the two disagree, or, when `second` is a strict prefix of `first`, its first event past that
+/// prefix. `None` when no event of `first` differs: equal traces, traces whose events agree and only
+/// their ends differ, or a `first` that is a strict prefix of `second` (its own events all reappear).
+pub fn first_difference(first: &Trace, second: &Trace) -> Option<u32> {
+    let common = first.events.iter().zip(&second.events).position(|(x, y)| x != y);
     let index = match common {
         Some(index) => index,
-        None if a.events.len() != b.events.len() || a.end != b.end => a.events.len().min(b.events.len()),
+        None if first.events.len() > second.events.len() => second.events.len(),
         None => return None,
     };
     Some(u32::try_from(index).unwrap_or(u32::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use timelaw_core::{Abort, EventKind, LimitKind, Trace, TraceEnd, VInstant};
+
+    use super::first_difference;
+
+    /// A complete trace of `count` events (an attempt start each millisecond).
+    fn trace(count: u32) -> Trace {
+        let mut trace = Trace::new();
+        for index in 0..count {
+            trace.push(VInstant::from_nanos(u64::from(index) * 1_000_000), 0, 1, EventKind::AttemptStart);
+        }
+        trace
+    }
+
+    #[track_caller]
+    fn check(first: Trace, second: Trace, expect: Option<u32>) {
+        assert_eq!(first_difference(&first, &second), expect);
+    }
+
+    #[test]
+    fn blames_only_events_of_the_first_trace() {
+        check(trace(3), trace(3), None);
+        let mut later = trace(3);
+        later.events[1].at = VInstant::from_nanos(1_500_000);
+        check(trace(3), later, Some(1));
+        check(trace(4), trace(2), Some(2));
+        // The first run is a prefix of the second: none of its events differs.
+        check(trace(2), trace(4), None);
+        // Same events, different ends: no event to blame (it used to be one past the end).
+        let aborted =
+            Trace { end: TraceEnd::Aborted(Abort::StepLimit { kind: LimitKind::Events, limit: 3 }), ..trace(3) };
+        check(trace(3), aborted, None);
+    }
 }
 
 thread_local! {

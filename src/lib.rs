@@ -108,7 +108,8 @@
 //! soon as they are found, and what a killed run left there is recovered by the next run.
 //!
 //! ## Fuzzing
-//! [`fuzz::check_bytes`] is the whole body of a cargo fuzz target for a subject.
+//! [`fuzz::check_bytes`] is the whole body of a cargo fuzz target for a subject;
+//! [`fuzz::check_bytes_except`] skips inputs whose every violation is a known one (see [`known`]).
 //!
 //! ## The CLI
 //! [`cli::main`] is the `timelaw` command line over a [`Registry`] of subjects; the binary is two lines.
@@ -119,7 +120,8 @@ pub mod config;
 pub mod eval;
 pub mod fixture;
 pub mod fuzz;
-mod listing;
+pub mod known;
+pub mod listing;
 pub mod registry;
 pub mod replay;
 pub mod report;
@@ -128,7 +130,7 @@ pub mod shrink;
 mod swarm_summary;
 
 pub use config::{Config, ConfigError, Shard, StopAt};
-pub use registry::{DynSubject, Registry};
+pub use registry::{DynSubject, Registry, ReplayOutcome};
 pub use runner::{check, Check, RunOutput};
 pub use timelaw_core as core;
 pub use timelaw_core::reference;

@@ -9,7 +9,8 @@ use timelaw_laws::{Catalogue, Law, Verdict};
 use crate::config::Config;
 use crate::eval::evaluate;
 use crate::fixture::{self, Fixture, FixtureError, Placed, Provenance, Source, Status};
-use crate::report::to_report;
+use crate::known::{compare, KnownMatch};
+use crate::report::{mark_harness_laws, to_report};
 use crate::runner::{build_fixture, run, Progress, StoreNotes};
 use crate::shrink::{shrink, ShrinkBudget};
 use timelaw_reports::Report;
@@ -23,10 +24,39 @@ pub struct ReplayResult {
     pub status: Status,
     /// The verdict now.
     pub verdict: Verdict,
+    /// What replay found, against the fixture's status and stored verdict.
+    pub outcome: ReplayOutcome,
     /// Whether the fixture's expectation is met.
     pub passed: bool,
     /// A sentence saying why it passed or failed.
     pub explanation: String,
+}
+
+/// What replaying a fixture found. Only [`ReplayOutcome::Holds`] and [`ReplayOutcome::StillViolated`]
+/// pass.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReplayOutcome {
+    /// A regression fixture: the law holds (or is vacuous).
+    Holds,
+    /// A regression fixture: the law is violated or inconclusive again.
+    Regressed,
+    /// A regression fixture whose law no longer applies to its config.
+    NotApplicable,
+    /// A known violation that still reproduces: the same violation ([`KnownMatch::Same`]), or as far as
+    /// an older stored verdict allows comparing ([`KnownMatch::Loosely`]).
+    StillViolated(KnownMatch),
+    /// A known violation whose law is still violated, but differently (another event or message class):
+    /// a changed bug, not the known one. Fails.
+    ViolatedDifferently(KnownMatch),
+    /// A known violation that no longer reproduces. Fails.
+    NoLongerViolated,
+}
+
+impl ReplayOutcome {
+    /// `true` for the outcomes that meet the fixture's expectation.
+    pub fn passed(&self) -> bool {
+        matches!(self, ReplayOutcome::Holds | ReplayOutcome::StillViolated(_))
+    }
 }
 
 /// A fixture's case run again, for `timelaw explain`.
@@ -72,6 +102,9 @@ pub enum OperationError {
 pub trait DynSubject: Sync {
     /// Its name.
     fn name(&self) -> &str;
+    /// The laws that judge the harness driving it, not the code under test (see
+    /// [`Subject::harness_laws`]).
+    fn harness_laws(&self) -> &'static [&'static str];
     /// Runs `laws` under `config` and builds the report; the store's notes say what happened to the
     /// fixtures folder (a write error, recovered files, findings already pinned).
     fn check(&self, laws: &Catalogue, config: &Config, progress: &dyn Progress) -> (Report, StoreNotes);
@@ -98,8 +131,9 @@ pub trait DynSubject: Sync {
         text: &str,
         config: &Config,
     ) -> Result<Placed, OperationError>;
-    /// Decodes a fuzz artifact, finds the first violated law, shrinks and places the fixture in `dir`
-    /// (never replacing a file unless `config.bless`).
+    /// Decodes a fuzz artifact, finds the first violated law that is not a known violation pinned in
+    /// `dir` with the same message class (the first violated law when all are), shrinks and places the
+    /// fixture in `dir` (never replacing a file unless `config.bless`).
     ///
     /// # Errors
     /// An unreadable artifact, a case that violates nothing, an unwritable folder.
@@ -116,18 +150,36 @@ fn law_of<'a>(laws: &'a Catalogue, path: &Path, id: &str) -> Result<&'a Law, Fix
     laws.get(id).ok_or_else(|| FixtureError::UnknownLaw { path: path.to_owned(), id: id.to_owned() })
 }
 
-fn replay_verdict(status: Status, verdict: &Verdict) -> (bool, String) {
+fn replay_verdict(status: Status, stored: &Verdict, verdict: &Verdict) -> (ReplayOutcome, String) {
     match (status, verdict) {
-        (Status::Regression, Verdict::Holds | Verdict::Vacuous) => (true, format!("the law holds ({})", verdict.name())),
-        (Status::Regression, Verdict::NotApplicable) => {
-            (false, "the law no longer applies to this config; regenerate or delete the fixture".to_owned())
+        (Status::Regression, Verdict::Holds | Verdict::Vacuous) => {
+            (ReplayOutcome::Holds, format!("the law holds ({})", verdict.name()))
         }
-        (Status::Regression, other) => (false, format!("regression: {other}")),
-        (Status::KnownViolation, Verdict::Violated(_)) => (true, format!("still reproduces: {verdict}")),
-        (Status::KnownViolation, other) => (
-            false,
-            format!("the known violation no longer reproduces ({other}); if upstream fixed it, set status to \"regression\""),
+        (Status::Regression, Verdict::NotApplicable) => (
+            ReplayOutcome::NotApplicable,
+            "the law no longer applies to this config; regenerate or delete the fixture".to_owned(),
         ),
+        (Status::Regression, other) => (ReplayOutcome::Regressed, format!("regression: {other}")),
+        (Status::KnownViolation, _) => known_verdict(stored, verdict),
+    }
+}
+
+fn known_verdict(stored: &Verdict, verdict: &Verdict) -> (ReplayOutcome, String) {
+    match compare(stored, verdict) {
+        KnownMatch::NotViolated => (
+            ReplayOutcome::NoLongerViolated,
+            format!("the known violation no longer reproduces ({verdict}); if upstream fixed it, set status to \"regression\""),
+        ),
+        same @ KnownMatch::Same => (ReplayOutcome::StillViolated(same), format!("still reproduces: {verdict}")),
+        loose @ KnownMatch::Loosely { .. } => {
+            let text = format!("still reproduces: {verdict} ({loose})");
+            (ReplayOutcome::StillViolated(loose), text)
+        }
+        changed @ KnownMatch::Differently { .. } => {
+            let text = format!("{changed} (stored: {stored}; now: {verdict}); if the change is understood, \
+                rewrite the fixture's verdict, otherwise this is a new bug");
+            (ReplayOutcome::ViolatedDifferently(changed), text)
+        }
     }
 }
 
@@ -136,9 +188,15 @@ impl<S: ConfigDomain> DynSubject for S {
         Subject::name(self)
     }
 
+    fn harness_laws(&self) -> &'static [&'static str] {
+        Subject::harness_laws(self)
+    }
+
     fn check(&self, laws: &Catalogue, config: &Config, progress: &dyn Progress) -> (Report, StoreNotes) {
         let output = run(self, laws, config, progress);
-        (to_report(&output), output.store)
+        let mut report = to_report(&output);
+        mark_harness_laws(&mut report, Subject::harness_laws(self));
+        (report, output.store)
     }
 
     fn replay(&self, laws: &Catalogue, path: &Path, text: &str, config: &Config) -> Result<ReplayResult, FixtureError> {
@@ -146,8 +204,9 @@ impl<S: ConfigDomain> DynSubject for S {
         let law = law_of(laws, path, &fixture.law)?;
         let replay = law.id == timelaw_laws::ids::DETERMINISTIC_REPLAY;
         let verdict = evaluate(self, &fixture.case, config.limits, replay).judge(law, &fixture.case);
-        let (passed, explanation) = replay_verdict(fixture.status, &verdict);
-        Ok(ReplayResult { law: fixture.law, status: fixture.status, verdict, passed, explanation })
+        let (outcome, explanation) = replay_verdict(fixture.status, &fixture.verdict, &verdict);
+        let passed = outcome.passed();
+        Ok(ReplayResult { law: fixture.law, status: fixture.status, verdict, outcome, passed, explanation })
     }
 
     fn explain(&self, laws: &Catalogue, path: &Path, text: &str, config: &Config) -> Result<Explanation, FixtureError> {
@@ -201,9 +260,17 @@ impl<S: ConfigDomain> DynSubject for S {
         let bytes = std::fs::read(artifact).map_err(|e| FixtureError::io(artifact, e))?;
         let case = arbitrary_case(self, &bytes);
         let evaluation = evaluate(self, &case, config.limits, true);
-        let law = laws
+        // The fuzz targets skip inputs whose every violation is pinned; import the first one that is not.
+        let pinned = crate::known::pinned_in(dir, Subject::name(self))?;
+        let violated: Vec<(&Law, Verdict)> = laws
             .iter()
-            .find(|law| evaluation.judge(law, &case).is_violated())
+            .map(|law| (law, evaluation.judge(law, &case)))
+            .filter(|(_, verdict)| verdict.is_violated())
+            .collect();
+        let fresh = violated.iter().find(|(law, verdict)| !crate::known::is_pinned(&pinned, law.id, verdict));
+        let law = fresh
+            .or(violated.first())
+            .map(|(law, _)| *law)
             .ok_or_else(|| OperationError::NoViolation { path: artifact.to_owned() })?;
         let budget = ShrinkBudget { evals_max: config.shrink_evals_max, time_max: None };
         let (shrunk, evaluations) = match shrink(self, law, case.clone(), budget, config.limits) {

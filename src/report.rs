@@ -66,5 +66,15 @@ fn law_row<C: Serialize>(outcome: &LawOutcome<C>, seed: u64) -> LawRow {
             .inconclusive
             .as_ref()
             .map(|(case_index, reason)| InconclusiveSummary { case_index: *case_index, reason: reason.clone() }),
+        judges_harness: false,
+    }
+}
+
+/// Marks the rows of `report` whose law is one of `harness_laws` (a subject's
+/// [`Subject::harness_laws`](timelaw_core::Subject::harness_laws)): their verdicts judge the harness, not
+/// the code under test.
+pub fn mark_harness_laws(report: &mut Report, harness_laws: &[&str]) {
+    for row in &mut report.laws {
+        row.judges_harness = harness_laws.contains(&row.id.as_str());
     }
 }

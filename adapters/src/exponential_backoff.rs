@@ -162,6 +162,12 @@ impl Subject for ExponentialBackoffSubject {
         config.contract()
     }
 
+    /// The crate's documented loop is written here (the crate ships none), so the laws about the loop
+    /// judge timelaw's transcription of it.
+    fn harness_laws(&self) -> &'static [&'static str] {
+        crate::sync_loop::LOOP_LAWS
+    }
+
     fn run(&self, config: &ExponentialBackoffConfig, world: &mut World<'_>) -> Result<(), Abort> {
         world.for_each_call(|world, call| {
             fastrand::seed(world.random_u64()?);

@@ -98,3 +98,4 @@ pub mod tokio_retry2;
 pub mod tower;
 
 pub use float::{F32, F64};
+pub use sync_loop::LOOP_LAWS;

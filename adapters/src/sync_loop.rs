@@ -9,13 +9,32 @@
 //! - Cancellation is checked before every attempt and every sleep; a cut attempt or sleep ends the call
 //!   with `Err(Cancelled)`.
 //!
-//! [`loop_contract`] states these promises; each subject adds what its crate promises about delays.
+//! [`loop_contract`] states these promises; each subject adds what its crate promises about delays. The
+//! laws that judge these promises judge this loop, not the crate: [`LOOP_LAWS`] names them, and the
+//! subjects declare them so reports mark them.
 
 use std::time::Duration;
 
 use timelaw_core::{
     Abort, AttemptResult, CallInfo, CallResult, Contract, ErrorKind, Outcome, RetryOn, VDuration, Wake, World,
 };
+
+/// The laws that judge this loop rather than the crate behind it: whether a success ends the call, a
+/// fatal error or a non-idempotent call stops retrying, exhausted retries return the last error, the
+/// call returns its last attempt's result, cancellation stops the work, a timeout does not end the stream
+/// and no sleep follows the final attempt are all decided here (the crate only yields delays, or `None`
+/// to give up). The subjects run through this loop declare them ([`timelaw_core::Subject::harness_laws`])
+/// and reports mark them; a violation of one is a bug of this loop, not of the crate.
+pub const LOOP_LAWS: &[&str] = &[
+    "no_sleep_after_final_attempt",
+    "success_ends_call",
+    "fatal_not_retried",
+    "result_matches_last_attempt",
+    "exhausted_retries_return_err",
+    "non_idempotent_not_retried",
+    "cancellation_stops_work",
+    "timeout_does_not_end_stream",
+];
 
 /// What the loop itself promises, whatever the backoff: see the module docs.
 pub(crate) fn loop_contract() -> Contract {

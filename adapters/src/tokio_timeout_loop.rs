@@ -134,7 +134,9 @@ async fn serve(w: &TokioWorld<'_>, config: &TokioTimeoutLoopConfig, call: CallIn
 async fn retry_loop(w: &TokioWorld<'_>, config: &TokioTimeoutLoopConfig, call: CallInfo) -> Result<CallResult, Abort> {
     let mut attempt = 1;
     loop {
-        let (result, again) = match tokio::time::timeout(config.attempt_timeout.to_std(), w.attempt()).await {
+        // `timed_attempt` is `tokio::time::timeout(attempt_timeout, w.attempt())` that tells the driver
+        // its own timer fired (a deadline's cut is then not mistaken for the attempt's timeout).
+        let (result, again) = match w.timed_attempt(config.attempt_timeout.to_std()).await {
             Ok(outcome) => {
                 let outcome = outcome?;
                 (CallResult::from_outcome(outcome), retryable(outcome))

@@ -8,7 +8,8 @@ use timelaw_core::{
     VDuration, World,
 };
 
-/// Application code under test: one attempt under `tokio::time::timeout(timeout_ms)`, then (when
+/// Application code under test: one attempt under its own timeout (`timed_attempt`, which is
+/// `tokio::time::timeout(timeout_ms, w.attempt())`), then (when
 /// `sleep_ms` is set) a recorded sleep and a second attempt; panics on a fatal outcome when asked to.
 struct App {
     panic_on_fatal: bool,
@@ -27,7 +28,7 @@ impl Subject for App {
         let panic_on_fatal = self.panic_on_fatal;
         run_tokio(world, |w| async move {
             w.for_each_call(|_call| async {
-                let first = match tokio::time::timeout(limit, w.attempt()).await {
+                let first = match w.timed_attempt(limit).await {
                     Ok(outcome) => outcome?,
                     Err(_elapsed) => return Ok(CallResult::Err(ErrorKind::Timeout)),
                 };
@@ -144,4 +145,96 @@ fn runs_are_deterministic() {
     let first = execute(&BackonRetry, &config, &schedule, 42);
     assert_eq!(first.digest(), execute(&BackonRetry, &config, &schedule, 42).digest());
     assert_ne!(first.digest(), execute(&BackonRetry, &config, &schedule, 43).digest(), "jitter follows the seed");
+}
+
+/// Who wraps the one attempt of [`Wrapped`]: an attempt timeout and a deadline around the whole call.
+#[derive(Clone, Copy)]
+enum Wrap {
+    /// `tokio::time::timeout(deadline, w.timed_attempt(timeout))`.
+    TimedUnderDeadline,
+    /// `tokio::time::timeout(deadline, tokio::time::timeout(timeout, w.attempt()))`: the driver cannot
+    /// see the bare inner timer.
+    BareUnderDeadline,
+}
+
+/// One attempt under an attempt timeout of `timeout_ms` inside a deadline of `deadline_ms`.
+struct Wrapped(Wrap);
+
+impl Subject for Wrapped {
+    type Config = (u64, u64);
+    fn name(&self) -> &str {
+        "wrapped"
+    }
+    fn contract(&self, _: &(u64, u64)) -> Contract {
+        Contract::default()
+    }
+    fn run(&self, &(timeout_ms, deadline_ms): &(u64, u64), world: &mut World<'_>) -> Result<(), Abort> {
+        let (limit, deadline, wrap) = (Duration::from_millis(timeout_ms), Duration::from_millis(deadline_ms), self.0);
+        run_tokio(world, |w| async move {
+            w.for_each_call(|_call| async {
+                let attempt = async {
+                    match wrap {
+                        Wrap::TimedUnderDeadline => w.timed_attempt(limit).await,
+                        Wrap::BareUnderDeadline => tokio::time::timeout(limit, w.attempt()).await,
+                    }
+                };
+                Ok(match tokio::time::timeout(deadline, attempt).await {
+                    Ok(Ok(outcome)) => CallResult::from_outcome(outcome?),
+                    Ok(Err(_elapsed)) => CallResult::Err(ErrorKind::Timeout),
+                    Err(_elapsed) => CallResult::Err(ErrorKind::DeadlineExceeded),
+                })
+            })
+            .await
+        })
+    }
+}
+
+/// The event ending the one attempt of a 100 ms step, with an attempt timeout and a deadline.
+#[track_caller]
+fn check_cut(wrap: Wrap, (timeout_ms, deadline_ms): (u64, u64), expect: (u64, EventKind)) {
+    let schedule = Schedule::single(vec![Step::new(ms(100), Outcome::Ok)]);
+    let trace = execute(&Wrapped(wrap), &(timeout_ms, deadline_ms), &schedule, 0);
+    assert_eq!(trace.end, TraceEnd::Complete);
+    let found = (trace.events[2].at.as_nanos(), trace.events[2].kind);
+    assert_eq!(found, expect, "{:?}", trace.events);
+}
+
+#[test]
+fn only_the_attempts_own_timer_records_a_timeout() {
+    let timed_out = |after| (ms(after).as_nanos(), EventKind::AttemptTimedOut { timeout: ms(after) });
+    let dropped = |after| (ms(after).as_nanos(), EventKind::AttemptDropped { ran: ms(after) });
+    check_cut(Wrap::TimedUnderDeadline, (50, 80), timed_out(50));
+    check_cut(Wrap::TimedUnderDeadline, (80, 50), dropped(50));
+    // Both due at 60 ms: tokio polls the inner future first, so the attempt's own timer cuts it.
+    check_cut(Wrap::TimedUnderDeadline, (60, 60), timed_out(60));
+    // A bare `tokio::time::timeout` is invisible to the driver: any cut under it is just a drop.
+    check_cut(Wrap::BareUnderDeadline, (50, 80), dropped(50));
+    check_cut(Wrap::BareUnderDeadline, (80, 50), dropped(50));
+}
+
+#[test]
+fn a_deadline_cut_on_the_timeout_boundary_is_not_blamed_on_the_tie_rule() {
+    use timelaw_adapters::tokio_timeout_loop::{TokioTimeoutLoop, TokioTimeoutLoopConfig};
+    use timelaw_laws::{Catalogue, Observation};
+    // The case once pinned as a known violation of `timeout_boundary_is_expired`: the call starts 1 ns
+    // off tokio's millisecond grid, and its 380 ms deadline fires (on the tick, so a little late) at
+    // exactly the start of attempt 3 plus its 59 ms timeout, dropping the attempt there.
+    let config =
+        TokioTimeoutLoopConfig { max_attempts: 12, attempt_timeout: ms(59), delay: ms(100), deadline: Some(ms(380)) };
+    let steps =
+        vec![Step::new(ms(59), Outcome::Transient), Step::new(ms(60), Outcome::Ok), Step::new(ms(59), Outcome::Ok)];
+    let mut schedule = Schedule::single(steps);
+    schedule.calls[0].gap_before = VDuration::from_nanos(1);
+    let trace = execute(&TokioTimeoutLoop, &config, &schedule, 0);
+    let cut = trace.events[8];
+    assert_eq!((cut.at.as_nanos(), cut.attempt), (381_000_001, 3));
+    assert_eq!(cut.kind, EventKind::AttemptDropped { ran: ms(59) }, "the deadline, not the attempt's timer, cut it");
+    assert_eq!(trace.events[5].kind, EventKind::AttemptTimedOut { timeout: ms(60) }, "attempt 2's own timer cut it");
+    let contract = TokioTimeoutLoop.contract(&config);
+    let observation = Observation { schedule: &schedule, seed: 0, contract: &contract, trace: &trace, replay: None };
+    let catalogue = Catalogue::standard();
+    for id in ["timeout_boundary_is_expired", "timeout_translated_to_err", "result_matches_last_attempt"] {
+        let verdict = catalogue.get(id).unwrap().judge(&observation);
+        assert!(!verdict.is_violated(), "{id}: {verdict}");
+    }
 }

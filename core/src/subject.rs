@@ -102,4 +102,12 @@ pub trait Subject: Sync {
     /// # Errors
     /// Returns the World's [`Abort`] unchanged when the World stops it.
     fn run(&self, config: &Self::Config, world: &mut World<'_>) -> Result<(), Abort>;
+
+    /// The ids of the laws whose verdicts on this subject judge the harness that drives the code under
+    /// test, not the code itself: for a backoff iterator run inside a retry loop written for the test,
+    /// whether a success ends the call or a fatal error stops it is the loop's doing. Reports mark these
+    /// laws. None by default (the subject is the code under test, end to end).
+    fn harness_laws(&self) -> &'static [&'static str] {
+        &[]
+    }
 }

@@ -147,6 +147,14 @@ pub enum EventKind {
     },
     /// The subject panicked (recorded by the runner).
     Panic,
+    /// An attempt was dropped mid-flight by something other than its own timeout or the caller's
+    /// cancellation: an enclosing deadline's timeout, a `select!` that chose another branch. It is neither
+    /// a timeout of the attempt nor a result of it; what the call returns is up to whatever dropped it.
+    /// (Added after the other kinds, so their digests and fixture texts are unchanged.)
+    AttemptDropped {
+        /// How long the attempt had run.
+        ran: VDuration,
+    },
 }
 
 /// One entry of a trace.

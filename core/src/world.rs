@@ -400,6 +400,16 @@ impl<'s> World<'s> {
         self.record(kind, pending.attempt)
     }
 
+    /// Ends an attempt begun with [`World::begin_attempt`] that was dropped at the current instant by
+    /// something other than its own timeout or the caller's cancellation (an enclosing deadline, a
+    /// `select!`): records `AttemptDropped` with the time it ran.
+    ///
+    /// # Errors
+    /// The event limit; misuse.
+    pub fn end_attempt_dropped(&mut self, pending: PendingAttempt, ran: VDuration) -> Result<(), Abort> {
+        self.record(EventKind::AttemptDropped { ran }, pending.attempt)
+    }
+
     /// Sleeps `duration` of virtual time (recorded; nothing real waits). A cancellation strictly inside
     /// the sleep cuts it.
     ///

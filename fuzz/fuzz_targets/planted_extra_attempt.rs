@@ -1,6 +1,6 @@
-//! Fuzzes a deliberately broken subject (one attempt more than `max_attempts`): it must crash, quickly.
-//! Used to measure the time to the first crash and for the libFuzzer -> `import-crash` round trip; never
-//! run by CI as an ordinary target (it is supposed to fail).
+//! Fuzzes a deliberately broken subject (one attempt more than `max_attempts`): it must crash, quickly. Used to
+//! measure the time to the first crash and for the libFuzzer -> `import-crash` round trip; never run by CI as an
+//! ordinary target (it is supposed to fail).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -1,6 +1,6 @@
 //! Fuzzes the `tokio-retry2-fixed` adapter (tokio-retry2) against the whole catalogue, skipping inputs whose
-//! first violated law is one of its known violations (checked-in `known_violation` fixtures): a crash is a
-//! new finding.
+//! every violated law is one of its known violations (checked-in `known_violation` fixtures) with a matching
+//! verdict: a crash is a new finding.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -6,10 +6,11 @@
 //! first input that reaches a known bug, every run. [`check_bytes_except_known`] skips such inputs, so a
 //! crash of an adapter target is always a new finding.
 //!
-//! The rule is the one `timelaw import-crash` applies: an input is judged by the first law (in catalogue
-//! order) its case violates. An input is skipped when that law is a known violation of the subject, and
-//! crashes otherwise; so every crash artifact imports as a fixture of the new law, never of a known one.
-//! When upstream fixes a bug, its fixture becomes a `regression` and the law counts again.
+//! The rule is `timelaw::fuzz::unmasked`: an input is skipped only when every law its case violates is a
+//! known violation of the subject with a verdict of the same message class as the fixture's (the event
+//! index is not compared: the input is another case). An input that also violates another law, or a known
+//! law in another way, crashes, and the message names that law. When upstream fixes a bug, its fixture
+//! becomes a `regression` and the law counts again.
 
 use std::sync::OnceLock;
 
@@ -23,23 +24,12 @@ fn standard() -> &'static Catalogue {
     CATALOGUE.get_or_init(Catalogue::standard)
 }
 
-/// Whether `law` is a known violation of `subject` (it has a checked-in `known_violation` fixture).
-pub fn is_known_violation(subject: &str, law: &str) -> bool {
-    KNOWN_VIOLATIONS.iter().any(|&(known_subject, known_law)| known_subject == subject && known_law == law)
-}
-
-/// As `timelaw::fuzz::check_bytes`, except that an input whose first violated law is a known violation of
-/// `subject` is skipped.
+/// As `timelaw::fuzz::check_bytes`, except that an input is skipped when every law it violates is a
+/// known violation of `subject` with a matching verdict (see the crate docs).
 ///
 /// # Panics
-/// When the first law the decoded case violates is not a known violation: libFuzzer saves the input as a
-/// crash artifact, and the message names the law and the case.
+/// On the first violation that is not masked: libFuzzer saves the input as a crash artifact, and the
+/// message names the law and the case.
 pub fn check_bytes_except_known<S: ConfigDomain>(subject: &S, data: &[u8]) {
-    let Some((law, verdict)) = timelaw::fuzz::first_violation(subject, standard(), data) else { return };
-    if is_known_violation(subject.name(), law) {
-        return;
-    }
-    timelaw::fuzz::check_bytes(subject, data);
-    // The second evaluation found no violation: the subject is not deterministic, a finding of its own.
-    panic!("timelaw: law `{law}` {verdict} on subject `{}` once, then held on the same input", subject.name());
+    timelaw::fuzz::check_bytes_except(subject, standard(), KNOWN_VIOLATIONS, data);
 }

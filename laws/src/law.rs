@@ -37,7 +37,8 @@ pub struct Replay {
     pub first: u64,
     /// [`Trace::digest`] of the second run.
     pub second: u64,
-    /// The first event index where the two traces differ (the shorter length if one is a prefix).
+    /// The first event of the first run's trace that differs in the second (`None` when none does: equal
+    /// traces, traces that differ only in how they ended, or a first run that is a prefix of the second).
     pub first_difference: Option<u32>,
 }
 

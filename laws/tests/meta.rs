@@ -22,12 +22,12 @@ fn tampered(mut run: Run, edit: impl FnOnce(&mut Trace)) -> Run {
     run
 }
 
-/// The first index where two traces differ (the shorter length when one is a prefix).
+/// The first index where two traces differ (as the runner computes it).
 fn first_difference(a: &Trace, b: &Trace) -> Option<u32> {
     let index = a.events.iter().zip(&b.events).position(|(x, y)| x != y);
     let index = match index {
         Some(index) => index,
-        None if a != b => a.events.len().min(b.events.len()),
+        None if a.events.len() > b.events.len() => b.events.len(),
         None => return None,
     };
     Some(index as u32)
@@ -62,6 +62,36 @@ fn clock_monotonic() {
     check(id, tampered(reference(policy(3), single(&[T, OK])), renumbered), Expect::At(3));
 }
 
+/// A subject that tries to move the World's clock back: 10 ms forward, then back to 5 ms.
+struct TurnsClockBack;
+
+impl timelaw_core::Subject for TurnsClockBack {
+    type Config = ();
+    fn name(&self) -> &str {
+        "turns-clock-back"
+    }
+    fn contract(&self, _: &()) -> timelaw_core::Contract {
+        timelaw_core::Contract::default()
+    }
+    fn run(&self, _: &(), world: &mut timelaw_core::World<'_>) -> Result<(), timelaw_core::Abort> {
+        while world.start_call()?.is_some() {
+            world.sleep(ms(10))?;
+            world.advance_to(VInstant::from_nanos(5_000_000))?;
+            world.end_call(timelaw_core::CallResult::Ok)?;
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn clock_monotonic_cannot_fail_through_the_world() {
+    // The World refuses to go back (a misuse ends the run), so the trace stays monotonic: the law holds.
+    let run = run(&TurnsClockBack, &(), single(&[OK]));
+    let misuse = timelaw_core::Abort::Misuse(timelaw_core::Misuse::ClockBackwards);
+    assert_eq!(run.trace.end, timelaw_core::TraceEnd::Aborted(misuse));
+    check(ids::CLOCK_MONOTONIC, run, Expect::Holds);
+}
+
 #[test]
 fn deterministic_replay() {
     let id = ids::DETERMINISTIC_REPLAY;
@@ -70,6 +100,12 @@ fn deterministic_replay() {
     check(id, replayed(Bug::RemembersRuns, single(&[T, OK])), Expect::At(3));
     let ends_differ = Replay { first: 1, second: 2, first_difference: None };
     check(id, Run { replay: Some(ends_differ), ..reference(policy(3), single(&[OK])) }, Expect::Nowhere);
+    // An index one past the end (what the runner computed for traces differing only in their ends) is no
+    // event of the trace: blamed nowhere. The last real event is still blamed.
+    let past_end = Replay { first: 1, second: 2, first_difference: Some(4) };
+    check(id, Run { replay: Some(past_end), ..reference(policy(3), single(&[OK])) }, Expect::Nowhere);
+    let at_last = Replay { first: 1, second: 2, first_difference: Some(3) };
+    check(id, Run { replay: Some(at_last), ..reference(policy(3), single(&[OK])) }, Expect::At(3));
 }
 
 #[test]

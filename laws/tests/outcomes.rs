@@ -64,6 +64,8 @@ fn result_matches_last_attempt() {
         Expect::At(7),
     );
     check(id, naive(reports, Bug::SwallowsTimeout, single(&[HANG])), Expect::At(3));
+    // The same cut made by an enclosing deadline: the attempt gave no result, so the call is not judged.
+    check(id, dropped_at(naive(reports, Bug::SwallowsTimeout, single(&[HANG])), 2), Expect::Vacuous);
 }
 
 #[test]

@@ -43,6 +43,13 @@ fn timeout_translated_to_err() {
     check(id, reference(policy(3), single(&[T])), Expect::NotApplicable);
     check(id, naive(timed_promise(1, 5, TieRule::Expired), Bug::SwallowsTimeout, single(&[HANG])), Expect::At(3));
     check(id, naive(timed_promise(2, 5, TieRule::Expired), Bug::SwallowsTimeout, single(&[T, HANG])), Expect::At(7));
+    // An attempt dropped by an enclosing deadline did not time out: the call's Ok is not this law's business.
+    let swallowed = naive(timed_promise(1, 5, TieRule::Expired), Bug::SwallowsTimeout, single(&[HANG]));
+    check(id, dropped_at(swallowed, 2), Expect::Vacuous);
+    // A dropped attempt after a timed-out one ends the timed-out state.
+    let second = naive(timed_promise(2, 5, TieRule::Expired), Bug::SwallowsTimeout, single(&[HANG, HANG]));
+    check(id, second.clone(), Expect::At(7));
+    check(id, dropped_at(second, 6), Expect::Vacuous);
 }
 
 #[test]
@@ -58,6 +65,13 @@ fn timeout_boundary_is_expired() {
     check(id, naive(timed_promise(1, 10, TieRule::InnerWins), Bug::None, timed(&[(10, OK)])), Expect::Holds);
     check(id, naive(timed_promise(1, 10, TieRule::Expired), Bug::FlipsTie, timed(&[(10, T)])), Expect::At(2));
     check(id, naive(timed_promise(1, 10, TieRule::InnerWins), Bug::FlipsTie, timed(&[(10, OK)])), Expect::At(2));
+    // The same cut at exactly start + timeout, made by an enclosing deadline rather than the attempt's own
+    // timer (what the tokio driver records as `AttemptDropped`): the tie rule is not to blame.
+    let cut = naive(timed_promise(1, 10, TieRule::InnerWins), Bug::FlipsTie, timed(&[(10, OK)]));
+    check(id, dropped_at(cut, 2), Expect::Vacuous);
+    let cut = naive(timed_promise(2, 10, TieRule::InnerWins), Bug::FlipsTie, timed(&[(10, T), (10, OK)]));
+    check(id, cut.clone(), Expect::At(2));
+    check(id, dropped_at(cut, 2), Expect::At(6));
 }
 
 #[test]

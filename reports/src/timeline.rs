@@ -112,6 +112,7 @@ pub fn describe_event(event: &Event) -> String {
         EventKind::CircuitTransition { from, to } => format!("circuit {} → {}", state_name(from), state_name(to)),
         EventKind::Notify { delay } => format!("notified: retry in {delay}"),
         EventKind::Panic => "panicked".to_owned(),
+        EventKind::AttemptDropped { ran } => format!("attempt dropped after {ran} (not by its own timeout)"),
     }
 }
 
@@ -178,6 +179,7 @@ mod tests {
         check(2, limited, "attempt ended: rate limited (retry after 200ms)");
         check(1, EventKind::AttemptTimedOut { timeout: ms(50) }, "timed out after 50ms");
         check(1, EventKind::AttemptCancelled, "attempt cancelled");
+        check(1, EventKind::AttemptDropped { ran: ms(59) }, "attempt dropped after 59ms (not by its own timeout)");
         check(1, EventKind::SleepRequested { duration: ms(100) }, "slept 100ms");
         check(1, EventKind::SleepCancelled, "sleep cancelled");
         check(0, EventKind::Rejected { reason: Rejection::CircuitOpen }, "rejected: circuit open");

@@ -355,6 +355,7 @@ fn table_golden() {
 │ circuit_open_rejects_without_dispatch ┆ safety   ┆   100 ┆     0 ┆       - ┆ 100 ┆        0 ┆            0 ┆ -                                                    │
 │ delay_within_cap                      ┆ safety   ┆   100 ┆    64 ┆   34.0% ┆   0 ┆        2 ┆            0 ┆ tests/fixtures/reference/delay_within_cap-70.json    │
 └───────────────────────────────────────┴──────────┴───────┴───────┴─────────┴─────┴──────────┴──────────────┴──────────────────────────────────────────────────────┘
+never judged non-vacuously in this run: circuit_open_rejects_without_dispatch
 status: violated (exit code 1)
 
 attempts_within_max violated in 3 of 100 cases; first in case 11, at event 4:

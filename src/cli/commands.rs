@@ -125,9 +125,7 @@ fn laws(format: ListFormat) -> Result<u8, CliError> {
 }
 
 fn subjects(registry: &Registry) -> Result<u8, CliError> {
-    for name in registry.names() {
-        out_line(name)?;
-    }
+    out(&crate::listing::subjects_listing(registry, &Catalogue::standard()))?;
     Ok(EXIT_HOLDS)
 }
 

@@ -37,6 +37,10 @@ macro_rules! builder_subject {
                 crate::domain::AdapterConfig::contract(config)
             }
 
+            fn harness_laws(&self) -> &'static [&'static str] {
+                crate::sync_loop::LOOP_LAWS
+            }
+
             fn run(&self, config: &$config, world: &mut timelaw_core::World<'_>) -> Result<(), timelaw_core::Abort> {
                 crate::sync_loop::serve_calls(world, |world| {
                     let seed = if config.jitter { world.random_u64()? } else { 0 };

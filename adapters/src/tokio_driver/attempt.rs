@@ -79,19 +79,72 @@ impl Future for Attempt<'_> {
     }
 }
 
+/// Who dropped an attempt mid-flight.
+#[derive(Clone, Copy)]
+enum Cut {
+    /// The caller's cancellation (the driver's [`Cancellable`](super::cancel)).
+    Cancelled,
+    /// Its own timeout: the `tokio::time::timeout` of [`TimedAttempt`].
+    OwnTimeout,
+    /// Anything else: an enclosing deadline's timeout, a `select!`.
+    Enclosing,
+}
+
+/// The future of [`TokioWorld::timed_attempt`]: `tokio::time::timeout(limit, attempt)`, unchanged (same
+/// timer, same tie rule: the attempt is polled first), except that when its timer wins it tells the
+/// attempt's drop guard so, and the cut is recorded as the attempt's own timeout.
+pub struct TimedAttempt<'s> {
+    world: TokioWorld<'s>,
+    inner: Pin<Box<Option<tokio::time::Timeout<Attempt<'s>>>>>,
+}
+
+impl<'s> TimedAttempt<'s> {
+    pub(crate) fn new(world: TokioWorld<'s>, limit: std::time::Duration) -> TimedAttempt<'s> {
+        let attempt = Attempt::new(world.clone());
+        TimedAttempt { world, inner: Box::pin(Some(tokio::time::timeout(limit, attempt))) }
+    }
+}
+
+impl Future for TimedAttempt<'_> {
+    type Output = Result<Result<Outcome, Abort>, tokio::time::error::Elapsed>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let Some(timeout) = self.inner.as_mut().as_pin_mut() else {
+            return Poll::Pending; // Polled after completion: never again ready.
+        };
+        let polled = timeout.poll(cx);
+        match &polled {
+            Poll::Pending => return Poll::Pending,
+            Poll::Ready(Ok(_)) => self.inner.set(None),
+            Poll::Ready(Err(_elapsed)) => {
+                // Drop the attempt now, while the flag says whose cut it is.
+                self.world.shared.own_timeout.set(true);
+                self.inner.set(None);
+                self.world.shared.own_timeout.set(false);
+            }
+        }
+        polled
+    }
+}
+
 impl Drop for Attempt<'_> {
     fn drop(&mut self) {
         let State::Running { pending, began, .. } = self.state else { return };
         if self.world.shared.world.try_borrow_mut().is_err() {
             return; // Only while unwinding from a panic inside the World: nothing can be recorded.
         }
-        let cancelled = self.world.shared.cancel_cut.get().is_some();
+        let cause = match (self.world.shared.cancel_cut.get(), self.world.shared.own_timeout.get()) {
+            (Some(_), _) => Cut::Cancelled,
+            (None, true) => Cut::OwnTimeout,
+            (None, false) => Cut::Enclosing,
+        };
         let recorded = self.world.with(|world| {
-            let (result, limit) = match cancelled {
-                true => (AttemptResult::Cancelled, VDuration::MAX),
-                false => (AttemptResult::TimedOut, world.now().duration_since(began)),
-            };
-            world.end_attempt(pending, result, limit)
+            let ran = world.now().duration_since(began);
+            match cause {
+                Cut::Cancelled => world.end_attempt(pending, AttemptResult::Cancelled, VDuration::MAX),
+                Cut::OwnTimeout => world.end_attempt(pending, AttemptResult::TimedOut, ran),
+                Cut::Enclosing => world.end_attempt_dropped(pending, ran),
+            }
         });
         if let Err(abort) = recorded {
             self.world.defer(abort);

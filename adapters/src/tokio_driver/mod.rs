@@ -7,7 +7,7 @@
 //! use timelaw_core::{execute, Abort, CallResult, Contract, ErrorKind, EventKind, Outcome, Schedule, Step,
 //!     Subject, VDuration, World};
 //!
-//! /// Application code: one attempt under `tokio::time::timeout`.
+//! /// Application code: one attempt under `tokio::time::timeout` (through `timed_attempt`).
 //! struct OneShot;
 //! impl Subject for OneShot {
 //!     type Config = u64;
@@ -17,7 +17,7 @@
 //!         let limit = Duration::from_millis(*timeout_ms);
 //!         run_tokio(world, |w| async move {
 //!             w.for_each_call(|_call| async {
-//!                 Ok(match tokio::time::timeout(limit, w.attempt()).await {
+//!                 Ok(match w.timed_attempt(limit).await { // = tokio::time::timeout(limit, w.attempt())
 //!                     Ok(outcome) => CallResult::from_outcome(outcome?),
 //!                     Err(_elapsed) => CallResult::Err(ErrorKind::Timeout),
 //!                 })
@@ -43,10 +43,16 @@
 //!   polled, takes its scripted duration with `tokio::time::sleep`, and ends it. A zero-duration attempt
 //!   completes on its first poll. A hanging attempt sleeps until the World's time limit and then
 //!   aborts the run with [`Abort::Hung`] (unless something drops it first).
-//! - Dropped before it completes (a drop guard), an attempt records the cut at that instant:
-//!   `AttemptCancelled` when the caller's cancellation dropped it, otherwise `AttemptTimedOut` with the
-//!   time it ran: whatever else drops an attempt mid-flight is a timeout (`tokio::time::timeout`, a
-//!   deadline around the whole call).
+//! - An attempt under its own timeout is [`TokioWorld::timed_attempt`]: exactly
+//!   `tokio::time::timeout(limit, w.attempt())` (same timer, same tie rule, same output), except that it
+//!   tells the attempt's drop guard when its own timer is the one that drops the attempt.
+//! - Dropped before it completes (a drop guard), an attempt records the cut at that instant, by cause:
+//!   `AttemptCancelled` when the caller's cancellation dropped it; `AttemptTimedOut` (with the time it
+//!   ran) when its own timer in [`TokioWorld::timed_attempt`] did; `AttemptDropped` (with the time it
+//!   ran) when anything else did: a `tokio::time::timeout` around the whole call (a deadline), a
+//!   `select!`, or a bare `tokio::time::timeout(limit, w.attempt())`, whose timer the driver cannot see.
+//!   So a deadline that fires at the very instant an attempt's own timeout would have is never recorded
+//!   as the attempt's timeout, and no timeout law judges it.
 //! - Gaps between calls move tokio's clock by exactly the gap ([`tokio::time::advance`]).
 //! - Code that cannot hold the World (a `'static` sleeper, a `Send` notify callback, a strategy
 //!   iterator) records through the [`Recorder`].
@@ -79,7 +85,7 @@ mod cancel;
 mod recorder;
 mod world;
 
-pub use attempt::Attempt;
+pub use attempt::{Attempt, TimedAttempt};
 pub use recorder::Recorder;
 pub use world::TokioWorld;
 
@@ -103,6 +109,8 @@ pub(crate) struct Shared<'s> {
     pub(crate) recorder: Recorder,
     /// While the caller's cancellation cuts a call: the instant everything is recorded at.
     pub(crate) cancel_cut: Cell<Option<VInstant>>,
+    /// While a [`TimedAttempt`]'s own timer drops its attempt: the drop guard records `AttemptTimedOut`.
+    pub(crate) own_timeout: Cell<bool>,
     /// An abort raised where it could not be returned (inside `Drop`, or a hang).
     pub(crate) deferred: RefCell<Option<Abort>>,
 }
@@ -154,6 +162,7 @@ where
         base,
         recorder: Recorder::default(),
         cancel_cut: Cell::new(None),
+        own_timeout: Cell::new(false),
         deferred: RefCell::new(None),
     });
     *slot.borrow_mut() = Some(Rc::clone(&shared));

@@ -7,7 +7,7 @@ use std::time::Duration;
 use timelaw_core::{Abort, CallInfo, CallResult, EventKind, VDuration, VInstant, World};
 use tokio::time::Instant;
 
-use super::attempt::Attempt;
+use super::attempt::{Attempt, TimedAttempt};
 use super::cancel::Cancellable;
 use super::recorder::{Logged, Recorder};
 use super::Shared;
@@ -56,6 +56,13 @@ impl<'s> TokioWorld<'s> {
     /// The next scripted attempt of the current call (see the module docs).
     pub fn attempt(&self) -> Attempt<'s> {
         Attempt::new(self.clone())
+    }
+
+    /// The next scripted attempt under `tokio::time::timeout(limit, ..)`, with the same output; its own
+    /// timer's cut is recorded as `AttemptTimedOut`, any other cut as `AttemptDropped` (see the module
+    /// docs).
+    pub fn timed_attempt(&self, limit: Duration) -> TimedAttempt<'s> {
+        TimedAttempt::new(self.clone(), limit)
     }
 
     /// A recorded `tokio::time::sleep`.

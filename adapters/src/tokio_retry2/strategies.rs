@@ -443,6 +443,10 @@ macro_rules! strategy_subject {
                 config.contract()
             }
 
+            fn harness_laws(&self) -> &'static [&'static str] {
+                crate::sync_loop::LOOP_LAWS
+            }
+
             fn run(&self, config: &$config, world: &mut timelaw_core::World<'_>) -> Result<(), timelaw_core::Abort> {
                 crate::sync_loop::serve_calls(world, |_| Ok(config.delays()))
             }

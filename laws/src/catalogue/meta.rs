@@ -11,6 +11,13 @@ use crate::verdict::{Verdict, Violation};
 
 /// `clock_monotonic`: event instants never decrease, and every event's sequence number is its index.
 ///
+/// A guard rather than a finding: through the public API no subject can break it. Only the World
+/// records events, it numbers them itself, its clock is saturating and never moves backwards
+/// ([`World::advance_to`](timelaw_core::World::advance_to) refuses an earlier instant), and the tokio
+/// driver only ever moves it forwards to tokio's clock. The law checks that those invariants of
+/// timelaw itself still hold on every trace, so a regression in the World or a driver is caught by every
+/// run; its own tests edit traces by hand, and a test of the World shows the clock refusing to go back.
+///
 /// - Needs: nothing (applies to every subject).
 /// - Violated at the first event earlier than its predecessor or with a wrong sequence number.
 /// - Vacuous for an empty trace.
@@ -46,7 +53,9 @@ fn clock_monotonic(observation: &Observation<'_>) -> Verdict {
 /// `deterministic_replay`: running the same case twice on fresh Worlds gives the same trace.
 ///
 /// - Needs: nothing; reads [`Observation::replay`], set when the runner ran the case twice.
-/// - Violated at the first differing event (no event when only the ends differ).
+/// - Violated at the first event of the trace judged that differs in the second run; with no event when
+///   none of its events differs (only the ends differ, or the second run only went on further). An
+///   index past the trace's end is never blamed.
 /// - Vacuous when the case was run once.
 /// - Example violation: a subject reads the wall clock, and its second run sleeps differently.
 pub const DETERMINISTIC_REPLAY: Law = Law {
@@ -63,7 +72,7 @@ fn deterministic_replay(observation: &Observation<'_>) -> Verdict {
         None => Verdict::Vacuous,
         Some(replay) if replay.first == replay.second => Verdict::Holds,
         Some(replay) => Verdict::Violated(Violation {
-            event: replay.first_difference,
+            event: replay.first_difference.filter(|&index| (index as usize) < observation.trace.events.len()),
             message: Cow::Borrowed(
                 "two runs of the same case gave different traces (the subject is not deterministic)",
             ),

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use timelaw_core::{CallResult, CallScript, Contract, Event, EventKind, Outcome, Step, TieRule};
 
-use super::support::{attempt_result, ended_with, is_interrupted, last_index, take_call};
+use super::support::{attempt_result, ended_with, ends_attempt, is_interrupted, last_index, take_call};
 use crate::ids;
 use crate::law::{always_applies, Law, LawKind, Observation};
 use crate::temporal::{between, monitor, Check};
@@ -73,7 +73,8 @@ fn fatal_not_retried(observation: &Observation<'_>) -> Verdict {
 /// `result_matches_last_attempt`: a call returns what its last attempt gave: `Ok` or the error of its
 /// outcome ([`CallResult::from_outcome`]), `Err(Timeout)` after a timeout, `Err(Cancelled)` after a
 /// cancellation. Calls that return `Err(Cancelled)` or `Err(DeadlineExceeded)` are not judged (the caller
-/// or the clock decided), nor are calls that made no attempt.
+/// or the clock decided), nor are calls that made no attempt, nor calls whose last attempt was dropped
+/// by something other than its own timeout (`AttemptDropped`: it gave no result).
 ///
 /// - Needs: `reports_last_result == true`.
 /// - Violated at the `CallEnd` with the wrong result.
@@ -102,8 +103,8 @@ fn result_matches_last_attempt(observation: &Observation<'_>) -> Verdict {
             _ => Check::Skip,
         },
         ref kind => {
-            if let Some(result) = attempt_result(kind) {
-                *last = Some(result);
+            if ends_attempt(kind) {
+                *last = attempt_result(kind); // A dropped attempt stands for no result: not judged.
             }
             Check::Skip
         }

@@ -21,6 +21,13 @@ pub(crate) fn attempt_result(kind: &EventKind) -> Option<CallResult> {
     }
 }
 
+/// `true` for every event that ends an attempt: those with a result ([`attempt_result`]) and
+/// `AttemptDropped`, an attempt dropped by something other than its own timeout or the caller's
+/// cancellation (it stands for no result: what the call returns is up to whatever dropped it).
+pub(crate) fn ends_attempt(kind: &EventKind) -> bool {
+    attempt_result(kind).is_some() || matches!(kind, EventKind::AttemptDropped { .. })
+}
+
 /// `true` for an event that ends an attempt without success.
 pub(crate) fn is_failed_attempt(kind: &EventKind) -> bool {
     attempt_result(kind).is_some_and(|result| !result.is_ok())

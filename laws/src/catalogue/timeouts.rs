@@ -4,13 +4,16 @@ use std::borrow::Cow;
 
 use timelaw_core::{CallResult, ErrorKind, Event, EventKind, Outcome, TieRule, VDuration, VInstant};
 
-use super::support::attempt_result;
+use super::support::{attempt_result, ends_attempt};
 use crate::ids;
 use crate::law::{Law, LawKind, Observation};
 use crate::temporal::{monitor, per_call, Check};
 use crate::verdict::{Verdict, Violation};
 
-/// `timeout_translated_to_err`: a call whose last attempt timed out returns `Err` (of any kind).
+/// `timeout_translated_to_err`: a call whose last attempt timed out returns `Err` (of any kind). An
+/// attempt timed out when its own timeout cut it (`AttemptTimedOut`); one dropped by an enclosing deadline
+/// or a `select!` (`AttemptDropped`) or cancelled did not, and ends the call's timed-out state like any
+/// other end of an attempt.
 ///
 /// - Needs: `attempt_timeout`.
 /// - Violated at the call's `CallEnd`.
@@ -39,7 +42,7 @@ fn timeout_translated_to_err(observation: &Observation<'_>) -> Verdict {
             Check::that(!result.is_ok(), "the last attempt timed out but the call returned Ok")
         }
         ref kind => {
-            *timed_out &= attempt_result(kind).is_none();
+            *timed_out &= !ends_attempt(kind);
             Check::Skip
         }
     })
@@ -48,7 +51,9 @@ fn timeout_translated_to_err(observation: &Observation<'_>) -> Verdict {
 /// `timeout_boundary_is_expired`: the tie rule is the promised one. For an attempt scripted to complete
 /// (not hang) after exactly `attempt_timeout`, whose end event lies at `start + attempt_timeout` (no
 /// deadline or cancellation cut it earlier): under [`TieRule::Expired`] it ends `AttemptTimedOut`, under
-/// [`TieRule::InnerWins`] it ends `AttemptEnd`. Attempts ended by a cancellation are not judged.
+/// [`TieRule::InnerWins`] it ends `AttemptEnd`. Attempts ended by a cancellation (`AttemptCancelled`) or
+/// dropped by anything but their own timeout (`AttemptDropped`: an enclosing deadline firing at that
+/// same instant, a `select!`) are not judged: the tie rule is about the attempt's own timer only.
 ///
 /// - Needs: `attempt_timeout` (reads `timeout_tie`).
 /// - Violated at the attempt's end event.
@@ -192,7 +197,8 @@ pub const TIMEOUT_DOES_NOT_END_STREAM: Law = Law {
 };
 
 fn timed_out(call: &[Event]) -> bool {
-    let last_attempt = call.iter().rev().find_map(|event| attempt_result(&event.kind));
+    let last_end = call.iter().rev().find(|event| ends_attempt(&event.kind));
+    let last_attempt = last_end.and_then(|event| attempt_result(&event.kind));
     let result = call.iter().rev().find_map(super::support::end_of);
     let timeout = CallResult::Err(ErrorKind::Timeout);
     last_attempt == Some(timeout) || result == Some(timeout)

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::{Deserialize, Serialize};
 use timelaw_core::reference::{Policy, Reference};
 use timelaw_core::{
-    execute, Abort, AttemptResult, CallInfo, CallResult, CallScript, CircuitContract, Contract, ErrorKind, Outcome,
-    RetryOn, Schedule, Step, Subject, TieRule, Trace, VDuration, Wake, World,
+    execute, Abort, AttemptResult, CallInfo, CallResult, CallScript, CircuitContract, Contract, ErrorKind, EventKind,
+    Outcome, RetryOn, Schedule, Step, Subject, TieRule, Trace, VDuration, Wake, World,
 };
 use timelaw_laws::{Catalogue, Observation, Replay, Verdict};
 
@@ -82,6 +82,16 @@ pub fn reference(policy: Policy, schedule: Schedule) -> Run {
 /// Runs the naive loop with `bug`, promising `contract`.
 pub fn naive(contract: Contract, bug: Bug, schedule: Schedule) -> Run {
     run(&Naive::default(), &NaiveConfig { contract, bug }, schedule)
+}
+
+/// `run` with the attempt end at `index` turned into `AttemptDropped`: the same cut, recorded as made by
+/// something other than the attempt's own timeout (an enclosing deadline), as the tokio driver does.
+pub fn dropped_at(mut run: Run, index: usize) -> Run {
+    let start = run.trace.events[..index].iter().rev().find(|event| event.kind == EventKind::AttemptStart);
+    let started = start.map_or(run.trace.events[index].at, |event| event.at);
+    let event = &mut run.trace.events[index];
+    event.kind = EventKind::AttemptDropped { ran: event.at.duration_since(started) };
+    run
 }
 
 /// The verdict a case must get.

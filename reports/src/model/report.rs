@@ -110,6 +110,11 @@ pub struct LawRow {
     /// The inconclusive case of the smallest case index and why it was inconclusive.
     #[serde(default)]
     pub first_inconclusive: Option<InconclusiveSummary>,
+    /// `true` when the law's verdicts on this subject judge the harness that drives the code under test
+    /// (timelaw's own retry loop around a backoff iterator), not the code itself; the subject declares it
+    /// (`Subject::harness_laws`). Absent (false) in older reports.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub judges_harness: bool,
 }
 
 /// The counterexample kept for a violated law.
@@ -257,7 +262,14 @@ impl LawRow {
             fixture: None,
             violation: None,
             first_inconclusive: None,
+            judges_harness: false,
         }
+    }
+
+    /// `true` when some case judged the law non-vacuously: it held on a case where what it speaks about
+    /// happened, or it was violated.
+    pub fn judged_non_vacuously(&self) -> bool {
+        self.counts.holds > 0 || self.counts.violated > 0
     }
 
     /// Violated, inconclusive, not applicable (no applicable case) or holds, in that precedence.

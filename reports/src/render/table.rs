@@ -22,6 +22,7 @@ const NUMERIC_COLUMNS: std::ops::Range<usize> = 2..8;
 pub fn render_table(report: &Report, color: bool) -> String {
     let mut lines = header(report);
     lines.push(laws_table(report, color).to_string());
+    lines.extend(judged_lines(report));
     let status = report.status();
     let tone = match status {
         crate::Status::Holds => Tone::Good,
@@ -98,8 +99,9 @@ fn laws_table(report: &Report, color: bool) -> Table {
         let tone = Tone::of_law(row.status());
         let counts = &row.counts;
         let vacuous = if counts.applicable() == 0 { "-".to_owned() } else { percent(counts.vacuous_share()) };
+        let law = if row.judges_harness { format!("{} (loop)", row.id) } else { row.id.clone() };
         let cells = [
-            row.id.clone(),
+            law,
             kind_name(row),
             counts.cases.to_string(),
             counts.holds.to_string(),
@@ -117,6 +119,25 @@ fn laws_table(report: &Report, color: bool) -> Table {
         }
     }
     table
+}
+
+/// Under the table: which laws judge the harness (marked `(loop)`), and which laws no case of this run
+/// judged non-vacuously (each applicable case vacuous, or none applicable), so a clean row is not read as
+/// a checked promise.
+fn judged_lines(report: &Report) -> Vec<String> {
+    let mut lines = Vec::new();
+    if report.laws.iter().any(|row| row.judges_harness) {
+        lines.push(
+            "(loop): the law judges the retry loop timelaw drives this subject through, not the code under test"
+                .to_owned(),
+        );
+    }
+    let never: Vec<&str> =
+        report.laws.iter().filter(|row| !row.judged_non_vacuously()).map(|row| row.id.as_str()).collect();
+    if !never.is_empty() {
+        lines.push(format!("never judged non-vacuously in this run: {}", never.join(", ")));
+    }
+    lines
 }
 
 fn kind_name(row: &LawRow) -> String {

@@ -1,0 +1,202 @@
+//! Known violations, checked precisely: a `known_violation` fixture pins one violation (its law, the event
+//! it blames and the class of its message), not "any violation of the law".
+//!
+//! ```
+//! use timelaw::known::{compare, message_class, KnownMatch};
+//! use timelaw::laws::Verdict;
+//!
+//! assert_eq!(message_class("slept 150ms, above the cap 100ms"), "slept #, above the cap #");
+//! let stored = Verdict::violated_at(5, "slept 150ms, above the cap 100ms");
+//! assert_eq!(compare(&stored, &Verdict::violated_at(5, "slept 90ms, above the cap 80ms")), KnownMatch::Same);
+//! assert!(matches!(compare(&stored, &Verdict::violated_at(7, "slept 150ms, above the cap 100ms")),
+//!     KnownMatch::Differently { .. }));
+//! ```
+//!
+//! # Message class
+//! The message with every number masked: a run of ASCII digits (with a decimal point inside it), and the
+//! duration unit right after it (`s`, `ms`, `us`, `ns`), becomes `#`. So the same sentence about other
+//! durations, attempt numbers or counts is the same class; another sentence (another check of the law,
+//! another error kind in it) is another class. Laws build their messages from fixed sentences with
+//! numbers filled in, so the class names which check of the law failed.
+//!
+//! # Older fixtures
+//! Every fixture stores its verdict; when the stored verdict is not a violation (a hand-written file) or
+//! names no event, the comparison falls back to what is stored (the law alone, or the law and the message
+//! class) and says so ([`KnownMatch::Loosely`]).
+
+use std::fmt;
+use std::path::Path;
+
+use timelaw_laws::{Verdict, Violation};
+
+use crate::fixture::{self, FixtureError};
+
+/// The message with its numbers masked (see the module docs).
+pub fn message_class(message: &str) -> String {
+    let mut class = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(first) = rest.chars().next() {
+        if !first.is_ascii_digit() {
+            class.push(first);
+            rest = &rest[first.len_utf8()..];
+            continue;
+        }
+        let digits = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+        rest = &rest[digits..];
+        let unit = ["ms", "us", "ns", "s"].iter().find(|unit| {
+            rest.strip_prefix(**unit).is_some_and(|after| !after.starts_with(|c: char| c.is_alphanumeric()))
+        });
+        if let Some(unit) = unit {
+            rest = &rest[unit.len()..];
+        }
+        class.push('#');
+    }
+    class
+}
+
+/// How a verdict now compares with a known violation's stored verdict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KnownMatch {
+    /// Violated at the same event with a message of the same class: the known violation reproduces.
+    Same,
+    /// Violated, and the stored verdict lacks what a precise comparison needs; `compared` says what was
+    /// compared ("the law alone" or "the law and the message class").
+    Loosely {
+        /// What the comparison rested on.
+        compared: &'static str,
+    },
+    /// Still violated, but differently: another event, or another message class.
+    Differently {
+        /// What differs, in a sentence.
+        what: String,
+    },
+    /// Not violated any more.
+    NotViolated,
+}
+
+impl KnownMatch {
+    /// `true` when the known violation counts as reproduced ([`KnownMatch::Same`] or
+    /// [`KnownMatch::Loosely`]).
+    pub fn reproduces(&self) -> bool {
+        matches!(self, KnownMatch::Same | KnownMatch::Loosely { .. })
+    }
+}
+
+impl fmt::Display for KnownMatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KnownMatch::Same => f.write_str("the same violation (event and message class)"),
+            KnownMatch::Loosely { compared } => {
+                write!(f, "a violation; the stored verdict allowed comparing {compared}")
+            }
+            KnownMatch::Differently { what } => write!(f, "still violated, but differently: {what}"),
+            KnownMatch::NotViolated => f.write_str("no longer violated"),
+        }
+    }
+}
+
+/// Compares the verdict `now` with the `stored` verdict of a known violation of the same law.
+pub fn compare(stored: &Verdict, now: &Verdict) -> KnownMatch {
+    let Some(found) = now.violation() else { return KnownMatch::NotViolated };
+    let Some(known) = stored.violation() else { return KnownMatch::Loosely { compared: "the law alone" } };
+    let (known_class, found_class) = (message_class(&known.message), message_class(&found.message));
+    if known_class != found_class {
+        return KnownMatch::Differently {
+            what: format!("the message was \"{}\", now \"{}\"", known.message, found.message),
+        };
+    }
+    match (known.event, found.event) {
+        (None, _) => KnownMatch::Loosely { compared: "the law and the message class (no stored event)" },
+        (Some(was), Some(is)) if was == is => KnownMatch::Same,
+        (Some(was), is) => KnownMatch::Differently { what: format!("blamed {}, now {}", event(Some(was)), event(is)) },
+    }
+}
+
+/// Whether `found` is a violation of the same class as the known `message`: the test of the fuzz masking,
+/// where the case (and so the event index) differs from the fixture's.
+pub fn same_class(message: &str, found: &Violation) -> bool {
+    message_class(message) == message_class(&found.message)
+}
+
+/// The known violations of `subject` pinned under `dir` (recursively): the law and stored message of each
+/// `known_violation` fixture naming the subject. A missing folder pins none.
+///
+/// # Errors
+/// An unreadable folder or file, or a file that is not JSON, named by its path.
+pub fn pinned_in(dir: &Path, subject: &str) -> Result<Vec<(String, String)>, FixtureError> {
+    if !dir.exists() {
+        return Ok(Vec::new());
+    }
+    let mut pinned = Vec::new();
+    for path in fixture::list(dir)? {
+        let text = fixture::read_text(&path)?;
+        let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| FixtureError::parse(&path, &e))?;
+        if value["status"] != "known_violation" || value["subject"] != subject {
+            continue;
+        }
+        let message = value["verdict"]["violated"]["message"].as_str().unwrap_or_default();
+        pinned.push((value["law"].as_str().unwrap_or_default().to_owned(), message.to_owned()));
+    }
+    Ok(pinned)
+}
+
+/// Whether `pinned` (from [`pinned_in`]) holds a known violation of `law` of the class of `verdict`.
+pub fn is_pinned(pinned: &[(String, String)], law: &str, verdict: &Verdict) -> bool {
+    let Some(found) = verdict.violation() else { return false };
+    pinned.iter().any(|(known_law, message)| known_law == law && same_class(message, found))
+}
+
+fn event(index: Option<u32>) -> String {
+    index.map_or_else(|| "no event".to_owned(), |index| format!("event {index}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn class(message: &str, expect: &str) {
+        assert_eq!(message_class(message), expect);
+    }
+
+    #[test]
+    fn numbers_and_their_units_are_masked() {
+        class("slept 150ms, above the cap 100ms", "slept #, above the cap #");
+        class("sleep 2 of the call was 1.5s, expected 3us", "sleep # of the call was #, expected #");
+        class("attempt 4 started, but max_attempts is 3", "attempt # started, but max_attempts is #");
+        class("slept 7nsx", "slept #nsx"); // Not a unit: a word that starts like one.
+        class("the call returned Err(Fatal)", "the call returned Err(Fatal)");
+        class("", "");
+        class("µ 12", "µ #");
+    }
+
+    #[track_caller]
+    fn check(stored: Verdict, now: Verdict, expect: &str) {
+        assert_eq!(compare(&stored, &now).to_string(), expect);
+    }
+
+    #[test]
+    fn each_outcome_of_a_comparison() {
+        let at = |event, message| Verdict::violated_at(event, message);
+        let nowhere = |message: &'static str| Verdict::violated_with(None, message.to_owned());
+        check(at(5, "slept 2ms"), at(5, "slept 9ms"), "the same violation (event and message class)");
+        check(at(5, "slept 2ms"), at(6, "slept 2ms"), "still violated, but differently: blamed event 5, now event 6");
+        check(
+            at(5, "slept 2ms"),
+            nowhere("slept 2ms"),
+            "still violated, but differently: blamed event 5, now no event",
+        );
+        check(
+            at(5, "slept 2ms"),
+            at(5, "woke 2ms"),
+            "still violated, but differently: the message was \"slept 2ms\", now \"woke 2ms\"",
+        );
+        check(at(5, "slept 2ms"), Verdict::Holds, "no longer violated");
+        check(
+            nowhere("slept 2ms"),
+            at(3, "slept 4ms"),
+            "a violation; the stored verdict allowed comparing the law and the message class (no stored event)",
+        );
+        check(Verdict::Holds, at(3, "slept 4ms"), "a violation; the stored verdict allowed comparing the law alone");
+    }
+}

@@ -1,0 +1,109 @@
+//! Replay of a `known_violation` fixture compares the stored verdict (law, event, message class): each
+//! outcome of replay, from a checked-in planted fixture with its stored fields edited.
+
+mod common;
+
+use common::planted::Planted;
+use serde_json::{json, Value};
+use timelaw::known::KnownMatch;
+use timelaw::laws::Catalogue;
+use timelaw::registry::Registry;
+use timelaw::replay::replay_file;
+use timelaw::{Config, ReplayOutcome};
+
+/// Stored verdict: violated at event 8, "slept 1ns, above the cap 0ms".
+const PLANTED: &str = "tests/fixtures/planted/delay_within_cap--planted-uncapped-delay--e71b9b64904627a7.json";
+
+fn registry() -> Registry {
+    let mut registry = Registry::builtin();
+    for planted in Planted::all() {
+        registry.add(planted);
+    }
+    registry
+}
+
+/// Replays the planted fixture after `edit`, from a scratch file.
+#[track_caller]
+fn check(name: &str, edit: impl FnOnce(&mut Value), expect: ReplayOutcome) {
+    let mut fixture: Value = serde_json::from_str(&std::fs::read_to_string(PLANTED).unwrap()).unwrap();
+    edit(&mut fixture);
+    let dir = std::env::temp_dir().join(format!("timelaw-known-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.json"));
+    std::fs::write(&path, serde_json::to_string_pretty(&fixture).unwrap()).unwrap();
+    let result = replay_file(&registry(), &Catalogue::standard(), &path, &Config::default()).unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(result.outcome, expect, "{}", result.explanation);
+    assert_eq!(result.passed, expect.passed(), "{}", result.explanation);
+}
+
+fn verdict(fixture: &mut Value, stored: Value) {
+    fixture["verdict"] = stored;
+}
+
+#[test]
+fn replay_outcomes() {
+    let still = |matched| ReplayOutcome::StillViolated(matched);
+    let differently =
+        |what: &str| ReplayOutcome::ViolatedDifferently(KnownMatch::Differently { what: what.to_owned() });
+    check("same", |_| {}, still(KnownMatch::Same));
+    // Other numbers in the same sentence: the same message class.
+    let other_numbers = json!({ "violated": { "event": 8, "message": "slept 5ms, above the cap 2ms" } });
+    check("numbers", |f| verdict(f, other_numbers), still(KnownMatch::Same));
+    let other_event = json!({ "violated": { "event": 7, "message": "slept 1ns, above the cap 0ms" } });
+    check("event", |f| verdict(f, other_event), differently("blamed event 7, now event 8"));
+    let other_message = json!({ "violated": { "event": 8, "message": "slept 1ns, below the minimum 0ms" } });
+    let changed = "the message was \"slept 1ns, below the minimum 0ms\", now \"slept 1ns, above the cap 0ms\"";
+    check("message", |f| verdict(f, other_message), differently(changed));
+    // Older or hand-written files: compared as far as the stored verdict allows, and said so.
+    let no_event = json!({ "violated": { "message": "slept 1ns, above the cap 0ms" } });
+    let loose = KnownMatch::Loosely { compared: "the law and the message class (no stored event)" };
+    check("no-event", |f| verdict(f, no_event), still(loose));
+    let alone = KnownMatch::Loosely { compared: "the law alone" };
+    check("holds", |f| verdict(f, json!("holds")), still(alone));
+    // The same case on the reference interpreter, which has no such bug.
+    check("fixed", |f| f["subject"] = json!("reference"), ReplayOutcome::NoLongerViolated);
+    check("regressed", |f| f["status"] = json!("regression"), ReplayOutcome::Regressed);
+    let fixed_regression = |f: &mut Value| {
+        f["status"] = json!("regression");
+        f["subject"] = json!("reference");
+    };
+    check("holds-now", fixed_regression, ReplayOutcome::Holds);
+}
+
+#[test]
+fn findings_list_every_known_violation_fixture() {
+    let findings = std::fs::read_to_string("docs/findings.md").unwrap();
+    let mut known = 0;
+    for dir in ["tests/fixtures/adapters", "tests/fixtures/planted", "tests/fixtures/reference"] {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let fixture: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            if fixture["status"] != "known_violation" {
+                continue;
+            }
+            known += 1;
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let row = findings.lines().find(|line| line.starts_with("| ") && line.contains(&name));
+            assert!(row.is_some(), "docs/findings.md has no row for {name}");
+        }
+    }
+    assert!(known >= 25, "only {known} known violations found");
+}
+
+#[test]
+fn import_crash_skips_what_the_folder_pins() {
+    use timelaw::known::{is_pinned, pinned_in};
+    use timelaw::laws::Verdict;
+    let dir = std::path::Path::new("tests/fixtures/adapters");
+    let mut pinned = pinned_in(dir, "exponential-backoff").unwrap();
+    pinned.sort();
+    let laws: Vec<&str> = pinned.iter().map(|(law, _)| law.as_str()).collect();
+    assert_eq!(laws, ["backoff_shape_without_jitter", "jitter_within_bounds", "never_panics", "never_panics"]);
+    let panicked = |message: &str| Verdict::violated_with(Some(1), format!("the subject panicked: {message}"));
+    assert!(is_pinned(&pinned, "never_panics", &panicked("empty range: Included(0)..Excluded(0)")));
+    assert!(is_pinned(&pinned, "never_panics", &panicked("assertion failed: min <= max")));
+    assert!(!is_pinned(&pinned, "never_panics", &panicked("attempt to divide by zero")));
+    assert!(!is_pinned(&pinned, "terminates", &panicked("assertion failed: min <= max")));
+    assert!(pinned_in(std::path::Path::new("tests/fixtures/no-such-folder"), "reference").unwrap().is_empty());
+}
