@@ -238,6 +238,7 @@ fn jitter_within_bounds(observation: &Observation<'_>) -> Verdict {
 /// `total_sleep_within_budget`: the sleeps requested by one call add up to at most `sleep_budget`.
 ///
 /// - Needs: `sleep_budget`.
+/// - Compares: the sum of the recorded sleeps of the call with the budget, exactly (no tolerance).
 /// - Violated at the sleep that crosses the budget.
 /// - Vacuous when nothing slept.
 /// - Example violation: `sleep_budget = 100ms` and sleeps of 50ms, 50ms and 50ms in one call.
@@ -269,6 +270,8 @@ fn total_sleep_within_budget(observation: &Observation<'_>) -> Verdict {
 /// attempt starts at `t + retry_after` or later.
 ///
 /// - Needs: `honors_retry_after == true`.
+/// - Compares: the retry's start instant with the rate-limited attempt's end plus the retry-after,
+///   exactly (no tolerance).
 /// - Violated at the early `AttemptStart`.
 /// - Vacuous when no rate-limited attempt was followed by a retry.
 /// - Example violation: a 429 asks for 2s and the retry comes 100ms later.
@@ -313,6 +316,7 @@ enum Announced {
 /// (a rejection excuses it).
 ///
 /// - Needs: `notifies == true`.
+/// - Compares: each announced delay with the next recorded sleep, exactly (no tolerance).
 /// - Violated at the unannounced or mismatched `SleepRequested`, or at the `AttemptStart` / `CallEnd`
 ///   that leaves a notification without its sleep.
 /// - Vacuous when there was no sleep and no notification.
