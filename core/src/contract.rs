@@ -95,12 +95,16 @@ impl BackoffShape {
                 let value = nanos(initial) + nanos(step) * u128::from(steps); // < 2^97: no overflow.
                 Promised::between(value, value)
             }
+            BackoffShape::Exponential { initial, factor_milli } if factor_milli % 1000 == 0 => {
+                promise::integer_power(nanos(initial), u128::from(factor_milli / 1000), steps)
+            }
             BackoffShape::Exponential { initial, factor_milli } => {
                 promise::scaled_power(nanos(initial), promise::milli_factor(factor_milli), steps)
             }
-            BackoffShape::ExponentialFloat { initial_nanos, factor } => {
-                promise::scaled_power(initial_nanos, promise::float_factor(factor), steps)
-            }
+            BackoffShape::ExponentialFloat { initial_nanos, factor } => match promise::integer_factor(factor) {
+                Some(integer) => promise::integer_power(initial_nanos, integer, steps),
+                None => promise::scaled_power(initial_nanos, promise::float_factor(factor), steps),
+            },
             BackoffShape::Fibonacci { initial } => {
                 let value = nanos(initial).saturating_mul(fibonacci(n));
                 Promised::between(value, value)
@@ -109,11 +113,23 @@ impl BackoffShape {
         })
     }
 
-    /// The jitter-free delay before retry `n` (from 1), before any cap, rounded down and saturated into a
-    /// [`VDuration`] (for predictions such as the generators' boundaries; laws judge with
-    /// [`BackoffShape::promised`]). `None` for [`BackoffShape::Decorrelated`].
+    /// The jitter-free delay before retry `n` (from 1), before any cap, saturated into a [`VDuration`]: a
+    /// cheap prediction (for the generators' boundaries and the adapters' domains), exact for integer
+    /// factors and within a few `f64` ulps for the others. Laws judge with [`BackoffShape::promised`].
+    /// `None` for [`BackoffShape::Decorrelated`].
     pub fn nth(self, n: u32) -> Option<VDuration> {
-        self.promised(n).map(Promised::low_saturated)
+        let steps = n.saturating_sub(1).min(i32::MAX as u32) as i32;
+        // `as` saturates and maps NaN to 0.
+        let predict = |initial: f64, factor: f64| Some(VDuration::from_nanos((initial * factor.powi(steps)) as u64));
+        match self {
+            BackoffShape::Exponential { initial, factor_milli } if factor_milli % 1000 != 0 => {
+                predict(initial.as_nanos() as f64, factor_milli as f64 / 1000.0)
+            }
+            BackoffShape::ExponentialFloat { initial_nanos, factor } if promise::integer_factor(factor).is_none() => {
+                predict(initial_nanos as f64, factor.0)
+            }
+            other => other.promised(n).map(Promised::low_saturated),
+        }
     }
 
     /// The bounds of decorrelated delay `n` after a `previous` sleep (`None` for the first), with the cap:

@@ -156,6 +156,29 @@ pub(crate) fn scaled_power(initial_nanos: u128, factor: (Wide, Wide), steps: u64
     Promised::between(low.floor(), high.ceil())
 }
 
+/// `initial * factor^steps` for an integer factor, exactly on `u128` (the common case, without the
+/// binary numbers); saturating at `u128::MAX`, which is still above every delay.
+pub(crate) fn integer_power(initial_nanos: u128, factor: u128, steps: u64) -> Promised {
+    let power = match factor {
+        0 | 1 if steps == 0 => Some(1),
+        0 | 1 => Some(factor),
+        _ => u32::try_from(steps).ok().and_then(|steps| factor.checked_pow(steps)),
+    };
+    let value = match power {
+        _ if initial_nanos == 0 => 0,
+        Some(power) => initial_nanos.saturating_mul(power),
+        None => u128::MAX, // factor >= 2 here: factor^steps >= 2^128.
+    };
+    Promised::between(value, value)
+}
+
+/// An `f64` factor that is a whole number below 2^64, as an integer.
+pub(crate) fn integer_factor(factor: FloatFactor) -> Option<u128> {
+    let value = factor.0;
+    let whole = value >= 0.0 && value < 18_446_744_073_709_551_616.0 && value.fract() == 0.0;
+    whole.then_some(value as u128) // Exact: a whole number below 2^64.
+}
+
 /// `factor_milli / 1000` as bounds.
 pub(crate) fn milli_factor(factor_milli: u64) -> (Wide, Wide) {
     (Wide::ratio(factor_milli, 1000, Round::Down), Wide::ratio(factor_milli, 1000, Round::Up))
