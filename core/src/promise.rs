@@ -175,7 +175,7 @@ pub(crate) fn integer_power(initial_nanos: u128, factor: u128, steps: u64) -> Pr
 /// An `f64` factor that is a whole number below 2^64, as an integer.
 pub(crate) fn integer_factor(factor: FloatFactor) -> Option<u128> {
     let value = factor.0;
-    let whole = value >= 0.0 && value < 18_446_744_073_709_551_616.0 && value.fract() == 0.0;
+    let whole = (0.0..18_446_744_073_709_551_616.0).contains(&value) && value.fract() == 0.0;
     whole.then_some(value as u128) // Exact: a whole number below 2^64.
 }
 
