@@ -75,8 +75,10 @@ pub struct Config {
     /// Optional wall-clock budget per shrink in milliseconds (`TIMELAW_SHRINK_TIME_MS`, default none).
     /// Off by default because a time budget makes the minimum depend on machine speed.
     pub shrink_time_ms: Option<u64>,
-    /// Per-run step limits of the World (`TIMELAW_EVENTS_MAX` default 4096, `TIMELAW_ATTEMPTS_MAX` 1024,
-    /// `TIMELAW_SLEEPS_MAX` 1024); a subject past one violates `terminates`.
+    /// Per-run step limits of the World (`TIMELAW_EVENTS_MAX` default 65,536, `TIMELAW_ATTEMPTS_MAX`
+    /// 16,384, `TIMELAW_SLEEPS_MAX` 16,384: generous, a rate limiter may wait thousands of times). A run
+    /// stopped at a default limit, or past the attempts its contract allows, violates `terminates`; one
+    /// stopped at a lower limit is inconclusive.
     pub limits: Limits,
     /// Run only this shard of the case indices.
     pub shard: Option<Shard>,

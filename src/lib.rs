@@ -93,7 +93,8 @@
 //!
 //! ## Meta-laws
 //! A panicking subject violates `never_panics` (the panic is caught and the run goes on), a subject that
-//! exceeds the World's step limits violates `terminates`, and every 16th case is run twice to check
+//! hangs or is stopped at the World's default step limits (generous: 16,384 sleeps) violates `terminates`
+//! (a lower limit set for the run only makes it inconclusive), and every 16th case is run twice to check
 //! `deterministic_replay` ([`Config::replay_every`]).
 //!
 //! ## Shrinking

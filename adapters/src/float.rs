@@ -2,7 +2,8 @@
 //! and stored in fixtures.
 //!
 //! [`F32`] and [`F64`] compare and hash by bit pattern (so `-0.0 != 0.0` and a NaN equals itself) and
-//! serialize as plain JSON numbers. The config domains only draw finite values.
+//! serialize as plain JSON numbers. The config domains only draw finite values. Contracts state a float
+//! factor exactly (`timelaw_core::FloatFactor`), never rounded to thousandths.
 
 use std::hash::{Hash, Hasher};
 
@@ -57,7 +58,7 @@ impl F32 {
     pub fn from_milli(milli: u64) -> F32 {
         F32((milli as f64 / 1000.0) as f32)
     }
-    /// The value in thousandths, rounded to nearest and saturating (for contracts).
+    /// The value in thousandths, rounded to nearest and saturating.
     pub fn to_milli(self) -> u64 {
         milli(f64::from(self.0))
     }
@@ -68,7 +69,7 @@ impl F64 {
     pub fn from_milli(milli: u64) -> F64 {
         F64(milli as f64 / 1000.0)
     }
-    /// The value in thousandths, rounded to nearest and saturating (for contracts).
+    /// The value in thousandths, rounded to nearest and saturating.
     pub fn to_milli(self) -> u64 {
         milli(self.0)
     }

@@ -6,7 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::promise::{self, FloatFactor, Promised, Tolerance};
 use crate::time::VDuration;
+use crate::wide::Round;
 
 /// What happens when an attempt completes at exactly the instant its timeout expires.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -39,56 +41,119 @@ pub enum BackoffShape {
         /// Added per retry.
         step: VDuration,
     },
-    /// Delay `n` is `initial * factor^(n - 1)` with `factor = factor_milli / 1000`.
+    /// Delay `n` is `initial * factor^(n - 1)` with `factor = factor_milli / 1000`, computed exactly.
     Exponential {
         /// First delay.
         initial: VDuration,
         /// The growth factor in thousandths (2.0 is 2000).
         factor_milli: u64,
     },
+    /// Delay `n` is `initial_nanos * factor^(n - 1)` for a factor stated as a float (an `f32` converts
+    /// exactly), computed exactly from the float's value; `initial_nanos` may lie past what
+    /// [`VDuration`] holds (a `std::time::Duration` start above 584 years).
+    ExponentialFloat {
+        /// First delay in nanoseconds.
+        initial_nanos: u128,
+        /// The growth factor exactly as the subject holds it.
+        factor: FloatFactor,
+    },
     /// Delay `n` is `initial * fib(n)` with fib(1) = fib(2) = 1.
     Fibonacci {
         /// First delay.
         initial: VDuration,
     },
-    /// AWS "decorrelated jitter": each delay is drawn from `initial..=min(cap, previous * 3)`; there is no
-    /// jitter-free sequence, only bounds.
+    /// AWS "decorrelated jitter": each delay is `min(cap, random(initial, previous * factor))` with
+    /// `factor = factor_milli / 1000` (3 in AWS's definition) and `previous` starting at `initial`; there
+    /// is no jitter-free sequence, only bounds.
     Decorrelated {
         /// The lower bound and first upper bound.
         initial: VDuration,
+        /// The growth factor of the upper bound in thousandths (3.0 is 3000).
+        #[serde(default = "decorrelated_factor_milli")]
+        factor_milli: u64,
     },
 }
 
+/// AWS's factor 3 for decorrelated jitter.
+fn decorrelated_factor_milli() -> u64 {
+    3000
+}
+
 impl BackoffShape {
-    /// The jitter-free delay before retry `n` (from 1), saturating, before any cap. `None` for
-    /// [`BackoffShape::Decorrelated`], which has no jitter-free sequence.
-    pub fn nth(self, n: u32) -> Option<VDuration> {
+    /// Decorrelated jitter with AWS's factor 3.
+    pub const fn decorrelated(initial: VDuration) -> BackoffShape {
+        BackoffShape::Decorrelated { initial, factor_milli: 3000 }
+    }
+
+    /// The exact jitter-free delay before retry `n` (from 1), before any cap, as the range of whole
+    /// nanoseconds that round it (see [`crate::promise`]); past [`VDuration::MAX`] it stays above.
+    /// `None` for [`BackoffShape::Decorrelated`], which has no jitter-free sequence.
+    pub fn promised(self, n: u32) -> Option<Promised> {
         let steps = u64::from(n.saturating_sub(1));
+        let nanos = |duration: VDuration| u128::from(duration.as_nanos());
+        Some(match self {
+            BackoffShape::Constant { delay } => Promised::exactly(delay),
+            BackoffShape::Linear { initial, step } => {
+                let value = nanos(initial) + nanos(step) * u128::from(steps); // < 2^97: no overflow.
+                Promised::between(value, value)
+            }
+            BackoffShape::Exponential { initial, factor_milli } if factor_milli % 1000 == 0 => {
+                promise::integer_power(nanos(initial), u128::from(factor_milli / 1000), steps)
+            }
+            BackoffShape::Exponential { initial, factor_milli } => {
+                promise::scaled_power(nanos(initial), promise::milli_factor(factor_milli), steps)
+            }
+            BackoffShape::ExponentialFloat { initial_nanos, factor } => match promise::integer_factor(factor) {
+                Some(integer) => promise::integer_power(initial_nanos, integer, steps),
+                None => promise::scaled_power(initial_nanos, promise::float_factor(factor), steps),
+            },
+            BackoffShape::Fibonacci { initial } => {
+                let value = nanos(initial).saturating_mul(fibonacci(n));
+                Promised::between(value, value)
+            }
+            BackoffShape::Decorrelated { .. } => return None,
+        })
+    }
+
+    /// The jitter-free delay before retry `n` (from 1), before any cap, saturated into a [`VDuration`]: a
+    /// cheap prediction (for the generators' boundaries and the adapters' domains), exact for integer
+    /// factors and within a few `f64` ulps for the others. Laws judge with [`BackoffShape::promised`].
+    /// `None` for [`BackoffShape::Decorrelated`].
+    pub fn nth(self, n: u32) -> Option<VDuration> {
+        let steps = n.saturating_sub(1).min(i32::MAX as u32) as i32;
+        // `as` saturates and maps NaN to 0.
+        let predict = |initial: f64, factor: f64| Some(VDuration::from_nanos((initial * factor.powi(steps)) as u64));
         match self {
-            BackoffShape::Constant { delay } => Some(delay),
-            BackoffShape::Linear { initial, step } => Some(initial.saturating_add(step.saturating_mul(steps))),
-            BackoffShape::Exponential { initial, factor_milli } => Some(exponential(initial, factor_milli, steps)),
-            BackoffShape::Fibonacci { initial } => Some(initial.saturating_mul(fibonacci(n))),
-            BackoffShape::Decorrelated { .. } => None,
+            BackoffShape::Exponential { initial, factor_milli } if factor_milli % 1000 != 0 => {
+                predict(initial.as_nanos() as f64, factor_milli as f64 / 1000.0)
+            }
+            BackoffShape::ExponentialFloat { initial_nanos, factor } if promise::integer_factor(factor).is_none() => {
+                predict(initial_nanos as f64, factor.0)
+            }
+            other => other.promised(n).map(Promised::low_saturated),
         }
+    }
+
+    /// The bounds of decorrelated delay `n` after a `previous` sleep (`None` for the first), with the cap:
+    /// `min(cap, initial)..=min(cap, max(initial, previous * factor))`. `None` for the other shapes.
+    pub fn decorrelated_bounds(self, previous: Option<VDuration>, cap: VDuration) -> Option<Promised> {
+        let BackoffShape::Decorrelated { initial, factor_milli } = self else {
+            return None;
+        };
+        let previous = u128::from(previous.unwrap_or(initial).as_nanos());
+        let grown = promise::scale_milli(previous, factor_milli, Round::Up).max(u128::from(initial.as_nanos()));
+        Some(Promised::between(u128::from(initial.as_nanos()), grown).min(cap))
     }
 }
 
-fn exponential(initial: VDuration, factor_milli: u64, steps: u64) -> VDuration {
-    let mut nanos = u128::from(initial.as_nanos());
-    for _ in 0..steps {
-        nanos = nanos.saturating_mul(u128::from(factor_milli)) / 1000;
-        if nanos >= u128::from(u64::MAX) {
-            return VDuration::MAX;
-        }
-    }
-    VDuration::from_nanos(nanos as u64) // Checked against u64::MAX above.
-}
-
-fn fibonacci(n: u32) -> u64 {
-    let (mut a, mut b) = (0_u64, 1_u64);
-    for _ in 0..n {
+/// fib(n) on `u128`, saturating (a saturated value is still above every delay).
+fn fibonacci(n: u32) -> u128 {
+    let (mut a, mut b) = (0_u128, 1_u128);
+    for _ in 0..n.min(200) {
         (a, b) = (b, a.saturating_add(b));
+    }
+    if n > 200 {
+        return u128::MAX;
     }
     a
 }
@@ -120,17 +185,28 @@ pub enum JitterBounds {
 impl JitterBounds {
     /// The inclusive range a delay with jitter-free value `base` may take.
     pub fn range(self, base: VDuration) -> (VDuration, VDuration) {
-        let share = |ratio_milli: u64| {
-            let nanos = u128::from(base.as_nanos()) * u128::from(ratio_milli) / 1000;
-            VDuration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX))
-        };
+        let range = self.around(Promised::exactly(base));
+        let saturate = |nanos: u128| VDuration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX));
+        (saturate(range.low_nanos()), saturate(range.high_nanos()))
+    }
+
+    /// The range a delay may take around an exact promised `base` (already capped): full `0..=b`, equal
+    /// `floor(b/2)..=b`, additive `b..=b + ceil(b*r)`, symmetric `floor(b - b*r)..=ceil(b + b*r)`, each end
+    /// computed exactly from the matching end of `base`.
+    pub fn around(self, base: Promised) -> Promised {
+        let (low, high) = (base.low_nanos(), base.high_nanos());
         match self {
-            JitterBounds::None => (base, base),
-            JitterBounds::Full => (VDuration::ZERO, base),
-            JitterBounds::Equal => (base.div(2), base),
-            JitterBounds::Additive { ratio_milli } => (base, base.saturating_add(share(ratio_milli))),
+            JitterBounds::None => base,
+            JitterBounds::Full => Promised::between(0, high),
+            JitterBounds::Equal => Promised::between(low / 2, high),
+            JitterBounds::Additive { ratio_milli } => {
+                let extra = promise::scale_milli(high, ratio_milli, Round::Up);
+                Promised::between(low, high.saturating_add(extra))
+            }
             JitterBounds::Symmetric { ratio_milli } => {
-                (base.saturating_sub(share(ratio_milli)), base.saturating_add(share(ratio_milli)))
+                let kept = promise::scale_milli(low, 1000_u64.saturating_sub(ratio_milli), Round::Down);
+                let extra = promise::scale_milli(high, ratio_milli, Round::Up);
+                Promised::between(kept, high.saturating_add(extra))
             }
         }
     }
@@ -207,8 +283,13 @@ pub struct Contract {
     pub backoff: Option<BackoffShape>,
     /// The jitter around the capped jitter-free delay.
     pub jitter: Option<JitterBounds>,
-    /// Delays may differ from the exact promised value by this much (float arithmetic in a crate).
+    /// Delays may differ from the exact promised value by this much (float arithmetic in a crate); zero
+    /// for a subject whose arithmetic is exact.
     pub delay_tolerance: VDuration,
+    /// Delays may also differ from the exact promised value by this many parts per billion of it (float
+    /// arithmetic drifts relative to the delay: an `f32` step rounds by up to 60 ppb).
+    #[serde(default)]
+    pub delay_tolerance_ppb: u64,
     /// Each attempt is cut after this long.
     pub attempt_timeout: Option<VDuration>,
     /// What a tie at the attempt timeout means.
@@ -237,6 +318,13 @@ pub struct Contract {
     pub retry_budget: Option<BudgetContract>,
 }
 
+impl Contract {
+    /// The tolerance for delays: [`Contract::delay_tolerance`] plus [`Contract::delay_tolerance_ppb`].
+    pub fn tolerance(&self) -> Tolerance {
+        Tolerance { absolute: self.delay_tolerance, relative_ppb: self.delay_tolerance_ppb }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -251,7 +339,7 @@ mod tests {
         let lin = BackoffShape::Linear { initial: ms(10), step: ms(5) };
         assert_eq!(lin.nth(3), Some(ms(20)));
         assert_eq!(exp.nth(200), Some(VDuration::MAX));
-        assert_eq!(BackoffShape::Decorrelated { initial: ms(1) }.nth(1), None);
+        assert_eq!(BackoffShape::decorrelated(ms(1)).nth(1), None);
     }
 
     #[test]

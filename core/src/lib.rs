@@ -39,6 +39,7 @@
 
 pub mod contract;
 pub mod exec;
+pub mod promise;
 pub mod reference;
 pub mod rng;
 mod run;
@@ -46,9 +47,11 @@ pub mod schedule;
 pub mod subject;
 pub mod time;
 pub mod trace;
+mod wide;
 pub mod world;
 
 pub use contract::{BackoffShape, BudgetContract, CircuitContract, Contract, JitterBounds, RetryOn, TieRule};
+pub use promise::{FloatFactor, Promised, Tolerance};
 pub use rng::{mix, Randomness, RandomnessError, Scripted, SplitMix64};
 pub use run::{execute, execute_with, panic_message};
 pub use schedule::{CallScript, Case, Outcome, Schedule, Step};

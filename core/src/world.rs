@@ -32,26 +32,45 @@ use crate::schedule::{Outcome, Schedule, Step};
 use crate::time::{VDuration, VInstant};
 use crate::trace::{CallResult, CircuitState, EventKind, Rejection, Trace, TraceEnd};
 
-/// Upper bounds on one run. Every field has a default; exceeding one stops the subject.
+/// Upper bounds on one run. Every field has a default; exceeding one stops the subject with
+/// [`Abort::StepLimit`] ("stopped at the step limit (N sleeps)"), which is not the same as a subject that
+/// makes no progress ([`Abort::Hung`]).
+///
+/// The defaults are generous on purpose: a rate limiter loop may wait thousands of times in one call (5
+/// tokens admitted after 5,010 short waits), so a correct subject stays far below them, and the
+/// `terminates` law reports a run stopped at a default count limit as not terminating. A run stopped at
+/// a lower limit set for the run is inconclusive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Limits {
-    /// Events recorded (default 4096).
+    /// Events recorded (default 65,536).
     pub events_max: u32,
-    /// Attempts dispatched over all calls (default 1024).
+    /// Attempts dispatched over all calls (default 16,384).
     pub attempts_max: u32,
-    /// Sleeps over all calls (default 1024).
+    /// Sleeps over all calls (default 16,384).
     pub sleeps_max: u32,
-    /// Virtual time since the epoch (default 100 years).
+    /// Virtual time since the epoch (default 100 years). Reaching it says nothing about termination.
     pub virtual_time_max: VDuration,
 }
 
 impl Default for Limits {
     fn default() -> Limits {
         Limits {
-            events_max: 4096,
-            attempts_max: 1024,
-            sleeps_max: 1024,
+            events_max: 65_536,
+            attempts_max: 16_384,
+            sleeps_max: 16_384,
             virtual_time_max: VDuration::from_secs(100 * 365 * 24 * 3600),
+        }
+    }
+}
+
+impl Limits {
+    /// The value of the limit of `kind` (nanoseconds for [`LimitKind::VirtualTime`]).
+    pub fn get(self, kind: LimitKind) -> u64 {
+        match kind {
+            LimitKind::Events => u64::from(self.events_max),
+            LimitKind::Attempts => u64::from(self.attempts_max),
+            LimitKind::Sleeps => u64::from(self.sleeps_max),
+            LimitKind::VirtualTime => self.virtual_time_max.as_nanos(),
         }
     }
 }
@@ -68,6 +87,19 @@ pub enum LimitKind {
     Sleeps,
     /// [`Limits::virtual_time_max`].
     VirtualTime,
+}
+
+/// "stopped at the step limit (1024 sleeps)", or "stopped at the virtual time limit (100 years)".
+fn describe_limit(kind: LimitKind, limit: u64) -> String {
+    let unit = match kind {
+        LimitKind::Events => "events",
+        LimitKind::Attempts => "attempts",
+        LimitKind::Sleeps => "sleeps",
+        LimitKind::VirtualTime => {
+            return format!("stopped at the virtual time limit ({})", VDuration::from_nanos(limit))
+        }
+    };
+    format!("stopped at the step limit ({limit} {unit})")
 }
 
 /// A use of the World out of its life cycle.
@@ -92,8 +124,9 @@ pub enum Misuse {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Error)]
 #[serde(rename_all = "snake_case")]
 pub enum Abort {
-    /// A [`Limits`] bound was exceeded.
-    #[error("step limit exceeded: {kind:?} limit {limit}")]
+    /// A [`Limits`] bound was exceeded: the run was cut, which does not by itself mean the subject would
+    /// never finish.
+    #[error("{}", describe_limit(*kind, *limit))]
     StepLimit {
         /// Which limit.
         kind: LimitKind,
@@ -526,13 +559,7 @@ impl<'s> World<'s> {
     }
 
     fn limit(&self, kind: LimitKind) -> Abort {
-        let limit = match kind {
-            LimitKind::Events => u64::from(self.limits.events_max),
-            LimitKind::Attempts => u64::from(self.limits.attempts_max),
-            LimitKind::Sleeps => u64::from(self.limits.sleeps_max),
-            LimitKind::VirtualTime => self.limits.virtual_time_max.as_nanos(),
-        };
-        Abort::StepLimit { kind, limit }
+        Abort::StepLimit { kind, limit: self.limits.get(kind) }
     }
 
     fn record(&mut self, kind: EventKind, attempt: u32) -> Result<(), Abort> {

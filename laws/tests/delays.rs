@@ -106,8 +106,7 @@ fn jitter_within_bounds() {
     check(id, reference(exponential(Jitter::None), single(&[T])), Expect::NotApplicable);
     check(id, naive(exp_promise(ms(1000), JitterBounds::Equal), Bug::DoublesDelay, single(&[T])), Expect::At(4));
     check(id, naive(exp_promise(ms(1000), JitterBounds::Equal), Bug::ZeroSecondDelay, single(&[T, T])), Expect::At(8));
-    let decorrelated_promise =
-        Contract { backoff: Some(BackoffShape::Decorrelated { initial: ms(5) }), ..promise(3, ms(5)) };
+    let decorrelated_promise = Contract { backoff: Some(BackoffShape::decorrelated(ms(5))), ..promise(3, ms(5)) };
     check(id, naive(decorrelated_promise, Bug::None, single(&[T])), Expect::At(4));
 }
 
@@ -148,4 +147,145 @@ fn notify_matches_sleep() {
     check(id, naive(notifies, Bug::None, single(&[T, T])), Expect::Holds);
     check(id, naive(notifies, Bug::MisannouncesDelay, single(&[T, OK])), Expect::At(4));
     check(id, naive(notifies, Bug::ForgetsToSleep, single(&[T, OK])), Expect::At(4));
+}
+
+/// A subject that sleeps a scripted list of delays in one call (one failed attempt before each), under
+/// the contract it is given: the delays a correct crate computes, written down by hand.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+struct SleepsConfig {
+    contract: Contract,
+    delays_ns: Vec<u64>,
+}
+
+struct Sleeper;
+
+impl timelaw_core::Subject for Sleeper {
+    type Config = SleepsConfig;
+    fn name(&self) -> &str {
+        "sleeper"
+    }
+    fn contract(&self, config: &SleepsConfig) -> Contract {
+        config.contract
+    }
+    fn run(&self, config: &SleepsConfig, world: &mut timelaw_core::World<'_>) -> Result<(), timelaw_core::Abort> {
+        while world.start_call()?.is_some() {
+            for &delay in &config.delays_ns {
+                world.dispatch()?;
+                // Recorded without moving the clock, so sleeps past 584 years do not end time.
+                world.begin_sleep(VDuration::from_nanos(delay))?;
+            }
+            world.dispatch()?;
+            world.end_call(timelaw_core::CallResult::Err(timelaw_core::ErrorKind::Transient))?;
+        }
+        Ok(())
+    }
+}
+
+/// Runs [`Sleeper`] sleeping `delays_ns` under `contract` (the n-th sleep is event `3n`).
+fn sleeps(contract: Contract, delays_ns: &[u64]) -> Run {
+    let schedule = single(&vec![T; delays_ns.len() + 1]);
+    let run = run(&Sleeper, &SleepsConfig { contract, delays_ns: delays_ns.to_vec() }, schedule);
+    assert_eq!(run.trace.end, timelaw_core::TraceEnd::Complete, "{}", Listing(&run.trace));
+    run
+}
+
+fn shaped(backoff: BackoffShape, jitter: JitterBounds, cap: VDuration) -> Contract {
+    Contract { backoff: Some(backoff), jitter: Some(jitter), delay_max: Some(cap), ..Contract::default() }
+}
+
+fn float_exp(initial_nanos: u128, factor: f64) -> BackoffShape {
+    BackoffShape::ExponentialFloat { initial_nanos, factor: timelaw_core::FloatFactor(factor) }
+}
+
+#[test]
+fn backoff_shape_is_exact() {
+    let id = ids::BACKOFF_SHAPE_WITHOUT_JITTER;
+    let none = JitterBounds::None;
+    let issue_first = shaped(BackoffShape::Exponential { initial: ns(1), factor_milli: 600_497 }, none, VDuration::MAX);
+    check(id, sleeps(issue_first, &[1, 600, 360_597]), Expect::Holds);
+    check(id, sleeps(issue_first, &[1, 601, 360_596]), Expect::Holds);
+    check(id, sleeps(issue_first, &[1, 600, 360_298]), Expect::At(9)); // Rounded down after every step.
+    let issue_second = shaped(BackoffShape::Exponential { initial: ns(1), factor_milli: 3032 }, none, VDuration::MAX);
+    check(id, sleeps(issue_second, &[1, 3, 9, 27, 84, 256]), Expect::Holds);
+    check(id, sleeps(issue_second, &[1, 3, 9, 27, 81, 245]), Expect::At(15));
+    let as_f32 = shaped(float_exp(1, f64::from(600.497_f32)), none, VDuration::MAX);
+    check(id, sleeps(as_f32, &[1, 600, 360_597]), Expect::Holds);
+    check(id, sleeps(as_f32, &[1, 600, 360_599]), Expect::At(9));
+    // A start past 584 years with factor 1/4 comes back into range at the fifth delay (2^62 ns).
+    let huge = shaped(float_exp(1 << 70, 0.25), none, VDuration::MAX);
+    let max = u64::MAX;
+    check(id, sleeps(huge, &[max, max, max, max, 1 << 62]), Expect::Holds);
+    check(id, sleeps(huge, &[max, max, max, max, max >> 8]), Expect::At(15)); // A start saturated at 584 years.
+    check(id, sleeps(huge, &[max - 1]), Expect::At(3)); // Above the maximum is never equal to it minus 1.
+    let capped = shaped(float_exp(1 << 70, 0.25), none, VDuration::from_secs(1));
+    check(id, sleeps(capped, &[1_000_000_000, 1_000_000_000]), Expect::Holds);
+}
+
+#[test]
+fn tolerance_is_absolute_plus_relative() {
+    let id = ids::BACKOFF_SHAPE_WITHOUT_JITTER;
+    let exact =
+        shaped(BackoffShape::Exponential { initial: ms(1000), factor_milli: 2000 }, JitterBounds::None, VDuration::MAX);
+    check(id, sleeps(exact, &[1_000_000_900, 2_000_001_900]), Expect::At(3));
+    let relative = Contract { delay_tolerance_ppb: 1000, ..exact };
+    check(id, sleeps(relative, &[1_000_000_900, 2_000_001_900]), Expect::Holds);
+    check(id, sleeps(relative, &[1_000_000_900, 2_000_002_100]), Expect::At(6));
+    let both = Contract { delay_tolerance: ns(200), ..relative };
+    check(id, sleeps(both, &[1_000_000_900, 2_000_002_100]), Expect::Holds);
+}
+
+#[test]
+fn jitter_bounds_compose_with_the_cap() {
+    let id = ids::JITTER_WITHIN_BOUNDS;
+    // Decorrelated from 100ns under a 40ns cap: min(cap, random(100ns, 3 * previous)) is the cap.
+    let decorrelated = shaped(BackoffShape::decorrelated(ns(100)), JitterBounds::None, ns(40));
+    check(id, sleeps(decorrelated, &[40, 40, 40]), Expect::Holds);
+    check(id, sleeps(decorrelated, &[40, 100]), Expect::At(6));
+    check(id, sleeps(decorrelated, &[39]), Expect::At(3));
+    let clipped = shaped(BackoffShape::decorrelated(ns(10)), JitterBounds::None, ns(50));
+    check(id, sleeps(clipped, &[30, 50, 50, 10]), Expect::Holds);
+    check(id, sleeps(clipped, &[31]), Expect::At(3));
+    let factor_two =
+        shaped(BackoffShape::Decorrelated { initial: ns(10), factor_milli: 2000 }, JitterBounds::None, ns(50));
+    check(id, sleeps(factor_two, &[20, 40]), Expect::Holds);
+    check(id, sleeps(factor_two, &[20, 41]), Expect::At(6));
+    // The cap below the base for each jitter: the jitter is around the capped base.
+    let base = BackoffShape::Constant { delay: ns(100) };
+    check(id, sleeps(shaped(base, JitterBounds::Full, ns(40)), &[0, 40]), Expect::Holds);
+    check(id, sleeps(shaped(base, JitterBounds::Full, ns(40)), &[41]), Expect::At(3));
+    check(id, sleeps(shaped(base, JitterBounds::Equal, ns(41)), &[20, 41]), Expect::Holds);
+    check(id, sleeps(shaped(base, JitterBounds::Equal, ns(41)), &[19]), Expect::At(3));
+    let additive = JitterBounds::Additive { ratio_milli: 500 };
+    check(id, sleeps(shaped(base, additive, ns(40)), &[40, 60]), Expect::Holds);
+    check(id, sleeps(shaped(base, additive, ns(40)), &[61]), Expect::At(3));
+    let symmetric = JitterBounds::Symmetric { ratio_milli: 250 };
+    check(id, sleeps(shaped(base, symmetric, ns(40)), &[30, 50]), Expect::Holds);
+    check(id, sleeps(shaped(base, symmetric, ns(40)), &[29]), Expect::At(3));
+    // Exact bases: equal jitter on 360596.6ns accepts half of either rounding.
+    let issue = shaped(
+        BackoffShape::Exponential { initial: ns(1), factor_milli: 600_497 },
+        JitterBounds::Equal,
+        VDuration::MAX,
+    );
+    check(id, sleeps(issue, &[1, 300, 180_298]), Expect::Holds);
+    check(id, sleeps(issue, &[1, 300, 180_297]), Expect::At(9));
+}
+
+#[test]
+fn cap_and_minimum_with_exact_bounds() {
+    let cap = Contract { delay_max: Some(ns(40)), ..Contract::default() };
+    check(ids::DELAY_WITHIN_CAP, sleeps(cap, &[40]), Expect::Holds);
+    check(ids::DELAY_WITHIN_CAP, sleeps(cap, &[41]), Expect::At(3));
+    let symmetric = Contract { jitter: Some(JitterBounds::Symmetric { ratio_milli: 250 }), ..cap };
+    check(ids::DELAY_WITHIN_CAP, sleeps(symmetric, &[50]), Expect::Holds);
+    check(ids::DELAY_WITHIN_CAP, sleeps(symmetric, &[51]), Expect::At(3));
+    let beyond = Contract { delay_max: Some(VDuration::MAX), ..cap };
+    check(ids::DELAY_WITHIN_CAP, sleeps(beyond, &[u64::MAX]), Expect::Holds);
+    let min = Contract { delay_min: Some(ms(1000)), delay_tolerance_ppb: 1000, ..Contract::default() };
+    check(ids::DELAY_AT_LEAST_MIN, sleeps(min, &[999_999_000]), Expect::Holds);
+    check(ids::DELAY_AT_LEAST_MIN, sleeps(min, &[999_998_999]), Expect::At(3));
+}
+
+fn ns(nanos: u64) -> VDuration {
+    VDuration::from_nanos(nanos)
 }

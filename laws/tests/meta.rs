@@ -4,7 +4,9 @@ mod support;
 
 use support::*;
 use timelaw_core::reference::{Backoff, Policy};
-use timelaw_core::{Schedule, Trace, VInstant};
+use timelaw_core::{
+    execute_with, Abort, CallResult, Contract, Limits, Schedule, Subject, Trace, VDuration, VInstant, World,
+};
 use timelaw_laws::{ids, Replay, Verdict};
 
 #[track_caller]
@@ -125,9 +127,83 @@ fn terminates() {
     check(id, reference(policy(3), single(&[T, OK])), Expect::Holds);
     check(id, naive(promise(3, ms(10)), Bug::PanicsOnRetry, single(&[T, OK])), Expect::Holds);
     check(id, reference(policy(3), single(&[HANG])), Expect::At(1));
-    let forever = naive(promise(3, ms(10)), Bug::RetriesForever, single(&[T; 2000]));
+    let forever = naive(promise(3, ms(10)), Bug::RetriesForever, single(&[T; 20_000]));
     check(id, forever.clone(), last(&forever));
+    let why = forever.judge(id).violation().map(|violation| violation.message.to_string());
+    assert_eq!(
+        why.as_deref(),
+        Some(
+            "stopped at the step limit (65536 events): the documented default, far above what a correct subject needs"
+        )
+    );
+    // A limit lowered for the run: still a violation past what the contract allows, inconclusive otherwise.
+    let lowered = Limits { attempts_max: 100, ..Limits::default() };
+    let config = NaiveConfig { contract: promise(3, ms(10)), bug: Bug::RetriesForever };
+    let promised = limited(&Naive::default(), &config, single(&[T; 200]), lowered);
+    check(id, promised.clone(), last(&promised));
+    let why = promised.judge(id).violation().map(|violation| violation.message.to_string());
+    assert_eq!(
+        why.as_deref(),
+        Some("stopped at the step limit (100 attempts): more than the 3 attempts the contract allows over 1 calls")
+    );
+    let unpromised = NaiveConfig { contract: Contract { max_attempts: None, ..config.contract }, ..config };
+    let cut = limited(&Naive::default(), &unpromised, single(&[T; 200]), lowered);
+    check(id, cut.clone(), Expect::Inconclusive);
+    assert!(matches!(cut.judge(id), Verdict::Inconclusive(why) if why.contains("below the documented default 16384")));
     let invalid = reference(Policy { max_attempts: 0, ..policy(3) }, single(&[T]));
     check(id, invalid.clone(), Expect::Inconclusive);
     assert!(matches!(invalid.judge(id), Verdict::Inconclusive(why) if why.contains("max_attempts")));
+}
+
+/// Runs `subject` under `limits`.
+fn limited<S: Subject>(subject: &S, config: &S::Config, schedule: Schedule, limits: Limits) -> Run {
+    let trace = execute_with(subject, config, World::new(&schedule, SEED), limits);
+    Run { contract: subject.contract(config), trace, schedule, replay: None }
+}
+
+/// A rate limiter's caller: waits `waits` times for `wait` before its one attempt, like a token bucket
+/// that admits a request only after many short waits. It ends; it is just long.
+struct Waiter;
+
+impl Subject for Waiter {
+    type Config = (u32, VDuration);
+    fn name(&self) -> &str {
+        "waiter"
+    }
+    fn contract(&self, _: &(u32, VDuration)) -> Contract {
+        Contract { max_attempts: Some(1), ..Contract::default() }
+    }
+    fn run(&self, &(waits, wait): &(u32, VDuration), world: &mut World<'_>) -> Result<(), Abort> {
+        while world.start_call()?.is_some() {
+            for _ in 0..waits {
+                world.sleep(wait)?;
+            }
+            world.dispatch()?;
+            world.end_call(CallResult::Ok)?;
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn long_finite_loops_terminate() {
+    let id = ids::TERMINATES;
+    let schedule = || single(&[OK]);
+    // The rate limiter of the issue: 5,010 short waits to admit its requests.
+    check(id, limited(&Waiter, &(5010, ms(1)), schedule(), Limits::default()), Expect::Holds);
+    check(id, limited(&Waiter, &(16_384, ms(1)), schedule(), Limits::default()), Expect::Holds);
+    let endless = limited(&Waiter, &(u32::MAX, ms(1)), schedule(), Limits::default());
+    check(id, endless.clone(), last(&endless));
+    let lowered = Limits { sleeps_max: 1024, ..Limits::default() };
+    let cut = limited(&Waiter, &(5010, ms(1)), schedule(), lowered);
+    check(id, cut.clone(), Expect::Inconclusive);
+    assert!(
+        matches!(cut.judge(id), Verdict::Inconclusive(why) if why.starts_with("stopped at the step limit (1024 sleeps)"))
+    );
+    // Sleeping past the virtual time limit is not a loop.
+    let years = limited(&Waiter, &(2, VDuration::MAX), schedule(), Limits::default());
+    check(id, years.clone(), Expect::Inconclusive);
+    assert!(
+        matches!(years.judge(id), Verdict::Inconclusive(why) if why.starts_with("stopped at the virtual time limit"))
+    );
 }

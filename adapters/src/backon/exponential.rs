@@ -2,7 +2,7 @@
 
 use backon::{BackoffBuilder, ExponentialBuilder};
 use serde::{Deserialize, Serialize};
-use timelaw_core::{BackoffShape, Contract, VDuration};
+use timelaw_core::{BackoffShape, Contract, FloatFactor, VDuration};
 use timelaw_generators::choice::optional;
 use timelaw_generators::{Choices, Swarm};
 
@@ -125,7 +125,11 @@ impl AdapterConfig for BackonExponentialConfig {
             max_attempts: attempts(self.max_times),
             delay_min: Some(self.min_delay.min(self.max_delay.unwrap_or(VDuration::MAX))),
             delay_max: self.max_delay,
-            backoff: Some(BackoffShape::Exponential { initial: self.min_delay, factor_milli: self.factor.to_milli() }),
+            // The factor exactly as backon holds it (an `f32`, converted exactly), not rounded to thousandths.
+            backoff: Some(BackoffShape::ExponentialFloat {
+                initial_nanos: u128::from(self.min_delay.as_nanos()),
+                factor: FloatFactor(f64::from(self.factor.0)),
+            }),
             jitter: Some(jitter_bounds(self.jitter)),
             sleep_budget: self.total_delay,
             ..loop_contract()

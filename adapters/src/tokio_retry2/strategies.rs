@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use timelaw_core::{BackoffShape, Contract, JitterBounds, VDuration};
+use timelaw_core::{BackoffShape, Contract, FloatFactor, JitterBounds, VDuration};
 use timelaw_generators::choice::optional;
 use timelaw_generators::{Choices, Swarm};
 use tokio_retry2::strategy::{
@@ -182,7 +182,9 @@ impl AdapterConfig for ExponentialFactorStrategy {
     fn contract(&self) -> Contract {
         let ceiling = millis(u64::from(u32::MAX));
         let first = millis(self.initial_millis);
-        let shape = BackoffShape::Exponential { initial: first, factor_milli: self.base_factor.to_milli() };
+        // The factor exactly as the crate holds it (an `f64`), not rounded to thousandths.
+        let factor = FloatFactor(self.base_factor.0);
+        let shape = BackoffShape::ExponentialFloat { initial_nanos: u128::from(first.as_nanos()), factor };
         let cap = Some(self.max_delay.map_or(ceiling, |max| max.min(ceiling)));
         Contract { delay_tolerance: MS, ..strategy_contract(self.take, shape, cap, first) }
     }

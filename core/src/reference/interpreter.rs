@@ -46,6 +46,7 @@ impl Subject for Reference {
             backoff: Some(p.backoff.shape()),
             jitter: Some(jitter),
             delay_tolerance: VDuration::ZERO,
+            delay_tolerance_ppb: 0,
             attempt_timeout: p.attempt_timeout,
             timeout_tie: TieRule::Expired,
             deadline: p.deadline,

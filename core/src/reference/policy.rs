@@ -39,8 +39,8 @@ pub enum Backoff {
         /// Integer growth factor, `1..=16`.
         factor: u32,
     },
-    /// AWS decorrelated jitter: delay `n` is drawn from `initial..=min(cap, 3 * previous)` (previous
-    /// starts at `initial`). It draws its own randomness, so the policy's jitter must be `none`.
+    /// AWS decorrelated jitter: delay `n` is `min(cap, random(initial, 3 * previous))` (previous starts
+    /// at `initial`). It draws its own randomness, so the policy's jitter must be `none`.
     Decorrelated {
         /// The lower bound of every delay.
         initial: VDuration,
@@ -65,7 +65,7 @@ impl Backoff {
             Backoff::Exponential { initial, factor } => {
                 BackoffShape::Exponential { initial, factor_milli: u64::from(factor) * 1000 }
             }
-            Backoff::Decorrelated { initial } => BackoffShape::Decorrelated { initial },
+            Backoff::Decorrelated { initial } => BackoffShape::decorrelated(initial),
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use timelaw_core::{BackoffShape, Contract, Event, EventKind, JitterBounds, Outcome, VDuration, VInstant};
+use timelaw_core::{BackoffShape, Contract, Event, EventKind, JitterBounds, Outcome, Promised, VDuration, VInstant};
 
 use crate::ids;
 use crate::law::{Law, LawKind, Observation};
@@ -23,9 +23,12 @@ fn sleep_check(
 }
 
 /// `delay_within_cap`: no sleep is longer than the cap `delay_max`, widened by the jitter the contract
-/// documents as exceeding it ([`JitterBounds::range`] of the cap) and by `delay_tolerance`.
+/// documents as exceeding it ([`JitterBounds::around`] the cap, computed exactly) and by the contract's
+/// tolerance ([`Contract::tolerance`]: `delay_tolerance` plus `delay_tolerance_ppb` of the bound).
 ///
-/// - Needs: `delay_max` (reads `jitter`, `delay_tolerance`).
+/// - Needs: `delay_max` (reads `jitter`, `delay_tolerance`, `delay_tolerance_ppb`).
+/// - Compares: each recorded sleep with the bound, exactly in whole nanoseconds (a bound past 584 years
+///   admits every sleep).
 /// - Violated at the first `SleepRequested` above the bound.
 /// - Vacuous when nothing slept.
 /// - Example violation: `delay_max = 1s` and an exponential backoff sleeps 1.6s.
@@ -41,20 +44,21 @@ pub const DELAY_WITHIN_CAP: Law = Law {
 fn delay_within_cap(observation: &Observation<'_>) -> Verdict {
     let contract = observation.contract;
     let cap = contract.delay_max.unwrap_or(VDuration::MAX);
-    let high = contract.jitter.unwrap_or_default().range(cap).1.saturating_add(contract.delay_tolerance);
-    let tolerance = contract.delay_tolerance;
-    let describe = move |duration| match tolerance.is_zero() {
+    let jittered = contract.jitter.unwrap_or_default().around(Promised::exactly(cap));
+    let bound = Promised::between(0, jittered.high_nanos()).widen(contract.tolerance());
+    let high = VDuration::from_nanos(u64::try_from(jittered.high_nanos()).unwrap_or(u64::MAX));
+    let describe = move |duration| match contract.tolerance() == Default::default() {
         true => format!("slept {duration}, above the cap {high}"),
-        false => {
-            format!("slept {duration}, above the cap {} (with {tolerance} tolerance)", high.saturating_sub(tolerance))
-        }
+        false => format!("slept {duration}, above the cap {high} (with the tolerance: {bound})"),
     };
-    sleep_check(observation, |duration| duration <= high, describe)
+    sleep_check(observation, |duration| bound.admits(duration), describe)
 }
 
-/// `delay_at_least_min`: no sleep is shorter than `delay_min` minus `delay_tolerance`.
+/// `delay_at_least_min`: no sleep is shorter than `delay_min`, less the contract's tolerance
+/// ([`Contract::tolerance`] around `delay_min`).
 ///
-/// - Needs: `delay_min` (reads `delay_tolerance`).
+/// - Needs: `delay_min` (reads `delay_tolerance`, `delay_tolerance_ppb`).
+/// - Compares: each recorded sleep with the bound, exactly in whole nanoseconds.
 /// - Violated at the first `SleepRequested` below the bound.
 /// - Vacuous when nothing slept.
 /// - Example violation: `delay_min = 10ms` and a retry after a zero sleep.
@@ -69,7 +73,8 @@ pub const DELAY_AT_LEAST_MIN: Law = Law {
 
 fn delay_at_least_min(observation: &Observation<'_>) -> Verdict {
     let contract = observation.contract;
-    let low = contract.delay_min.unwrap_or(VDuration::ZERO).saturating_sub(contract.delay_tolerance);
+    let min = Promised::exactly(contract.delay_min.unwrap_or(VDuration::ZERO)).widen(contract.tolerance());
+    let low = VDuration::from_nanos(u64::try_from(min.low_nanos()).unwrap_or(u64::MAX));
     sleep_check(
         observation,
         |duration| duration >= low,
@@ -105,16 +110,28 @@ impl DelayState {
     }
 }
 
-fn within(duration: VDuration, (low, high): (VDuration, VDuration), tolerance: VDuration) -> bool {
-    duration >= low.saturating_sub(tolerance) && duration <= high.saturating_add(tolerance)
+/// The promised range of the `n`-th sleep of a call without jitter: `min(backoff.promised(n), cap)`,
+/// then `max(that, retry_after)` right after a rate-limited attempt when the contract honours it.
+fn expected_sleep(contract: &Contract, shape: BackoffShape, state: &DelayState) -> Promised {
+    let cap = contract.delay_max.unwrap_or(VDuration::MAX);
+    let beyond = Promised::between(u128::MAX, u128::MAX);
+    let expected = shape.promised(state.sleeps).unwrap_or(beyond).min(cap);
+    match (contract.honors_retry_after, state.retry_after) {
+        (true, Some(retry_after)) => expected.max(retry_after),
+        _ => expected,
+    }
 }
 
-/// `backoff_shape_without_jitter`: with no jitter, the `n`-th sleep of a call (from 1) is exactly
-/// `min(backoff.nth(n), delay_max)`, or `max(that, retry_after)` right after a rate-limited attempt when
-/// `honors_retry_after`; within `delay_tolerance`.
+/// `backoff_shape_without_jitter`: with no jitter, the `n`-th sleep of a call (from 1) is
+/// `min(backoff.promised(n), delay_max)`, or `max(that, retry_after)` right after a rate-limited attempt
+/// when `honors_retry_after`.
 ///
 /// - Needs: `backoff` with a jitter-free sequence (not decorrelated) and `jitter == Some(None)` (reads
-///   `delay_max`, `honors_retry_after`, `delay_tolerance`).
+///   `delay_max`, `honors_retry_after`, `delay_tolerance`, `delay_tolerance_ppb`).
+/// - Compares: each recorded sleep with the exact promised value (computed without rounding between
+///   steps, see [`timelaw_core::promise`]): any whole-nanosecond rounding of it holds; the contract's
+///   tolerance ([`Contract::tolerance`], absolute plus relative, zero for exact subjects) widens it. A
+///   promise past 584 years is compared as above [`VDuration::MAX`].
 /// - Violated at the first sleep off the sequence.
 /// - Vacuous when nothing slept.
 /// - Example violation: exponential from 5ms, and the second sleep is 5ms instead of 10ms.
@@ -134,17 +151,14 @@ fn backoff_shape_without_jitter(observation: &Observation<'_>) -> Verdict {
     let Some(shape) = contract.backoff else {
         return Verdict::NotApplicable;
     };
-    let cap = contract.delay_max.unwrap_or(VDuration::MAX);
+    let tolerance = contract.tolerance();
     monitor(&observation.trace.events, DelayState::default(), |state, event| {
         let Some(duration) = state.observe(event) else {
             return Check::Skip;
         };
         state.sleeps += 1;
-        let mut expected = shape.nth(state.sleeps).unwrap_or(VDuration::MAX).min(cap);
-        if let (true, Some(retry_after)) = (contract.honors_retry_after, state.retry_after) {
-            expected = expected.max(retry_after);
-        }
-        if within(duration, (expected, expected), contract.delay_tolerance) {
+        let expected = expected_sleep(contract, shape, state);
+        if expected.widen(tolerance).admits(duration) {
             return Check::Pass;
         }
         Check::Fail(Cow::Owned(format!("sleep {} of the call was {duration}, expected {expected}", state.sleeps)))
@@ -152,13 +166,16 @@ fn backoff_shape_without_jitter(observation: &Observation<'_>) -> Verdict {
 }
 
 /// `jitter_within_bounds`: with jitter, the `n`-th sleep of a call lies in
-/// `jitter.range(min(backoff.nth(n), delay_max))`; with decorrelated backoff it lies in
-/// `initial..=max(initial, min(delay_max, 3 * previous sleep))` (the previous sleep starts at `initial`).
-/// Right after a rate-limited attempt when `honors_retry_after`, any `retry_after <= d <= max(high,
-/// retry_after)` is accepted. Bounds widen by `delay_tolerance`.
+/// `jitter.around(min(backoff.promised(n), delay_max))`; with decorrelated backoff it lies in
+/// `min(cap, initial)..=min(cap, max(initial, factor * previous sleep))` (the usual
+/// `min(cap, random(initial, previous * factor))`, the previous sleep starting at `initial`). Right after a
+/// rate-limited attempt when `honors_retry_after`, any `retry_after <= d <= max(high, retry_after)` is
+/// accepted.
 ///
 /// - Needs: `backoff`, and a `jitter` other than `None` unless the backoff is decorrelated (reads
-///   `delay_max`, `honors_retry_after`, `delay_tolerance`).
+///   `delay_max`, `honors_retry_after`, `delay_tolerance`, `delay_tolerance_ppb`).
+/// - Compares: each recorded sleep with bounds computed exactly from the exact promised value (see
+///   [`timelaw_core::promise`]), widened by the contract's tolerance ([`Contract::tolerance`]).
 /// - Violated at the first sleep out of its bounds.
 /// - Vacuous when nothing slept.
 /// - Example violation: equal jitter on a 100ms base, and a sleep of 30ms (below 50ms).
@@ -179,21 +196,22 @@ fn jitter_applies(contract: &Contract) -> bool {
     }
 }
 
-fn jitter_bounds(contract: &Contract, shape: BackoffShape, state: &DelayState) -> (VDuration, VDuration) {
+fn jitter_bounds(contract: &Contract, shape: BackoffShape, state: &DelayState) -> Promised {
     let cap = contract.delay_max.unwrap_or(VDuration::MAX);
-    let (low, high) = match shape {
-        BackoffShape::Decorrelated { initial } => {
-            let grown = state.previous.unwrap_or(initial).saturating_mul(3).min(cap);
-            (initial, grown.max(initial))
-        }
-        _ => {
-            let base = shape.nth(state.sleeps).unwrap_or(VDuration::MAX).min(cap);
-            contract.jitter.unwrap_or_default().range(base)
+    let bounds = match shape.decorrelated_bounds(state.previous, cap) {
+        Some(bounds) => bounds,
+        None => {
+            let beyond = Promised::between(u128::MAX, u128::MAX);
+            let base = shape.promised(state.sleeps).unwrap_or(beyond).min(cap);
+            contract.jitter.unwrap_or_default().around(base)
         }
     };
     match (contract.honors_retry_after, state.retry_after) {
-        (true, Some(retry_after)) => (retry_after, high.max(retry_after)),
-        _ => (low, high),
+        (true, Some(retry_after)) => {
+            let floor = u128::from(retry_after.as_nanos());
+            Promised::between(floor, bounds.high_nanos().max(floor))
+        }
+        _ => bounds,
     }
 }
 
@@ -202,23 +220,25 @@ fn jitter_within_bounds(observation: &Observation<'_>) -> Verdict {
     let Some(shape) = contract.backoff else {
         return Verdict::NotApplicable;
     };
+    let tolerance = contract.tolerance();
     monitor(&observation.trace.events, DelayState::default(), |state, event| {
         let Some(duration) = state.observe(event) else {
             return Check::Skip;
         };
         state.sleeps += 1;
-        let (low, high) = jitter_bounds(contract, shape, state);
+        let bounds = jitter_bounds(contract, shape, state);
         state.previous = Some(duration);
-        if within(duration, (low, high), contract.delay_tolerance) {
+        if bounds.widen(tolerance).admits(duration) {
             return Check::Pass;
         }
-        Check::Fail(Cow::Owned(format!("sleep {} of the call was {duration}, outside {low}..={high}", state.sleeps)))
+        Check::Fail(Cow::Owned(format!("sleep {} of the call was {duration}, outside {bounds}", state.sleeps)))
     })
 }
 
 /// `total_sleep_within_budget`: the sleeps requested by one call add up to at most `sleep_budget`.
 ///
 /// - Needs: `sleep_budget`.
+/// - Compares: the sum of the recorded sleeps of the call with the budget, exactly (no tolerance).
 /// - Violated at the sleep that crosses the budget.
 /// - Vacuous when nothing slept.
 /// - Example violation: `sleep_budget = 100ms` and sleeps of 50ms, 50ms and 50ms in one call.
@@ -250,6 +270,8 @@ fn total_sleep_within_budget(observation: &Observation<'_>) -> Verdict {
 /// attempt starts at `t + retry_after` or later.
 ///
 /// - Needs: `honors_retry_after == true`.
+/// - Compares: the retry's start instant with the rate-limited attempt's end plus the retry-after,
+///   exactly (no tolerance).
 /// - Violated at the early `AttemptStart`.
 /// - Vacuous when no rate-limited attempt was followed by a retry.
 /// - Example violation: a 429 asks for 2s and the retry comes 100ms later.
@@ -294,6 +316,7 @@ enum Announced {
 /// (a rejection excuses it).
 ///
 /// - Needs: `notifies == true`.
+/// - Compares: each announced delay with the next recorded sleep, exactly (no tolerance).
 /// - Violated at the unannounced or mismatched `SleepRequested`, or at the `AttemptStart` / `CallEnd`
 ///   that leaves a notification without its sleep.
 /// - Vacuous when there was no sleep and no notification.

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use timelaw_core::{Abort, TraceEnd, VInstant};
+use timelaw_core::{Abort, LimitKind, Limits, TraceEnd, VInstant};
 
 use super::support::last_index;
 use crate::ids;
@@ -104,12 +104,23 @@ fn never_panics(observation: &Observation<'_>) -> Verdict {
     }
 }
 
-/// `terminates`: the subject finishes on its own: no step limit is exceeded and no call hangs forever.
-/// A run stopped for another reason (exhausted scripted randomness, a misuse of the World, an invalid
-/// config) says nothing about termination and is inconclusive.
+/// `terminates`: the subject finishes on its own: no call hangs forever, and the run stays within the
+/// step limits a correct subject needs.
 ///
 /// - Needs: nothing (applies to every subject).
-/// - Violated at the last event when the run was stopped by a step limit or a hang.
+/// - Compares: how the run ended ([`TraceEnd`]) with the contract and the documented, generous default
+///   [`Limits`]:
+///   - a hang ([`Abort::Hung`]: an attempt with neither an end, a timeout nor a cancellation) is a
+///     violation: the subject makes no progress;
+///   - a run stopped at a count limit ("stopped at the step limit (N sleeps)") is a violation when the
+///     limit is at least the documented default (no correct subject needs that many; a subject that
+///     does can raise `TIMELAW_*_MAX`), or when it is the attempt limit and at least the
+///     `max_attempts * calls` the contract promises;
+///   - a run stopped at a lower count limit set for the run, or at the virtual time limit (long sleeps
+///     are not a loop), is inconclusive, and so are the liveness laws on its truncated trace;
+///   - a run stopped for another reason (exhausted scripted randomness, a misuse of the World, an invalid
+///     config) is inconclusive.
+/// - Violated at the last event.
 /// - Never vacuous.
 /// - Example violation: a retry loop that ignores `max_attempts` until the attempt limit stops it.
 pub const TERMINATES: Law = Law {
@@ -123,10 +134,32 @@ pub const TERMINATES: Law = Law {
 
 fn terminates(observation: &Observation<'_>) -> Verdict {
     match &observation.trace.end {
-        TraceEnd::Aborted(abort @ (Abort::StepLimit { .. } | Abort::Hung { .. })) => {
+        TraceEnd::Aborted(abort @ Abort::Hung { .. }) => {
             Verdict::violated_with(last_index(observation.trace), abort.to_string())
         }
+        TraceEnd::Aborted(abort @ Abort::StepLimit { kind, limit }) => match judge_limit(observation, *kind, *limit) {
+            Ok(reason) => Verdict::violated_with(last_index(observation.trace), format!("{abort}: {reason}")),
+            Err(reason) => Verdict::Inconclusive(Cow::Owned(format!("{abort}: {reason}"))),
+        },
         TraceEnd::Aborted(abort) => Verdict::Inconclusive(Cow::Owned(abort.to_string())),
         TraceEnd::Complete | TraceEnd::Panicked(_) => Verdict::Holds,
+    }
+}
+
+/// Whether a run stopped at the `kind` limit `limit` failed to terminate (`Ok` with the reason) or was
+/// merely cut (`Err` with the reason it says nothing).
+fn judge_limit(observation: &Observation<'_>, kind: LimitKind, limit: u64) -> Result<String, String> {
+    if kind == LimitKind::VirtualTime {
+        return Err("long sleeps are not a loop; the run was cut, not shown to loop".to_owned());
+    }
+    let calls = observation.schedule.calls.len() as u64;
+    let promised = observation.contract.max_attempts.map(|max| u64::from(max).saturating_mul(calls));
+    let default = Limits::default().get(kind);
+    match promised {
+        Some(promised) if kind == LimitKind::Attempts && limit >= promised => {
+            Ok(format!("more than the {promised} attempts the contract allows over {calls} calls"))
+        }
+        _ if limit >= default => Ok("the documented default, far above what a correct subject needs".to_owned()),
+        _ => Err(format!("below the documented default {default}; the run was cut, not shown to loop")),
     }
 }

@@ -10,6 +10,14 @@
 //! | circuit breaker | [`CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH`], [`CIRCUIT_HALF_OPEN_AFTER_COOLDOWN`], [`HALF_OPEN_PROBE_LIMIT`] |
 //! | every subject | [`CLOCK_MONOTONIC`], [`DETERMINISTIC_REPLAY`], [`NEVER_PANICS`], [`TERMINATES`] |
 //!
+//! What the laws compare, and with which tolerance: virtual time is exact, so every law compares counts,
+//! instants and durations exactly, in whole nanoseconds, with no tolerance. The only exception is a
+//! promised delay (the delay group's backoff, jitter, cap and minimum), whose value a subject may compute
+//! in floating point: it is computed exactly from the parameters the subject states
+//! ([`timelaw_core::promise`]), any whole-nanosecond rounding of it holds, and only the contract's
+//! tolerance ([`timelaw_core::Contract::tolerance`], absolute plus relative, zero unless the subject's
+//! arithmetic is inexact) widens it. Each law's doc names what it compares.
+//!
 //! Architecture invariant: on the common path (holds, vacuous, not applicable) no law allocates; a
 //! violation may format its message. Every law walks the events once (the circuit laws twice).
 
