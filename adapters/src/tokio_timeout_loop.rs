@@ -148,4 +148,16 @@ async fn retry_loop(w: &TokioWorld<'_>, config: &TokioTimeoutLoopConfig, call: C
     }
 }
 
-crate::domain::config_domain!(TokioTimeoutLoop);
+impl timelaw_generators::Describe for TokioTimeoutLoop {
+    fn describe<C: timelaw_generators::Choices + ?Sized>(
+        &self,
+        c: &mut C,
+        swarm: &timelaw_generators::Swarm,
+    ) -> TokioTimeoutLoopConfig {
+        <TokioTimeoutLoopConfig as crate::domain::AdapterConfig>::describe(c, swarm)
+    }
+
+    fn simpler(&self, config: &TokioTimeoutLoopConfig) -> Vec<TokioTimeoutLoopConfig> {
+        crate::domain::AdapterConfig::simpler(config)
+    }
+}

@@ -19,7 +19,7 @@
 //! request". (`with_max_times` itself says "the maximum number of attempts"; see docs/findings.md.)
 
 /// A backon builder behind the documented retry loop: the unit struct, its `Subject` impl (jitter seeded
-/// from the World once per call) and its `ConfigDomain`.
+/// from the World once per call) and its `Describe` (so its `ConfigDomain`).
 macro_rules! builder_subject {
     ($(#[$doc:meta])* $subject:ident, $config:ty, $name:literal) => {
         $(#[$doc])*
@@ -45,7 +45,15 @@ macro_rules! builder_subject {
             }
         }
 
-        crate::domain::config_domain!($subject);
+        impl timelaw_generators::Describe for $subject {
+    fn describe<C: timelaw_generators::Choices + ?Sized>(&self, c: &mut C, swarm: &timelaw_generators::Swarm) -> $config {
+        <$config as crate::domain::AdapterConfig>::describe(c, swarm)
+    }
+
+    fn simpler(&self, config: &$config) -> Vec<$config> {
+        crate::domain::AdapterConfig::simpler(config)
+    }
+}
     };
 }
 

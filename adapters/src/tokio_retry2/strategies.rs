@@ -442,7 +442,15 @@ macro_rules! strategy_subject {
             }
         }
 
-        crate::domain::config_domain!($subject);
+        impl timelaw_generators::Describe for $subject {
+    fn describe<C: timelaw_generators::Choices + ?Sized>(&self, c: &mut C, swarm: &timelaw_generators::Swarm) -> $config {
+        <$config as crate::domain::AdapterConfig>::describe(c, swarm)
+    }
+
+    fn simpler(&self, config: &$config) -> Vec<$config> {
+        crate::domain::AdapterConfig::simpler(config)
+    }
+}
     };
 }
 
