@@ -16,8 +16,8 @@ use timelaw_generators::choice::optional;
 use timelaw_generators::{Choices, Swarm};
 
 use crate::domain::AdapterConfig;
-use crate::draw::{self, offer, MS, SEC};
-use crate::sync_loop::{attempt, loop_contract, retryable, sleep};
+use timelaw_core::sync_loop::{attempt, loop_contract, retryable, sleep};
+use timelaw_generators::draw::{self, offer, MS, SEC};
 
 /// exponential-backoff's `Backoff`, setting for setting.
 ///

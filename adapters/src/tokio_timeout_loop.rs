@@ -11,9 +11,9 @@ use timelaw_generators::choice::optional;
 use timelaw_generators::{Choices, Swarm};
 
 use crate::domain::AdapterConfig;
-use crate::draw::{self, offer, MS};
-use crate::sync_loop::retryable;
 use crate::tokio_driver::{run_tokio, TokioWorld};
+use timelaw_core::sync_loop::retryable;
+use timelaw_generators::draw::{self, offer, MS};
 
 /// The loop's settings, all in whole milliseconds (tokio's timer resolution).
 ///

@@ -39,16 +39,19 @@
 
 pub mod contract;
 pub mod exec;
+pub mod float;
 pub mod reference;
 pub mod rng;
 mod run;
 pub mod schedule;
 pub mod subject;
+pub mod sync_loop;
 pub mod time;
 pub mod trace;
 pub mod world;
 
 pub use contract::{BackoffShape, BudgetContract, CircuitContract, Contract, JitterBounds, RetryOn, TieRule};
+pub use float::{F32, F64};
 pub use rng::{mix, Randomness, RandomnessError, Scripted, SplitMix64};
 pub use run::{execute, execute_with, panic_message};
 pub use schedule::{CallScript, Case, Outcome, Schedule, Step};

@@ -91,6 +91,7 @@ pub mod case;
 pub mod choice;
 pub mod coverage;
 pub mod domain;
+pub mod draw;
 pub mod reference;
 pub mod schedule;
 pub mod strategy;

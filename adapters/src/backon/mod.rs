@@ -38,7 +38,7 @@ macro_rules! builder_subject {
             }
 
             fn run(&self, config: &$config, world: &mut timelaw_core::World<'_>) -> Result<(), timelaw_core::Abort> {
-                crate::sync_loop::serve_calls(world, |world| {
+                timelaw_core::sync_loop::serve_calls(world, |world| {
                     let seed = if config.jitter { world.random_u64()? } else { 0 };
                     Ok(config.builder(seed).build())
                 })
@@ -73,7 +73,7 @@ use timelaw_core::JitterBounds;
 use timelaw_generators::choice::optional;
 use timelaw_generators::Choices;
 
-use crate::draw;
+use timelaw_generators::draw;
 
 /// backon's jitter adds a random share of the delay "within `(0, current_delay)`" (the builders'
 /// `with_jitter` docs): the delay lies in `b..=2b`.
@@ -89,7 +89,7 @@ pub(crate) fn jitter_bounds(jitter: bool) -> JitterBounds {
 /// delays are exact).
 pub(crate) fn with_jitter_tolerance(contract: timelaw_core::Contract, jitter: bool) -> timelaw_core::Contract {
     let delay_tolerance =
-        if jitter { crate::domain::float_tolerance(&contract) } else { timelaw_core::VDuration::ZERO };
+        if jitter { timelaw_core::float::float_tolerance(&contract) } else { timelaw_core::VDuration::ZERO };
     timelaw_core::Contract { delay_tolerance, ..contract }
 }
 

@@ -8,9 +8,9 @@ use timelaw_generators::{Choices, Swarm};
 
 use super::{BackonConstantConfig, BackonExponentialConfig, BackonFibonacciConfig};
 use crate::domain::AdapterConfig;
-use crate::draw::offer;
-use crate::sync_loop::retryable;
 use crate::tokio_driver::{run_tokio, TokioWorld};
+use timelaw_core::sync_loop::retryable;
+use timelaw_generators::draw::offer;
 
 /// One of backon's builders.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -10,9 +10,9 @@ use tokio_retry2::{Retry, RetryError};
 
 use super::strategies::{Delays, Strategy};
 use crate::domain::AdapterConfig;
-use crate::draw::offer;
-use crate::sync_loop::retryable;
 use crate::tokio_driver::{run_tokio, Recorder, TokioWorld};
+use timelaw_core::sync_loop::retryable;
+use timelaw_generators::draw::offer;
 
 /// tokio-retry2's `Retry` with a strategy, an action and, optionally, a notify function.
 ///

@@ -17,9 +17,9 @@ use tower::ServiceExt;
 use super::backoff::outcome;
 use super::Failure;
 use crate::domain::AdapterConfig;
-use crate::draw::{offer, SEC};
-use crate::float::F32;
-use crate::sync_loop::loop_contract;
+use timelaw_core::float::F32;
+use timelaw_core::sync_loop::loop_contract;
+use timelaw_generators::draw::{offer, SEC};
 
 /// tower's `TpsBudget::new(ttl, min_per_sec, retry_percent)`.
 ///
