@@ -18,6 +18,12 @@
 //! number of threads. [`RunOutput::assert_holds`] panics with the law, the shrunk case, the fixture path
 //! and the seed to reproduce.
 //!
+//! [`Check::only_laws`] and [`Check::without_laws`] narrow the catalogue, [`Check::replay_every`]`(0)`
+//! turns the replay check off (for a subject with unseedable randomness), [`Check::env`]`(false)` ignores
+//! the `TIMELAW_*` variables; options that would check nothing (`.cases(0)`) are errors, never a vacuous
+//! pass. [`RunOutput::summary`] gives the counts (laws applicable, holding, violated, inconclusive, the
+//! first violating case, wall time) as a [`Summary`] whose `Display` fits one screen.
+//!
 //! ## Your own subject
 //! Put the code under test behind [`core::Subject`] (what it promises goes in the
 //! [`Contract`](core::Contract)) and describe its configs once with [`Describe`]: one function over
@@ -55,7 +61,7 @@
 //!     }
 //!     fn run(&self, s: &Settings, world: &mut World<'_>) -> Result<(), Abort> {
 //!         let delay = Duration::from_nanos(s.delay.as_nanos());
-//!         serve_calls(world, |_| Ok(std::iter::repeat(delay).take(s.retries as usize)))
+//!         serve_calls(world, |_| Ok(std::iter::repeat_n(delay, s.retries as usize)))
 //!     }
 //! }
 //!
@@ -111,7 +117,7 @@ mod swarm_summary;
 
 pub use config::{Config, ConfigError, Shard, StopAt};
 pub use registry::{DynSubject, Registry};
-pub use runner::{check, Check, RunOutput};
+pub use runner::{check, Check, CheckError, RunOutput, Summary};
 pub use timelaw_core as core;
 pub use timelaw_core::reference;
 pub use timelaw_generators as generators;

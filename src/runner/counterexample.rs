@@ -62,6 +62,9 @@ pub struct RunOutput<C> {
     pub laws: Vec<LawOutcome<C>>,
     /// How many cases reached each boundary class.
     pub coverage: timelaw_generators::coverage::Coverage,
+    /// Wall-clock time of the whole run, search and shrinking (measured around the run, never read on
+    /// the checking path; zero where the run was not timed).
+    pub wall_time: std::time::Duration,
 }
 
 impl<C: serde::Serialize> RunOutput<C> {
@@ -133,7 +136,15 @@ pub fn resolve<S: ConfigDomain + ?Sized>(
         progress.finish();
     }
     let threads = rayon::current_num_threads();
-    RunOutput { subject: subject.name().to_owned(), config: config.clone(), threads, laws: outcomes, coverage }
+    let wall_time = std::time::Duration::ZERO; // Set by `runner::run`, which times the whole run.
+    RunOutput {
+        subject: subject.name().to_owned(),
+        config: config.clone(),
+        threads,
+        laws: outcomes,
+        coverage,
+        wall_time,
+    }
 }
 
 fn shrink_all<S: ConfigDomain + ?Sized>(
