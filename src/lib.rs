@@ -18,78 +18,69 @@
 //! number of threads. [`RunOutput::assert_holds`] panics with the law, the shrunk case, the fixture path
 //! and the seed to reproduce.
 //!
+//! [`Check::only_laws`] and [`Check::without_laws`] narrow the catalogue, [`Check::replay_every`]`(0)`
+//! turns the replay check off (for a subject with unseedable randomness), [`Check::env`]`(false)` ignores
+//! the `TIMELAW_*` variables; options that would check nothing (`.cases(0)`) are errors, never a vacuous
+//! pass. [`RunOutput::summary`] gives the counts (laws applicable, holding, violated, inconclusive, the
+//! first violating case, wall time) as a [`Summary`] whose `Display` fits one screen.
+//!
 //! ## Your own subject
 //! Put the code under test behind [`core::Subject`] (what it promises goes in the
-//! [`Contract`](core::Contract)) and describe its configs with [`generators::ConfigDomain`]:
+//! [`Contract`](core::Contract)) and describe its configs once with [`Describe`]: one function over
+//! [`Choices`] gives sampling, the proptest strategy, fuzz decoding, the simplest config and shrink
+//! candidates ([`generators::ConfigDomain`] follows). A synchronous retry loop runs on the helpers of
+//! [`sync_loop`]; the delays come from [`draw`]. Everything a user needs is under `timelaw::`.
 //!
 //! ```
-//! use timelaw::core::{
-//!     Abort, AttemptResult, BackoffShape, CallResult, Contract, ErrorKind, JitterBounds, Outcome, RetryOn,
-//!     SplitMix64, Subject, VDuration, World,
-//! };
-//! use timelaw::generators::{ConfigDomain, Swarm};
-//! use proptest::strategy::{BoxedStrategy, Strategy};
+//! use std::time::Duration;
+//! use timelaw::core::{Abort, BackoffShape, Contract, JitterBounds, Subject, VDuration, World};
+//! use timelaw::sync_loop::{loop_contract, serve_calls};
+//! use timelaw::{draw, Choices, Describe, Swarm};
 //! use serde::{Deserialize, Serialize};
 //!
 //! /// Our retry wrapper's settings.
 //! #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-//! struct Settings { attempts: u32, delay_ms: u64 }
+//! struct Settings { retries: u32, delay: VDuration }
 //!
-//! /// The code under test: retry transient failures with a constant delay.
+//! /// The code under test: retry transient and rate-limited failures with a constant delay.
+//! #[derive(Clone)]
 //! struct ConstantRetry;
 //!
 //! impl Subject for ConstantRetry {
 //!     type Config = Settings;
 //!     fn name(&self) -> &str { "constant-retry" }
 //!     fn contract(&self, s: &Settings) -> Contract {
-//!         let delay = VDuration::from_millis(s.delay_ms);
 //!         Contract {
-//!             max_attempts: Some(s.attempts),
-//!             delay_min: Some(delay),
-//!             delay_max: Some(delay),
-//!             backoff: Some(BackoffShape::Constant { delay }),
+//!             max_attempts: Some(s.retries + 1),
+//!             delay_min: Some(s.delay),
+//!             delay_max: Some(s.delay),
+//!             backoff: Some(BackoffShape::Constant { delay: s.delay }),
 //!             jitter: Some(JitterBounds::None),
-//!             retry_on: Some(RetryOn { transient: true, rate_limited: false, timeout: false }),
-//!             reports_last_result: true,
-//!             ..Contract::default()
+//!             ..loop_contract()
 //!         }
 //!     }
 //!     fn run(&self, s: &Settings, world: &mut World<'_>) -> Result<(), Abort> {
-//!         world.for_each_call(|world, _call| {
-//!             for attempt in 1..=s.attempts {
-//!                 let outcome = match world.dispatch()? {
-//!                     AttemptResult::Completed(outcome) => outcome,
-//!                     AttemptResult::TimedOut => return Ok(CallResult::Err(ErrorKind::Timeout)),
-//!                     AttemptResult::Cancelled => return Ok(CallResult::Err(ErrorKind::Cancelled)),
-//!                 };
-//!                 if outcome != Outcome::Transient || attempt == s.attempts {
-//!                     return Ok(CallResult::from_outcome(outcome));
-//!                 }
-//!                 world.sleep(VDuration::from_millis(s.delay_ms))?;
-//!             }
-//!             Ok(CallResult::Err(ErrorKind::Transient)) // Only with zero attempts, which we never generate.
-//!         })
+//!         let delay = Duration::from_nanos(s.delay.as_nanos());
+//!         serve_calls(world, |_| Ok(std::iter::repeat_n(delay, s.retries as usize)))
 //!     }
 //! }
 //!
-//! impl ConfigDomain for ConstantRetry {
-//!     fn sample_config(&self, rng: &mut SplitMix64, _swarm: &Swarm) -> Settings {
-//!         Settings { attempts: 1 + rng.below(5) as u32, delay_ms: rng.below(1_000) }
-//!     }
-//!     fn config_strategy(&self) -> BoxedStrategy<Settings> {
-//!         (1..=5_u32, 0..1_000_u64).prop_map(|(attempts, delay_ms)| Settings { attempts, delay_ms }).boxed()
-//!     }
-//!     fn arbitrary_config(&self, bytes: &mut arbitrary::Unstructured<'_>) -> Settings {
-//!         let attempts = bytes.int_in_range(1..=5).unwrap_or(1);
-//!         Settings { attempts, delay_ms: bytes.int_in_range(0..=999).unwrap_or(0) }
-//!     }
-//!     fn shrink_config(&self, s: &Settings) -> Vec<Settings> {
-//!         vec![Settings { attempts: 1, ..s.clone() }, Settings { delay_ms: 0, ..s.clone() }]
+//! impl Describe for ConstantRetry {
+//!     fn describe<C: Choices + ?Sized>(&self, c: &mut C, _swarm: &Swarm) -> Settings {
+//!         Settings { retries: draw::retries(c, 20) as u32, delay: draw::delay(c, draw::SEC) }
 //!     }
 //! }
 //!
 //! timelaw::check(&ConstantRetry).cases(2_000).run().assert_holds();
+//! assert_eq!(timelaw::simplest_config(&ConstantRetry), Settings { retries: 0, delay: VDuration::ZERO });
 //! ```
+//!
+//! The three-method form of [`generators::ConfigDomain`] stays for domains written by hand; its
+//! signatures use [`proptest`] and [`arbitrary`], re-exported here so their versions always match.
+//!
+//! ## Async subjects on tokio
+//! With the `tokio` feature, [`tokio`](mod@tokio) is the paused-time driver (`run_tokio`, `TokioWorld`,
+//! `Recorder`, and tokio's `time` module): async code that uses `tokio::time` runs in virtual time.
 //!
 //! ## Meta-laws
 //! A panicking subject violates `never_panics` (the panic is caught and the run goes on), a subject that
@@ -132,12 +123,23 @@ mod swarm_summary;
 
 pub use config::{Config, ConfigError, Shard, StopAt};
 pub use registry::{DynSubject, Registry, ReplayOutcome};
-pub use runner::{check, Check, RunOutput};
+pub use runner::{check, Check, CheckError, RunOutput, Summary};
 pub use timelaw_core as core;
 pub use timelaw_core::reference;
 pub use timelaw_generators as generators;
 pub use timelaw_laws as laws;
 pub use timelaw_reports as reports;
+
+pub use arbitrary;
+pub use proptest;
+pub use timelaw_core::float::{self, float_tolerance, F32, F64};
+pub use timelaw_core::sync_loop;
+pub use timelaw_generators::draw;
+pub use timelaw_generators::{simplest_config, Choices, ConfigDomain, Describe, Swarm};
+/// The paused-time tokio driver (the `timelaw-tokio` crate): `run_tokio`, `TokioWorld`, `Recorder`, and
+/// tokio's `time` module.
+#[cfg(feature = "tokio")]
+pub use timelaw_tokio as tokio;
 
 /// This timelaw's version (written into fixtures and reports).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

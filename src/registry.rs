@@ -323,8 +323,8 @@ impl Registry {
     pub fn new() -> Registry {
         Registry::default()
     }
-    /// The built-in subjects: the reference interpreter and, with the `adapters` feature (on by
-    /// default), the bundled adapters for real retry crates.
+    /// The built-in subjects: the reference interpreter and, with the `adapters` feature (off by
+    /// default; the `timelaw` binary has it), the bundled adapters for real retry crates.
     pub fn builtin() -> Registry {
         let mut registry = Registry::new();
         registry.add(timelaw_core::reference::Reference);

@@ -422,7 +422,7 @@ fn a_kill_at_any_moment_loses_no_counterexample_already_found() {
     let mut kept = top_level(&dir);
     for _ in 0..10 {
         let point = next(&mut state);
-        let cases = if point % 3 == 0 { "2000" } else { "30000" };
+        let cases = if point.is_multiple_of(3) { "2000" } else { "30000" };
         kill_at(&dir, cases, 1 + (point >> 8) as usize % 24, (point >> 16) % 500);
         for file in json_files(&dir) {
             identity(&file);

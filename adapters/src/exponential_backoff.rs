@@ -16,8 +16,8 @@ use timelaw_generators::choice::optional;
 use timelaw_generators::{Choices, Swarm};
 
 use crate::domain::AdapterConfig;
-use crate::draw::{self, offer, MS, SEC};
-use crate::sync_loop::{attempt, loop_contract, retryable, sleep};
+use timelaw_core::sync_loop::{attempt, loop_contract, retryable, sleep};
+use timelaw_generators::draw::{self, offer, MS, SEC};
 
 /// exponential-backoff's `Backoff`, setting for setting.
 ///
@@ -165,7 +165,7 @@ impl Subject for ExponentialBackoffSubject {
     /// The crate's documented loop is written here (the crate ships none), so the laws about the loop
     /// judge timelaw's transcription of it.
     fn harness_laws(&self) -> &'static [&'static str] {
-        crate::sync_loop::LOOP_LAWS
+        timelaw_core::sync_loop::LOOP_LAWS
     }
 
     fn run(&self, config: &ExponentialBackoffConfig, world: &mut World<'_>) -> Result<(), Abort> {
@@ -197,4 +197,16 @@ fn documented_loop(world: &mut World<'_>, call: CallInfo, backoff: Backoff) -> R
     Ok(last) // Reached only with zero attempts, which the domain never draws.
 }
 
-crate::domain::config_domain!(ExponentialBackoffSubject);
+impl timelaw_generators::Describe for ExponentialBackoffSubject {
+    fn describe<C: timelaw_generators::Choices + ?Sized>(
+        &self,
+        c: &mut C,
+        swarm: &timelaw_generators::Swarm,
+    ) -> ExponentialBackoffConfig {
+        <ExponentialBackoffConfig as crate::domain::AdapterConfig>::describe(c, swarm)
+    }
+
+    fn simpler(&self, config: &ExponentialBackoffConfig) -> Vec<ExponentialBackoffConfig> {
+        crate::domain::AdapterConfig::simpler(config)
+    }
+}

@@ -74,19 +74,14 @@
 //! the synchronous adapters take about a microsecond per case, the tokio-driven ones about five (one
 //! paused runtime per case).
 #![deny(missing_docs)]
-// The shared helpers (loop, draws, tolerances) serve every adapter; with some adapters switched off, some
-// of them go unused.
-#![cfg_attr(
-    not(all(feature = "backon", feature = "tower", feature = "exponential-backoff", feature = "tokio-retry2")),
-    allow(dead_code)
-)]
 
 pub mod domain;
-pub mod draw;
-mod float;
-mod sync_loop;
-pub mod tokio_driver;
 pub mod tokio_timeout_loop;
+
+/// The draw helpers (now in `timelaw-generators`, kept here under their old path).
+pub use timelaw_generators::draw;
+/// The paused-time tokio driver (the `timelaw-tokio` crate, kept here under its old path).
+pub use timelaw_tokio as tokio_driver;
 
 #[cfg(feature = "backon")]
 pub mod backon;
@@ -97,5 +92,5 @@ pub mod tokio_retry2;
 #[cfg(feature = "tower")]
 pub mod tower;
 
-pub use float::{F32, F64};
-pub use sync_loop::LOOP_LAWS;
+pub use timelaw_core::float::{F32, F64};
+pub use timelaw_core::sync_loop::LOOP_LAWS;

@@ -11,9 +11,9 @@ use timelaw_generators::choice::optional;
 use timelaw_generators::{Choices, Swarm};
 
 use crate::domain::AdapterConfig;
-use crate::draw::{self, offer, MS};
-use crate::sync_loop::retryable;
 use crate::tokio_driver::{run_tokio, TokioWorld};
+use timelaw_core::sync_loop::retryable;
+use timelaw_generators::draw::{self, offer, MS};
 
 /// The loop's settings, all in whole milliseconds (tokio's timer resolution).
 ///
@@ -151,4 +151,16 @@ async fn retry_loop(w: &TokioWorld<'_>, config: &TokioTimeoutLoopConfig, call: C
     }
 }
 
-crate::domain::config_domain!(TokioTimeoutLoop);
+impl timelaw_generators::Describe for TokioTimeoutLoop {
+    fn describe<C: timelaw_generators::Choices + ?Sized>(
+        &self,
+        c: &mut C,
+        swarm: &timelaw_generators::Swarm,
+    ) -> TokioTimeoutLoopConfig {
+        <TokioTimeoutLoopConfig as crate::domain::AdapterConfig>::describe(c, swarm)
+    }
+
+    fn simpler(&self, config: &TokioTimeoutLoopConfig) -> Vec<TokioTimeoutLoopConfig> {
+        crate::domain::AdapterConfig::simpler(config)
+    }
+}

@@ -39,18 +39,21 @@
 
 pub mod contract;
 pub mod exec;
+pub mod float;
 pub mod promise;
 pub mod reference;
 pub mod rng;
 mod run;
 pub mod schedule;
 pub mod subject;
+pub mod sync_loop;
 pub mod time;
 pub mod trace;
 mod wide;
 pub mod world;
 
 pub use contract::{BackoffShape, BudgetContract, CircuitContract, Contract, JitterBounds, RetryOn, TieRule};
+pub use float::{F32, F64};
 pub use promise::{FloatFactor, Promised, Tolerance};
 pub use rng::{mix, Randomness, RandomnessError, Scripted, SplitMix64};
 pub use run::{execute, execute_with, panic_message};

@@ -135,7 +135,7 @@ impl fmt::Display for VDuration {
             return f.write_str("0ms");
         }
         for (unit, name) in [(NANOS_PER_SEC, "s"), (NANOS_PER_MILLI, "ms"), (NANOS_PER_MICRO, "us")] {
-            if nanos % unit == 0 {
+            if nanos.is_multiple_of(unit) {
                 return write!(f, "{}{name}", nanos / unit);
             }
         }

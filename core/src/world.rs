@@ -118,6 +118,14 @@ pub enum Misuse {
     /// `advance_to` an earlier instant.
     #[error("the clock was asked to move backwards")]
     ClockBackwards,
+    /// `random_between(low, high)` with `low` above `high` (the bounds are never swapped silently).
+    #[error("random_between was asked for an empty range (low {low} above high {high})")]
+    ReversedBounds {
+        /// The lower bound asked for.
+        low: u64,
+        /// The upper bound asked for.
+        high: u64,
+    },
 }
 
 /// Why the World stopped a subject. Subjects propagate it with `?`.
@@ -511,11 +519,15 @@ impl<'s> World<'s> {
         self.rng.next_u64().map_err(Abort::Randomness)
     }
 
-    /// A random value in `low..=high`.
+    /// A random value in `low..=high`; `low == high` gives `low`.
     ///
     /// # Errors
-    /// [`Abort::Randomness`] when a scripted source fails.
+    /// [`Abort::Misuse`] ([`Misuse::ReversedBounds`]) when `low` is above `high`: the range is empty, and
+    /// swapping the bounds would hide a subject's bug. [`Abort::Randomness`] when a scripted source fails.
     pub fn random_between(&mut self, low: u64, high: u64) -> Result<u64, Abort> {
+        if low > high {
+            return Err(Abort::Misuse(Misuse::ReversedBounds { low, high }));
+        }
         self.rng.between_inclusive(low, high).map_err(Abort::Randomness)
     }
 

@@ -235,3 +235,25 @@ fn durations_near_the_end_of_time_do_not_panic() {
     // A timeout of `VDuration::MAX` expires at the end of time, which never comes: the attempt hangs.
     assert_eq!(trace.end, TraceEnd::Aborted(Abort::Hung { call: 0, attempt: 1 }));
 }
+
+/// `random_between` answers within its bounds, and reversed bounds are a misuse, not a silent swap.
+#[test]
+fn random_between_refuses_reversed_bounds() {
+    use timelaw_core::Misuse;
+    #[track_caller]
+    fn check(low: u64, high: u64, expect: Result<Option<u64>, Abort>) {
+        let schedule = Schedule::single(vec![]);
+        let mut world = World::new(&schedule, 7);
+        let got = world.random_between(low, high);
+        match expect {
+            Ok(Some(value)) => assert_eq!(got, Ok(value)),
+            Ok(None) => assert!(matches!(got, Ok(value) if (low..=high).contains(&value)), "{got:?}"),
+            Err(abort) => assert_eq!(got, Err(abort)),
+        }
+    }
+    check(4, 4, Ok(Some(4)));
+    check(0, u64::MAX, Ok(None));
+    check(3, 9, Ok(None));
+    check(9, 3, Err(Abort::Misuse(Misuse::ReversedBounds { low: 9, high: 3 })));
+    check(1, 0, Err(Abort::Misuse(Misuse::ReversedBounds { low: 1, high: 0 })));
+}

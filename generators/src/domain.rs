@@ -1,15 +1,22 @@
-//! The seam between a subject and the generators: a subject describes its config domain once, in the
-//! three forms the front-ends need.
+//! The seam between a subject and the generators.
+//!
+//! Most subjects describe their config domain once, as a function over [`Choices`]: implement
+//! [`Describe`] and [`ConfigDomain`] follows (native sampling, the proptest strategy, `arbitrary`
+//! decoding, the simplest config and shrink candidates all come from the one description). Subjects
+//! that need hand-written strategies implement the three forms of [`ConfigDomain`] directly.
 
 use arbitrary::Unstructured;
 use proptest::strategy::BoxedStrategy;
 use timelaw_core::{SplitMix64, Subject};
 
+use crate::choice::Choices;
+use crate::strategy::choice_strategy;
 use crate::swarm::Swarm;
 
 /// A subject whose configs timelaw can generate, decode from fuzz input, and shrink.
 ///
-/// Implemented for the reference interpreter in this crate; a user implements it for their own subject.
+/// Implemented for every subject that implements [`Describe`]; implement it by hand only when the
+/// three forms must differ (hand-written strategies, say).
 pub trait ConfigDomain: Subject {
     /// A config drawn from `rng`, with features switched on and off by `swarm` (fast native sampling;
     /// the runner's hot loop).
@@ -27,5 +34,110 @@ pub trait ConfigDomain: Subject {
     fn shrink_config(&self, config: &Self::Config) -> Vec<Self::Config> {
         let _ = config;
         Vec::new()
+    }
+
+    /// The simplest config of the domain. The default decodes the empty fuzz input (every answer `0`).
+    fn simplest_config(&self) -> Self::Config {
+        self.arbitrary_config(&mut Unstructured::new(&[]))
+    }
+}
+
+/// A subject whose config domain is written once, over [`Choices`]; [`ConfigDomain`] follows.
+///
+/// # The description's contract
+/// - `describe` asks `c` for answers and builds a config from them; answering `0` everywhere gives the
+///   simplest config ([`Simplest`], [`simplest_config`]), so running out of fuzz bytes and proptest's
+///   shrinking both move towards simple configs (see [`crate::choice`] for how to write one that
+///   shrinks well);
+/// - features that `swarm` switches off never appear (the proptest and `arbitrary` front-ends pass
+///   [`Swarm::everything`]);
+/// - every config it returns is valid for the subject.
+///
+/// # What follows from it
+/// | front-end | from |
+/// |---|---|
+/// | [`ConfigDomain::sample_config`] | `describe(rng, swarm)` over [`SplitMix64`] |
+/// | [`ConfigDomain::config_strategy`] | [`choice_strategy`] over `describe` (shrinks the answers) |
+/// | [`ConfigDomain::arbitrary_config`] | `describe(bytes, Swarm::everything())` over [`Unstructured`] |
+/// | [`ConfigDomain::simplest_config`] | `describe(Simplest, Swarm::everything())` |
+/// | [`ConfigDomain::shrink_config`] | [`Describe::simpler`] |
+///
+/// ```
+/// use timelaw_core::{Abort, Contract, Subject, World};
+/// use timelaw_generators::{simplest_config, Choices, ConfigDomain, Describe, Swarm};
+///
+/// #[derive(Clone)]
+/// struct Fixed;
+/// impl Subject for Fixed {
+///     type Config = (u32, u64); // (attempts, delay in ms)
+///     fn name(&self) -> &str { "fixed" }
+///     fn contract(&self, _: &(u32, u64)) -> Contract { Contract::default() }
+///     fn run(&self, _: &(u32, u64), _: &mut World<'_>) -> Result<(), Abort> { Ok(()) }
+/// }
+/// impl Describe for Fixed {
+///     fn describe<C: Choices + ?Sized>(&self, c: &mut C, _swarm: &Swarm) -> (u32, u64) {
+///         (c.between(1, 5) as u32, c.between(0, 999))
+///     }
+/// }
+/// assert_eq!(simplest_config(&Fixed), (1, 0));
+/// assert_eq!(Fixed.shrink_config(&(3, 40)), vec![(1, 0)]);
+/// let config = Fixed.sample_config(&mut timelaw_core::SplitMix64::new(1), &Swarm::everything());
+/// assert!((1..=5).contains(&config.0));
+/// ```
+///
+/// A described subject is `Clone + Send + 'static` (the proptest strategy keeps its own copy); subjects
+/// are usually unit structs.
+pub trait Describe: Subject + Clone + Send + 'static {
+    /// The one description of the config domain (see the trait docs).
+    fn describe<C: Choices + ?Sized>(&self, c: &mut C, swarm: &Swarm) -> Self::Config;
+
+    /// Simpler configs for the shrinker, most aggressive first; each valid and different from
+    /// `config`. The default offers the simplest config when `config` is not already it.
+    fn simpler(&self, config: &Self::Config) -> Vec<Self::Config> {
+        let simplest = simplest_config(self);
+        if simplest == *config {
+            Vec::new()
+        } else {
+            vec![simplest]
+        }
+    }
+}
+
+impl<S: Describe> ConfigDomain for S {
+    fn sample_config(&self, rng: &mut SplitMix64, swarm: &Swarm) -> S::Config {
+        self.describe(rng, swarm)
+    }
+
+    fn config_strategy(&self) -> BoxedStrategy<S::Config> {
+        // The strategy outlives `&self`, so it describes with its own copy of the subject.
+        let subject = self.clone();
+        choice_strategy(move |tape| subject.describe(tape, &Swarm::everything()))
+    }
+
+    fn arbitrary_config(&self, bytes: &mut Unstructured<'_>) -> S::Config {
+        self.describe(bytes, &Swarm::everything())
+    }
+
+    fn shrink_config(&self, config: &S::Config) -> Vec<S::Config> {
+        self.simpler(config)
+    }
+
+    fn simplest_config(&self) -> S::Config {
+        simplest_config(self)
+    }
+}
+
+/// The simplest config of a described domain: the description answered with `0` everywhere.
+pub fn simplest_config<S: Describe>(subject: &S) -> S::Config {
+    subject.describe(&mut Simplest, &Swarm::everything())
+}
+
+/// A source of answers that answers `0` to everything: the simplest value of any description.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Simplest;
+
+impl Choices for Simplest {
+    fn pick(&mut self, _bound: u64) -> u64 {
+        0
     }
 }

@@ -32,11 +32,13 @@
 //! schedule domain is [`describe_schedule`]; the reference interpreter's policy domain is
 //! [`describe_policy`].
 //!
-//! ## Subjects: `ConfigDomain`
-//! A subject whose configs timelaw generates implements [`ConfigDomain`]: its config domain in the three
-//! forms, plus value-level shrink candidates. It is implemented for the reference interpreter
-//! ([`timelaw_core::reference::Reference`]); any way of writing the three forms works (a description over
-//! [`Choices`], or hand-written strategies).
+//! ## Subjects: `Describe`, or `ConfigDomain` by hand
+//! A subject whose configs timelaw generates implements [`ConfigDomain`]. The short way is [`Describe`]:
+//! one description of its config over [`Choices`] (plus, optionally, value-level shrink candidates), from
+//! which sampling, the proptest strategy, `arbitrary` decoding, the simplest config ([`simplest_config`])
+//! and shrink candidates all follow. The reference interpreter ([`timelaw_core::reference::Reference`])
+//! is described that way. Subjects that need hand-written strategies implement the three forms of
+//! [`ConfigDomain`] directly.
 //!
 //! ## Native sampling
 //! [`sample_case`] draws a whole case from one seed; [`sample_schedule`] draws a schedule for a contract.
@@ -89,6 +91,7 @@ pub mod case;
 pub mod choice;
 pub mod coverage;
 pub mod domain;
+pub mod draw;
 pub mod reference;
 pub mod schedule;
 pub mod strategy;
@@ -96,7 +99,7 @@ pub mod swarm;
 
 pub use case::{arbitrary_case, case_strategy, sample_case};
 pub use choice::Choices;
-pub use domain::ConfigDomain;
+pub use domain::{simplest_config, ConfigDomain, Describe, Simplest};
 pub use reference::describe_policy;
 pub use schedule::{
     arbitrary_schedule, describe_schedule, sample_schedule, schedule_strategy, CALLS_MAX, GAP_MAX, NEAR_MAX_SPAN,

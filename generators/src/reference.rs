@@ -1,5 +1,5 @@
-//! The config domain of the reference interpreter: [`describe_policy`] and `impl ConfigDomain for
-//! Reference`.
+//! The config domain of the reference interpreter: [`describe_policy`] and `impl Describe for
+//! Reference` (so `Reference` is a [`ConfigDomain`](crate::ConfigDomain)).
 //!
 //! # Ranges
 //! | field | range (simplest first) |
@@ -19,15 +19,12 @@
 //! Every policy drawn passes [`Policy::validate`]. Caps stay within about an hour so that even 8 calls of
 //! 13 attempts stay days, not years, of virtual time.
 
-use arbitrary::Unstructured;
-use proptest::strategy::BoxedStrategy;
 use timelaw_core::reference::{Backoff, Jitter, Policy, Reference};
-use timelaw_core::{BudgetContract, CircuitContract, RetryOn, SplitMix64, VDuration};
+use timelaw_core::{BudgetContract, CircuitContract, RetryOn, VDuration};
 
 use crate::choice::{optional, scaled_duration, Choices};
-use crate::domain::ConfigDomain;
+use crate::domain::Describe;
 use crate::schedule::biased;
-use crate::strategy::choice_strategy;
 use crate::swarm::Swarm;
 
 const SEC: VDuration = VDuration::from_secs(1);
@@ -132,24 +129,16 @@ fn budget<C: Choices + ?Sized>(c: &mut C) -> BudgetContract {
     BudgetContract { min_retries, retry_percent }
 }
 
-impl ConfigDomain for Reference {
-    fn sample_config(&self, rng: &mut SplitMix64, swarm: &Swarm) -> Policy {
-        describe_policy(rng, swarm)
-    }
-
-    fn config_strategy(&self) -> BoxedStrategy<Policy> {
-        choice_strategy(|tape| describe_policy(tape, &Swarm::everything()))
-    }
-
-    fn arbitrary_config(&self, bytes: &mut Unstructured<'_>) -> Policy {
-        describe_policy(bytes, &Swarm::everything())
+impl Describe for Reference {
+    fn describe<C: Choices + ?Sized>(&self, c: &mut C, swarm: &Swarm) -> Policy {
+        describe_policy(c, swarm)
     }
 
     /// Most aggressive first: the simplest policy of all, everything but attempts and backoff switched
     /// off, then one feature off at a time, then simpler numbers (fewer attempts, constant backoff, a cap
     /// at the initial delay, halved and zero durations, a smaller circuit). Only valid policies that
     /// differ from `policy`, each once.
-    fn shrink_config(&self, policy: &Policy) -> Vec<Policy> {
+    fn simpler(&self, policy: &Policy) -> Vec<Policy> {
         let mut out: Vec<Policy> = Vec::with_capacity(32);
         let mut offer = |candidate: Policy| {
             if candidate != *policy && candidate.validate().is_ok() && !out.contains(&candidate) {
@@ -185,7 +174,7 @@ const FEATURES_OFF: [fn(&mut Policy); 9] = [
     |p| p.backoff = Backoff::Constant { delay: p.backoff.initial() },
 ];
 
-/// One number made simpler (each keeps the policy valid or is dropped by `shrink_config`).
+/// One number made simpler (each keeps the policy valid or is dropped by `simpler`).
 const SIMPLER_NUMBERS: [fn(&mut Policy); 19] = [
     |p| p.max_attempts = 1,
     |p| p.max_attempts = p.max_attempts.div_ceil(2),

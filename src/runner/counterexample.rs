@@ -64,6 +64,9 @@ pub struct RunOutput<C> {
     pub coverage: timelaw_generators::coverage::Coverage,
     /// What the run did to the fixture store: a write error, recovered files, findings already pinned.
     pub store: StoreNotes,
+    /// Wall-clock time of the whole run, search and shrinking (measured around the run, never read on
+    /// the checking path; zero where the run was not timed).
+    pub wall_time: std::time::Duration,
 }
 
 impl<C: serde::Serialize> RunOutput<C> {
@@ -142,7 +145,16 @@ pub fn resolve<S: ConfigDomain + ?Sized>(
     }
     let threads = rayon::current_num_threads();
     let store = finds.finish();
-    RunOutput { subject: subject.name().to_owned(), config: config.clone(), threads, laws: outcomes, coverage, store }
+    let wall_time = std::time::Duration::ZERO; // Set by `runner::run`, which times the whole run.
+    RunOutput {
+        subject: subject.name().to_owned(),
+        config: config.clone(),
+        threads,
+        laws: outcomes,
+        coverage,
+        store,
+        wall_time,
+    }
 }
 
 fn shrink_all<S: ConfigDomain + ?Sized>(

@@ -84,9 +84,9 @@ fn judge_case<S: ConfigDomain + ?Sized>(
 ) {
     let swarm = swarm_for(config.seed, index);
     let case = sample_case(subject, mix(config.seed, index), &swarm);
-    let replay = config.replay_every > 0 && index % config.replay_every == 0;
+    let replay = config.replay_every > 0 && index.is_multiple_of(config.replay_every);
     let evaluation = evaluate(subject, &case, config.limits, replay);
-    if index % COVERAGE_EVERY == 0 {
+    if index.is_multiple_of(COVERAGE_EVERY) {
         tally.coverage.record(classify(&case.schedule, &evaluation.contract));
     }
     let observation = evaluation.observation(&case);

@@ -7,8 +7,8 @@ use timelaw_generators::{Choices, Swarm};
 
 use super::{attempts, describe_jitter, describe_max_times, jitter_bounds, times};
 use crate::domain::AdapterConfig;
-use crate::draw::{self, offer, SEC};
-use crate::sync_loop::loop_contract;
+use timelaw_core::sync_loop::loop_contract;
+use timelaw_generators::draw::{self, offer, SEC};
 
 /// backon's `ConstantBuilder`, setting for setting.
 ///

@@ -7,10 +7,11 @@ use timelaw_generators::choice::optional;
 use timelaw_generators::{Choices, Swarm};
 
 use super::{attempts, describe_jitter, describe_max_times, jitter_bounds, times};
-use crate::domain::{float_tolerance, AdapterConfig};
-use crate::draw::{self, offer, SEC};
-use crate::float::F32;
-use crate::sync_loop::loop_contract;
+use crate::domain::AdapterConfig;
+use timelaw_core::float::float_tolerance;
+use timelaw_core::float::F32;
+use timelaw_core::sync_loop::loop_contract;
+use timelaw_generators::draw::{self, offer, SEC};
 
 /// backon's `ExponentialBuilder`, setting for setting.
 ///

@@ -19,7 +19,7 @@
 //! request". (`with_max_times` itself says "the maximum number of attempts"; see docs/findings.md.)
 
 /// A backon builder behind the documented retry loop: the unit struct, its `Subject` impl (jitter seeded
-/// from the World once per call) and its `ConfigDomain`.
+/// from the World once per call) and its `Describe` (so its `ConfigDomain`).
 macro_rules! builder_subject {
     ($(#[$doc:meta])* $subject:ident, $config:ty, $name:literal) => {
         $(#[$doc])*
@@ -38,18 +38,26 @@ macro_rules! builder_subject {
             }
 
             fn harness_laws(&self) -> &'static [&'static str] {
-                crate::sync_loop::LOOP_LAWS
+                timelaw_core::sync_loop::LOOP_LAWS
             }
 
             fn run(&self, config: &$config, world: &mut timelaw_core::World<'_>) -> Result<(), timelaw_core::Abort> {
-                crate::sync_loop::serve_calls(world, |world| {
+                timelaw_core::sync_loop::serve_calls(world, |world| {
                     let seed = if config.jitter { world.random_u64()? } else { 0 };
                     Ok(config.builder(seed).build())
                 })
             }
         }
 
-        crate::domain::config_domain!($subject);
+        impl timelaw_generators::Describe for $subject {
+    fn describe<C: timelaw_generators::Choices + ?Sized>(&self, c: &mut C, swarm: &timelaw_generators::Swarm) -> $config {
+        <$config as crate::domain::AdapterConfig>::describe(c, swarm)
+    }
+
+    fn simpler(&self, config: &$config) -> Vec<$config> {
+        crate::domain::AdapterConfig::simpler(config)
+    }
+}
     };
 }
 
@@ -69,7 +77,7 @@ use timelaw_core::JitterBounds;
 use timelaw_generators::choice::optional;
 use timelaw_generators::Choices;
 
-use crate::draw;
+use timelaw_generators::draw;
 
 /// backon's jitter adds a random share of the delay "within `(0, current_delay)`" (the builders'
 /// `with_jitter` docs): the delay lies in `b..=2b`.
@@ -85,7 +93,7 @@ pub(crate) fn jitter_bounds(jitter: bool) -> JitterBounds {
 /// delays are exact).
 pub(crate) fn with_jitter_tolerance(contract: timelaw_core::Contract, jitter: bool) -> timelaw_core::Contract {
     let delay_tolerance =
-        if jitter { crate::domain::float_tolerance(&contract) } else { timelaw_core::VDuration::ZERO };
+        if jitter { timelaw_core::float::float_tolerance(&contract) } else { timelaw_core::VDuration::ZERO };
     timelaw_core::Contract { delay_tolerance, ..contract }
 }
 

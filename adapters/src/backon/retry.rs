@@ -8,9 +8,9 @@ use timelaw_generators::{Choices, Swarm};
 
 use super::{BackonConstantConfig, BackonExponentialConfig, BackonFibonacciConfig};
 use crate::domain::AdapterConfig;
-use crate::draw::offer;
-use crate::sync_loop::retryable;
 use crate::tokio_driver::{run_tokio, TokioWorld};
+use timelaw_core::sync_loop::retryable;
+use timelaw_generators::draw::offer;
 
 /// One of backon's builders.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -171,4 +171,16 @@ async fn drive<B: BackoffBuilder>(
     }
 }
 
-crate::domain::config_domain!(BackonRetry);
+impl timelaw_generators::Describe for BackonRetry {
+    fn describe<C: timelaw_generators::Choices + ?Sized>(
+        &self,
+        c: &mut C,
+        swarm: &timelaw_generators::Swarm,
+    ) -> BackonRetryConfig {
+        <BackonRetryConfig as crate::domain::AdapterConfig>::describe(c, swarm)
+    }
+
+    fn simpler(&self, config: &BackonRetryConfig) -> Vec<BackonRetryConfig> {
+        crate::domain::AdapterConfig::simpler(config)
+    }
+}

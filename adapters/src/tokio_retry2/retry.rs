@@ -10,9 +10,9 @@ use tokio_retry2::{Retry, RetryError};
 
 use super::strategies::{Delays, Strategy};
 use crate::domain::AdapterConfig;
-use crate::draw::offer;
-use crate::sync_loop::retryable;
 use crate::tokio_driver::{run_tokio, Recorder, TokioWorld};
+use timelaw_core::sync_loop::retryable;
+use timelaw_generators::draw::offer;
 
 /// tokio-retry2's `Retry` with a strategy, an action and, optionally, a notify function.
 ///
@@ -141,4 +141,16 @@ fn classify(attempt: Result<Outcome, Abort>, idempotent: bool, retry_after: bool
     }
 }
 
-crate::domain::config_domain!(TokioRetry2Retry);
+impl timelaw_generators::Describe for TokioRetry2Retry {
+    fn describe<C: timelaw_generators::Choices + ?Sized>(
+        &self,
+        c: &mut C,
+        swarm: &timelaw_generators::Swarm,
+    ) -> TokioRetry2RetryConfig {
+        <TokioRetry2RetryConfig as crate::domain::AdapterConfig>::describe(c, swarm)
+    }
+
+    fn simpler(&self, config: &TokioRetry2RetryConfig) -> Vec<TokioRetry2RetryConfig> {
+        crate::domain::AdapterConfig::simpler(config)
+    }
+}

@@ -11,9 +11,9 @@ use tokio_retry2::strategy::{
 };
 
 use crate::domain::AdapterConfig;
-use crate::draw::{self, offer, MS, SEC};
-use crate::float::F64;
-use crate::sync_loop::loop_contract;
+use timelaw_core::float::F64;
+use timelaw_core::sync_loop::loop_contract;
+use timelaw_generators::draw::{self, offer, MS, SEC};
 
 /// A strategy's delays, limited by `take`.
 pub type Delays = Box<dyn Iterator<Item = Duration> + Send>;
@@ -446,15 +446,23 @@ macro_rules! strategy_subject {
             }
 
             fn harness_laws(&self) -> &'static [&'static str] {
-                crate::sync_loop::LOOP_LAWS
+                timelaw_core::sync_loop::LOOP_LAWS
             }
 
             fn run(&self, config: &$config, world: &mut timelaw_core::World<'_>) -> Result<(), timelaw_core::Abort> {
-                crate::sync_loop::serve_calls(world, |_| Ok(config.delays()))
+                timelaw_core::sync_loop::serve_calls(world, |_| Ok(config.delays()))
             }
         }
 
-        crate::domain::config_domain!($subject);
+        impl timelaw_generators::Describe for $subject {
+    fn describe<C: timelaw_generators::Choices + ?Sized>(&self, c: &mut C, swarm: &timelaw_generators::Swarm) -> $config {
+        <$config as crate::domain::AdapterConfig>::describe(c, swarm)
+    }
+
+    fn simpler(&self, config: &$config) -> Vec<$config> {
+        crate::domain::AdapterConfig::simpler(config)
+    }
+}
     };
 }
 

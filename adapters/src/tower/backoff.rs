@@ -12,12 +12,13 @@ use tower::util::rng::Rng;
 use tower::ServiceExt;
 
 use super::Failure;
-use crate::domain::{float_tolerance, AdapterConfig};
-use crate::draw::{self, offer, MS};
-use crate::float::F64;
-use crate::sync_loop::loop_contract;
+use crate::domain::AdapterConfig;
 use crate::tokio_driver::{run_tokio, Recorder, TokioWorld};
+use timelaw_core::float::float_tolerance;
+use timelaw_core::float::F64;
+use timelaw_core::sync_loop::loop_contract;
 use timelaw_core::JitterBounds;
+use timelaw_generators::draw::{self, offer, MS};
 
 /// tower's `ExponentialBackoffMaker::new(min, max, jitter, rng)` plus the retry limit of the policy.
 ///
@@ -221,4 +222,16 @@ pub(crate) fn outcome(result: Result<(), Failure>) -> Result<CallResult, Abort> 
     }
 }
 
-crate::domain::config_domain!(TowerBackoff);
+impl timelaw_generators::Describe for TowerBackoff {
+    fn describe<C: timelaw_generators::Choices + ?Sized>(
+        &self,
+        c: &mut C,
+        swarm: &timelaw_generators::Swarm,
+    ) -> TowerBackoffConfig {
+        <TowerBackoffConfig as crate::domain::AdapterConfig>::describe(c, swarm)
+    }
+
+    fn simpler(&self, config: &TowerBackoffConfig) -> Vec<TowerBackoffConfig> {
+        crate::domain::AdapterConfig::simpler(config)
+    }
+}

@@ -17,9 +17,9 @@ use tower::ServiceExt;
 use super::backoff::outcome;
 use super::Failure;
 use crate::domain::AdapterConfig;
-use crate::draw::{offer, SEC};
-use crate::float::F32;
-use crate::sync_loop::loop_contract;
+use timelaw_core::float::F32;
+use timelaw_core::sync_loop::loop_contract;
+use timelaw_generators::draw::{offer, SEC};
 
 /// tower's `TpsBudget::new(ttl, min_per_sec, retry_percent)`.
 ///
@@ -229,4 +229,16 @@ async fn serve<'s>(w: &AsyncWorld<'s>, budget: &Arc<TpsBudget>, call: CallInfo) 
     outcome(result)
 }
 
-crate::domain::config_domain!(TowerBudget);
+impl timelaw_generators::Describe for TowerBudget {
+    fn describe<C: timelaw_generators::Choices + ?Sized>(
+        &self,
+        c: &mut C,
+        swarm: &timelaw_generators::Swarm,
+    ) -> TowerBudgetConfig {
+        <TowerBudgetConfig as crate::domain::AdapterConfig>::describe(c, swarm)
+    }
+
+    fn simpler(&self, config: &TowerBudgetConfig) -> Vec<TowerBudgetConfig> {
+        crate::domain::AdapterConfig::simpler(config)
+    }
+}

@@ -18,7 +18,7 @@ pub use budget::{TowerBudget, TowerBudgetConfig};
 
 use timelaw_core::{Abort, Outcome};
 
-use crate::sync_loop::retryable;
+use timelaw_core::sync_loop::retryable;
 
 /// Why an attempt failed, as the service reports it to tower.
 #[derive(Clone, Debug)]

@@ -4,15 +4,20 @@
 //! [`F32`] and [`F64`] compare and hash by bit pattern (so `-0.0 != 0.0` and a NaN equals itself) and
 //! serialize as plain JSON numbers. The config domains only draw finite values. Contracts state a float
 //! factor exactly (`timelaw_core::FloatFactor`), never rounded to thousandths.
+//!
+//! [`float_tolerance`] is the `delay_tolerance` a contract grants a crate that computes delays in
+//! floating point.
 
 use std::hash::{Hash, Hasher};
 
 use serde::{Deserialize, Serialize};
 
+use crate::{Contract, VDuration};
+
 /// An `f32` parameter compared and hashed by its bits.
 ///
 /// ```
-/// use timelaw_adapters::F32;
+/// use timelaw_core::F32;
 /// assert_eq!(F32(1.5), F32(1.5));
 /// assert_eq!(serde_json::to_string(&F32(0.1)).unwrap(), "0.1");
 /// ```
@@ -78,4 +83,34 @@ impl F64 {
 /// `value * 1000` rounded, clamped to `0..=u64::MAX` (`as` saturates; NaN gives 0).
 fn milli(value: f64) -> u64 {
     (value * 1000.0).round() as u64
+}
+
+/// The tolerance for a crate that computes delays in floating point: the largest delay a call can
+/// reach under `contract` (one of its first 16 delays, capped and jittered, or its floor) times 2^-17
+/// (a few roundings of an `f32` per retry, compounded over the retries of a generated schedule), plus
+/// 64 ns for conversions to whole nanoseconds. Zero without a backoff shape.
+///
+/// ```
+/// use timelaw_core::float::float_tolerance;
+/// use timelaw_core::{BackoffShape, Contract, VDuration};
+/// let second = VDuration::from_secs(1);
+/// let contract = Contract { backoff: Some(BackoffShape::Constant { delay: second }), ..Contract::default() };
+/// assert_eq!(float_tolerance(&contract), VDuration::from_nanos(1_000_000_000 / (1 << 17) + 64));
+/// assert_eq!(float_tolerance(&Contract::default()), VDuration::ZERO);
+/// ```
+pub fn float_tolerance(contract: &Contract) -> VDuration {
+    let Some(shape) = contract.backoff else {
+        return VDuration::ZERO;
+    };
+    let cap = contract.delay_max.unwrap_or(VDuration::MAX);
+    let jitter = contract.jitter.unwrap_or_default();
+    // Every shape is monotone in `n` (and so are the cap and the jitter's upper end): the largest delay
+    // is at one end.
+    let largest = [1, 16]
+        .into_iter()
+        .map(|n| jitter.range(shape.nth(n).unwrap_or(cap).min(cap)).1)
+        .chain(contract.delay_min)
+        .max()
+        .unwrap_or(VDuration::ZERO);
+    largest.div(1 << 17).saturating_add(VDuration::from_nanos(64))
 }

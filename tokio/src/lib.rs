@@ -1,9 +1,9 @@
-//! The tokio paused-time driver: run an async subject that uses `tokio::time` (sleep, timeout,
+//! timelaw-tokio, the paused-time driver: run an async subject that uses `tokio::time` (sleep, timeout,
 //! `Instant`) on a current-thread runtime whose clock is paused, so virtual time is tokio's time.
 //!
 //! ```
 //! use std::time::Duration;
-//! use timelaw_adapters::tokio_driver::run_tokio;
+//! use timelaw_tokio::{run_tokio, time};
 //! use timelaw_core::{execute, Abort, CallResult, Contract, ErrorKind, EventKind, Outcome, Schedule, Step,
 //!     Subject, VDuration, World};
 //!
@@ -80,6 +80,8 @@
 //! A panic inside the subject is re-raised after the World is given back, so the runner's trace keeps
 //! every event recorded before it. `run_tokio` must not be called from inside another tokio runtime.
 
+#![deny(missing_docs)]
+
 mod attempt;
 mod cancel;
 mod recorder;
@@ -88,6 +90,12 @@ mod world;
 pub use attempt::{Attempt, TimedAttempt};
 pub use recorder::Recorder;
 pub use world::TokioWorld;
+
+/// The tokio crate this driver runs on (its version is the one subjects must use).
+pub use ::tokio;
+/// tokio's time module (`sleep`, `timeout`, `Instant`), re-exported so that a subject written against
+/// this driver needs no tokio dependency of its own.
+pub use ::tokio::time;
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;

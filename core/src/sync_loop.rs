@@ -12,10 +12,34 @@
 //! [`loop_contract`] states these promises; each subject adds what its crate promises about delays. The
 //! laws that judge these promises judge this loop, not the crate: [`LOOP_LAWS`] names them, and the
 //! subjects declare them so reports mark them.
+//!
+//! # For your own synchronous subject
+//! A backoff iterator (anything yielding `Option<Duration>` per retry) needs only [`serve_calls`]:
+//!
+//! ```
+//! use std::time::Duration;
+//! use timelaw_core::sync_loop::{loop_contract, serve_calls};
+//! use timelaw_core::{execute, Abort, Contract, EventKind, Outcome, Schedule, Step, Subject, World};
+//!
+//! /// Two retries, 10 ms then 20 ms apart.
+//! struct TwoRetries;
+//! impl Subject for TwoRetries {
+//!     type Config = ();
+//!     fn name(&self) -> &str { "two-retries" }
+//!     fn contract(&self, _: &()) -> Contract { loop_contract() }
+//!     fn run(&self, _: &(), world: &mut World<'_>) -> Result<(), Abort> {
+//!         serve_calls(world, |_| Ok([Duration::from_millis(10), Duration::from_millis(20)].into_iter()))
+//!     }
+//! }
+//! let schedule = Schedule::single(vec![Step::instant(Outcome::Transient); 5]);
+//! let trace = execute(&TwoRetries, &(), &schedule, 0);
+//! let sleeps = trace.events.iter().filter(|e| matches!(e.kind, EventKind::SleepRequested { .. })).count();
+//! assert_eq!(sleeps, 2);
+//! ```
 
 use std::time::Duration;
 
-use timelaw_core::{
+use crate::{
     Abort, AttemptResult, CallInfo, CallResult, Contract, ErrorKind, Outcome, RetryOn, VDuration, Wake, World,
 };
 
@@ -37,7 +61,7 @@ pub const LOOP_LAWS: &[&str] = &[
 ];
 
 /// What the loop itself promises, whatever the backoff: see the module docs.
-pub(crate) fn loop_contract() -> Contract {
+pub fn loop_contract() -> Contract {
     Contract {
         retry_on: Some(RetryOn { transient: true, rate_limited: true, timeout: true }),
         reports_last_result: true,
@@ -49,7 +73,7 @@ pub(crate) fn loop_contract() -> Contract {
 }
 
 /// `true` for the outcomes the loop retries.
-pub(crate) fn retryable(outcome: Outcome) -> bool {
+pub fn retryable(outcome: Outcome) -> bool {
     matches!(outcome, Outcome::Transient | Outcome::RateLimited { .. })
 }
 
@@ -59,7 +83,7 @@ pub(crate) fn retryable(outcome: Outcome) -> bool {
 ///
 /// # Errors
 /// The World's abort.
-pub(crate) fn serve_calls<I>(
+pub fn serve_calls<I>(
     world: &mut World<'_>,
     mut backoff: impl FnMut(&mut World<'_>) -> Result<I, Abort>,
 ) -> Result<(), Abort>
@@ -76,7 +100,7 @@ where
 ///
 /// # Errors
 /// The World's abort, or `next_delay`'s.
-pub(crate) fn retry_call(
+pub fn retry_call(
     world: &mut World<'_>,
     call: CallInfo,
     mut next_delay: impl FnMut() -> Result<Option<Duration>, Abort>,
@@ -103,7 +127,7 @@ pub(crate) fn retry_call(
 ///
 /// # Errors
 /// The World's abort.
-pub(crate) fn attempt(world: &mut World<'_>) -> Result<Result<Outcome, CallResult>, Abort> {
+pub fn attempt(world: &mut World<'_>) -> Result<Result<Outcome, CallResult>, Abort> {
     if world.is_cancelled() {
         return Ok(Err(CallResult::Err(ErrorKind::Cancelled)));
     }
@@ -118,7 +142,7 @@ pub(crate) fn attempt(world: &mut World<'_>) -> Result<Result<Outcome, CallResul
 ///
 /// # Errors
 /// The World's abort.
-pub(crate) fn sleep(world: &mut World<'_>, delay: Duration) -> Result<Option<CallResult>, Abort> {
+pub fn sleep(world: &mut World<'_>, delay: Duration) -> Result<Option<CallResult>, Abort> {
     let cancelled = Some(CallResult::Err(ErrorKind::Cancelled));
     if world.is_cancelled() {
         return Ok(cancelled);

@@ -1,4 +1,7 @@
-//! Shared pieces of the config descriptions: durations, counts and the termination check.
+//! The draw helpers and boundary vocabulary of config descriptions: delays (with the boundary values
+//! 1 ns, 1 us, 1 ms - 1 ns and a crate's own default), retry counts, the termination check and shrink
+//! candidates. Every built-in adapter describes its config with them; a user's [`Describe`](crate::Describe)
+//! can too.
 //!
 //! Every description is written once against [`Choices`] (see `timelaw_generators::choice`): answering
 //! `0` everywhere gives the simplest config (zero durations, no jitter, the fewest retries), so running
@@ -11,15 +14,16 @@
 //! only where the retries they can reach stay within days of virtual time, so a run never hits the
 //! World's time limit for a reason that is the config's, not the crate's.
 
+use crate::choice::Choices;
+use crate::schedule::STEPS_PER_CALL_MAX;
 use timelaw_core::{Contract, VDuration};
-use timelaw_generators::{Choices, STEPS_PER_CALL_MAX};
 
 /// One millisecond.
-pub(crate) const MS: VDuration = VDuration::from_millis(1);
+pub const MS: VDuration = VDuration::from_millis(1);
 /// One second.
-pub(crate) const SEC: VDuration = VDuration::from_secs(1);
+pub const SEC: VDuration = VDuration::from_secs(1);
 /// One hour.
-pub(crate) const HOUR: VDuration = VDuration::from_secs(3600);
+pub const HOUR: VDuration = VDuration::from_secs(3600);
 
 /// The most virtual time one call of a generated config may sleep (worst case, see [`fits`]).
 pub const CALL_SLEEP_MAX: VDuration = VDuration::from_secs(30 * 24 * 3600);
@@ -33,7 +37,7 @@ const SLEEPS_PER_CALL_MAX: u32 = STEPS_PER_CALL_MAX as u32 + 4;
 
 /// A delay, nanosecond-exact: zero, whole milliseconds up to 1 s, the crate's `default`, up to a minute,
 /// a tiny boundary value (1 ns, 1 us, 1 ms - 1 ns), or up to an hour. Zero is the simplest.
-pub(crate) fn delay<C: Choices + ?Sized>(c: &mut C, default: VDuration) -> VDuration {
+pub fn delay<C: Choices + ?Sized>(c: &mut C, default: VDuration) -> VDuration {
     match c.weighted(&[1, 4, 2, 3, 1, 1]) {
         0 => VDuration::ZERO,
         1 => MS.saturating_mul(c.between(1, 1000)),
@@ -46,7 +50,7 @@ pub(crate) fn delay<C: Choices + ?Sized>(c: &mut C, default: VDuration) -> VDura
 
 /// A delay in whole milliseconds (tokio's timer resolution): zero, up to 1 s, up to a minute, or the
 /// crate's `default`.
-pub(crate) fn delay_ms<C: Choices + ?Sized>(c: &mut C, default: VDuration) -> VDuration {
+pub fn delay_ms<C: Choices + ?Sized>(c: &mut C, default: VDuration) -> VDuration {
     match c.weighted(&[1, 5, 2, 2]) {
         0 => VDuration::ZERO,
         1 => MS.saturating_mul(c.between(1, 1000)),
@@ -57,7 +61,7 @@ pub(crate) fn delay_ms<C: Choices + ?Sized>(c: &mut C, default: VDuration) -> VD
 
 /// A retry count: mostly `0..=5`, sometimes up to 12 (the longest generated script), rarely up to
 /// `large`.
-pub(crate) fn retries<C: Choices + ?Sized>(c: &mut C, large: u64) -> u64 {
+pub fn retries<C: Choices + ?Sized>(c: &mut C, large: u64) -> u64 {
     match c.weighted(&[6, 3, 1]) {
         0 => c.between(0, 5),
         1 => c.between(6, STEPS_PER_CALL_MAX),
@@ -87,7 +91,7 @@ pub fn fits(contract: &Contract) -> bool {
 
 /// Draws with `describe` until the config's contract [`fits`], at most [`REDRAWS_MAX`] times, else
 /// returns `fallback`.
-pub(crate) fn fitting<C, T>(
+pub fn fitting<C, T>(
     c: &mut C,
     mut describe: impl FnMut(&mut C) -> T,
     contract: impl Fn(&T) -> Contract,
@@ -106,7 +110,7 @@ where
 }
 
 /// Offers `candidate` to `out` when it differs from `original`, is new, and its contract fits.
-pub(crate) fn offer<T: PartialEq>(out: &mut Vec<T>, original: &T, candidate: T, contract: impl Fn(&T) -> Contract) {
+pub fn offer<T: PartialEq>(out: &mut Vec<T>, original: &T, candidate: T, contract: impl Fn(&T) -> Contract) {
     if candidate != *original && !out.contains(&candidate) && fits(&contract(&candidate)) {
         out.push(candidate);
     }
@@ -114,7 +118,7 @@ pub(crate) fn offer<T: PartialEq>(out: &mut Vec<T>, original: &T, candidate: T, 
 
 /// Simpler versions of a delay: zero, one millisecond, and the delay rounded down to whole
 /// milliseconds and halved.
-pub(crate) fn simpler_delays(delay: VDuration) -> [VDuration; 4] {
+pub fn simpler_delays(delay: VDuration) -> [VDuration; 4] {
     let whole = MS.saturating_mul(delay.as_millis());
     [VDuration::ZERO, MS, whole, MS.saturating_mul(delay.as_millis() / 2)]
 }
