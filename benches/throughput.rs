@@ -15,8 +15,9 @@
 //!   `TestRunner` fed by `case_strategy(&Reference)`, and a plain loop with the native sampler under that
 //!   same swarm.
 //!
-//! `cargo bench --bench throughput`; `TIMELAW_BENCH_CASES` sets the cases of the native rows (default
-//! 200,000; the proptest rows run a tenth of it). `TIMELAW_BENCH_CASES=2000` is a quick smoke run.
+//! Every row runs the same number of cases, so the runner and the proptest harness fed by timelaw's
+//! front-end see the same swarm sequence. `cargo bench --bench throughput`; `TIMELAW_BENCH_CASES` sets the
+//! cases per row (default 200,000, at least 10); `TIMELAW_BENCH_CASES=2000` is a quick smoke run.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -347,7 +348,6 @@ fn ratio(name: &str, over: &Row, under: &Row) {
 fn main() {
     let laws = Catalogue::standard();
     let cases = cases();
-    let few = cases / 10;
     println!("timelaw throughput: reference interpreter, whole catalogue ({} laws)", laws.len());
     println!(
         "{:<38} {:<13} {:>2} {:>8} {:>6} {:>6} {:>8} {:>11} {:>12}",
@@ -357,12 +357,12 @@ fn main() {
     let two = timed("timelaw runner", RUNNER, 2, || runner(&laws, cases, 2));
     let plain = timed("plain loop, native sampler", RUNNER, 1, || plain_loop(&laws, cases, native_runner_case));
     let ours = timelaw_strategy_runner_swarms();
-    let front = timed("proptest fed by timelaw's front-end", RUNNER, 1, || proptest_harness(&laws, few, &ours));
+    let front = timed("proptest fed by timelaw's front-end", RUNNER, 1, || proptest_harness(&laws, cases, &ours));
     let hand = hand_written_strategy();
-    let prop = timed("proptest, hand-written strategy", HAND, 1, || proptest_harness(&laws, few, &hand));
+    let prop = timed("proptest, hand-written strategy", HAND, 1, || proptest_harness(&laws, cases, &hand));
     let mirror = timed("plain loop, native sampler", HAND, 1, || plain_loop(&laws, cases, sample_hand_written));
     let every = case_strategy(&Reference);
-    let public = timed("proptest fed by case_strategy", EVERYTHING, 1, || proptest_harness(&laws, few, &every));
+    let public = timed("proptest fed by case_strategy", EVERYTHING, 1, || proptest_harness(&laws, cases, &every));
     let wide = timed("plain loop, native sampler", EVERYTHING, 1, || plain_loop(&laws, cases, native_everything_case));
     println!("(calls, steps: mean per case drawn; steps: scripted steps; th: threads)");
     println!();
