@@ -1,57 +1,174 @@
-//! Runner throughput, side by side in one run: the timelaw runner on 1 and 2 threads, an equivalent
-//! hand-written proptest `TestRunner` harness checking the same laws on the same subject (the strategy a
-//! user writes with proptest's combinators), the same harness fed by timelaw's own proptest front-end,
-//! and a plain loop with the native sampler and no runner machinery.
+//! Runner throughput, like for like, side by side in one run.
 //!
-//! `cargo bench --bench throughput` (`TIMELAW_BENCH_CASES` sets the cases per measurement, default 200,000).
+//! Every row states the distribution its cases come from, and the mean calls and scripted steps per case
+//! it really drew, so that rates are compared only on cases of one size:
+//! - **runner's distribution** (native sampler, a swarm per batch of 64 cases, `swarm_for`): the timelaw
+//!   runner on 1 and 2 threads, a plain loop (native sampler, no runner machinery), and a proptest
+//!   `TestRunner` fed by timelaw's proptest front-end over the same descriptions, case `i` under the
+//!   runner's swarm of case `i`;
+//! - **hand-written distribution** (the strategy a user writes with proptest's combinators, see
+//!   [`hand_written_strategy`]): that proptest harness, and a plain loop whose native sampler draws
+//!   exactly that distribution (the runner itself only draws from the generators' descriptions, so this
+//!   loop stands in for it; the runner / plain-loop ratio on the runner's distribution says what the
+//!   runner's machinery adds);
+//! - **every swarm feature on** (`Swarm::everything()`, what `case_strategy` draws): a proptest
+//!   `TestRunner` fed by `case_strategy(&Reference)`, and a plain loop with the native sampler under that
+//!   same swarm.
+//!
+//! Every row runs the same number of cases, so the runner and the proptest harness fed by timelaw's
+//! front-end see the same swarm sequence. `cargo bench --bench throughput`; `TIMELAW_BENCH_CASES` sets the
+//! cases per row (default 200,000, at least 10); `TIMELAW_BENCH_CASES=2000` is a quick smoke run.
 
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config as ProptestConfig, RngAlgorithm, TestCaseError, TestRng, TestRunner};
 use timelaw::core::reference::{Backoff, Jitter, Policy, Reference};
 use timelaw::core::{
-    mix, BudgetContract, CallScript, Case, CircuitContract, Limits, Outcome, RetryOn, Schedule, Step, VDuration,
+    mix, BudgetContract, CallScript, Case, CircuitContract, Limits, Outcome, RetryOn, Schedule, SplitMix64, Step,
+    Subject, VDuration,
 };
 use timelaw::eval::evaluate;
-use timelaw::generators::{case_strategy, sample_case, swarm_for};
+use timelaw::generators::{
+    case_strategy, choice_strategy, describe_policy, describe_schedule, sample_case, swarm_for, Choices, Swarm,
+};
 use timelaw::laws::Catalogue;
 use timelaw::runner::{run, Silent};
 use timelaw::Config;
 
+const RUNNER: &str = "runner's";
+const HAND: &str = "hand-written";
+const EVERYTHING: &str = "everything on";
+
 fn cases() -> u64 {
-    std::env::var("TIMELAW_BENCH_CASES").ok().and_then(|text| text.parse().ok()).unwrap_or(200_000)
+    std::env::var("TIMELAW_BENCH_CASES").ok().and_then(|text| text.parse().ok()).unwrap_or(200_000).max(10)
 }
 
-fn timed(name: &str, cases: u64, threads: usize, work: impl FnOnce()) -> f64 {
+/// Calls and scripted steps over the cases a row drew.
+#[derive(Clone, Copy, Debug, Default)]
+struct Sizes {
+    cases: u64,
+    calls: u64,
+    steps: u64,
+}
+
+impl Sizes {
+    fn add(&mut self, case: &Case<Policy>) {
+        self.cases += 1;
+        self.calls += case.schedule.calls.len() as u64;
+        self.steps += case.schedule.step_count() as u64;
+    }
+}
+
+/// One measured row of the table.
+struct Row {
+    name: &'static str,
+    distribution: &'static str,
+    threads: usize,
+    sizes: Sizes,
+    seconds: f64,
+}
+
+impl Row {
+    fn cases_per_second(&self) -> f64 {
+        self.sizes.cases as f64 / self.seconds
+    }
+    fn steps_per_second(&self) -> f64 {
+        self.sizes.steps as f64 / self.seconds
+    }
+    fn print(&self) {
+        let per_case = |total: u64| total as f64 / self.sizes.cases as f64;
+        println!(
+            "{:<38} {:<13} {:>2} {:>8} {:>6.2} {:>6.2} {:>8.3} {:>11.0} {:>12.0}",
+            self.name,
+            self.distribution,
+            self.threads,
+            self.sizes.cases,
+            per_case(self.sizes.calls),
+            per_case(self.sizes.steps),
+            self.seconds,
+            self.cases_per_second(),
+            self.steps_per_second(),
+        );
+    }
+}
+
+/// Times `work`, which returns the sizes of the cases it drew.
+fn timed(name: &'static str, distribution: &'static str, threads: usize, work: impl FnOnce() -> Sizes) -> Row {
     let started = Instant::now();
-    work();
-    let seconds = started.elapsed().as_secs_f64();
-    let per_second = cases as f64 / seconds;
-    println!("{name:<34} {threads:>2} thread(s) {cases:>8} cases {seconds:>8.3} s {per_second:>12.0} cases/s");
-    per_second
+    let sizes = work();
+    let row = Row { name, distribution, threads, sizes, seconds: started.elapsed().as_secs_f64() };
+    row.print();
+    row
 }
 
-fn runner(laws: &Catalogue, cases: u64, threads: usize) {
+fn runner(laws: &Catalogue, cases: u64, threads: usize) -> Sizes {
     let config = Config { cases, threads, replay_every: 0, ..Config::default() };
     let output = run(&Reference, laws, &config, &Silent);
     assert!(output.holds(), "the reference interpreter must hold every law");
+    runner_sizes(cases)
 }
 
-fn plain_loop(laws: &Catalogue, cases: u64) {
+/// The sizes of the cases the runner draws (the same cases, drawn again after the timing stopped).
+fn runner_sizes(cases: u64) -> Sizes {
     let seed = Config::default().seed;
+    let mut sizes = Sizes::default();
+    for index in 0..cases {
+        sizes.add(&sample_case(&Reference, mix(seed, index), &swarm_for(seed, index)));
+    }
+    sizes
+}
+
+/// Draws case `index` with `sample`, evaluates it and judges every law: the runner's work per case
+/// without its machinery (parallel fold, tally, coverage).
+fn plain_loop(laws: &Catalogue, cases: u64, sample: impl Fn(u64) -> Case<Policy>) -> Sizes {
+    let mut sizes = Sizes::default();
     let mut violations = 0;
     for index in 0..cases {
-        let case = sample_case(&Reference, mix(seed, index), &swarm_for(seed, index));
+        let case = sample(index);
+        sizes.add(&case);
         let evaluation = evaluate(&Reference, &case, Limits::default(), false);
         violations += laws.iter().filter(|law| evaluation.judge(law, &case).is_violated()).count();
     }
     assert_eq!(violations, 0);
+    sizes
 }
 
-/// The strategy a user writes by hand with proptest's combinators for the same domain as timelaw's:
-/// every policy mechanism (backoff kinds, cap, jitter, classifier, retry-after, timeout, deadline, sleep
-/// budget, circuit, retry budget) and schedules of up to 8 calls of up to 12 steps with every outcome.
+fn native_runner_case(index: u64) -> Case<Policy> {
+    let seed = Config::default().seed;
+    sample_case(&Reference, mix(seed, index), &swarm_for(seed, index))
+}
+
+fn native_everything_case(index: u64) -> Case<Policy> {
+    sample_case(&Reference, mix(Config::default().seed, index), &Swarm::everything())
+}
+
+/// Timelaw's proptest front-end (`choice_strategy`) over the descriptions the native sampler uses, with
+/// the runner's swarms: the `i`-th case drawn gets `swarm_for(seed, i)`, as the runner's case `i` does;
+/// the other answers come from proptest's RNG. (The counter also advances on shrink replays, so this
+/// strategy is only for passing runs like this benchmark's.)
+fn timelaw_strategy_runner_swarms() -> BoxedStrategy<Case<Policy>> {
+    let seed = Config::default().seed;
+    let next_index = AtomicU64::new(0);
+    choice_strategy(move |tape| {
+        let swarm = swarm_for(seed, next_index.fetch_add(1, Ordering::Relaxed));
+        let policy = describe_policy(tape, &swarm);
+        let schedule = describe_schedule(tape, &swarm, &Reference.contract(&policy));
+        Case::new(policy, schedule, tape.pick(u64::MAX))
+    })
+}
+
+/// The strategy a user writes by hand with proptest's combinators for the reference policy domain: every
+/// policy mechanism (1-9 attempts; constant, linear, exponential (factor 1-15) or decorrelated backoff
+/// from 0-999 ms; a cap 0-59.999 s above the initial delay; jitter; classifier; retry-after; and, each
+/// present half the time, an attempt timeout of 1 ms-5 s, a deadline of 1 ms-60 s, a sleep budget of
+/// 0-60 s, a circuit, a retry budget) and schedules of 1-7 calls (mean 4) of 0-11 steps (mean 5.5) of
+/// 0-5 s, each ending `Ok`, `Transient`, `Fatal` or `RateLimited` (0-5 s) with equal odds. No `Hang`: a
+/// hang ends only by a timeout or a cancellation, and without one the call never ends (the native
+/// description draws `Hang` only where something cuts the attempt). [`sample_hand_written`] draws the
+/// same distribution natively.
 fn hand_written_strategy() -> BoxedStrategy<Case<Policy>> {
     let ms = |range: std::ops::Range<u64>| range.prop_map(VDuration::from_millis);
     let backoff = prop_oneof![
@@ -117,7 +234,85 @@ fn hand_written_strategy() -> BoxedStrategy<Case<Policy>> {
     (policy, schedule, any::<u64>()).prop_map(|(policy, schedule, seed)| Case::new(policy, schedule, seed)).boxed()
 }
 
-fn proptest_harness(laws: &Catalogue, cases: u64, strategy: &BoxedStrategy<Case<Policy>>) {
+/// A duration of `0..bound_ms` whole milliseconds, uniform (what `(0..bound_ms).prop_map(from_millis)` draws).
+fn ms_below(rng: &mut SplitMix64, bound_ms: u64) -> VDuration {
+    VDuration::from_millis(rng.below(bound_ms))
+}
+
+/// `Some(draw())` half the time (what `proptest::option::of` does).
+fn half<T>(rng: &mut SplitMix64, draw: impl FnOnce(&mut SplitMix64) -> T) -> Option<T> {
+    rng.chance(1, 2).then(|| draw(rng))
+}
+
+fn hand_written_backoff(rng: &mut SplitMix64) -> Backoff {
+    let initial = ms_below(rng, 1000);
+    match rng.below(4) {
+        0 => Backoff::Constant { delay: initial },
+        1 => Backoff::Linear { initial, step: ms_below(rng, 1000) },
+        2 => Backoff::Exponential { initial, factor: 1 + rng.below(15) as u32 },
+        _ => Backoff::Decorrelated { initial },
+    }
+}
+
+fn hand_written_circuit(rng: &mut SplitMix64) -> CircuitContract {
+    let window = 1 + rng.below(127) as u32;
+    let min_calls = (1 + rng.below(127) as u32).min(window);
+    let failure_percent = 1 + rng.below(100) as u32;
+    let open_for = ms_below(rng, 60_000);
+    CircuitContract { window, min_calls, failure_percent, open_for, half_open_probes: 1 + rng.below(3) as u32 }
+}
+
+/// The policy distribution of [`hand_written_strategy`], drawn natively.
+fn hand_written_policy(rng: &mut SplitMix64) -> Policy {
+    let max_attempts = 1 + rng.below(9) as u32;
+    let backoff = hand_written_backoff(rng);
+    let delay_max = backoff.initial().saturating_add(ms_below(rng, 60_000));
+    let jitter = [Jitter::None, Jitter::Full, Jitter::Equal][rng.below(3) as usize];
+    let retry_on = RetryOn { transient: rng.chance(1, 2), rate_limited: rng.chance(1, 2), timeout: rng.chance(1, 2) };
+    let decorrelated = matches!(backoff, Backoff::Decorrelated { .. });
+    Policy {
+        jitter: if decorrelated { Jitter::None } else { jitter },
+        retry_on,
+        honor_retry_after: rng.chance(1, 2),
+        attempt_timeout: half(rng, |rng| VDuration::from_millis(1 + rng.below(4_999))),
+        deadline: half(rng, |rng| VDuration::from_millis(1 + rng.below(59_999))),
+        sleep_budget: half(rng, |rng| ms_below(rng, 60_000)),
+        circuit: half(rng, hand_written_circuit),
+        retry_budget: half(rng, |rng| BudgetContract {
+            min_retries: rng.below(10) as u32,
+            retry_percent: rng.below(200) as u32,
+        }),
+        ..Policy::new(max_attempts, backoff, delay_max)
+    }
+}
+
+fn hand_written_call(rng: &mut SplitMix64) -> CallScript {
+    let gap_before = ms_below(rng, 10_000);
+    let steps = (0..rng.below(12))
+        .map(|_| {
+            let duration = ms_below(rng, 5_000);
+            let outcome = match rng.below(4) {
+                0 => Outcome::Ok,
+                1 => Outcome::Transient,
+                2 => Outcome::Fatal,
+                _ => Outcome::RateLimited { retry_after: ms_below(rng, 5_000) },
+            };
+            Step { duration, outcome }
+        })
+        .collect();
+    let cancel_after = half(rng, |rng| ms_below(rng, 10_000));
+    CallScript { gap_before, steps, cancel_after, idempotent: rng.chance(1, 2) }
+}
+
+/// Case `index` of the [`hand_written_strategy`] distribution, drawn natively (for the plain loop).
+fn sample_hand_written(index: u64) -> Case<Policy> {
+    let mut rng = SplitMix64::new(mix(Config::default().seed, index));
+    let policy = hand_written_policy(&mut rng);
+    let calls = (0..1 + rng.below(7)).map(|_| hand_written_call(&mut rng)).collect();
+    Case::new(policy, Schedule::new(calls), rng.next_u64())
+}
+
+fn proptest_harness(laws: &Catalogue, cases: u64, strategy: &BoxedStrategy<Case<Policy>>) -> Sizes {
     let config = ProptestConfig {
         cases: u32::try_from(cases).unwrap_or(u32::MAX),
         failure_persistence: None,
@@ -125,7 +320,11 @@ fn proptest_harness(laws: &Catalogue, cases: u64, strategy: &BoxedStrategy<Case<
     };
     let rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
     let mut runner = TestRunner::new_with_rng(config, rng);
+    let sizes = Cell::new(Sizes::default());
     let result = runner.run(strategy, |case| {
+        let mut counted = sizes.get();
+        counted.add(&case);
+        sizes.set(counted);
         let evaluation = evaluate(&Reference, &case, Limits::default(), false);
         for law in laws.iter() {
             if evaluation.judge(law, &case).is_violated() {
@@ -135,26 +334,41 @@ fn proptest_harness(laws: &Catalogue, cases: u64, strategy: &BoxedStrategy<Case<
         Ok(())
     });
     assert!(result.is_ok(), "{result:?}");
+    sizes.get()
+}
+
+fn ratio(name: &str, over: &Row, under: &Row) {
+    println!(
+        "{name:<58} {:>6.2}x cases/s {:>6.2}x steps/s",
+        over.cases_per_second() / under.cases_per_second(),
+        over.steps_per_second() / under.steps_per_second()
+    );
 }
 
 fn main() {
     let laws = Catalogue::standard();
     let cases = cases();
     println!("timelaw throughput: reference interpreter, whole catalogue ({} laws)", laws.len());
-    let one = timed("timelaw runner", cases, 1, || runner(&laws, cases, 1));
-    let two = timed("timelaw runner", cases, 2, || runner(&laws, cases, 2));
-    let plain = timed("plain loop (native sampler)", cases, 1, || plain_loop(&laws, cases));
-    let proptest_cases = (cases / 10).max(1);
+    println!(
+        "{:<38} {:<13} {:>2} {:>8} {:>6} {:>6} {:>8} {:>11} {:>12}",
+        "harness", "distribution", "th", "cases", "calls", "steps", "seconds", "cases/s", "steps/s"
+    );
+    let one = timed("timelaw runner", RUNNER, 1, || runner(&laws, cases, 1));
+    let two = timed("timelaw runner", RUNNER, 2, || runner(&laws, cases, 2));
+    let plain = timed("plain loop, native sampler", RUNNER, 1, || plain_loop(&laws, cases, native_runner_case));
+    let ours = timelaw_strategy_runner_swarms();
+    let front = timed("proptest fed by timelaw's front-end", RUNNER, 1, || proptest_harness(&laws, cases, &ours));
     let hand = hand_written_strategy();
-    let prop =
-        timed("proptest harness (hand-written)", proptest_cases, 1, || proptest_harness(&laws, proptest_cases, &hand));
-    let ours = case_strategy(&Reference);
-    let front = timed("proptest harness (timelaw strategy)", proptest_cases, 1, || {
-        proptest_harness(&laws, proptest_cases, &ours)
-    });
+    let prop = timed("proptest, hand-written strategy", HAND, 1, || proptest_harness(&laws, cases, &hand));
+    let mirror = timed("plain loop, native sampler", HAND, 1, || plain_loop(&laws, cases, sample_hand_written));
+    let every = case_strategy(&Reference);
+    let public = timed("proptest fed by case_strategy", EVERYTHING, 1, || proptest_harness(&laws, cases, &every));
+    let wide = timed("plain loop, native sampler", EVERYTHING, 1, || plain_loop(&laws, cases, native_everything_case));
+    println!("(calls, steps: mean per case drawn; steps: scripted steps; th: threads)");
     println!();
-    println!("runner / hand-written proptest harness (1 thread each): {:.1}x", one / prop);
-    println!("runner / proptest harness on timelaw's strategy (1 thread each): {:.1}x", one / front);
-    println!("runner / plain loop (1 thread each): {:.2}x", one / plain);
-    println!("runner 2 threads / 1 thread: {:.2}x", two / one);
+    ratio("runner 2 threads / 1 thread", &two, &one);
+    ratio("runner / plain loop (runner's distribution)", &one, &plain);
+    ratio("runner / proptest fed by timelaw (runner's distribution)", &one, &front);
+    ratio("plain loop / proptest hand-written (hand-written distr.)", &mirror, &prop);
+    ratio("plain loop / proptest case_strategy (everything on)", &wide, &public);
 }

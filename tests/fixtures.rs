@@ -132,12 +132,25 @@ fn bad_fixtures_say_which_file_where_and_what_was_expected() {
         "PATH: unknown law \"no_such_law\" (run `timelaw laws` for the catalogue)",
     );
     let bad_attempts = good.replace("\"max_attempts\": 2", "\"max_attempts\": 0");
-    let line = bad_attempts.lines().position(|l| l.contains("\"max_attempts\": 0")).unwrap() + 1;
+    // A policy is validated once it is read whole, so serde locates the error at the closing brace of
+    // the config object that holds the bad field (the first line after the field indented as `"config"`).
+    let lines: Vec<&str> = bad_attempts.lines().collect();
+    let field = lines.iter().position(|l| l.contains("\"max_attempts\": 0")).unwrap();
+    let config = lines[..field].iter().rposition(|l| l.trim_start().starts_with("\"config\": {")).unwrap();
+    let indent = &lines[config][..lines[config].len() - lines[config].trim_start().len()];
+    let closing = field + lines[field..].iter().position(|l| l.starts_with(&format!("{indent}}}"))).unwrap();
+    let (line, column) = (closing + 1, indent.len() + 1);
     let path = write_temp("policy.json", &bad_attempts);
     let error = replay_file(&registry(), &Catalogue::standard(), &path, &Config::default()).unwrap_err().to_string();
-    assert!(error.starts_with(&format!("{}:", path.display())), "{error}");
-    assert!(error.contains("field `max_attempts` is 0, expected 1..=100"), "{error}");
-    assert!(error.contains(&format!(":{}:", line + 12)) || error.contains(':'), "{error}");
+    let expect = format!(
+        "{}:{line}:{column}: field `case.config`: invalid policy: field `max_attempts` is 0, expected 1..=100 \
+         (reading the config of subject `planted-retries-fatal`)",
+        path.display()
+    );
+    assert_eq!(
+        error, expect,
+        "the path, the line and column of the config holding the bad field, and what was expected"
+    );
 }
 
 #[test]

@@ -86,16 +86,29 @@ fn a_failing_check_names_the_law_the_shrunk_case_the_fixture_and_the_seed() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Collects up to 3 counterexamples of `delay_within_cap` on the uncapped-delay bug with a shrink budget
+/// of `shrink_evals_max` subject runs; returns (case index, shrunk case) of each kept.
+fn collect_three(shrink_evals_max: u64) -> Vec<(u64, timelaw::core::Case<timelaw::reference::Policy>)> {
+    let laws = Catalogue::standard().select(&["delay_within_cap"]).unwrap();
+    let stop_at = timelaw::StopAt::Collect(3);
+    let config = Config { cases: 3_000, seed: 1, stop_at, shrink_evals_max, ..Config::default() };
+    let output = run(&Planted(Bug::UncappedDelay), &laws, &config, &Silent);
+    output.laws[0].counterexamples.iter().map(|example| (example.case_index, example.shrunk.clone())).collect()
+}
+
 #[test]
 fn collecting_keeps_several_distinct_counterexamples() {
-    let laws = Catalogue::standard().select(&["delay_within_cap"]).unwrap();
-    let config = Config { cases: 3_000, seed: 1, stop_at: timelaw::StopAt::Collect(3), ..Config::default() };
-    let output = run(&Planted(Bug::UncappedDelay), &laws, &config, &Silent);
-    let examples = &output.laws[0].counterexamples;
-    assert!(!examples.is_empty());
-    for (i, a) in examples.iter().enumerate() {
-        assert!(examples[i + 1..].iter().all(|b| b.shrunk != a.shrunk), "distinct after shrinking");
-    }
+    // No shrinking (a budget of one run: the first run of the case): the three lowest-index violations,
+    // each kept as found.
+    let unshrunk = collect_three(1);
+    assert_eq!(unshrunk.len(), 3, "{unshrunk:?}");
+    assert!(unshrunk.windows(2).all(|pair| pair[0].0 < pair[1].0), "lowest case indices first: {unshrunk:?}");
+    assert!(unshrunk.windows(2).all(|pair| pair[0].1 != pair[1].1) && unshrunk[0].1 != unshrunk[2].1);
+    // Shrunk, all three reach the one canonical minimum: kept once, as distinct after shrinking.
+    let shrunk = collect_three(4_000);
+    assert_eq!(shrunk.len(), 1, "{shrunk:?}");
+    assert_eq!(shrunk[0].0, unshrunk[0].0);
+    assert_eq!(shrunk[0].1, common::minima::stated_minimum(Bug::UncappedDelay));
 }
 
 #[test]

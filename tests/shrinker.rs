@@ -3,6 +3,7 @@
 
 mod common;
 
+use common::minima::stated_minimum as expected;
 use common::planted::{Bug, Planted, BUGS};
 use timelaw::core::reference::{Backoff, Policy};
 use timelaw::core::{CallScript, Case, Limits, Outcome, Schedule, Step, VDuration};
@@ -24,39 +25,6 @@ fn ms(millis: u64) -> VDuration {
 
 fn transients(count: usize) -> Schedule {
     Schedule::single(vec![Step::instant(Outcome::Transient); count])
-}
-
-/// The canonical minimum of each planted bug, in words:
-fn expected(bug: Bug) -> Case<Policy> {
-    let simplest = Policy::new(1, Backoff::Constant { delay: VDuration::ZERO }, VDuration::ZERO);
-    match bug {
-        // One attempt allowed, one transient failure: the defect makes a second attempt.
-        Bug::ExtraAttempt => Case::new(simplest, transients(1), 0),
-        // Delays 0 ns then 1 ns against a 0 ns cap.
-        Bug::UncappedDelay => Case::new(
-            Policy::new(
-                3,
-                Backoff::Linear { initial: VDuration::ZERO, step: VDuration::from_nanos(1) },
-                VDuration::ZERO,
-            ),
-            transients(2),
-            0,
-        ),
-        // A retry allowed, a fatal failure: the defect retries it.
-        Bug::RetriesFatal => {
-            Case::new(Policy { max_attempts: 2, ..simplest }, Schedule::single(vec![Step::instant(Outcome::Fatal)]), 0)
-        }
-        // A 0 ns timeout cuts the (implicit) instant success; the defect returns Ok.
-        Bug::TimeoutAsOk => {
-            Case::new(Policy { attempt_timeout: Some(VDuration::ZERO), ..simplest }, Schedule::single(vec![]), 0)
-        }
-        // One attempt, one transient failure: the defect sleeps before returning the error.
-        Bug::SleepsAfterLast => Case::new(simplest, transients(1), 0),
-        // A 0 ns timeout and an instant success: a tie, which must count as expired.
-        Bug::TieNotExpired => {
-            Case::new(Policy { attempt_timeout: Some(VDuration::ZERO), ..simplest }, Schedule::single(vec![]), 0)
-        }
-    }
 }
 
 #[test]
@@ -84,18 +52,28 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
     let outcome = shrink(&Planted(Bug::ExtraAttempt), &law, case, ShrinkBudget::default(), Limits::default()).unwrap();
     assert_eq!(outcome.case, expected(Bug::ExtraAttempt));
     assert!(!outcome.exhausted);
-    let names: Vec<&str> = outcome.passes.iter().map(|pass| pass.name).collect();
-    let all = [
-        "drop_calls",
-        "drop_steps",
-        "shrink_config",
-        "simplify_calls",
-        "simplify_outcomes",
-        "shrink_durations",
-        "zero_seed",
-    ];
-    assert_eq!(names, all);
+    // The case gives every pass work: a call to drop, steps to drop, a config to simplify, a gap to
+    // remove, transients to turn into successes, durations to zero and a seed to zero. Each pass must
+    // have tried a candidate and kept one.
+    let ran = |name: &str| outcome.passes.iter().find(|pass| pass.name == name).copied();
+    for name in PASSES {
+        let pass = ran(name).unwrap_or_else(|| panic!("pass {name} missing from {:?}", outcome.passes));
+        assert!(pass.tried >= pass.accepted, "{pass:?}");
+        assert!(pass.accepted > 0, "pass {name} kept nothing on a case it should simplify: {pass:?}");
+    }
+    assert_eq!(outcome.passes.len(), PASSES.len(), "{:?}", outcome.passes);
 }
+
+/// Every shrink pass, in the order they run.
+const PASSES: [&str; 7] = [
+    "drop_calls",
+    "drop_steps",
+    "shrink_config",
+    "simplify_calls",
+    "simplify_outcomes",
+    "shrink_durations",
+    "zero_seed",
+];
 
 #[test]
 fn a_case_that_does_not_fail_is_refused() {
@@ -138,4 +116,64 @@ fn a_proptest_failure_shrinks_to_the_same_minimum() {
         .expect("proptest generation finds the planted bug");
     let outcome = shrink(&subject, &law, failing, ShrinkBudget::default(), Limits::default()).unwrap();
     assert_eq!(outcome.case, expected(Bug::RetriesFatal));
+}
+
+/// A planted subject that counts every run of it.
+struct Counted {
+    planted: Planted,
+    runs: std::sync::atomic::AtomicU64,
+}
+
+impl timelaw::core::Subject for Counted {
+    type Config = Policy;
+    fn name(&self) -> &str {
+        self.planted.name()
+    }
+    fn contract(&self, policy: &Policy) -> timelaw::core::Contract {
+        self.planted.contract(policy)
+    }
+    fn run(&self, policy: &Policy, world: &mut timelaw::core::World<'_>) -> Result<(), timelaw::core::Abort> {
+        self.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.planted.run(policy, world)
+    }
+}
+
+impl timelaw::generators::ConfigDomain for Counted {
+    fn sample_config(&self, rng: &mut timelaw::core::SplitMix64, swarm: &timelaw::generators::Swarm) -> Policy {
+        self.planted.sample_config(rng, swarm)
+    }
+    fn config_strategy(&self) -> proptest::strategy::BoxedStrategy<Policy> {
+        self.planted.config_strategy()
+    }
+    fn arbitrary_config(&self, bytes: &mut arbitrary::Unstructured<'_>) -> Policy {
+        self.planted.arbitrary_config(bytes)
+    }
+    fn shrink_config(&self, policy: &Policy) -> Vec<Policy> {
+        self.planted.shrink_config(policy)
+    }
+}
+
+/// The evaluations a shrink reports are exactly the subject runs it made.
+#[track_caller]
+fn check_runs_counted(bug: Bug, law: &str, case: Case<Policy>, evals_max: u64) {
+    use timelaw::core::Subject as _;
+    let subject = Counted { planted: Planted(bug), runs: Default::default() };
+    let law = *Catalogue::standard().get(law).unwrap();
+    let budget = ShrinkBudget { evals_max, time_max: None };
+    let outcome = shrink(&subject, &law, case, budget, Limits::default()).unwrap();
+    let runs = subject.runs.load(std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(outcome.evaluations, runs, "{} on {}: {:?}", subject.name(), law.id, outcome.passes);
+    assert!(runs <= evals_max, "{runs} runs over a budget of {evals_max}");
+}
+
+#[test]
+fn evaluations_count_every_subject_run() {
+    for (bug, law) in BUGS {
+        let laws = Catalogue::standard().select(&[law]).unwrap();
+        let config = Config { cases: 5_000, seed: 1, threads: 1, replay_every: 0, ..Config::default() };
+        let output = run(&Planted(bug), &laws, &config, &Silent);
+        let found = output.laws[0].counterexamples[0].found.clone();
+        check_runs_counted(bug, law, found.clone(), 4_000);
+        check_runs_counted(bug, law, found, 7);
+    }
 }

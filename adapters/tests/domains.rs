@@ -13,12 +13,13 @@ use timelaw_adapters::tokio_retry2::{
 };
 use timelaw_adapters::tokio_timeout_loop::TokioTimeoutLoop;
 use timelaw_adapters::tower::{TowerBackoff, TowerBudget};
-use timelaw_core::{mix, SplitMix64};
+use timelaw_core::{mix, JitterBounds, SplitMix64};
 use timelaw_generators::{swarm_for, ConfigDomain, Swarm};
 
-/// Checks the domain of `subject`; `simplest` is the JSON of the config all-zero answers give.
+/// Checks the domain of `subject`; `simplest` is the JSON of the config all-zero answers give; `jitter`
+/// says whether its configs may jitter (and then only when the swarm switches jitter on).
 #[track_caller]
-fn check<S: ConfigDomain>(subject: &S, simplest: &str) {
+fn check<S: ConfigDomain>(subject: &S, simplest: &str, jitter: Jitter) {
     let zero = subject.arbitrary_config(&mut Unstructured::new(&[]));
     assert_eq!(serde_json::to_string(&zero).unwrap(), simplest, "{}", subject.name());
     let mut runner = TestRunner::deterministic();
@@ -38,46 +39,66 @@ fn check<S: ConfigDomain>(subject: &S, simplest: &str) {
             }
         }
     }
-    let swarm = Swarm { jitter: false, ..Swarm::everything() };
-    let _ = subject.sample_config(&mut SplitMix64::new(1), &swarm);
+    let jittered = |swarm: &Swarm| {
+        let jitters = |seed: u64| subject.contract(&subject.sample_config(&mut SplitMix64::new(seed), swarm)).jitter;
+        (0..200).filter(|&seed| jitters(seed).is_some_and(|bounds| bounds != JitterBounds::None)).count()
+    };
+    let name = subject.name();
+    assert_eq!(jittered(&Swarm { jitter: false, ..Swarm::everything() }), 0, "{name}: jitter with the swarm's off");
+    let on = jittered(&Swarm::everything());
+    match jitter {
+        Jitter::Swarmed => assert!(on > 0, "{name}: no jitter in 200 configs with the swarm's jitter on"),
+        Jitter::Absent => assert_eq!(on, 0, "{name}: jitter in a domain said to have none"),
+    }
+}
+
+/// Whether a domain draws jitter (only when the swarm allows it) or has none.
+#[derive(Clone, Copy, Debug)]
+enum Jitter {
+    Swarmed,
+    Absent,
 }
 
 #[test]
 fn backon() {
     let exponential =
         r#"{"jitter":false,"factor":2.0,"min_delay":0,"max_delay":60000000000,"max_times":3,"total_delay":null}"#;
-    check(&BackonExponential, exponential);
-    check(&BackonFibonacci, r#"{"jitter":false,"min_delay":0,"max_delay":60000000000,"max_times":3}"#);
-    check(&BackonConstant, r#"{"delay":0,"max_times":3,"jitter":false}"#);
+    check(&BackonExponential, exponential, Jitter::Swarmed);
+    check(&BackonFibonacci, r#"{"jitter":false,"min_delay":0,"max_delay":60000000000,"max_times":3}"#, Jitter::Swarmed);
+    check(&BackonConstant, r#"{"delay":0,"max_times":3,"jitter":false}"#, Jitter::Swarmed);
     let retry = r#"{"backoff":{"constant":{"delay":0,"max_times":3,"jitter":false}},"notify":false}"#;
-    check(&BackonRetry, retry);
+    check(&BackonRetry, retry, Jitter::Swarmed);
 }
 
 #[test]
 fn tower() {
-    check(&TowerBackoff, r#"{"min":0,"max":1,"jitter":0.0,"max_retries":0}"#);
-    check(&TowerBudget, r#"{"ttl":1000000000,"min_per_sec":0,"retry_percent":0.2}"#);
+    check(&TowerBackoff, r#"{"min":0,"max":1,"jitter":0.0,"max_retries":0}"#, Jitter::Swarmed);
+    check(&TowerBudget, r#"{"ttl":1000000000,"min_per_sec":0,"retry_percent":0.2}"#, Jitter::Absent);
 }
 
 #[test]
 fn exponential_backoff() {
     let simplest = r#"{"max_attempts":3,"min":0,"max":10000000000,"jitter_milli":0,"factor":2}"#;
-    check(&ExponentialBackoffSubject, simplest);
+    check(&ExponentialBackoffSubject, simplest, Jitter::Swarmed);
 }
 
 #[test]
 fn tokio_retry2() {
-    check(&TokioRetry2Exponential, r#"{"base_millis":10,"factor":1,"max_delay":null,"take":3}"#);
+    check(&TokioRetry2Exponential, r#"{"base_millis":10,"factor":1,"max_delay":null,"take":3}"#, Jitter::Absent);
     let factor = r#"{"initial_millis":500,"base_factor":2.0,"max_delay":null,"take":3}"#;
-    check(&TokioRetry2ExponentialFactor, factor);
-    check(&TokioRetry2Fibonacci, r#"{"millis":10,"factor":1,"max_delay":null,"take":3}"#);
-    check(&TokioRetry2Fixed, r#"{"interval":0,"take":3}"#);
-    check(&TokioRetry2Linear, r#"{"initial":0,"increment":null,"max_delay":null,"take":3}"#);
+    check(&TokioRetry2ExponentialFactor, factor, Jitter::Absent);
+    check(&TokioRetry2Fibonacci, r#"{"millis":10,"factor":1,"max_delay":null,"take":3}"#, Jitter::Absent);
+    check(&TokioRetry2Fixed, r#"{"interval":0,"take":3}"#, Jitter::Absent);
+    check(&TokioRetry2Linear, r#"{"initial":0,"increment":null,"max_delay":null,"take":3}"#, Jitter::Absent);
     let retry = r#"{"strategy":{"fixed":{"interval":0,"take":3}},"notify":false,"retry_after":false}"#;
-    check(&TokioRetry2Retry, retry);
+    check(&TokioRetry2Retry, retry, Jitter::Absent);
 }
 
 #[test]
 fn tokio_timeout_loop() {
-    check(&TokioTimeoutLoop, r#"{"max_attempts":1,"attempt_timeout":1000000,"delay":0,"deadline":null}"#);
+    check(
+        &TokioTimeoutLoop,
+        r#"{"max_attempts":1,"attempt_timeout":1000000,"delay":0,"deadline":null}"#,
+        Jitter::Absent,
+    );
 }

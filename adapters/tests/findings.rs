@@ -12,7 +12,7 @@ use timelaw_adapters::tokio_retry2::{FixedStrategy, Strategy, TokioRetry2Retry, 
 use timelaw_adapters::tokio_timeout_loop::{TokioTimeoutLoop, TokioTimeoutLoopConfig};
 use timelaw_adapters::tower::{TowerBudget, TowerBudgetConfig};
 use timelaw_adapters::F32;
-use timelaw_core::{CallScript, Case, Outcome, Schedule, Step, Subject, VDuration};
+use timelaw_core::{execute, CallScript, Case, Outcome, Schedule, Step, Subject, VDuration};
 use timelaw_laws::Verdict;
 
 fn ms(millis: u64) -> VDuration {
@@ -23,13 +23,32 @@ fn failures(count: usize) -> Schedule {
     Schedule::single(vec![Step::instant(Outcome::Transient); count])
 }
 
-/// `law` on the case `(config, schedule, seed 0)`: violated or not, as `violated` says.
+/// What a law says on a case.
+#[derive(Clone, Copy, Debug)]
+enum Expect {
+    /// The law holds (or is vacuous) where the crate keeps its promise.
+    Holds,
+    /// The law blames the event with this index, of this kind (its `EventKind` variant).
+    ViolatedAt(u32, &'static str),
+}
+
+use Expect::{Holds, ViolatedAt};
+
+/// `law` on the case `(config, schedule, seed 0)`: holds, or blames the event the finding names.
 #[track_caller]
-fn check<S: Subject>(subject: &S, config: S::Config, schedule: Schedule, law: &str, violated: bool) {
-    let verdict = support::judge(subject, &Case::new(config, schedule, 0), law);
-    assert_eq!(verdict.is_violated(), violated, "{} {law}: {verdict}", subject.name());
-    if !violated {
-        assert!(matches!(verdict, Verdict::Holds | Verdict::Vacuous), "{verdict}");
+fn check<S: Subject>(subject: &S, config: S::Config, schedule: Schedule, law: &str, expect: Expect) {
+    let name = subject.name();
+    let case = Case::new(config, schedule, 0);
+    let verdict = support::judge(subject, &case, law);
+    match (expect, &verdict) {
+        (Holds, Verdict::Holds | Verdict::Vacuous) => {}
+        (ViolatedAt(index, kind), Verdict::Violated(violation)) => {
+            assert_eq!(violation.event, Some(index), "{name} {law}: {verdict}");
+            let trace = execute(subject, &case.config, &case.schedule, case.seed);
+            let event = &trace.events[index as usize];
+            assert!(format!("{:?}", event.kind).starts_with(kind), "{name} {law}: blames {event:?}, not a {kind}");
+        }
+        _ => panic!("{name} {law}: expected {expect:?}, got {verdict}"),
     }
 }
 
@@ -40,11 +59,17 @@ fn backon_exponential(max_delay: VDuration) -> BackonExponentialConfig {
 #[test]
 fn backon_first_delay_ignores_a_cap_below_min_delay() {
     // The default min_delay (1 s) is slept although max_delay is 500 ms.
-    check(&BackonExponential, backon_exponential(ms(500)), failures(1), "delay_within_cap", true);
-    check(&BackonExponential, backon_exponential(ms(2000)), failures(3), "delay_within_cap", false);
+    check(
+        &BackonExponential,
+        backon_exponential(ms(500)),
+        failures(1),
+        "delay_within_cap",
+        ViolatedAt(3, "SleepRequested"),
+    );
+    check(&BackonExponential, backon_exponential(ms(2000)), failures(3), "delay_within_cap", Holds);
     let retry = |max| BackonRetryConfig { backoff: BackonBuilder::Exponential(backon_exponential(max)), notify: true };
-    check(&BackonRetry, retry(ms(500)), failures(1), "delay_within_cap", true);
-    check(&BackonRetry, retry(ms(2000)), failures(3), "notify_matches_sleep", false);
+    check(&BackonRetry, retry(ms(500)), failures(1), "delay_within_cap", ViolatedAt(4, "SleepRequested"));
+    check(&BackonRetry, retry(ms(2000)), failures(3), "notify_matches_sleep", Holds);
 }
 
 #[test]
@@ -52,8 +77,8 @@ fn backon_fibonacci_overshoots_its_cap_once() {
     let fibonacci =
         |max| BackonFibonacciConfig { jitter: false, min_delay: ms(1000), max_delay: Some(max), max_times: Some(3) };
     // 1 s, 1 s, then 1 s + 1 s = 2 s although max_delay is 1.5 s.
-    check(&BackonFibonacci, fibonacci(ms(1500)), failures(3), "delay_within_cap", true);
-    check(&BackonFibonacci, fibonacci(ms(2000)), failures(3), "delay_within_cap", false);
+    check(&BackonFibonacci, fibonacci(ms(1500)), failures(3), "delay_within_cap", ViolatedAt(9, "SleepRequested"));
+    check(&BackonFibonacci, fibonacci(ms(2000)), failures(3), "delay_within_cap", Holds);
 }
 
 #[test]
@@ -65,8 +90,8 @@ fn backon_total_delay_overflows_without_a_cap() {
         ..BackonExponentialConfig::default()
     };
     // The second delay saturates to Duration::MAX and `cumulative + delay` panics.
-    check(&BackonExponential, huge(None), failures(2), "never_panics", true);
-    check(&BackonExponential, huge(Some(ms(60_000))), failures(2), "never_panics", false);
+    check(&BackonExponential, huge(None), failures(2), "never_panics", ViolatedAt(6, "Panic"));
+    check(&BackonExponential, huge(Some(ms(60_000))), failures(2), "never_panics", Holds);
 }
 
 fn exponential(
@@ -87,14 +112,14 @@ fn exponential_backoff_panics_on_accepted_settings() {
         exponential(2, ms(2000), Some(ms(1000)), 0, 2),
         failures(0),
         "never_panics",
-        true,
+        ViolatedAt(1, "Panic"),
     );
     check(
         &ExponentialBackoffSubject,
         exponential(2, ms(1000), Some(ms(1000)), 0, 2),
         failures(0),
         "never_panics",
-        false,
+        Holds,
     );
     // A jitter below 1% (accepted by `set_jitter`) asks fastrand for a number in 0..0.
     check(
@@ -102,14 +127,14 @@ fn exponential_backoff_panics_on_accepted_settings() {
         exponential(2, ms(100), Some(ms(10_000)), 5, 2),
         failures(0),
         "never_panics",
-        true,
+        ViolatedAt(1, "Panic"),
     );
     check(
         &ExponentialBackoffSubject,
         exponential(2, ms(100), Some(ms(10_000)), 10, 2),
         failures(0),
         "never_panics",
-        false,
+        Holds,
     );
 }
 
@@ -118,8 +143,14 @@ fn exponential_backoff_stops_growing_at_u32_max() {
     // 1 ns, 100 us, then 10 s is due but `factor.saturating_pow(2)` stops at u32::MAX: 4.294967295 s.
     let tiny = VDuration::from_nanos(1);
     let law = "backoff_shape_without_jitter";
-    check(&ExponentialBackoffSubject, exponential(4, tiny, None, 0, 100_000), failures(3), law, true);
-    check(&ExponentialBackoffSubject, exponential(4, tiny, None, 0, 1000), failures(3), law, false);
+    check(
+        &ExponentialBackoffSubject,
+        exponential(4, tiny, None, 0, 100_000),
+        failures(3),
+        law,
+        ViolatedAt(9, "SleepRequested"),
+    );
+    check(&ExponentialBackoffSubject, exponential(4, tiny, None, 0, 1000), failures(3), law, Holds);
 }
 
 fn tokio_retry2(interval: VDuration, notify: bool, retry_after: bool) -> TokioRetry2RetryConfig {
@@ -130,15 +161,27 @@ fn tokio_retry2(interval: VDuration, notify: bool, retry_after: bool) -> TokioRe
 fn tokio_retry2_sleeps_the_strategy_not_the_retry_after() {
     let limited = |retry_after| Schedule::single(vec![Step::instant(Outcome::RateLimited { retry_after })]);
     // `RetryError::retry_after(e, 1 s)`, yet the retry comes after the strategy's 10 ms.
-    check(&TokioRetry2Retry, tokio_retry2(ms(10), false, true), limited(ms(1000)), "retry_after_honored", true);
-    check(&TokioRetry2Retry, tokio_retry2(ms(10), false, true), limited(ms(5)), "retry_after_honored", false);
+    check(
+        &TokioRetry2Retry,
+        tokio_retry2(ms(10), false, true),
+        limited(ms(1000)),
+        "retry_after_honored",
+        ViolatedAt(4, "AttemptStart"),
+    );
+    check(&TokioRetry2Retry, tokio_retry2(ms(10), false, true), limited(ms(5)), "retry_after_honored", Holds);
 }
 
 #[test]
 fn tokio_retry2_notifies_the_previous_delay() {
     // notify(err, 0 ms), then a 10 ms sleep; only a strategy of zero delays matches its notifications.
-    check(&TokioRetry2Retry, tokio_retry2(ms(10), true, false), failures(1), "notify_matches_sleep", true);
-    check(&TokioRetry2Retry, tokio_retry2(VDuration::ZERO, true, false), failures(1), "notify_matches_sleep", false);
+    check(
+        &TokioRetry2Retry,
+        tokio_retry2(ms(10), true, false),
+        failures(1),
+        "notify_matches_sleep",
+        ViolatedAt(4, "SleepRequested"),
+    );
+    check(&TokioRetry2Retry, tokio_retry2(VDuration::ZERO, true, false), failures(1), "notify_matches_sleep", Holds);
 }
 
 #[test]
@@ -147,8 +190,8 @@ fn tower_budget_rounds_the_ratio_up() {
     let ok = CallScript::outcomes(&[Outcome::Ok]);
     let schedule = Schedule::new(vec![ok.clone(), ok, CallScript::outcomes(&[Outcome::Transient; 3])]);
     // 0.6 retries per deposit: two deposits allow 1.2 retries, tower grants one per deposit.
-    check(&TowerBudget, budget(0.6), schedule.clone(), "retry_budget_respected", true);
-    check(&TowerBudget, budget(0.5), schedule, "retry_budget_respected", false);
+    check(&TowerBudget, budget(0.6), schedule.clone(), "retry_budget_respected", ViolatedAt(13, "AttemptStart"));
+    check(&TowerBudget, budget(0.5), schedule, "retry_budget_respected", Holds);
 }
 
 fn timeout_loop(attempt_timeout: VDuration, delay: VDuration, deadline: Option<VDuration>) -> TokioTimeoutLoopConfig {
@@ -159,8 +202,14 @@ fn timeout_loop(attempt_timeout: VDuration, delay: VDuration, deadline: Option<V
 fn tokio_deadline_tie_starts_an_attempt_at_the_deadline() {
     let schedule = Schedule::single(vec![Step::new(ms(10), Outcome::Transient)]);
     let law = "deadline_respected";
-    check(&TokioTimeoutLoop, timeout_loop(ms(1000), VDuration::ZERO, Some(ms(10))), schedule.clone(), law, true);
-    check(&TokioTimeoutLoop, timeout_loop(ms(1000), ms(1), Some(ms(10))), schedule, law, false);
+    check(
+        &TokioTimeoutLoop,
+        timeout_loop(ms(1000), VDuration::ZERO, Some(ms(10))),
+        schedule.clone(),
+        law,
+        ViolatedAt(4, "AttemptStart"),
+    );
+    check(&TokioTimeoutLoop, timeout_loop(ms(1000), ms(1), Some(ms(10))), schedule, law, Holds);
 }
 
 #[test]
@@ -175,8 +224,8 @@ fn tokio_timeout_cannot_tell_apart_two_instants_in_one_millisecond() {
         timeout_loop(ms(10), VDuration::ZERO, None),
         schedule.clone(),
         "eventually_succeeds",
-        true,
+        ViolatedAt(3, "CallEnd"),
     );
     schedule.calls[0].gap_before = VDuration::ZERO;
-    check(&TokioTimeoutLoop, timeout_loop(ms(10), VDuration::ZERO, None), schedule, "eventually_succeeds", false);
+    check(&TokioTimeoutLoop, timeout_loop(ms(10), VDuration::ZERO, None), schedule, "eventually_succeeds", Holds);
 }

@@ -4,15 +4,21 @@
 
 use timelaw_core::{Case, Contract, EventKind, Outcome, Schedule, Step, Trace, VDuration};
 
-/// The schedule of `candidate` (whose config differs from the one that produced `trace` under `old`)
-/// adapted to its new contract `new`; `None` when nothing changes.
-pub(super) fn adapt<C: Clone>(candidate: &Case<C>, old: &Contract, new: &Contract, trace: &Trace) -> Option<Case<C>> {
+/// The schedule of `candidate` (whose config differs from the one that produced `trace()` under `old`)
+/// adapted to its new contract `new`; `None` when nothing changes. `trace` (a subject run) is called only
+/// when a removed timeout needs it.
+pub(super) fn adapt<C: Clone>(
+    candidate: &Case<C>,
+    old: &Contract,
+    new: &Contract,
+    trace: impl FnOnce() -> Trace,
+) -> Option<Case<C>> {
     let mut schedule = candidate.schedule.clone();
     for (from, to) in boundary_moves(old, new) {
         remap(&mut schedule, from, to);
     }
     if old.attempt_timeout.is_some() && new.attempt_timeout.is_none() {
-        timeouts_to_transients(&mut schedule, trace);
+        timeouts_to_transients(&mut schedule, &trace());
     }
     if schedule == candidate.schedule {
         return None;

@@ -16,7 +16,8 @@ use crate::eval::evaluate;
 /// Limits on one shrink.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ShrinkBudget {
-    /// Candidate evaluations at most.
+    /// Subject runs at most, every run counted (see [`ShrinkOutcome::evaluations`]). The first run of the
+    /// given case is always made; a candidate is tried only while the budget has room for both of its runs.
     pub evals_max: u64,
     /// Wall-clock time at most; `None` (the default) keeps shrinking deterministic.
     pub time_max: Option<Duration>,
@@ -46,7 +47,9 @@ pub struct ShrinkOutcome<C> {
     pub case: Case<C>,
     /// The law's violation on it.
     pub violation: Violation,
-    /// Candidate evaluations spent (each accepted candidate is evaluated twice and counted once).
+    /// Subject runs spent, every one counted: the first run of the given case, each candidate's run, the
+    /// second run of each accepted candidate, the runs of the current best case whose trace the config
+    /// pass adapts schedules to, and both runs of each evaluation under `deterministic_replay`.
     pub evaluations: u64,
     /// Per pass statistics.
     pub passes: Vec<PassStats>,
@@ -98,7 +101,6 @@ impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
         if self.visited.contains(&digest) {
             return false;
         }
-        self.evaluations += 1;
         self.stats.tried += 1;
         let Some(violation) = self.violation_on(&candidate) else { return false };
         if self.violation_on(&candidate).as_ref() != Some(&violation) {
@@ -111,7 +113,17 @@ impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
         true
     }
 
-    fn violation_on(&self, case: &Case<S::Config>) -> Option<Violation> {
+    /// Subject runs in one evaluation: two when the law compares a replay.
+    fn runs_per_evaluation(&self) -> u64 {
+        if self.replay {
+            2
+        } else {
+            1
+        }
+    }
+
+    fn violation_on(&mut self, case: &Case<S::Config>) -> Option<Violation> {
+        self.evaluations += self.runs_per_evaluation();
         let evaluation = evaluate(self.subject, case, self.limits, self.replay);
         match evaluation.judge(self.law, case) {
             Verdict::Violated(violation) => Some(violation),
@@ -119,8 +131,9 @@ impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
         }
     }
 
-    /// The trace of the current best case.
-    pub(super) fn best_trace(&self) -> timelaw_core::Trace {
+    /// The trace of the current best case (one more subject run, counted).
+    pub(super) fn best_trace(&mut self) -> timelaw_core::Trace {
+        self.evaluations += 1;
         evaluate(self.subject, &self.best, self.limits, false).trace
     }
 
@@ -134,7 +147,9 @@ impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
             (Some(limit), Some(started)) => started.elapsed() > limit,
             _ => false,
         };
-        if self.evaluations >= self.budget.evals_max || over_time {
+        // Room for a whole candidate: its run and, when it still fails, the confirming run.
+        let candidate_runs = 2 * self.runs_per_evaluation();
+        if self.evaluations.saturating_add(candidate_runs) > self.budget.evals_max || over_time {
             self.exhausted = true;
         }
         self.exhausted
@@ -165,7 +180,7 @@ pub fn shrink<S: ConfigDomain + ?Sized>(
         replay,
         best: case,
         violation,
-        evaluations: 0,
+        evaluations: if replay { 2 } else { 1 },
         budget,
         started: budget.time_max.map(|_| Instant::now()),
         exhausted: false,

@@ -11,7 +11,8 @@
 //! a timeout, a cap, a deadline, an open duration; then a binary search), and `zero_seed`.
 //!
 //! A candidate is accepted only when the law's verdict on it is a violation, twice in a row on fresh Worlds
-//! with the same trace digest (a nondeterministic failure is never kept). Budgets bound the evaluations and,
+//! with the same trace digest (a nondeterministic failure is never kept). Budgets bound the evaluations (every
+//! subject run counted: candidates, their confirming runs, the runs whose traces adapt schedules) and,
 //! optionally, wall-clock time (off by default: a time budget makes the minimum depend on the machine).
 
 mod adapt;

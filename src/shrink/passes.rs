@@ -93,8 +93,14 @@ fn shrink_config<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bo
             candidate.config = config;
             let old = shrinker.contract();
             let new = shrinker.subject.contract(&candidate.config);
-            let adapted = adapt(&candidate, &old, &new, &shrinker.best_trace());
-            if shrinker.attempt(candidate) || adapted.is_some_and(|adapted| shrinker.attempt(adapted)) {
+            if shrinker.attempt(candidate.clone()) {
+                progress = true;
+                continue 'restart;
+            }
+            // Only when the config alone lost the failure; the best case's trace is a counted run.
+            let adapted =
+                (!shrinker.out_of_budget()).then(|| adapt(&candidate, &old, &new, || shrinker.best_trace())).flatten();
+            if adapted.is_some_and(|adapted| shrinker.attempt(adapted)) {
                 progress = true;
                 continue 'restart;
             }

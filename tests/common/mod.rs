@@ -1,2 +1,3 @@
-//! Shared test code: planted-bug subjects.
+//! Shared test code: planted-bug subjects and their stated minima.
+pub mod minima;
 pub mod planted;
