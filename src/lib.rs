@@ -141,5 +141,12 @@ pub use timelaw_generators::{simplest_config, Choices, ConfigDomain, Describe, S
 #[cfg(feature = "tokio")]
 pub use timelaw_tokio as tokio;
 
+/// The guide (docs/guide.md): a retry loop of your own, sync and tokio, from nothing to a `cargo test`
+/// law suite, a checked-in fixture, a fuzz target, a CLI and a CI job; a law of your own. Its code blocks
+/// are doctests; the rest is the `examples/user-crate` crate, which CI builds and tests.
+///
+#[doc = include_str!("../docs/guide.md")]
+pub mod guide {}
+
 /// This timelaw's version (written into fixtures and reports).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -339,6 +339,12 @@ impl Registry {
         self.subjects.push(Box::new(subject));
         self
     }
+    /// Adds a subject and gives the registry back, for one-line binaries:
+    /// `timelaw::cli::main(Registry::builtin().with(MySubject))` (as [`Registry::add`] otherwise).
+    pub fn with<S: ConfigDomain + 'static>(mut self, subject: S) -> Registry {
+        self.add(subject);
+        self
+    }
     /// The subject called `name`.
     pub fn get(&self, name: &str) -> Option<&dyn DynSubject> {
         self.subjects.iter().find(|subject| subject.name() == name).map(|subject| subject.as_ref())
@@ -357,5 +363,26 @@ impl Registry {
             name: name.to_owned(),
             known: self.names().join(", "),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use timelaw_core::reference::Reference;
+
+    #[track_caller]
+    fn check(registry: Registry, expect: &[&str]) {
+        assert_eq!(registry.names(), expect);
+    }
+
+    #[test]
+    fn with_adds_like_add_and_replaces_by_name() {
+        check(Registry::new(), &[]);
+        check(Registry::new().with(Reference), &["reference"]);
+        check(Registry::new().with(Reference).with(Reference), &["reference"]);
+        let mut added = Registry::new();
+        added.add(Reference);
+        check(added, &["reference"]);
     }
 }

@@ -80,9 +80,15 @@ fn trial(registry: &'static Registry, laws: &'static Catalogue, path: PathBuf) -
 /// The whole `main` of a replay test target: parses libtest arguments, replays every fixture under
 /// `roots` against the standard catalogue, and exits with libtest's status.
 pub fn main(registry: Registry, roots: &[&str]) -> ! {
+    main_with(registry, Catalogue::standard(), roots)
+}
+
+/// As [`main`], against `laws` (the standard catalogue plus laws of your own, so that fixtures of your
+/// own laws replay too).
+pub fn main_with(registry: Registry, laws: Catalogue, roots: &[&str]) -> ! {
     let args = Arguments::from_args();
     // The trials run on libtest-mimic's threads; both live for the rest of the process.
     let registry: &'static Registry = Box::leak(Box::new(registry));
-    let laws: &'static Catalogue = Box::leak(Box::new(Catalogue::standard()));
+    let laws: &'static Catalogue = Box::leak(Box::new(laws));
     libtest_mimic::run(&args, trials(registry, laws, roots)).exit()
 }

@@ -1,0 +1,3 @@
+fn main() -> std::process::ExitCode {
+    timelaw::cli::main(user_crate::registry()) // the timelaw CLI for our subjects: `cargo run -- check --help`
+}

@@ -1,0 +1,3 @@
+fn main() {
+    timelaw::replay::main(user_crate::registry(), &["tests/fixtures"]); // one test per fixture file
+}
