@@ -59,6 +59,7 @@ impl Subject for Reference {
             serves_stream: true,
             circuit: p.circuit,
             retry_budget: p.retry_budget,
+            clocks: None,
         }
     }
 
