@@ -172,7 +172,10 @@ impl EventKind {
     pub const fn is_action(self) -> bool {
         !matches!(
             self,
-            EventKind::ClockReadFailed { .. } | EventKind::WallJump { .. } | EventKind::Diagnostic { .. } | EventKind::Panic
+            EventKind::ClockReadFailed { .. }
+                | EventKind::WallJump { .. }
+                | EventKind::Diagnostic { .. }
+                | EventKind::Panic
         )
     }
 }
@@ -256,7 +259,11 @@ impl Default for Trace {
 impl Trace {
     /// An empty, complete trace with [`TRACE_CAPACITY`] events preallocated.
     pub fn new() -> Trace {
-        Trace { events: Vec::with_capacity(TRACE_CAPACITY), end: TraceEnd::Complete, clock_reads: ClockReads::default() }
+        Trace {
+            events: Vec::with_capacity(TRACE_CAPACITY),
+            end: TraceEnd::Complete,
+            clock_reads: ClockReads::default(),
+        }
     }
     /// Appends an event; its sequence number is its index.
     pub fn push(&mut self, at: VInstant, call: u32, attempt: u32, kind: EventKind) {

@@ -1,8 +1,8 @@
 //! The timeline of one counterexample: its trace as a table, the violating event marked.
 
 use timelaw_core::{
-    CallResult, CircuitState, Diagnostic, ErrorKind, Event, EventKind, Outcome, Rejection, Trace, TraceEnd,
-    VDuration, WallInstant,
+    CallResult, CircuitState, Diagnostic, ErrorKind, Event, EventKind, Outcome, Rejection, Trace, TraceEnd, VDuration,
+    WallInstant,
 };
 use timelaw_laws::Violation;
 
@@ -156,7 +156,6 @@ fn jump_words(by_ns: i64) -> String {
     let direction = if by_ns < 0 { "back" } else { "forward" };
     format!("wall clock jumped {direction} {size}")
 }
-
 
 /// How a trace ended, in words.
 fn describe_end(end: &TraceEnd) -> String {
