@@ -6,12 +6,14 @@ use timelaw_core::{
     Subject, Trace, VDuration, VInstant, WallInstant, WallJump, World,
 };
 
+/// What the subject saw: (monotonic, wall) per read pair.
+type Seen = Vec<(Result<VInstant, ReadFailed>, Result<WallInstant, ReadFailed>)>;
+
 /// Reads both clocks before the attempt, sleeps 10 ms, reads both again, and notes what it saw.
 struct Reader;
 
 thread_local! {
-    static SEEN: std::cell::RefCell<Vec<(Result<VInstant, ReadFailed>, Result<WallInstant, ReadFailed>)>> =
-        const { std::cell::RefCell::new(Vec::new()) };
+    static SEEN: std::cell::RefCell<Seen> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 impl Subject for Reader {
@@ -34,7 +36,6 @@ impl Subject for Reader {
     }
 }
 
-type Seen = Vec<(Result<VInstant, ReadFailed>, Result<WallInstant, ReadFailed>)>;
 
 fn run(clock: ClockFaults) -> (Trace, Seen) {
     let schedule = Schedule::single(vec![Step::new(VDuration::from_millis(4), Outcome::Ok)]).with_clock(clock);
