@@ -33,7 +33,7 @@ fn measure<S: ConfigDomain>(subject: &S, cases: u64) {
         events += trace.events.len();
         let contract = subject.contract(&case.config);
         let observation =
-            Observation { schedule: &case.schedule, seed: case.seed, contract: &contract, trace: &trace, replay: None };
+            Observation { schedule: &case.schedule, seed: case.seed, contract: &contract, trace: &trace, replay: None, without_wall_jumps: None };
         verdicts.clear();
         catalogue.judge_all(&observation, &mut verdicts);
     }

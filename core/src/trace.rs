@@ -281,6 +281,15 @@ impl Trace {
     pub fn call_events(&self, call: u32) -> impl Iterator<Item = &Event> {
         self.events.iter().filter(move |event| event.call == call)
     }
+    /// A digest of the actions only ([`EventKind::is_action`]: instant, call, attempt and kind, not the
+    /// sequence number), so two runs that differ only in clock events have the same action digest.
+    pub fn action_digest(&self) -> u64 {
+        let mut hasher = Fnv1a::default();
+        for event in self.events.iter().filter(|event| event.kind.is_action()) {
+            (event.at, event.call, event.attempt, event.kind).hash(&mut hasher);
+        }
+        hasher.finish()
+    }
     /// A digest of the events and the end, with a fixed algorithm (FNV-1a over the `Hash` stream);
     /// two traces with the same digest are, for all practical purposes, equal.
     pub fn digest(&self) -> u64 {

@@ -19,7 +19,8 @@
 //! [`World::wall_now`] (the wall clock, [`WallInstant`]); both are counted in the trace and can fail where
 //! the schedule says so ([`crate::clock_faults`]), returning [`ReadFailed`] for the subject to handle.
 //! The wall clock starts at [`WallInstant::START`] and moves with the monotonic clock, plus the wall jumps
-//! the schedule makes, each recorded as a `WallJump` event at its instant.
+//! the schedule makes, each recorded as a `WallJump` event at its instant (a jump due between calls takes
+//! effect right after the next call's `CallStart`).
 //!
 //! # Cancellation
 //! A call whose script has `cancel_after` is cancelled at `start + cancel_after`. An attempt or a sleep
@@ -271,6 +272,7 @@ impl<'s> World<'s> {
         let cancel_at = script.cancel_after.map(|after| started.saturating_add(after));
         self.call = Some(ActiveCall { index, started, attempts: 0, cancel_at });
         self.record(EventKind::CallStart { idempotent: script.idempotent }, 0)?;
+        self.apply_wall_jumps(self.clock)?; // Those that fell due between calls.
         Ok(Some(CallInfo { index, idempotent: script.idempotent, started }))
     }
 
@@ -481,9 +483,11 @@ impl<'s> World<'s> {
         Ok(())
     }
 
-    /// Applies (and records) every wall jump due at or before `upto`, each at its own instant.
+    /// Applies (and records) every wall jump due at or before `upto`, each at its own instant. Between
+    /// calls nothing is applied: jumps due then take effect (and are recorded) right after the next
+    /// call's `CallStart`, so every call's events still begin with its `CallStart`.
     fn apply_wall_jumps(&mut self, upto: VInstant) -> Result<(), Abort> {
-        if self.schedule.clock.wall_jumps.is_empty() {
+        if self.schedule.clock.wall_jumps.is_empty() || self.call.is_none() {
             return Ok(());
         }
         while let Some((index, at)) = self.clocks.next_due(upto) {

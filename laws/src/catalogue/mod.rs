@@ -9,6 +9,7 @@
 //! | time limits | [`TIMEOUT_TRANSLATED_TO_ERR`], [`TIMEOUT_BOUNDARY_IS_EXPIRED`], [`DEADLINE_RESPECTED`], [`CANCELLATION_STOPS_WORK`], [`TIMEOUT_DOES_NOT_END_STREAM`] |
 //! | circuit breaker | [`CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH`], [`CIRCUIT_HALF_OPEN_AFTER_COOLDOWN`], [`HALF_OPEN_PROBE_LIMIT`] |
 //! | every subject | [`CLOCK_MONOTONIC`], [`DETERMINISTIC_REPLAY`], [`NEVER_PANICS`], [`TERMINATES`] |
+//! | two clocks | [`WALL_JUMP_KEEPS_MONOTONIC_LIMITS`], [`WALL_JUMP_BACK_NO_PANIC`], [`FAILED_READ_HANDLED_AS_DECLARED`] |
 //!
 //! Architecture invariant: on the common path (holds, vacuous, not applicable) no law allocates; a
 //! violation may format its message. Every law walks the events once (the circuit laws twice).
@@ -16,6 +17,7 @@
 mod attempts;
 mod breaker_model;
 mod circuit;
+mod clocks;
 mod delays;
 mod meta;
 mod outcomes;
@@ -27,6 +29,7 @@ pub use attempts::{
     ATTEMPTS_WITHIN_MAX, EXHAUSTED_RETRIES_RETURN_ERR, NON_IDEMPOTENT_NOT_RETRIED, NO_SLEEP_AFTER_FINAL_ATTEMPT,
     RETRY_BUDGET_RESPECTED,
 };
+pub use clocks::{FAILED_READ_HANDLED_AS_DECLARED, WALL_JUMP_BACK_NO_PANIC, WALL_JUMP_KEEPS_MONOTONIC_LIMITS};
 pub use circuit::{CIRCUIT_HALF_OPEN_AFTER_COOLDOWN, CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH, HALF_OPEN_PROBE_LIMIT};
 pub use delays::{
     BACKOFF_SHAPE_WITHOUT_JITTER, DELAY_AT_LEAST_MIN, DELAY_WITHIN_CAP, JITTER_WITHIN_BOUNDS, NOTIFY_MATCHES_SLEEP,
@@ -43,7 +46,7 @@ pub use timeouts::{
 use crate::law::Law;
 
 /// Every standard law, in blueprint order (the order of [`crate::ids::ALL`]).
-pub static STANDARD: [Law; 28] = [
+pub static STANDARD: [Law; 31] = [
     ATTEMPTS_WITHIN_MAX,
     DELAY_WITHIN_CAP,
     DELAY_AT_LEAST_MIN,
@@ -72,4 +75,7 @@ pub static STANDARD: [Law; 28] = [
     CANCELLATION_STOPS_WORK,
     TIMEOUT_DOES_NOT_END_STREAM,
     NOTIFY_MATCHES_SLEEP,
+    WALL_JUMP_KEEPS_MONOTONIC_LIMITS,
+    WALL_JUMP_BACK_NO_PANIC,
+    FAILED_READ_HANDLED_AS_DECLARED,
 ];
