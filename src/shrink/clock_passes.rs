@@ -1,7 +1,7 @@
 //! The shrink pass over clock faults (`shrink_clock_faults`): no read failures, then fewer of them;
 //! fewer wall jumps; smaller jumps (toward 1 ns, keeping their direction); jumps at simpler points (an
-//! instant toward zero, the n-th sleep or attempt toward the first); failed-read rules failing fewer reads,
-//! starting sooner.
+//! instant toward zero, the n-th sleep or attempt toward the first, and any point moved to the first
+//! attempt when that keeps the failure); failed-read rules failing fewer reads, from the first read.
 
 use timelaw_core::{Case, FailFrom, JumpAt, VInstant};
 use timelaw_generators::ConfigDomain;
@@ -16,10 +16,12 @@ pub(super) fn shrink_clock_faults<S: ConfigDomain + ?Sized>(shrinker: &mut Shrin
     let mut progress = drop_items(shrinker, Field::ReadFailures);
     progress |= drop_items(shrinker, Field::WallJumps);
     for jump in 0..shrinker.best.schedule.clock.wall_jumps.len() {
+        progress |= during_first_attempt(shrinker, jump);
         progress |= lower(shrinker, Number::JumpSize(jump), 1);
         progress |= lower(shrinker, Number::JumpPoint(jump), 0);
     }
     for rule in 0..shrinker.best.schedule.clock.read_failures.len() {
+        progress |= from_the_first_read(shrinker, rule);
         progress |= lower(shrinker, Number::FailCount(rule), 1);
         progress |= lower(shrinker, Number::FailFrom(rule), 0);
     }
@@ -61,6 +63,26 @@ fn drop_items<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, field: F
         progress |= shrinker.attempt(candidate);
     }
     progress
+}
+
+/// Moves jump `index` to the first attempt (the simplest point: it needs no sleep and no instant).
+fn during_first_attempt<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, index: usize) -> bool {
+    let mut candidate = shrinker.best.clone();
+    match candidate.schedule.clock.wall_jumps.get_mut(index) {
+        Some(jump) if jump.at != JumpAt::Attempt(1) => jump.at = JumpAt::Attempt(1),
+        _ => return false,
+    }
+    shrinker.attempt(candidate)
+}
+
+/// Makes rule `index` start with the first read of its clock (the simplest start).
+fn from_the_first_read<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, index: usize) -> bool {
+    let mut candidate = shrinker.best.clone();
+    match candidate.schedule.clock.read_failures.get_mut(index) {
+        Some(rule) if rule.from != FailFrom::AfterReads(0) => rule.from = FailFrom::AfterReads(0),
+        _ => return false,
+    }
+    shrinker.attempt(candidate)
 }
 
 /// A number inside the clock faults that the shrinker may lower.

@@ -1,2 +1,3 @@
 //! Shared test code: planted-bug subjects.
 pub mod planted;
+pub mod planted_clocks;
