@@ -167,16 +167,10 @@ pub enum EventKind {
 
 impl EventKind {
     /// `true` for what a subject *does* (call starts and ends, attempts, sleeps, notifications,
-    /// rejections, circuit transitions) as opposed to clock events, diagnostics and panics: the events the
-    /// metamorphic wall-jump law compares ([`first_action_difference`]).
+    /// rejections, circuit transitions) and for a panic, as opposed to clock events and diagnostics: the
+    /// events the metamorphic wall-jump laws compare ([`first_action_difference`]).
     pub const fn is_action(self) -> bool {
-        !matches!(
-            self,
-            EventKind::ClockReadFailed { .. }
-                | EventKind::WallJump { .. }
-                | EventKind::Diagnostic { .. }
-                | EventKind::Panic
-        )
+        !matches!(self, EventKind::ClockReadFailed { .. } | EventKind::WallJump { .. } | EventKind::Diagnostic { .. })
     }
 }
 

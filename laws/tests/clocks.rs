@@ -221,3 +221,15 @@ fn the_reference_keeps_the_clock_laws_under_clock_faults() {
         check(id, run.clone(), Expect::Holds);
     }
 }
+
+#[test]
+fn a_panic_the_jump_did_not_cause_is_left_to_never_panics() {
+    // The naive loop's `PanicsOnRetry` defect panics whatever the clocks do.
+    let schedule = transients(2, jump(JumpAt::Attempt(1), -HOUR_NS));
+    let config = NaiveConfig { contract: promise(3, ms(10)), bug: Bug::PanicsOnRetry };
+    let mut panicking = run(&Naive::default(), &config, schedule);
+    with_jump_free_run(&mut panicking, |schedule| run(&Naive::default(), &config, schedule).trace);
+    let last = panicking.trace.events.len() as u32 - 1;
+    check(ids::WALL_JUMP_BACK_NO_PANIC, panicking.clone(), Expect::Holds);
+    check(ids::NEVER_PANICS, panicking, Expect::At(last));
+}

@@ -46,12 +46,16 @@ fn wall_jump_keeps_monotonic_limits(observation: &Observation<'_>) -> Verdict {
     }
 }
 
-/// `wall_jump_back_no_panic`: the subject never panics after the wall clock jumped backwards (where
-/// `SystemTime::duration_since` errs and a negative duration appears).
+/// `wall_jump_back_no_panic`: a backwards wall-clock jump never makes the subject panic (where
+/// `SystemTime::duration_since` errs and a negative duration appears). Only a panic the jump causes is
+/// blamed: the run of the case without its wall jumps ([`Observation::without_wall_jumps`]) must have
+/// acted differently (a panic is an action there), otherwise the subject panics anyway and `never_panics`
+/// says so.
 ///
 /// - Needs: nothing (applies to every subject).
-/// - Violated at the `Panic` event of a run that panicked after a backwards wall jump.
-/// - Vacuous when the wall clock never jumped backwards.
+/// - Violated at the `Panic` event of a run that panicked after a backwards wall jump, when the run
+///   without the jumps differs.
+/// - Vacuous when the wall clock never jumped backwards or the run without the jumps was not made.
 /// - Example violation: `now.duration_since(started).unwrap()` after the clock went back an hour.
 pub const WALL_JUMP_BACK_NO_PANIC: Law = Law {
     id: ids::WALL_JUMP_BACK_NO_PANIC,
@@ -66,8 +70,9 @@ fn wall_jump_back_no_panic(observation: &Observation<'_>) -> Verdict {
     let trace = observation.trace;
     let back = trace.events.iter().find(|event| matches!(event.kind, EventKind::WallJump { by_ns } if by_ns < 0));
     let Some(back) = back else { return Verdict::Vacuous };
+    let Some(compared) = observation.without_wall_jumps else { return Verdict::Vacuous };
     match &trace.end {
-        TraceEnd::Panicked(message) => Verdict::violated_with(
+        TraceEnd::Panicked(message) if compared.first_difference.is_some() => Verdict::violated_with(
             last_index(trace),
             format!("the subject panicked after the wall clock jumped back (event {}): {message}", back.seq),
         ),
