@@ -36,7 +36,6 @@ impl Subject for Reader {
     }
 }
 
-
 fn run(clock: ClockFaults) -> (Trace, Seen) {
     let schedule = Schedule::single(vec![Step::new(VDuration::from_millis(4), Outcome::Ok)]).with_clock(clock);
     SEEN.with(|seen| seen.borrow_mut().clear());
