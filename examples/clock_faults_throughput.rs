@@ -1,4 +1,4 @@
-//! Cases per second with clock faults on, off, and as the runner mixes them (one batch in four), measured
+//! Cases per second with clock faults on, off, and as the runner mixes them (one batch in eight), measured
 //! side by side in one process: the runner's per-case work (sample, evaluate with the "without wall jumps"
 //! run where a case has jumps and a replay every 16th case, judge the whole catalogue) on one thread.
 //!

@@ -98,7 +98,7 @@
 //!
 //! ## Two clocks
 //! The World has a monotonic clock and a virtual wall clock ([`core::World::wall_now`], a
-//! [`core::WallInstant`] from 2026-01-01T00:00:00Z). In one batch of cases in four (the `clock_faults`
+//! [`core::WallInstant`] from 2026-01-01T00:00:00Z). In one batch of cases in eight (the `clock_faults`
 //! swarm option) schedules also make the wall clock jump (forwards, backwards, before the Unix epoch) and
 //! make clock reads fail ([`core::ClockFaults`]). Three laws judge it: `wall_jump_keeps_monotonic_limits`
 //! (a case with wall jumps runs once more without them, and the two runs must act alike),

@@ -170,9 +170,13 @@ impl ClockState {
     }
 
     /// Counts a read of `clock` at `now`; `true` when the schedule makes it fail.
+    #[inline]
     pub(crate) fn read(&mut self, faults: &ClockFaults, clock: ClockKind, now: VInstant) -> bool {
         let before = self.reads.of(clock);
         self.reads.bump(clock);
+        if faults.read_failures.is_empty() {
+            return false; // The common path.
+        }
         let mut failed = false;
         for (hits, rule) in self.failure_hits.iter_mut().zip(&faults.read_failures) {
             let started = match rule.from {

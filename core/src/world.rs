@@ -486,10 +486,17 @@ impl<'s> World<'s> {
     /// Applies (and records) every wall jump due at or before `upto`, each at its own instant. Between
     /// calls nothing is applied: jumps due then take effect (and are recorded) right after the next
     /// call's `CallStart`, so every call's events still begin with its `CallStart`.
+    #[inline]
     fn apply_wall_jumps(&mut self, upto: VInstant) -> Result<(), Abort> {
         if self.schedule.clock.wall_jumps.is_empty() || self.call.is_none() {
-            return Ok(());
+            return Ok(()); // The common path: one check per clock movement.
         }
+        self.apply_due_wall_jumps(upto)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn apply_due_wall_jumps(&mut self, upto: VInstant) -> Result<(), Abort> {
         while let Some((index, at)) = self.clocks.next_due(upto) {
             self.clock = self.clock.max(at);
             let by_ns = self.clocks.apply(&self.schedule.clock, index);

@@ -91,7 +91,7 @@ pub struct Swarm {
     pub multi_call: bool,
     /// Calls may be non-idempotent.
     pub non_idempotent: bool,
-    /// Wall-clock jumps and failed clock reads ([`crate::clock`]); on in one batch in four. Absent from
+    /// Wall-clock jumps and failed clock reads ([`crate::clock`]); on in one batch in eight. Absent from
     /// reports written before it existed (read as off).
     #[serde(default)]
     pub clock_faults: bool,
@@ -136,7 +136,7 @@ impl Swarm {
             outcomes.ok = 1;
         }
         // Drawn after every older option, so those stay what they were for each seed.
-        let clock_faults = rng.below(4) == 0;
+        let clock_faults = rng.below(8) == 0;
         let [jitter, attempt_timeout, deadline, sleep_budget, circuit, retry_budget, retry_after, cancellation, multi_call, non_idempotent] =
             switches;
         Swarm {
