@@ -93,6 +93,7 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
         "simplify_outcomes",
         "shrink_durations",
         "zero_seed",
+        "shrink_clock_faults",
     ];
     assert_eq!(names, all);
 }
