@@ -3,7 +3,7 @@
 use std::cell::Cell;
 use std::sync::Once;
 
-use timelaw_core::{execute_with, Case, Contract, Limits, Subject, Trace, World};
+use timelaw_core::{execute_with, first_action_difference, Case, Contract, Limits, Subject, Trace, World};
 use timelaw_laws::{Law, Observation, Replay, Verdict};
 
 /// A case's run: its contract, its trace, and the second run's digest when it was replayed.
@@ -15,6 +15,8 @@ pub struct Evaluation {
     pub trace: Trace,
     /// Digests of both runs, when the case was run twice.
     pub replay: Option<Replay>,
+    /// The comparison with a run without the case's wall jumps, when it has any.
+    pub without_wall_jumps: Option<Replay>,
 }
 
 impl Evaluation {
@@ -26,6 +28,7 @@ impl Evaluation {
             contract: &self.contract,
             trace: &self.trace,
             replay: self.replay,
+            without_wall_jumps: self.without_wall_jumps,
         }
     }
     /// `law`'s verdict on this run of `case`.
@@ -35,6 +38,7 @@ impl Evaluation {
 }
 
 /// Runs `case` once (twice when `replay` is set, on a fresh World each time), catching panics quietly.
+/// A case with wall jumps also runs once more without them, for `wall_jump_keeps_monotonic_limits`.
 pub fn evaluate<S: Subject + ?Sized>(subject: &S, case: &Case<S::Config>, limits: Limits, replay: bool) -> Evaluation {
     let contract = subject.contract(&case.config);
     let trace = run_quietly(subject, case, limits);
@@ -42,7 +46,35 @@ pub fn evaluate<S: Subject + ?Sized>(subject: &S, case: &Case<S::Config>, limits
         let second = run_quietly(subject, case, limits);
         Replay { first: trace.digest(), second: second.digest(), first_difference: first_difference(&trace, &second) }
     });
-    Evaluation { contract, trace, replay }
+    let without_wall_jumps = if case.schedule.clock.wall_jumps.is_empty() {
+        None
+    } else {
+        without_wall_jumps(subject, case, limits, &trace)
+    };
+    Evaluation { contract, trace, replay, without_wall_jumps }
+}
+
+/// The metamorphic run: the same case with its wall jumps removed, compared action by action. Kept out of
+/// line: most cases have no wall jump, and the hot path stays as small as it was.
+#[cold]
+#[inline(never)]
+fn without_wall_jumps<S: Subject + ?Sized>(
+    subject: &S,
+    case: &Case<S::Config>,
+    limits: Limits,
+    trace: &Trace,
+) -> Option<Replay> {
+    if case.schedule.clock.wall_jumps.is_empty() {
+        return None;
+    }
+    let schedule = case.schedule.without_wall_jumps();
+    let jump_free = Case { config: case.config.clone(), schedule, seed: case.seed };
+    let second = run_quietly(subject, &jump_free, limits);
+    Some(Replay {
+        first: trace.action_digest(),
+        second: second.action_digest(),
+        first_difference: first_action_difference(trace, &second),
+    })
 }
 
 fn run_quietly<S: Subject + ?Sized>(subject: &S, case: &Case<S::Config>, limits: Limits) -> Trace {

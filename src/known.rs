@@ -15,7 +15,8 @@
 //! # Message class
 //! The message with every number masked: a run of ASCII digits (with a decimal point inside it), and the
 //! duration unit right after it (`s`, `ms`, `us`, `ns`), becomes `#`. So the same sentence about other
-//! durations, attempt numbers or counts is the same class; another sentence (another check of the law,
+//! durations, attempt numbers or counts is the same class, and a range of two masked ends (`#..=#`) is one
+//! `#` (a range whose ends are equal prints as one value); another sentence (another check of the law,
 //! another error kind in it) is another class. Laws build their messages from fixed sentences with
 //! numbers filled in, so the class names which check of the law failed.
 //!
@@ -50,6 +51,10 @@ pub fn message_class(message: &str) -> String {
             rest = &rest[unit.len()..];
         }
         class.push('#');
+    }
+    // A range whose ends are equal prints as one value (`0ms`, not `0ms..=0ms`): both are one class.
+    while class.contains("#..=#") {
+        class = class.replace("#..=#", "#");
     }
     class
 }
@@ -165,6 +170,8 @@ mod tests {
         class("sleep 2 of the call was 1.5s, expected 3us", "sleep # of the call was #, expected #");
         class("attempt 4 started, but max_attempts is 3", "attempt # started, but max_attempts is #");
         class("slept 7nsx", "slept #nsx"); // Not a unit: a word that starts like one.
+        class("sleep 1 of the call was 1166700ns, outside 0ms..=0ms", "sleep # of the call was #, outside #");
+        class("sleep 1 of the call was 17ms, outside 1ms", "sleep # of the call was #, outside #");
         class("the call returned Err(Fatal)", "the call returned Err(Fatal)");
         class("", "");
         class("µ 12", "µ #");

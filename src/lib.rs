@@ -7,7 +7,7 @@
 //! // The reference interpreter against the whole catalogue, 2,000 generated cases, in virtual time.
 //! let output = timelaw::check(&Reference).cases(2_000).seed(7).run();
 //! output.assert_holds();
-//! assert_eq!(output.laws.len(), 28);
+//! assert_eq!(output.laws.len(), 31);
 //! assert_eq!(output.laws[0].counts.cases, 2_000);
 //! ```
 //!
@@ -87,6 +87,15 @@
 //! hangs or is stopped at the World's default step limits (generous: 16,384 sleeps) violates `terminates`
 //! (a lower limit set for the run only makes it inconclusive), and every 16th case is run twice to check
 //! `deterministic_replay` ([`Config::replay_every`]).
+//!
+//! ## Two clocks
+//! The World has a monotonic clock and a virtual wall clock ([`core::World::wall_now`], a
+//! [`core::WallInstant`] from 2026-01-01T00:00:00Z). In one batch of cases in eight (the `clock_faults`
+//! swarm option) schedules also make the wall clock jump (forwards, backwards, before the Unix epoch) and
+//! make clock reads fail ([`core::ClockFaults`]). Three laws judge it: `wall_jump_keeps_monotonic_limits`
+//! (a case with wall jumps runs once more without them, and the two runs must act alike),
+//! `wall_jump_back_no_panic` and `failed_read_handled_as_declared` (the contract's `clocks` group says which
+//! clock each limit is measured on and what a failed read means).
 //!
 //! ## Shrinking
 //! [`shrink::shrink`] works on values, not seeds or bytes, so it shrinks failures from any source: random

@@ -299,7 +299,8 @@ fn token_bucket_has_no_false_alarm() {
 fn violations<S: Subject>(subject: &S, config: &S::Config, schedule: &Schedule) -> Vec<(String, String)> {
     let trace = execute(subject, config, schedule, 0);
     let contract = subject.contract(config);
-    let observation = Observation { schedule, seed: 0, contract: &contract, trace: &trace, replay: None };
+    let observation =
+        Observation { schedule, seed: 0, contract: &contract, trace: &trace, replay: None, without_wall_jumps: None };
     let catalogue = Catalogue::standard();
     let verdicts = catalogue.laws().iter().map(|law| (law.id.to_owned(), law.judge(&observation)));
     verdicts

@@ -9,5 +9,8 @@ fn main() {
     for planted in Planted::all() {
         registry.add(planted);
     }
+    for planted in common::planted_clocks::ClockPlanted::all() {
+        registry.add(planted);
+    }
     timelaw::replay::main(registry, &["tests/fixtures"]);
 }

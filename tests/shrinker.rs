@@ -6,7 +6,7 @@ mod common;
 use common::minima::stated_minimum as expected;
 use common::planted::{Bug, Planted, BUGS};
 use timelaw::core::reference::{Backoff, Policy};
-use timelaw::core::{CallScript, Case, Limits, Outcome, Schedule, Step, VDuration};
+use timelaw::core::{CallScript, Case, JumpAt, Limits, Outcome, Schedule, Step, VDuration, VInstant, WallJump};
 use timelaw::laws::Catalogue;
 use timelaw::runner::{run, Silent};
 use timelaw::shrink::{shrink, ShrinkBudget};
@@ -47,7 +47,13 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
     };
     let mut call = CallScript::new(vec![Step::new(ms(30), Outcome::Transient); 6]);
     call.gap_before = ms(250);
-    let case = Case::new(policy, Schedule::new(vec![CallScript::outcomes(&[Outcome::Ok]), call]), 77);
+    let mut schedule = Schedule::new(vec![CallScript::outcomes(&[Outcome::Ok]), call]);
+    // A wall jump the bug does not depend on, for the clock pass to remove.
+    schedule
+        .clock
+        .wall_jumps
+        .push(WallJump { at: JumpAt::Instant(VInstant::from_nanos(40_000_000)), by_ns: -3_000_000 });
+    let case = Case::new(policy, schedule, 77);
     let law = *Catalogue::standard().get("attempts_within_max").unwrap();
     let outcome = shrink(&Planted(Bug::ExtraAttempt), &law, case, ShrinkBudget::default(), Limits::default()).unwrap();
     assert_eq!(outcome.case, expected(Bug::ExtraAttempt));
@@ -65,7 +71,7 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
 }
 
 /// Every shrink pass, in the order they run.
-const PASSES: [&str; 7] = [
+const PASSES: [&str; 8] = [
     "drop_calls",
     "drop_steps",
     "shrink_config",
@@ -73,6 +79,7 @@ const PASSES: [&str; 7] = [
     "simplify_outcomes",
     "shrink_durations",
     "zero_seed",
+    "shrink_clock_faults",
 ];
 
 #[test]

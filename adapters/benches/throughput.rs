@@ -32,8 +32,14 @@ fn measure<S: ConfigDomain>(subject: &S, cases: u64) {
         let trace = execute(subject, &case.config, &case.schedule, case.seed);
         events += trace.events.len();
         let contract = subject.contract(&case.config);
-        let observation =
-            Observation { schedule: &case.schedule, seed: case.seed, contract: &contract, trace: &trace, replay: None };
+        let observation = Observation {
+            schedule: &case.schedule,
+            seed: case.seed,
+            contract: &contract,
+            trace: &trace,
+            replay: None,
+            without_wall_jumps: None,
+        };
         verdicts.clear();
         catalogue.judge_all(&observation, &mut verdicts);
     }

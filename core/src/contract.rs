@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::clock::ClockContract;
 use crate::promise::{self, FloatFactor, Promised, Tolerance};
 use crate::time::VDuration;
 use crate::wide::Round;
@@ -316,6 +317,10 @@ pub struct Contract {
     pub circuit: Option<CircuitContract>,
     /// The retry budget's parameters.
     pub retry_budget: Option<BudgetContract>,
+    /// Which clock each limit is measured on and what a failed clock read means; `None`: the subject's
+    /// docs do not say (the clock laws are then not applicable).
+    #[serde(default)]
+    pub clocks: Option<ClockContract>,
 }
 
 impl Contract {

@@ -30,6 +30,11 @@
 //! [`World`] is the only capability a subject gets ([`world`]); it records a [`Trace`] ([`trace`]).
 //! Async subjects run through [`exec::run_async`].
 //!
+//! ## Two clocks
+//! The World's monotonic clock ([`World::now`], [`World::read_now`]) and its wall clock
+//! ([`World::wall_now`], a [`WallInstant`] starting at 2026-01-01T00:00:00Z) ([`clock`]); wall jumps and
+//! failed reads are schedule data ([`clock_faults`]).
+//!
 //! ## Subjects and contracts
 //! [`Subject`] ([`subject`]) and [`Contract`] ([`contract`]); [`execute`] runs one case.
 //!
@@ -37,6 +42,8 @@
 //! [`reference::Reference`] with its [`reference::Policy`].
 #![deny(missing_docs)]
 
+pub mod clock;
+pub mod clock_faults;
 pub mod contract;
 pub mod exec;
 pub mod float;
@@ -52,6 +59,8 @@ pub mod trace;
 mod wide;
 pub mod world;
 
+pub use clock::{ClockContract, ClockKind, ClockReads, OnFailedRead, ReadFailed, WallInstant};
+pub use clock_faults::{ClockFaults, FailFrom, JumpAt, ReadFailure, WallJump};
 pub use contract::{BackoffShape, BudgetContract, CircuitContract, Contract, JitterBounds, RetryOn, TieRule};
 pub use float::{F32, F64};
 pub use promise::{FloatFactor, Promised, Tolerance};
@@ -60,5 +69,8 @@ pub use run::{execute, execute_with, panic_message};
 pub use schedule::{CallScript, Case, Outcome, Schedule, Step};
 pub use subject::{Subject, SubjectConfig};
 pub use time::{VDuration, VInstant};
-pub use trace::{CallResult, CircuitState, ErrorKind, Event, EventKind, Rejection, Trace, TraceEnd, TRACE_CAPACITY};
+pub use trace::{
+    first_action_difference, CallResult, CircuitState, Diagnostic, ErrorKind, Event, EventKind, Rejection, Trace,
+    TraceEnd, TRACE_CAPACITY,
+};
 pub use world::{Abort, AttemptResult, CallInfo, LimitKind, Limits, Misuse, PendingAttempt, Wake, World};

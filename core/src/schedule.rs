@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::clock_faults::ClockFaults;
 use crate::time::VDuration;
 
 /// How one scripted dispatch ends.
@@ -116,16 +117,31 @@ impl CallScript {
 pub struct Schedule {
     /// One script per call.
     pub calls: Vec<CallScript>,
+    /// Wall-clock jumps and failed clock reads ([`crate::clock_faults`]); left out of JSON when empty, so
+    /// schedules written before clock faults existed read unchanged.
+    #[serde(default, skip_serializing_if = "ClockFaults::is_empty")]
+    pub clock: ClockFaults,
 }
 
 impl Schedule {
     /// A schedule of the given calls.
     pub fn new(calls: Vec<CallScript>) -> Schedule {
-        Schedule { calls }
+        Schedule { calls, clock: ClockFaults::default() }
     }
     /// A single call with the given steps.
     pub fn single(steps: Vec<Step>) -> Schedule {
-        Schedule { calls: vec![CallScript::new(steps)] }
+        Schedule { calls: vec![CallScript::new(steps)], clock: ClockFaults::default() }
+    }
+    /// The same schedule with `clock` as its clock faults.
+    pub fn with_clock(mut self, clock: ClockFaults) -> Schedule {
+        self.clock = clock;
+        self
+    }
+    /// The same schedule without its wall jumps (the "without wall jumps" run of the metamorphic law).
+    pub fn without_wall_jumps(&self) -> Schedule {
+        let mut schedule = self.clone();
+        schedule.clock.wall_jumps.clear();
+        schedule
     }
     /// The total number of scripted steps over all calls.
     pub fn step_count(&self) -> usize {

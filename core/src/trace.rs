@@ -8,6 +8,7 @@ use std::hash::{Hash, Hasher};
 
 use serde::{Deserialize, Serialize};
 
+use crate::clock::{ClockKind, ClockReads};
 use crate::schedule::Outcome;
 use crate::time::{VDuration, VInstant};
 
@@ -155,6 +156,59 @@ pub enum EventKind {
         /// How long the attempt had run.
         ran: VDuration,
     },
+    /// A read of `clock` failed because the schedule said so (recorded by the World).
+    ClockReadFailed {
+        /// The clock that could not be read.
+        clock: ClockKind,
+    },
+    /// The wall clock jumped by `by_ns` nanoseconds (negative: backwards; recorded by the World).
+    WallJump {
+        /// The size of the jump.
+        by_ns: i64,
+    },
+    /// Something the subject reports about itself (recorded with [`crate::World::diagnose`]).
+    Diagnostic {
+        /// What.
+        diagnostic: Diagnostic,
+    },
+}
+
+impl EventKind {
+    /// `true` for what a subject *does* (call starts and ends, attempts, sleeps, notifications,
+    /// rejections, circuit transitions) and for a panic, as opposed to clock events and diagnostics: the
+    /// events the metamorphic wall-jump laws compare ([`first_action_difference`]).
+    pub const fn is_action(self) -> bool {
+        !matches!(self, EventKind::ClockReadFailed { .. } | EventKind::WallJump { .. } | EventKind::Diagnostic { .. })
+    }
+}
+
+/// A subject's report about itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Diagnostic {
+    /// A clock read failed, so this moment has no timing; the subject went on as its contract declares
+    /// (see [`crate::ClockContract::on_failed_read`]) and kept the attempt's real outcome.
+    TimingMissing {
+        /// The clock that could not be read.
+        clock: ClockKind,
+    },
+}
+
+/// The sequence number, in `a`, of the first action ([`EventKind::is_action`]) where `a` and `b` differ
+/// (instant, call, attempt or kind), or where one has fewer actions; `None` when their actions are equal.
+/// Clock events and diagnostics are skipped, so two runs that differ only in wall jumps compare equal.
+pub fn first_action_difference(a: &Trace, b: &Trace) -> Option<u32> {
+    let same = |x: &Event, y: &Event| x.at == y.at && x.call == y.call && x.attempt == y.attempt && x.kind == y.kind;
+    let mut left = a.events.iter().filter(|event| event.kind.is_action());
+    let mut right = b.events.iter().filter(|event| event.kind.is_action());
+    loop {
+        match (left.next(), right.next()) {
+            (None, None) => return None,
+            (Some(x), Some(y)) if same(x, y) => {}
+            (Some(x), _) => return Some(x.seq),
+            (None, Some(_)) => return Some(u32::try_from(a.events.len()).unwrap_or(u32::MAX)),
+        }
+    }
 }
 
 /// One entry of a trace.
@@ -192,6 +246,10 @@ pub struct Trace {
     pub events: Vec<Event>,
     /// Why the trace ended.
     pub end: TraceEnd,
+    /// How often each clock was read through the World. Successful reads are only counted (no event, so
+    /// reading costs no trace space); failed reads are also `ClockReadFailed` events.
+    #[serde(default)]
+    pub clock_reads: ClockReads,
 }
 
 impl Default for Trace {
@@ -203,7 +261,11 @@ impl Default for Trace {
 impl Trace {
     /// An empty, complete trace with [`TRACE_CAPACITY`] events preallocated.
     pub fn new() -> Trace {
-        Trace { events: Vec::with_capacity(TRACE_CAPACITY), end: TraceEnd::Complete }
+        Trace {
+            events: Vec::with_capacity(TRACE_CAPACITY),
+            end: TraceEnd::Complete,
+            clock_reads: ClockReads::default(),
+        }
     }
     /// Appends an event; its sequence number is its index.
     pub fn push(&mut self, at: VInstant, call: u32, attempt: u32, kind: EventKind) {
@@ -221,12 +283,22 @@ impl Trace {
     pub fn call_events(&self, call: u32) -> impl Iterator<Item = &Event> {
         self.events.iter().filter(move |event| event.call == call)
     }
+    /// A digest of the actions only ([`EventKind::is_action`]: instant, call, attempt and kind, not the
+    /// sequence number), so two runs that differ only in clock events have the same action digest.
+    pub fn action_digest(&self) -> u64 {
+        let mut hasher = Fnv1a::default();
+        for event in self.events.iter().filter(|event| event.kind.is_action()) {
+            (event.at, event.call, event.attempt, event.kind).hash(&mut hasher);
+        }
+        hasher.finish()
+    }
     /// A digest of the events and the end, with a fixed algorithm (FNV-1a over the `Hash` stream);
     /// two traces with the same digest are, for all practical purposes, equal.
     pub fn digest(&self) -> u64 {
         let mut hasher = Fnv1a::default();
         self.events.hash(&mut hasher);
         self.end.hash(&mut hasher);
+        self.clock_reads.hash(&mut hasher);
         hasher.finish()
     }
 }

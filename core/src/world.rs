@@ -13,6 +13,15 @@
 //! never moves backwards. An attempt under a timeout really is cut at its deadline: the clock advances to
 //! the deadline, not to the attempt's scripted end.
 //!
+//! # Two clocks
+//! [`World::now`] is the monotonic clock as the World sees it (no read is recorded: drivers and the World
+//! itself use it). A subject that models reading a clock uses [`World::read_now`] (monotonic) and
+//! [`World::wall_now`] (the wall clock, [`WallInstant`]); both are counted in the trace and can fail where
+//! the schedule says so ([`crate::clock_faults`]), returning [`ReadFailed`] for the subject to handle.
+//! The wall clock starts at [`WallInstant::START`] and moves with the monotonic clock, plus the wall jumps
+//! the schedule makes, each recorded as a `WallJump` event at its instant (a jump due between calls takes
+//! effect right after the next call's `CallStart`).
+//!
 //! # Cancellation
 //! A call whose script has `cancel_after` is cancelled at `start + cancel_after`. An attempt or a sleep
 //! still running strictly after that instant is cut there ([`AttemptResult::Cancelled`],
@@ -26,11 +35,13 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::clock::{ClockKind, ReadFailed, WallInstant};
+use crate::clock_faults::ClockState;
 use crate::contract::TieRule;
 use crate::rng::{Randomness, RandomnessError, SplitMix64};
 use crate::schedule::{Outcome, Schedule, Step};
 use crate::time::{VDuration, VInstant};
-use crate::trace::{CallResult, CircuitState, EventKind, Rejection, Trace, TraceEnd};
+use crate::trace::{CallResult, CircuitState, Diagnostic, EventKind, Rejection, Trace, TraceEnd};
 
 /// Upper bounds on one run. Every field has a default; exceeding one stops the subject with
 /// [`Abort::StepLimit`] ("stopped at the step limit (N sleeps)"), which is not the same as a subject that
@@ -224,6 +235,7 @@ pub struct World<'s> {
     finished: bool,
     attempts_total: u32,
     sleeps_total: u32,
+    clocks: ClockState,
 }
 
 impl<'s> World<'s> {
@@ -240,6 +252,7 @@ impl<'s> World<'s> {
             finished: false,
             attempts_total: 0,
             sleeps_total: 0,
+            clocks: ClockState::new(&schedule.clock),
         }
     }
     /// Replaces the limits.
@@ -269,13 +282,14 @@ impl<'s> World<'s> {
         &self.trace
     }
     /// Ends the run and hands over the trace; the World is gone.
-    pub fn finish(self) -> Trace {
+    pub fn finish(mut self) -> Trace {
+        self.trace.clock_reads = self.clocks.reads();
         self.trace
     }
     /// Ends the run with `end` recorded as the reason.
     pub fn finish_with(mut self, end: TraceEnd) -> Trace {
         self.trace.end = end;
-        self.trace
+        self.finish()
     }
 
     /// Starts the next call: waits its gap, records `CallStart`. `None` once every call has run, after
@@ -299,6 +313,7 @@ impl<'s> World<'s> {
         let cancel_at = script.cancel_after.map(|after| started.saturating_add(after));
         self.call = Some(ActiveCall { index, started, attempts: 0, cancel_at });
         self.record(EventKind::CallStart { idempotent: script.idempotent }, 0)?;
+        self.apply_wall_jumps(self.clock)?; // Those that fell due between calls.
         Ok(Some(CallInfo { index, idempotent: script.idempotent, started }))
     }
 
@@ -418,6 +433,10 @@ impl<'s> World<'s> {
             Outcome::Hang => None,
             _ => Some(self.clock.saturating_add(step.duration)),
         };
+        if !self.schedule.clock.wall_jumps.is_empty() {
+            let took = completes_at.map(|done| done.duration_since(self.clock));
+            self.clocks.on_attempt(&self.schedule.clock, self.attempts_total, self.clock, took);
+        }
         self.record(EventKind::AttemptStart, attempt)?;
         Ok(PendingAttempt { attempt, step, completes_at })
     }
@@ -483,6 +502,9 @@ impl<'s> World<'s> {
             return Err(self.limit(LimitKind::Sleeps));
         }
         self.sleeps_total += 1;
+        if !self.schedule.clock.wall_jumps.is_empty() {
+            self.clocks.on_sleep(&self.schedule.clock, self.sleeps_total, self.clock, duration);
+        }
         let attempt = self.active()?.attempts;
         self.record(EventKind::SleepRequested { duration }, attempt)
     }
@@ -507,8 +529,79 @@ impl<'s> World<'s> {
         if instant.since_epoch() > self.limits.virtual_time_max {
             return Err(self.limit(LimitKind::VirtualTime));
         }
+        self.apply_wall_jumps(instant)?;
         self.clock = instant;
         Ok(())
+    }
+
+    /// Applies (and records) every wall jump due at or before `upto`, each at its own instant. Between
+    /// calls nothing is applied: jumps due then take effect (and are recorded) right after the next
+    /// call's `CallStart`, so every call's events still begin with its `CallStart`.
+    #[inline]
+    fn apply_wall_jumps(&mut self, upto: VInstant) -> Result<(), Abort> {
+        if self.schedule.clock.wall_jumps.is_empty() || self.call.is_none() {
+            return Ok(()); // The common path: one check per clock movement.
+        }
+        self.apply_due_wall_jumps(upto)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn apply_due_wall_jumps(&mut self, upto: VInstant) -> Result<(), Abort> {
+        while let Some((index, at)) = self.clocks.next_due(upto) {
+            self.clock = self.clock.max(at);
+            let by_ns = self.clocks.apply(&self.schedule.clock, index);
+            let attempt = self.call.map_or(0, |call| call.attempts);
+            self.record(EventKind::WallJump { by_ns }, attempt)?;
+        }
+        Ok(())
+    }
+
+    /// Reads the monotonic clock as a subject does: counted in the trace, and failing (with a
+    /// `ClockReadFailed` event) where the schedule says so. [`World::now`] is the same instant, unrecorded.
+    ///
+    /// # Errors
+    /// The outer `Err` is the event limit or misuse; the inner one is a scheduled read failure.
+    pub fn read_now(&mut self) -> Result<Result<VInstant, ReadFailed>, Abort> {
+        Ok(self.read_clock(ClockKind::Monotonic)?.map(|()| self.clock))
+    }
+
+    /// Reads the wall clock: like `SystemTime::now()`, but virtual. Counted and failing like
+    /// [`World::read_now`].
+    ///
+    /// # Errors
+    /// The outer `Err` is the event limit or misuse; the inner one is a scheduled read failure.
+    pub fn wall_now(&mut self) -> Result<Result<WallInstant, ReadFailed>, Abort> {
+        let read = self.read_clock(ClockKind::Wall)?;
+        Ok(read.map(|()| self.clocks.wall(self.clock)))
+    }
+
+    /// The wall instant now, without a read (not counted, never fails): for drivers mirroring the World's
+    /// clocks into a crate and for reports.
+    pub fn wall_clock(&self) -> WallInstant {
+        self.clocks.wall(self.clock)
+    }
+
+    /// Counts a read of `clock`; `Ok(Err(_))` when the schedule makes it fail (recorded as an event).
+    fn read_clock(&mut self, clock: ClockKind) -> Result<Result<(), ReadFailed>, Abort> {
+        self.check_usable()?;
+        self.apply_wall_jumps(self.clock)?;
+        if self.clocks.read(&self.schedule.clock, clock, self.clock) {
+            let attempt = self.call.map_or(0, |call| call.attempts);
+            self.record(EventKind::ClockReadFailed { clock }, attempt)?;
+            return Ok(Err(ReadFailed(clock)));
+        }
+        Ok(Ok(()))
+    }
+
+    /// Records a diagnostic the subject reports about itself (such as missing timing after a failed read).
+    ///
+    /// # Errors
+    /// The event limit; misuse.
+    pub fn diagnose(&mut self, diagnostic: Diagnostic) -> Result<(), Abort> {
+        self.check_usable()?;
+        let attempt = self.call.map_or(0, |call| call.attempts);
+        self.record(EventKind::Diagnostic { diagnostic }, attempt)
     }
 
     /// 64 random bits from the World's randomness.

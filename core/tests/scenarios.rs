@@ -174,3 +174,62 @@ fn a_world_cannot_serve_a_second_run() {
     assert_eq!(Reference.run(&policy, &mut world), Ok(()));
     assert_eq!(Reference.run(&policy, &mut world), Err(Abort::Misuse(Misuse::Finished)));
 }
+
+fn clock_events(trace: &Trace) -> Vec<EventKind> {
+    trace.events.iter().map(|event| event.kind).filter(|kind| !kind.is_action()).collect()
+}
+
+#[test]
+fn a_backwards_wall_jump_mid_backoff_changes_nothing_but_the_wall_clock() {
+    use timelaw_core::{ClockFaults, JumpAt, WallJump};
+    let policy = Policy {
+        deadline: Some(ms(1000)),
+        ..Policy::new(4, Backoff::Exponential { initial: ms(10), factor: 2 }, ms(1000))
+    };
+    let schedule = Schedule::single(transient(3));
+    let hour_back = WallJump { at: JumpAt::Sleep(2), by_ns: -3_600_000_000_000 };
+    let jumped = schedule.clone().with_clock(ClockFaults { wall_jumps: vec![hour_back], read_failures: vec![] });
+    let plain = execute(&Reference, &policy, &schedule, 0);
+    let trace = execute(&Reference, &policy, &jumped, 0);
+    assert_eq!(sleeps(&trace), vec![ms(10), ms(20), ms(40)]);
+    assert_eq!(results(&trace), vec![CallResult::Ok]);
+    assert_eq!(timelaw_core::first_action_difference(&trace, &plain), None);
+    assert_eq!(clock_events(&trace), vec![EventKind::WallJump { by_ns: -3_600_000_000_000 }]);
+    // The jump lands halfway through the second sleep (10ms + 20ms/2 = 20ms).
+    let jump = trace.events.iter().find(|event| !event.kind.is_action()).unwrap();
+    assert_eq!(jump.at, VInstant::from_nanos(20_000_000));
+    // One wall stamp for the call; one monotonic read before the first attempt and after each failure.
+    assert_eq!((trace.clock_reads.wall, trace.clock_reads.monotonic), (1, 4));
+}
+
+#[test]
+fn a_failed_read_at_the_deadline_check_keeps_the_real_outcome() {
+    use timelaw_core::{ClockFaults, ClockKind, Diagnostic, FailFrom, ReadFailure};
+    let policy = Policy { deadline: Some(ms(100)), ..Policy::new(4, Backoff::Constant { delay: ms(10) }, ms(1000)) };
+    let fail = |after_reads| ClockFaults {
+        wall_jumps: vec![],
+        read_failures: vec![ReadFailure {
+            clock: ClockKind::Monotonic,
+            from: FailFrom::AfterReads(after_reads),
+            count: 1,
+        }],
+    };
+    let missing = EventKind::Diagnostic { diagnostic: Diagnostic::TimingMissing { clock: ClockKind::Monotonic } };
+    let failed = EventKind::ClockReadFailed { clock: ClockKind::Monotonic };
+    // The check after the first (transient) attempt cannot read the clock: the deadline counts as expired,
+    // no retry starts, and the call returns the attempt's own error, not Ok and not DeadlineExceeded.
+    let trace = execute(&Reference, &policy, &Schedule::single(transient(3)).with_clock(fail(1)), 0);
+    assert_eq!(attempts(&trace, 0), 1);
+    assert_eq!(results(&trace), vec![CallResult::Err(ErrorKind::Transient)]);
+    assert_eq!(clock_events(&trace), vec![failed, missing]);
+    // At the call's start no attempt ran yet: the call gives up with DeadlineExceeded.
+    let trace = execute(&Reference, &policy, &Schedule::single(transient(3)).with_clock(fail(0)), 0);
+    assert_eq!((attempts(&trace, 0), results(&trace)), (0, vec![CallResult::Err(ErrorKind::DeadlineExceeded)]));
+    // A failed wall read only loses the call's timestamp.
+    let wall = ClockFaults {
+        wall_jumps: vec![],
+        read_failures: vec![ReadFailure { clock: ClockKind::Wall, from: FailFrom::AfterReads(0), count: 1 }],
+    };
+    let trace = execute(&Reference, &policy, &Schedule::single(transient(3)).with_clock(wall), 0);
+    assert_eq!((attempts(&trace, 0), results(&trace)), (4, vec![CallResult::Ok]));
+}

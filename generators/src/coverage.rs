@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use timelaw_core::{Contract, Outcome, Schedule, VDuration};
+use timelaw_core::{Contract, JumpAt, Outcome, Schedule, VDuration};
 
 use crate::schedule::{jitter_free, predict, NEAR_MAX_SPAN};
 
@@ -51,11 +51,15 @@ pub enum BoundaryClass {
     GapEqualsOpen,
     /// With a circuit: a gap between calls shorter than its open duration.
     GapUnderOpen,
+    /// A wall jump exactly at the deadline (an instant jump at the first call's deadline).
+    WallJumpAtDeadline,
+    /// A wall jump larger than the monotonic time elapsed when it happens (an instant jump).
+    WallJumpOverElapsed,
 }
 
 impl BoundaryClass {
     /// How many classes there are.
-    pub const COUNT: usize = 16;
+    pub const COUNT: usize = 18;
 
     /// Every class, in declaration order.
     pub const ALL: [BoundaryClass; BoundaryClass::COUNT] = [
@@ -75,6 +79,8 @@ impl BoundaryClass {
         BoundaryClass::GapOverOpen,
         BoundaryClass::GapEqualsOpen,
         BoundaryClass::GapUnderOpen,
+        BoundaryClass::WallJumpAtDeadline,
+        BoundaryClass::WallJumpOverElapsed,
     ];
 
     /// The stable snake_case name.
@@ -96,6 +102,8 @@ impl BoundaryClass {
             BoundaryClass::GapOverOpen => "gap_over_open",
             BoundaryClass::GapEqualsOpen => "gap_equals_open",
             BoundaryClass::GapUnderOpen => "gap_under_open",
+            BoundaryClass::WallJumpAtDeadline => "wall_jump_at_deadline",
+            BoundaryClass::WallJumpOverElapsed => "wall_jump_over_elapsed",
         }
     }
 
@@ -220,6 +228,7 @@ pub fn classify(schedule: &Schedule, contract: &Contract) -> BoundarySet {
             });
         }
     }
+    set = set.union(classify_clock(schedule, contract));
     if let Some(circuit) = contract.circuit {
         for call in schedule.calls.iter().skip(1) {
             set.insert(match call.gap_before.cmp(&circuit.open_for) {
@@ -227,6 +236,21 @@ pub fn classify(schedule: &Schedule, contract: &Contract) -> BoundarySet {
                 std::cmp::Ordering::Equal => BoundaryClass::GapEqualsOpen,
                 std::cmp::Ordering::Greater => BoundaryClass::GapOverOpen,
             });
+        }
+    }
+    set
+}
+
+/// The classes of the wall jumps at an instant: at the deadline, larger than the time elapsed.
+fn classify_clock(schedule: &Schedule, contract: &Contract) -> BoundarySet {
+    let mut set = BoundarySet::EMPTY;
+    for jump in &schedule.clock.wall_jumps {
+        let JumpAt::Instant(at) = jump.at else { continue };
+        if contract.deadline == Some(at.since_epoch()) {
+            set.insert(BoundaryClass::WallJumpAtDeadline);
+        }
+        if jump.by_ns.unsigned_abs() > at.as_nanos() {
+            set.insert(BoundaryClass::WallJumpOverElapsed);
         }
     }
     set
@@ -460,5 +484,26 @@ mod tests {
         let breaker = Contract { circuit: Some(circuit), ..Contract::default() };
         check(breaker, vec![gap(ms(1)), gap(open_for)], &[B::GapEqualsOpen]);
         check(breaker, vec![gap(ms(1)), gap(under(open_for)), gap(over(open_for))], &[B::GapUnderOpen, B::GapOverOpen]);
+    }
+
+    #[track_caller]
+    fn check_jump(contract: Contract, at: JumpAt, by_ns: i64, expected: &[BoundaryClass]) {
+        let clock =
+            timelaw_core::ClockFaults { wall_jumps: vec![timelaw_core::WallJump { at, by_ns }], read_failures: vec![] };
+        let got = classify(&Schedule::new(vec![]).with_clock(clock), &contract);
+        assert_eq!(got, expected.iter().copied().collect::<BoundarySet>());
+    }
+
+    #[test]
+    fn wall_jump_classes() {
+        use BoundaryClass as B;
+        let at = |millis: u64| JumpAt::Instant(timelaw_core::VInstant::from_nanos(millis * 1_000_000));
+        let deadline = Contract { deadline: Some(ms(5)), ..Contract::default() };
+        check_jump(deadline, at(5), 1, &[B::WallJumpAtDeadline]);
+        check_jump(deadline, at(5), -5_000_001, &[B::WallJumpAtDeadline, B::WallJumpOverElapsed]);
+        check_jump(deadline, at(4), 5_000_000, &[B::WallJumpOverElapsed]);
+        check_jump(deadline, at(5), -5_000_000, &[B::WallJumpAtDeadline]);
+        check_jump(deadline, JumpAt::Sleep(1), i64::MIN, &[]);
+        check_jump(Contract::default(), at(5), 1, &[]);
     }
 }

@@ -89,6 +89,7 @@
 
 pub mod case;
 pub mod choice;
+pub mod clock;
 pub mod coverage;
 pub mod domain;
 pub mod draw;

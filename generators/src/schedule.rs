@@ -11,6 +11,7 @@
 //! | outcome | by [`Swarm::outcomes`]; `hang` only where something cuts the attempt |
 //! | retry-after | 0 to 60 s, or a boundary value (the cap, the cap + 1 ns, near `u64::MAX` ns) |
 //! | cancellation delay | 0 to 60 s, or the attempt timeout, or the deadline |
+//! | clock faults | with [`Swarm::clock_faults`]: see [`crate::clock`] |
 //!
 //! "Something cuts the attempt" means the contract has an attempt timeout or the call has a cancellation
 //! delay, so the reference interpreter never legitimately violates `terminates`: no hang without an end,
@@ -87,7 +88,10 @@ pub fn describe_schedule<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm, contract
         let most = [1, 4, CALLS_MAX][c.weighted(&[3, 4, 1])];
         c.between(1, most)
     };
-    Schedule::new(list(c, call_count, |c, index| describe_call(c, swarm, contract, index == 0)))
+    let calls = list(c, call_count, |c, index| describe_call(c, swarm, contract, index == 0));
+    // Drawn last, so a case without clock faults reads the answers it read before they existed.
+    let clock = crate::clock::describe_clock_faults(c, swarm, contract);
+    Schedule::new(calls).with_clock(clock)
 }
 
 /// `true` in `boundary_percent` of draws.

@@ -91,6 +91,10 @@ pub struct Swarm {
     pub multi_call: bool,
     /// Calls may be non-idempotent.
     pub non_idempotent: bool,
+    /// Wall-clock jumps and failed clock reads ([`crate::clock`]); on in one batch in eight. Absent from
+    /// reports written before it existed (read as off).
+    #[serde(default)]
+    pub clock_faults: bool,
     /// Share of drawn values (durations, counts) taken from the boundary values the laws care about,
     /// in percent (0..=100; 0 switches the bias off).
     pub boundary_percent: u32,
@@ -112,6 +116,7 @@ impl Swarm {
             cancellation: true,
             multi_call: true,
             non_idempotent: true,
+            clock_faults: true,
             boundary_percent: 33,
             outcomes: OutcomeMix::BALANCED,
         }
@@ -130,6 +135,8 @@ impl Swarm {
         if outcomes.ok == 0 && outcomes.transient == 0 {
             outcomes.ok = 1;
         }
+        // Drawn after every older option, so those stay what they were for each seed.
+        let clock_faults = rng.below(8) == 0;
         let [jitter, attempt_timeout, deadline, sleep_budget, circuit, retry_budget, retry_after, cancellation, multi_call, non_idempotent] =
             switches;
         Swarm {
@@ -143,6 +150,7 @@ impl Swarm {
             cancellation,
             multi_call,
             non_idempotent,
+            clock_faults,
             boundary_percent,
             outcomes,
         }
@@ -171,6 +179,7 @@ impl fmt::Display for Swarm {
             ("cancellation", self.cancellation),
             ("multi_call", self.multi_call),
             ("non_idempotent", self.non_idempotent),
+            ("clock_faults", self.clock_faults),
         ];
         for (name, on) in switches {
             write!(f, "{name}={} ", if on { "on" } else { "off" })?;
@@ -200,7 +209,7 @@ mod tests {
         let swarms: Vec<Swarm> = (0..256).map(Swarm::from_seed).collect();
         let seen = |on: fn(&Swarm) -> bool| swarms.iter().any(on) && !swarms.iter().all(on);
         assert!(seen(|s| s.jitter) && seen(|s| s.circuit) && seen(|s| s.multi_call) && seen(|s| s.non_idempotent));
-        assert!(seen(|s| s.boundary_percent > 0) && seen(|s| s.outcomes.hang > 0));
+        assert!(seen(|s| s.boundary_percent > 0) && seen(|s| s.outcomes.hang > 0) && seen(|s| s.clock_faults));
         assert!(swarms.iter().all(|s| s.outcomes.ok + s.outcomes.transient > 0));
     }
 
@@ -208,7 +217,7 @@ mod tests {
     fn display_lists_every_option_with_units() {
         let text = Swarm::everything().to_string();
         let expected = "jitter=on attempt_timeout=on deadline=on sleep_budget=on circuit=on retry_budget=on \
-                        retry_after=on cancellation=on multi_call=on non_idempotent=on boundary_bias=33% \
+                        retry_after=on cancellation=on multi_call=on non_idempotent=on clock_faults=on boundary_bias=33% \
                         outcome_weights=ok:3,transient:4,fatal:1,rate_limited:2,hang:1";
         assert_eq!(text, expected);
     }

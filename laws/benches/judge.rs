@@ -35,7 +35,14 @@ fn judge(c: &mut Criterion) {
     let (policy, schedule) = typical();
     let trace = execute(&Reference, &policy, &schedule, 7);
     let contract = Reference.contract(&policy);
-    let observation = Observation { schedule: &schedule, seed: 7, contract: &contract, trace: &trace, replay: None };
+    let observation = Observation {
+        schedule: &schedule,
+        seed: 7,
+        contract: &contract,
+        trace: &trace,
+        replay: None,
+        without_wall_jumps: None,
+    };
     let catalogue = Catalogue::standard();
     let mut verdicts = Vec::with_capacity(catalogue.len());
     let name = format!("catalogue of {} laws on {} events", catalogue.len(), trace.events.len());

@@ -58,9 +58,15 @@ pub const CANCELLATION_STOPS_WORK: &str = "cancellation_stops_work";
 pub const TIMEOUT_DOES_NOT_END_STREAM: &str = "timeout_does_not_end_stream";
 /// `notify_matches_sleep`: see [`crate::catalogue::NOTIFY_MATCHES_SLEEP`].
 pub const NOTIFY_MATCHES_SLEEP: &str = "notify_matches_sleep";
+/// `wall_jump_keeps_monotonic_limits`: see [`crate::catalogue::WALL_JUMP_KEEPS_MONOTONIC_LIMITS`].
+pub const WALL_JUMP_KEEPS_MONOTONIC_LIMITS: &str = "wall_jump_keeps_monotonic_limits";
+/// `wall_jump_back_no_panic`: see [`crate::catalogue::WALL_JUMP_BACK_NO_PANIC`].
+pub const WALL_JUMP_BACK_NO_PANIC: &str = "wall_jump_back_no_panic";
+/// `failed_read_handled_as_declared`: see [`crate::catalogue::FAILED_READ_HANDLED_AS_DECLARED`].
+pub const FAILED_READ_HANDLED_AS_DECLARED: &str = "failed_read_handled_as_declared";
 
 /// Every standard id, in catalogue (blueprint) order.
-pub const ALL: [&str; 28] = [
+pub const ALL: [&str; 31] = [
     ATTEMPTS_WITHIN_MAX,
     DELAY_WITHIN_CAP,
     DELAY_AT_LEAST_MIN,
@@ -89,4 +95,7 @@ pub const ALL: [&str; 28] = [
     CANCELLATION_STOPS_WORK,
     TIMEOUT_DOES_NOT_END_STREAM,
     NOTIFY_MATCHES_SLEEP,
+    WALL_JUMP_KEEPS_MONOTONIC_LIMITS,
+    WALL_JUMP_BACK_NO_PANIC,
+    FAILED_READ_HANDLED_AS_DECLARED,
 ];

@@ -28,6 +28,10 @@ pub struct Observation<'a> {
     pub trace: &'a Trace,
     /// Set when the runner ran the case a second time on a fresh World (for `deterministic_replay`).
     pub replay: Option<Replay>,
+    /// Set when the case has wall jumps and the runner ran it again without them (for
+    /// `wall_jump_keeps_monotonic_limits`): action digests ([`timelaw_core::Trace::action_digest`]) of
+    /// both runs and the first differing action ([`timelaw_core::first_action_difference`]).
+    pub without_wall_jumps: Option<Replay>,
 }
 
 /// Digests of two runs of the same case.

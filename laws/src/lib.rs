@@ -28,7 +28,7 @@
 //! let schedule = Schedule::single(vec![Step::instant(Outcome::Transient); 2]);
 //! let trace = execute(&Reference, &policy, &schedule, 7);
 //! let contract = Reference.contract(&policy);
-//! let observation = Observation { schedule: &schedule, seed: 7, contract: &contract, trace: &trace, replay: None };
+//! let observation = Observation { schedule: &schedule, seed: 7, contract: &contract, trace: &trace, replay: None, without_wall_jumps: None };
 //!
 //! let mut verdicts = Vec::with_capacity(laws.len());
 //! laws.judge_all(&observation, &mut verdicts);

@@ -158,7 +158,7 @@ fn terminates() {
 /// Runs `subject` under `limits`.
 fn limited<S: Subject>(subject: &S, config: &S::Config, schedule: Schedule, limits: Limits) -> Run {
     let trace = execute_with(subject, config, World::new(&schedule, SEED), limits);
-    Run { contract: subject.contract(config), trace, schedule, replay: None }
+    Run { contract: subject.contract(config), trace, schedule, replay: None, without_wall_jumps: None }
 }
 
 /// A rate limiter's caller: waits `waits` times for `wait` before its one attempt, like a token bucket

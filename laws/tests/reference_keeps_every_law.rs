@@ -7,8 +7,8 @@ mod support;
 use support::*;
 use timelaw_core::reference::{Backoff, Jitter, Policy, Reference};
 use timelaw_core::{
-    execute, BudgetContract, CallScript, CircuitContract, Outcome, RetryOn, Schedule, SplitMix64, Step, Subject,
-    VDuration,
+    execute, first_action_difference, BudgetContract, CallScript, CircuitContract, ClockFaults, ClockKind, FailFrom,
+    JumpAt, Outcome, ReadFailure, RetryOn, Schedule, SplitMix64, Step, Subject, VDuration, VInstant, WallJump,
 };
 use timelaw_laws::{Catalogue, Observation, Replay, Verdict};
 
@@ -94,7 +94,37 @@ fn call(rng: &mut SplitMix64, policy: &Policy) -> CallScript {
 }
 
 fn schedule(rng: &mut SplitMix64, policy: &Policy) -> Schedule {
-    Schedule::new((0..1 + rng.below(5)).map(|_| call(rng, policy)).collect())
+    let schedule = Schedule::new((0..1 + rng.below(5)).map(|_| call(rng, policy)).collect());
+    if rng.chance(1, 3) {
+        return schedule.with_clock(clock_faults(rng));
+    }
+    schedule
+}
+
+/// Wall jumps of every kind and size (up to a century, either way) and failed reads of both clocks.
+fn clock_faults(rng: &mut SplitMix64) -> ClockFaults {
+    let jump = |rng: &mut SplitMix64| {
+        let at = match rng.below(3) {
+            0 => JumpAt::Instant(VInstant::from_nanos(duration(rng, &[0, 5, 10, 30]).as_nanos())),
+            1 => JumpAt::Sleep(1 + rng.below(3) as u32),
+            _ => JumpAt::Attempt(1 + rng.below(3) as u32),
+        };
+        let size = pick(rng, &[1, 1_000_000, 3_600_000_000_000, 3_155_760_000_000_000_000]);
+        WallJump { at, by_ns: if rng.chance(1, 2) { -size } else { size } }
+    };
+    let failure = |rng: &mut SplitMix64| ReadFailure {
+        clock: pick(rng, &[ClockKind::Monotonic, ClockKind::Wall]),
+        from: if rng.chance(1, 2) {
+            FailFrom::AfterReads(rng.below(4) as u32)
+        } else {
+            FailFrom::Instant(VInstant::from_nanos(duration(rng, &[0, 5, 20]).as_nanos()))
+        },
+        count: 1 + rng.below(3) as u32,
+    };
+    ClockFaults {
+        wall_jumps: (0..rng.below(3)).map(|_| jump(rng)).collect(),
+        read_failures: (0..rng.below(3)).map(|_| failure(rng)).collect(),
+    }
 }
 
 #[test]
@@ -111,8 +141,19 @@ fn reference_keeps_every_law() {
         let again = execute(&Reference, &policy, &schedule, seed);
         let replay = Replay { first: trace.digest(), second: again.digest(), first_difference: None };
         let contract = Reference.contract(&policy);
-        let observation =
-            Observation { schedule: &schedule, seed, contract: &contract, trace: &trace, replay: Some(replay) };
+        let without_wall_jumps = (!schedule.clock.wall_jumps.is_empty()).then(|| {
+            let jump_free = execute(&Reference, &policy, &schedule.without_wall_jumps(), seed);
+            let first_difference = first_action_difference(&trace, &jump_free);
+            Replay { first: trace.action_digest(), second: jump_free.action_digest(), first_difference }
+        });
+        let observation = Observation {
+            schedule: &schedule,
+            seed,
+            contract: &contract,
+            trace: &trace,
+            replay: Some(replay),
+            without_wall_jumps,
+        };
         catalogue.judge_all(&observation, &mut verdicts);
         for ((law, verdict), count) in catalogue.iter().zip(&verdicts).zip(&mut holds) {
             let bad = matches!(verdict, Verdict::Violated(_) | Verdict::Inconclusive(_));

@@ -1,6 +1,9 @@
 //! The timeline of one counterexample: its trace as a table, the violating event marked.
 
-use timelaw_core::{CallResult, CircuitState, ErrorKind, Event, EventKind, Outcome, Rejection, Trace, TraceEnd};
+use timelaw_core::{
+    CallResult, CircuitState, Diagnostic, ErrorKind, Event, EventKind, Outcome, Rejection, Trace, TraceEnd, VDuration,
+    WallInstant,
+};
 use timelaw_laws::Violation;
 
 use crate::style::{self, paint, Tone};
@@ -16,6 +19,10 @@ const NUMERIC_COLUMNS: std::ops::Range<usize> = 1..6;
 /// sequence number, the instant (time since the start of the run, like `300ms`), the call (from 0), the
 /// attempt (from 1; empty outside attempts), the delay of a sleep or notification, and what happened in
 /// words ([`describe_event`]). Then how the trace ended, and the law id with the violation's sentence.
+///
+/// When the trace has clock events (a wall jump, a failed clock read), both clocks are shown: a `wall`
+/// column after `at` holds each event's wall-clock instant (RFC 3339, the jumps so far applied), and the
+/// last line counts the clock reads.
 ///
 /// The violating event is `violation.event`; with no violation, or one not blamed on a single event, no
 /// row is marked. With `color`, the marked row and the sentence are red (ANSI codes); without it the text
@@ -38,8 +45,14 @@ const NUMERIC_COLUMNS: std::ops::Range<usize> = 1..6;
 /// ```
 pub fn render_timeline(trace: &Trace, violation: Option<&Violation>, law_id: &str, color: bool) -> String {
     let marked = violation.and_then(|violation| violation.event);
+    let both_clocks = trace.events.iter().any(|event| is_clock_event(event.kind));
     let mut table = style::table(color);
-    table.set_header(COLUMNS);
+    let mut header: Vec<&str> = COLUMNS.to_vec();
+    if both_clocks {
+        header.insert(3, "wall");
+    }
+    table.set_header(header);
+    let mut wall_offset_ns = 0_i128;
     for event in &trace.events {
         let is_marked = marked == Some(event.seq);
         let tone = if is_marked { Tone::Bad } else { Tone::Plain };
@@ -52,14 +65,28 @@ pub fn render_timeline(trace: &Trace, violation: Option<&Violation>, law_id: &st
             delay(event),
             describe_event(event),
         ];
+        let mut cells = cells.to_vec();
+        if both_clocks {
+            if let EventKind::WallJump { by_ns } = event.kind {
+                wall_offset_ns += i128::from(by_ns);
+            }
+            cells.insert(3, WallInstant::at(event.at, wall_offset_ns).to_string());
+        }
         table.add_row(cells.into_iter().map(|text| style::cell(text, tone)));
     }
-    for index in NUMERIC_COLUMNS {
+    for mut index in NUMERIC_COLUMNS {
+        if both_clocks && index >= 3 {
+            index += 1; // Past the wall column.
+        }
         if let Some(column) = table.column_mut(index) {
             column.set_cell_alignment(comfy_table::CellAlignment::Right);
         }
     }
     let mut lines = vec![table.to_string(), format!("end: {}", describe_end(&trace.end))];
+    if both_clocks {
+        let reads = trace.clock_reads;
+        lines.push(format!("clock reads: monotonic {}, wall {}", reads.monotonic, reads.wall));
+    }
     lines.push(match violation {
         None => format!("{law_id}: no violation"),
         Some(violation) => {
@@ -113,7 +140,22 @@ pub fn describe_event(event: &Event) -> String {
         EventKind::Notify { delay } => format!("notified: retry in {delay}"),
         EventKind::Panic => "panicked".to_owned(),
         EventKind::AttemptDropped { ran } => format!("attempt dropped after {ran} (not by its own timeout)"),
+        EventKind::ClockReadFailed { clock } => format!("{} clock read failed", clock.name()),
+        EventKind::WallJump { by_ns } => jump_words(by_ns),
+        EventKind::Diagnostic { diagnostic: Diagnostic::TimingMissing { clock } } => {
+            format!("timing missing ({} clock unreadable)", clock.name())
+        }
     }
+}
+
+fn is_clock_event(kind: EventKind) -> bool {
+    matches!(kind, EventKind::WallJump { .. } | EventKind::ClockReadFailed { .. })
+}
+
+fn jump_words(by_ns: i64) -> String {
+    let size = VDuration::from_nanos(by_ns.unsigned_abs());
+    let direction = if by_ns < 0 { "back" } else { "forward" };
+    format!("wall clock jumped {direction} {size}")
 }
 
 /// How a trace ended, in words.
@@ -154,7 +196,7 @@ fn state_name(state: CircuitState) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use timelaw_core::{VDuration, VInstant};
+    use timelaw_core::{ClockKind, VInstant};
 
     use super::*;
 
@@ -190,5 +232,27 @@ mod tests {
         check(0, probing, "circuit open → half-open");
         check(1, EventKind::Notify { delay: VDuration::from_secs(1) }, "notified: retry in 1s");
         check(0, EventKind::Panic, "panicked");
+        check(1, EventKind::ClockReadFailed { clock: ClockKind::Wall }, "wall clock read failed");
+        check(1, EventKind::WallJump { by_ns: -3_600_000_000_000 }, "wall clock jumped back 3600s");
+        check(1, EventKind::WallJump { by_ns: 1 }, "wall clock jumped forward 1ns");
+        let missing = EventKind::Diagnostic { diagnostic: Diagnostic::TimingMissing { clock: ClockKind::Monotonic } };
+        check(1, missing, "timing missing (monotonic clock unreadable)");
+    }
+
+    #[test]
+    fn both_clocks_are_shown_when_the_wall_clock_jumps() {
+        let mut trace = Trace::new();
+        trace.push(VInstant::EPOCH, 0, 0, EventKind::CallStart { idempotent: true });
+        trace.push(VInstant::from_nanos(5_000_000), 0, 1, EventKind::WallJump { by_ns: -3_600_000_000_000 });
+        trace.push(VInstant::from_nanos(5_000_000), 0, 1, EventKind::CallEnd { result: CallResult::Ok });
+        let text = render_timeline(&trace, None, "wall_jump_keeps_monotonic_limits", false);
+        assert!(text.contains("wall"), "{text}");
+        assert!(text.contains("2026-01-01T00:00:00Z"), "{text}");
+        assert!(text.contains("2025-12-31T23:00:00.005Z"), "{text}");
+        assert!(text.contains("wall clock jumped back 3600s"), "{text}");
+        assert!(text.contains("clock reads: monotonic 0, wall 0"), "{text}");
+        let mut plain = Trace::new();
+        plain.push(VInstant::EPOCH, 0, 0, EventKind::CallStart { idempotent: true });
+        assert!(!render_timeline(&plain, None, "x", false).contains("wall"));
     }
 }

@@ -44,6 +44,7 @@ impl<C: Clone> Tally<C> {
 
     /// Records `verdict` of law `law` on case `case_index`; `case` is cloned only when kept. Returns
     /// whether a violation was kept (it is among the lowest-index violations of this tally).
+    #[inline]
     pub fn record(&mut self, law: usize, case_index: u64, case: &Case<C>, verdict: Verdict) -> bool {
         self.counts[law].add(&verdict);
         match verdict {

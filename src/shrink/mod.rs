@@ -8,7 +8,8 @@
 //! timed out under a removed timeout become transient failures), `simplify_calls` (no gap, no cancellation,
 //! idempotent), `simplify_outcomes` (toward `ok`, `transient`, `fatal`, `rate_limited`, `hang` in that
 //! order), `shrink_durations` (each duration toward zero, then toward the contract boundary that matters:
-//! a timeout, a cap, a deadline, an open duration; then a binary search), and `zero_seed`.
+//! a timeout, a cap, a deadline, an open duration; then a binary search), `zero_seed`, and
+//! `shrink_clock_faults` (no read failures, fewer wall jumps, smaller jumps at simpler points).
 //!
 //! A candidate is accepted only when the law's verdict on it is a violation, twice in a row on fresh Worlds
 //! with the same trace digest (a nondeterministic failure is never kept). Budgets bound the evaluations (every
@@ -16,6 +17,7 @@
 //! optionally, wall-clock time (off by default: a time budget makes the minimum depend on the machine).
 
 mod adapt;
+mod clock_passes;
 mod engine;
 mod passes;
 

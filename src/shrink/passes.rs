@@ -10,7 +10,7 @@ use super::engine::Shrinker;
 pub(super) type Pass<S> = fn(&mut Shrinker<'_, S>) -> bool;
 
 /// The passes in the order they run.
-pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 7] {
+pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 8] {
     [
         ("drop_calls", drop_calls::<S>),
         ("drop_steps", drop_steps::<S>),
@@ -19,6 +19,7 @@ pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 7]
         ("simplify_outcomes", simplify_outcomes::<S>),
         ("shrink_durations", shrink_durations::<S>),
         ("zero_seed", zero_seed::<S>),
+        ("shrink_clock_faults", super::clock_passes::shrink_clock_faults::<S>),
     ]
 }
 

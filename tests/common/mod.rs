@@ -1,3 +1,4 @@
 //! Shared test code: planted-bug subjects and their stated minima.
 pub mod minima;
 pub mod planted;
+pub mod planted_clocks;

@@ -16,8 +16,11 @@
 //! # Not covered
 //! - Jitter (`jitter`, `jitter_with_bounds`, `jitter_range`, behind the `jitter` feature) draws from
 //!   `rand`'s thread RNG, which cannot be seeded: it is left out.
-//! - `MaxInterval::max_interval` / `max_duration` read `std::time::Instant` (the wall clock, not
-//!   tokio's): left out, as nothing on the checking path may read the wall clock.
+//! - `MaxInterval::max_interval` / `max_duration` call `std::time::Instant::now()` themselves (the
+//!   process's real monotonic clock, not tokio's `Instant` and not a clock or start instant a caller could
+//!   pass): neither tokio's paused clock nor the World's clocks can move it, so the limit is left out, as
+//!   nothing on the checking path may read a real clock. A limit measured on an unvirtualizable clock is a
+//!   finding of its own (`docs/findings.md`, "Clocks"). No other strategy reads a clock.
 
 mod retry;
 mod strategies;

@@ -107,6 +107,9 @@ impl AdapterConfig for TowerBudgetConfig {
     ///   allowed for via `min_per_sec`"). The policy deposits once per successful call, so deposits never
     ///   outnumber the calls started.
     /// - No attempt limit: the budget is the limit.
+    /// - Clocks: `TpsBudget` measures its `ttl` window with `tokio::time::Instant`, which the paused runtime
+    ///   mirrors from the World's monotonic clock; it takes no clock, `SystemTime` or start instant, and the
+    ///   docs say nothing of wall time, so `clocks` stays unstated.
     fn contract(&self) -> Contract {
         let reserve = u128::from(self.min_per_sec) * u128::from(self.ttl.as_nanos()) / 1_000_000_000;
         let min_retries = u32::try_from(reserve).unwrap_or(u32::MAX);

@@ -24,8 +24,14 @@ pub fn judge<S: Subject>(subject: &S, case: &Case<S::Config>, law: &str) -> Verd
     let again = execute(subject, &case.config, &case.schedule, case.seed);
     let replay = Some(replay(trace.digest(), again.digest()));
     let contract = subject.contract(&case.config);
-    let observation =
-        Observation { schedule: &case.schedule, seed: case.seed, contract: &contract, trace: &trace, replay };
+    let observation = Observation {
+        schedule: &case.schedule,
+        seed: case.seed,
+        contract: &contract,
+        trace: &trace,
+        replay,
+        without_wall_jumps: None,
+    };
     law.judge(&observation)
 }
 
@@ -46,8 +52,14 @@ pub fn survey<S: ConfigDomain>(subject: &S, run_seed: u64, cases: u64) -> BTreeM
             replay(trace.digest(), again.digest())
         });
         let contract = subject.contract(&case.config);
-        let observation =
-            Observation { schedule: &case.schedule, seed: case.seed, contract: &contract, trace: &trace, replay };
+        let observation = Observation {
+            schedule: &case.schedule,
+            seed: case.seed,
+            contract: &contract,
+            trace: &trace,
+            replay,
+            without_wall_jumps: None,
+        };
         for law in catalogue.iter() {
             let Verdict::Violated(violation) = law.judge(&observation) else { continue };
             let entry = found.entry(law.id).or_insert_with(|| Found {

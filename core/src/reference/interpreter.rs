@@ -4,11 +4,12 @@ use super::backoff::next_delay;
 use super::budget::RetryBudget;
 use super::circuit::Breaker;
 use super::policy::Policy;
+use crate::clock::ClockContract;
 use crate::contract::{Contract, JitterBounds, TieRule};
 use crate::schedule::Outcome;
 use crate::subject::Subject;
 use crate::time::{VDuration, VInstant};
-use crate::trace::{CallResult, ErrorKind, Rejection};
+use crate::trace::{CallResult, Diagnostic, ErrorKind, Rejection};
 use crate::world::{Abort, AttemptResult, CallInfo, Wake, World};
 
 /// The reference resilience interpreter (subject name `reference`).
@@ -60,6 +61,7 @@ impl Subject for Reference {
             serves_stream: true,
             circuit: p.circuit,
             retry_budget: p.retry_budget,
+            clocks: Some(ClockContract::MONOTONIC),
         }
     }
 
@@ -93,15 +95,48 @@ fn serve_call(
     Ok(result)
 }
 
-/// The deadline first, then cancellation.
-fn interrupted(world: &World<'_>, deadline_at: Option<VInstant>) -> Option<ErrorKind> {
-    if deadline_at.is_some_and(|at| world.now() >= at) {
-        return Some(ErrorKind::DeadlineExceeded);
+/// What a check before or after an attempt found.
+enum Check {
+    /// Go on.
+    Go,
+    /// The call ends with this error.
+    Stop(ErrorKind),
+    /// The monotonic clock could not be read: the deadline counts as expired, the call keeps its outcome.
+    Unreadable,
+}
+
+/// The deadline first (a read of the monotonic clock), then cancellation.
+fn interrupted(world: &mut World<'_>, deadline_at: Option<VInstant>) -> Result<Check, Abort> {
+    if let Some(at) = deadline_at {
+        match world.read_now()? {
+            Ok(now) if now >= at => return Ok(Check::Stop(ErrorKind::DeadlineExceeded)),
+            Ok(_) => {}
+            Err(failed) => {
+                world.diagnose(Diagnostic::TimingMissing { clock: failed.0 })?;
+                return Ok(Check::Unreadable);
+            }
+        }
     }
     if world.is_cancelled() {
-        return Some(ErrorKind::Cancelled);
+        return Ok(Check::Stop(ErrorKind::Cancelled));
     }
-    None
+    Ok(Check::Go)
+}
+
+/// The error a cut sleep or attempt ends the call with: the deadline's, else cancellation.
+fn cut_error(world: &mut World<'_>, deadline_at: Option<VInstant>) -> Result<ErrorKind, Abort> {
+    Ok(match interrupted(world, deadline_at)? {
+        Check::Stop(kind) => kind,
+        Check::Go | Check::Unreadable => ErrorKind::Cancelled,
+    })
+}
+
+/// Stamps the call's start with the wall clock ("request started at"); the stamp decides nothing.
+fn stamp_start(world: &mut World<'_>) -> Result<(), Abort> {
+    if let Err(failed) = world.wall_now()? {
+        world.diagnose(Diagnostic::TimingMissing { clock: failed.0 })?;
+    }
+    Ok(())
 }
 
 fn retry_loop(
@@ -110,13 +145,20 @@ fn retry_loop(
     world: &mut World<'_>,
     call: CallInfo,
 ) -> Result<CallResult, Abort> {
+    stamp_start(world)?;
     let deadline_at = policy.deadline.map(|deadline| call.started.saturating_add(deadline));
     let mut slept = VDuration::ZERO;
     let mut previous_delay = None;
     let mut attempt = 0;
     loop {
-        if let Some(kind) = interrupted(world, deadline_at) {
-            return Ok(CallResult::Err(kind));
+        // After a full sleep the deadline cannot have passed (a sleep waking at or after it is never
+        // taken), so only the first attempt reads the clock here; cancellation is checked every time.
+        let check_deadline = if attempt == 0 { deadline_at } else { None };
+        match interrupted(world, check_deadline)? {
+            Check::Stop(kind) => return Ok(CallResult::Err(kind)),
+            // No attempt ran yet: an unreadable clock at the start counts as an expired deadline.
+            Check::Unreadable => return Ok(CallResult::Err(ErrorKind::DeadlineExceeded)),
+            Check::Go => {}
         }
         attempt += 1;
         let (failure, outcome) = match run_attempt(policy, world, deadline_at)? {
@@ -124,8 +166,10 @@ fn retry_loop(
             Err(AttemptFailure::Final(kind)) => return Ok(CallResult::Err(kind)),
             Err(AttemptFailure::Retryable(kind, outcome)) => (kind, outcome),
         };
-        if let Some(kind) = interrupted(world, deadline_at) {
-            return Ok(CallResult::Err(kind));
+        match interrupted(world, deadline_at)? {
+            Check::Stop(kind) => return Ok(CallResult::Err(kind)),
+            Check::Unreadable => return Ok(CallResult::Err(failure)),
+            Check::Go => {}
         }
         if !retryable(policy, failure) || attempt >= policy.max_attempts || !call.idempotent {
             return Ok(CallResult::Err(failure));
@@ -147,7 +191,7 @@ fn retry_loop(
         }
         world.notify(delay)?;
         if world.sleep(delay)? == Wake::Cancelled {
-            return Ok(CallResult::Err(interrupted(world, deadline_at).unwrap_or(ErrorKind::Cancelled)));
+            return Ok(CallResult::Err(cut_error(world, deadline_at)?));
         }
         slept = slept.saturating_add(delay);
         previous_delay = Some(delay);
@@ -184,10 +228,7 @@ fn run_attempt(
         }
         AttemptResult::TimedOut if by_deadline => Err(AttemptFailure::Final(ErrorKind::DeadlineExceeded)),
         AttemptResult::TimedOut => Err(AttemptFailure::Retryable(ErrorKind::Timeout, None)),
-        AttemptResult::Cancelled => {
-            let kind = interrupted(world, deadline_at).unwrap_or(ErrorKind::Cancelled);
-            Err(AttemptFailure::Final(kind))
-        }
+        AttemptResult::Cancelled => Err(AttemptFailure::Final(cut_error(world, deadline_at)?)),
     })
 }
 

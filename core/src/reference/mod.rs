@@ -43,6 +43,16 @@
 //! cancellation: a call whose deadline and cancellation fall on the same instant returns
 //! `DeadlineExceeded`. A cancelled call returns `Err(Cancelled)` and dispatches nothing more.
 //!
+//! # Clocks
+//! Every limit is measured on the monotonic clock (the contract says so: `clocks` is
+//! [`ClockContract::MONOTONIC`](crate::ClockContract::MONOTONIC)). Each deadline check is a read of the
+//! monotonic clock ([`World::read_now`](crate::World::read_now)); each call's start is stamped with a
+//! read of the wall clock ([`World::wall_now`](crate::World::wall_now)), which never decides anything,
+//! so a wall jump changes no attempt, sleep or result. A failed read records a `TimingMissing`
+//! diagnostic; a failed deadline check counts as expired (no new attempt starts) and the call keeps its
+//! real outcome: the last attempt's error, or `DeadlineExceeded` before any attempt. A failed wall read
+//! only leaves the call without its timestamp.
+//!
 //! # Idempotency
 //! A non-idempotent call is attempted once; its first failure is its result.
 //!

@@ -9,6 +9,7 @@
 //! | time limits | [`TIMEOUT_TRANSLATED_TO_ERR`], [`TIMEOUT_BOUNDARY_IS_EXPIRED`], [`DEADLINE_RESPECTED`], [`CANCELLATION_STOPS_WORK`], [`TIMEOUT_DOES_NOT_END_STREAM`] |
 //! | circuit breaker | [`CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH`], [`CIRCUIT_HALF_OPEN_AFTER_COOLDOWN`], [`HALF_OPEN_PROBE_LIMIT`] |
 //! | every subject | [`CLOCK_MONOTONIC`], [`DETERMINISTIC_REPLAY`], [`NEVER_PANICS`], [`TERMINATES`] |
+//! | two clocks | [`WALL_JUMP_KEEPS_MONOTONIC_LIMITS`], [`WALL_JUMP_BACK_NO_PANIC`], [`FAILED_READ_HANDLED_AS_DECLARED`] |
 //!
 //! What the laws compare, and with which tolerance: virtual time is exact, so every law compares counts,
 //! instants and durations exactly, in whole nanoseconds, with no tolerance. The only exception is a
@@ -24,6 +25,7 @@
 mod attempts;
 mod breaker_model;
 mod circuit;
+mod clocks;
 mod delays;
 mod meta;
 mod outcomes;
@@ -36,6 +38,7 @@ pub use attempts::{
     RETRY_BUDGET_RESPECTED,
 };
 pub use circuit::{CIRCUIT_HALF_OPEN_AFTER_COOLDOWN, CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH, HALF_OPEN_PROBE_LIMIT};
+pub use clocks::{FAILED_READ_HANDLED_AS_DECLARED, WALL_JUMP_BACK_NO_PANIC, WALL_JUMP_KEEPS_MONOTONIC_LIMITS};
 pub use delays::{
     BACKOFF_SHAPE_WITHOUT_JITTER, DELAY_AT_LEAST_MIN, DELAY_WITHIN_CAP, JITTER_WITHIN_BOUNDS, NOTIFY_MATCHES_SLEEP,
     RETRY_AFTER_HONORED, TOTAL_SLEEP_WITHIN_BUDGET,
@@ -51,7 +54,7 @@ pub use timeouts::{
 use crate::law::Law;
 
 /// Every standard law, in blueprint order (the order of [`crate::ids::ALL`]).
-pub static STANDARD: [Law; 28] = [
+pub static STANDARD: [Law; 31] = [
     ATTEMPTS_WITHIN_MAX,
     DELAY_WITHIN_CAP,
     DELAY_AT_LEAST_MIN,
@@ -80,4 +83,7 @@ pub static STANDARD: [Law; 28] = [
     CANCELLATION_STOPS_WORK,
     TIMEOUT_DOES_NOT_END_STREAM,
     NOTIFY_MATCHES_SLEEP,
+    WALL_JUMP_KEEPS_MONOTONIC_LIMITS,
+    WALL_JUMP_BACK_NO_PANIC,
+    FAILED_READ_HANDLED_AS_DECLARED,
 ];

@@ -49,6 +49,7 @@ pub struct Run {
     pub contract: Contract,
     pub trace: Trace,
     pub replay: Option<Replay>,
+    pub without_wall_jumps: Option<Replay>,
 }
 
 impl Run {
@@ -59,6 +60,7 @@ impl Run {
             contract: &self.contract,
             trace: &self.trace,
             replay: self.replay,
+            without_wall_jumps: self.without_wall_jumps,
         }
     }
     pub fn judge(&self, id: &str) -> Verdict {
@@ -71,7 +73,7 @@ impl Run {
 /// Runs `subject` on a case.
 pub fn run<S: Subject>(subject: &S, config: &S::Config, schedule: Schedule) -> Run {
     let trace = execute(subject, config, &schedule, SEED);
-    Run { contract: subject.contract(config), trace, schedule, replay: None }
+    Run { contract: subject.contract(config), trace, schedule, replay: None, without_wall_jumps: None }
 }
 
 /// Runs the reference interpreter.

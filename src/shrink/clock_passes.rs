@@ -1,0 +1,180 @@
+//! The shrink pass over clock faults (`shrink_clock_faults`): no read failures, then fewer of them;
+//! fewer wall jumps; smaller jumps (toward 1 ns, keeping their direction); jumps at simpler points (an
+//! instant toward zero, the n-th sleep or attempt toward the first, and any point moved to the first
+//! attempt when that keeps the failure); failed-read rules failing fewer reads, from the first read.
+
+use timelaw_core::{Case, FailFrom, JumpAt, VInstant};
+use timelaw_generators::ConfigDomain;
+
+use super::engine::Shrinker;
+
+/// Every clock-fault edit, in order; whether any was kept.
+pub(super) fn shrink_clock_faults<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
+    if shrinker.best.schedule.clock.is_empty() {
+        return false;
+    }
+    let mut progress = drop_items(shrinker, Field::ReadFailures);
+    progress |= drop_items(shrinker, Field::WallJumps);
+    for jump in 0..shrinker.best.schedule.clock.wall_jumps.len() {
+        progress |= during_first_attempt(shrinker, jump);
+        progress |= lower(shrinker, Number::JumpSize(jump), 1);
+        progress |= lower(shrinker, Number::JumpPoint(jump), 0);
+    }
+    for rule in 0..shrinker.best.schedule.clock.read_failures.len() {
+        progress |= from_the_first_read(shrinker, rule);
+        progress |= lower(shrinker, Number::FailCount(rule), 1);
+        progress |= lower(shrinker, Number::FailFrom(rule), 0);
+    }
+    progress
+}
+
+#[derive(Clone, Copy)]
+enum Field {
+    ReadFailures,
+    WallJumps,
+}
+
+fn len<C>(case: &Case<C>, field: Field) -> usize {
+    match field {
+        Field::ReadFailures => case.schedule.clock.read_failures.len(),
+        Field::WallJumps => case.schedule.clock.wall_jumps.len(),
+    }
+}
+
+/// Removes all the items of `field`, else one at a time from the end.
+fn drop_items<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, field: Field) -> bool {
+    let mut progress = false;
+    let mut index = len(&shrinker.best, field);
+    let mut all = shrinker.best.clone();
+    match field {
+        Field::ReadFailures => all.schedule.clock.read_failures.clear(),
+        Field::WallJumps => all.schedule.clock.wall_jumps.clear(),
+    }
+    if index > 0 && shrinker.attempt(all) {
+        return true;
+    }
+    while index > 0 && !shrinker.out_of_budget() {
+        index -= 1;
+        let mut candidate = shrinker.best.clone();
+        match field {
+            Field::ReadFailures => drop(candidate.schedule.clock.read_failures.remove(index)),
+            Field::WallJumps => drop(candidate.schedule.clock.wall_jumps.remove(index)),
+        }
+        progress |= shrinker.attempt(candidate);
+    }
+    progress
+}
+
+/// Moves jump `index` to the first attempt (the simplest point: it needs no sleep and no instant).
+fn during_first_attempt<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, index: usize) -> bool {
+    let mut candidate = shrinker.best.clone();
+    match candidate.schedule.clock.wall_jumps.get_mut(index) {
+        Some(jump) if jump.at != JumpAt::Attempt(1) => jump.at = JumpAt::Attempt(1),
+        _ => return false,
+    }
+    shrinker.attempt(candidate)
+}
+
+/// Makes rule `index` start with the first read of its clock (the simplest start).
+fn from_the_first_read<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, index: usize) -> bool {
+    let mut candidate = shrinker.best.clone();
+    match candidate.schedule.clock.read_failures.get_mut(index) {
+        Some(rule) if rule.from != FailFrom::AfterReads(0) => rule.from = FailFrom::AfterReads(0),
+        _ => return false,
+    }
+    shrinker.attempt(candidate)
+}
+
+/// A number inside the clock faults that the shrinker may lower.
+#[derive(Clone, Copy)]
+enum Number {
+    JumpSize(usize),
+    JumpPoint(usize),
+    FailCount(usize),
+    FailFrom(usize),
+}
+
+fn read<C>(case: &Case<C>, number: Number) -> Option<u64> {
+    let clock = &case.schedule.clock;
+    Some(match number {
+        Number::JumpSize(i) => clock.wall_jumps.get(i)?.by_ns.unsigned_abs(),
+        Number::JumpPoint(i) => match clock.wall_jumps.get(i)?.at {
+            JumpAt::Instant(at) => at.as_nanos(),
+            JumpAt::Sleep(n) | JumpAt::Attempt(n) => u64::from(n),
+        },
+        Number::FailCount(i) => u64::from(clock.read_failures.get(i)?.count),
+        Number::FailFrom(i) => match clock.read_failures.get(i)?.from {
+            FailFrom::Instant(at) => at.as_nanos(),
+            FailFrom::AfterReads(reads) => u64::from(reads),
+        },
+    })
+}
+
+fn write<C: Clone>(case: &Case<C>, number: Number, value: u64) -> Case<C> {
+    let mut next = case.clone();
+    let clock = &mut next.schedule.clock;
+    let small = u32::try_from(value).unwrap_or(u32::MAX);
+    match number {
+        Number::JumpSize(i) => {
+            if let Some(jump) = clock.wall_jumps.get_mut(i) {
+                let magnitude = i64::try_from(value).unwrap_or(i64::MAX);
+                jump.by_ns = if jump.by_ns < 0 { -magnitude } else { magnitude };
+            }
+        }
+        Number::JumpPoint(i) => {
+            if let Some(jump) = clock.wall_jumps.get_mut(i) {
+                jump.at = match jump.at {
+                    JumpAt::Instant(_) => JumpAt::Instant(VInstant::from_nanos(value)),
+                    JumpAt::Sleep(_) => JumpAt::Sleep(small.max(1)),
+                    JumpAt::Attempt(_) => JumpAt::Attempt(small.max(1)),
+                };
+            }
+        }
+        Number::FailCount(i) => {
+            if let Some(rule) = clock.read_failures.get_mut(i) {
+                rule.count = small;
+            }
+        }
+        Number::FailFrom(i) => {
+            if let Some(rule) = clock.read_failures.get_mut(i) {
+                rule.from = match rule.from {
+                    FailFrom::Instant(_) => FailFrom::Instant(VInstant::from_nanos(value)),
+                    FailFrom::AfterReads(_) => FailFrom::AfterReads(small),
+                };
+            }
+        }
+    }
+    next
+}
+
+/// Tries `floor` (and the floor of a 1-based point), then a binary search between it and the current value.
+fn lower<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, number: Number, floor: u64) -> bool {
+    let floor = match (number, shrinker.best.schedule.clock.wall_jumps.get(index(number))) {
+        (Number::JumpPoint(_), Some(jump)) if !matches!(jump.at, JumpAt::Instant(_)) => 1,
+        _ => floor,
+    };
+    let Some(current) = read(&shrinker.best, number) else { return false };
+    if current <= floor {
+        return false;
+    }
+    if shrinker.attempt(write(&shrinker.best, number, floor)) {
+        return true;
+    }
+    let (mut low, mut high, mut progress) = (floor, current, false);
+    while high - low > 1 && !shrinker.out_of_budget() {
+        let middle = low + (high - low) / 2;
+        if shrinker.attempt(write(&shrinker.best, number, middle)) {
+            high = middle;
+            progress = true;
+        } else {
+            low = middle;
+        }
+    }
+    progress
+}
+
+fn index(number: Number) -> usize {
+    match number {
+        Number::JumpSize(i) | Number::JumpPoint(i) | Number::FailCount(i) | Number::FailFrom(i) => i,
+    }
+}
