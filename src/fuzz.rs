@@ -86,7 +86,7 @@ pub fn violations<S: ConfigDomain + ?Sized>(
     laws: &Catalogue,
     bytes: &[u8],
 ) -> Vec<(&'static str, Verdict)> {
-    violations_replaying(subject, laws, bytes, replay_sampled(bytes))
+    violations_replaying(subject, laws, bytes, true)
 }
 
 /// As [`violations`], running the case a second time for `deterministic_replay` only when `replay` is set
