@@ -2,6 +2,13 @@
 //! byte string is a valid case), check the whole catalogue, panic on a violation so libFuzzer saves the
 //! input as a crash artifact. `timelaw import-crash ARTIFACT --subject NAME` turns it into a shrunk fixture.
 //!
+//! Every law is judged on every input, except `deterministic_replay`: running the subject a second time
+//! for it is the largest cost of an input, so (as the runner checks every `replay_every`-th case) only a
+//! deterministic sample of the inputs is run twice, one in [`REPLAY_EVERY`], chosen by a hash of the
+//! input's bytes ([`replay_sampled`]). The same bytes are always sampled or never, so a crash artifact
+//! reproduces; on the other inputs the law is vacuous. [`violations`] and [`first_violation`] (what
+//! `import-crash` uses) always replay.
+//!
 //! A subject with known, pinned violations (an upstream bug with a `known_violation` fixture) is fuzzed
 //! with [`check_bytes_except`]: an input is skipped only when every law it violates is one of those known
 //! violations with a message of the same class ([`unmasked`]); `fuzz/build.rs` shows how the bundled
@@ -31,6 +38,26 @@ fn standard() -> &'static Catalogue {
     CATALOGUE.get_or_init(Catalogue::standard)
 }
 
+/// One input in this many is run twice for `deterministic_replay` ([`replay_sampled`]); the runner's
+/// default `replay_every` is the same.
+pub const REPLAY_EVERY: u64 = 16;
+
+/// `true` when the input `bytes` is one of those the fuzz helpers run twice for `deterministic_replay`:
+/// the FNV-1a 64 hash of the bytes, mixed by MurmurHash3's finalizer (FNV-1a alone mixes short inputs
+/// poorly: its low bits depend only on the low bits of the bytes), is a multiple of [`REPLAY_EVERY`]. A
+/// pure function of the bytes, so an artifact is judged the same way when it is run again.
+pub fn replay_sampled(bytes: &[u8]) -> bool {
+    let hash = bytes
+        .iter()
+        .fold(0xCBF2_9CE4_8422_2325_u64, |hash, &byte| (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01B3));
+    let mut mixed = hash ^ (hash >> 33);
+    mixed = mixed.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    mixed ^= mixed >> 33;
+    mixed = mixed.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    mixed ^= mixed >> 33;
+    mixed % REPLAY_EVERY == 0
+}
+
 /// A known violation of a subject, as a checked-in `known_violation` fixture pins it: its law and the
 /// message of its stored verdict (compared by message class, see [`crate::known`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,14 +79,26 @@ pub fn first_violation<S: ConfigDomain + ?Sized>(
     violations(subject, laws, bytes).into_iter().next()
 }
 
-/// Every law (in catalogue order) the case decoded from `bytes` violates, with its verdict.
+/// Every law (in catalogue order) the case decoded from `bytes` violates, with its verdict (the case is
+/// always run twice, for `deterministic_replay`).
 pub fn violations<S: ConfigDomain + ?Sized>(
     subject: &S,
     laws: &Catalogue,
     bytes: &[u8],
 ) -> Vec<(&'static str, Verdict)> {
+    violations_replaying(subject, laws, bytes, true)
+}
+
+/// As [`violations`], running the case a second time for `deterministic_replay` only when `replay` is set
+/// (the law is vacuous otherwise).
+fn violations_replaying<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    laws: &Catalogue,
+    bytes: &[u8],
+    replay: bool,
+) -> Vec<(&'static str, Verdict)> {
     let case = arbitrary_case(subject, bytes);
-    let evaluation = evaluate(subject, &case, Limits::default(), true);
+    let evaluation = evaluate(subject, &case, Limits::default(), replay);
     let judged = laws.iter().map(|law| (law.id, evaluation.judge(law, &case)));
     judged.filter(|(_, verdict)| verdict.is_violated()).collect()
 }
@@ -84,7 +123,8 @@ pub fn unmasked<'v>(
     })
 }
 
-/// Checks the case decoded from `bytes` against the whole catalogue.
+/// Checks the case decoded from `bytes` against the whole catalogue (`deterministic_replay` on the
+/// sampled inputs only, [`replay_sampled`]).
 ///
 /// # Panics
 /// When a law is violated, with the law id, the verdict and the case as JSON: that is how libFuzzer
@@ -112,7 +152,7 @@ pub fn check_bytes_except<S: ConfigDomain + ?Sized>(
     known: &[KnownViolation],
     bytes: &[u8],
 ) {
-    let found = violations(subject, laws, bytes);
+    let found = violations_replaying(subject, laws, bytes, replay_sampled(bytes));
     if let Some((law, verdict)) = unmasked(subject.name(), &found, known) {
         let case = serde_json::to_string(&arbitrary_case(subject, bytes)).unwrap_or_default();
         panic!(
@@ -125,6 +165,11 @@ pub fn check_bytes_except<S: ConfigDomain + ?Sized>(
 
 #[cfg(test)]
 mod tests {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use timelaw_core::{Abort, CallResult, Contract, ErrorKind, Subject, World};
+
     use super::*;
 
     const KNOWN: &[KnownViolation] = &[
@@ -158,5 +203,69 @@ mod tests {
         check("crate-b", std::slice::from_ref(&cap), Some("delay_within_cap"));
         let no_message = ("delay_within_cap", Verdict::Holds);
         check("crate-a", &[no_message], Some("delay_within_cap"));
+    }
+
+    /// Two-byte inputs 0, 1, 2, ...
+    fn inputs(count: u16) -> impl Iterator<Item = [u8; 2]> {
+        (0..count).map(u16::to_le_bytes)
+    }
+
+    #[test]
+    fn replay_is_sampled_one_input_in_sixteen_by_the_bytes() {
+        let sampled = inputs(4096).filter(|bytes| replay_sampled(bytes)).count();
+        assert!((192..=320).contains(&sampled), "{sampled} of 4096 inputs sampled");
+        // Not only the low bits of the bytes count: some bytes with the same low nibble are sampled and
+        // some are not.
+        let mixed_class = |nibble: u8| {
+            let sampled = (0..=255_u8).filter(|byte| byte % 16 == nibble && replay_sampled(&[*byte])).count();
+            (1..16).contains(&sampled)
+        };
+        assert!((0..16).any(mixed_class), "sampling depends only on the low nibbles");
+        // A pure function of the bytes.
+        assert!(inputs(4096).all(|bytes| replay_sampled(&bytes) == replay_sampled(&bytes)));
+        assert!(!replay_sampled(b""));
+    }
+
+    /// Answers its one call with `Ok` on even runs and `Err` on odd ones: never the same trace twice.
+    struct Wobbly(AtomicU64);
+
+    impl Subject for Wobbly {
+        type Config = u8;
+        fn name(&self) -> &str {
+            "wobbly"
+        }
+        fn contract(&self, _: &u8) -> Contract {
+            Contract::default()
+        }
+        fn run(&self, _: &u8, world: &mut World<'_>) -> Result<(), Abort> {
+            let odd = self.0.fetch_add(1, Ordering::Relaxed) % 2 == 1;
+            world.for_each_call(|_, _| Ok(if odd { CallResult::Err(ErrorKind::Transient) } else { CallResult::Ok }))
+        }
+    }
+
+    impl ConfigDomain for Wobbly {
+        fn sample_config(&self, _: &mut timelaw_core::SplitMix64, _: &timelaw_generators::Swarm) -> u8 {
+            0
+        }
+        fn config_strategy(&self) -> proptest::strategy::BoxedStrategy<u8> {
+            use proptest::strategy::Strategy;
+            proptest::strategy::Just(0).boxed()
+        }
+        fn arbitrary_config(&self, _: &mut arbitrary::Unstructured<'_>) -> u8 {
+            0
+        }
+    }
+
+    #[test]
+    fn a_nondeterministic_subject_crashes_exactly_on_the_sampled_inputs() {
+        let laws = Catalogue::standard().select(&["deterministic_replay"]).expect("a standard law");
+        let subject = Wobbly(AtomicU64::new(0));
+        for bytes in inputs(64) {
+            let crashed = catch_unwind(AssertUnwindSafe(|| check_bytes_with(&subject, &laws, &bytes))).is_err();
+            assert_eq!(crashed, replay_sampled(&bytes), "input {bytes:?}");
+            // What import-crash sees always replays.
+            assert_eq!(first_violation(&subject, &laws, &bytes).map(|(law, _)| law), Some("deterministic_replay"));
+        }
+        assert!(inputs(64).any(|bytes| replay_sampled(&bytes)), "no input of the test is sampled");
     }
 }
