@@ -104,7 +104,7 @@ fn hand_written_strategy() -> BoxedStrategy<Case<Policy>> {
         Just(Outcome::Fatal),
         ms(0..5_000).prop_map(|retry_after| Outcome::RateLimited { retry_after }),
     ];
-    let step = (ms(0..5_000), outcome).prop_map(|(duration, outcome)| Step { duration, outcome });
+    let step = (ms(0..5_000), outcome).prop_map(|(duration, outcome)| Step::new(duration, outcome));
     let call =
         (ms(0..10_000), proptest::collection::vec(step, 0..12), proptest::option::of(ms(0..10_000)), any::<bool>())
             .prop_map(|(gap_before, steps, cancel_after, idempotent)| CallScript {

@@ -88,6 +88,7 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
     let all = [
         "drop_calls",
         "drop_steps",
+        "lower_repeats",
         "shrink_config",
         "simplify_calls",
         "simplify_outcomes",
@@ -95,6 +96,22 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
         "zero_seed",
     ];
     assert_eq!(names, all);
+}
+
+#[test]
+fn a_long_failure_run_shrinks_by_lowering_its_repeat_count() {
+    let law = *Catalogue::standard().get("attempts_within_max").unwrap();
+    let policy = Policy { max_attempts: 5, ..expected(Bug::ExtraAttempt).config };
+    let long = Schedule::single(vec![Step::instant(Outcome::Transient).repeated(100_000)]);
+    let limits = Limits { attempts_max: 200_000, sleeps_max: 200_000, events_max: 1_000_000, ..Limits::default() };
+    let outcome =
+        shrink(&Planted(Bug::ExtraAttempt), &law, Case::new(policy, long, 0), ShrinkBudget::default(), limits);
+    let outcome = outcome.unwrap();
+    assert_eq!(outcome.case, expected(Bug::ExtraAttempt));
+    let repeats = outcome.passes.iter().find(|pass| pass.name == "lower_repeats").unwrap();
+    assert!(repeats.accepted > 0, "{:?}", outcome.passes);
+    // Binary search: about log2(100,000) = 17 evaluations, not 100,000.
+    assert!(outcome.evaluations < 200, "{} evaluations", outcome.evaluations);
 }
 
 #[test]

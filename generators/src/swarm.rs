@@ -96,6 +96,10 @@ pub struct Swarm {
     pub boundary_percent: u32,
     /// The outcome weights of scripted steps.
     pub outcomes: OutcomeMix,
+    /// Long failure runs: a schedule may repeat one step many times (see
+    /// [`crate::schedule::LONG_RUN_MAX`]), so a call can fail 40 or thousands of times in a row.
+    #[serde(default)]
+    pub long_runs: bool,
 }
 
 impl Swarm {
@@ -114,6 +118,7 @@ impl Swarm {
             non_idempotent: true,
             boundary_percent: 33,
             outcomes: OutcomeMix::BALANCED,
+            long_runs: true,
         }
     }
 
@@ -130,6 +135,8 @@ impl Swarm {
         if outcomes.ok == 0 && outcomes.transient == 0 {
             outcomes.ok = 1;
         }
+        // Drawn last, so the options drawn before it are the same as before it existed.
+        let long_runs = rng.below(4) == 0;
         let [jitter, attempt_timeout, deadline, sleep_budget, circuit, retry_budget, retry_after, cancellation, multi_call, non_idempotent] =
             switches;
         Swarm {
@@ -145,6 +152,7 @@ impl Swarm {
             non_idempotent,
             boundary_percent,
             outcomes,
+            long_runs,
         }
     }
 }
@@ -180,7 +188,11 @@ impl fmt::Display for Swarm {
             f,
             "boundary_bias={}% outcome_weights=ok:{},transient:{},fatal:{},rate_limited:{},hang:{}",
             self.boundary_percent, m.ok, m.transient, m.fatal, m.rate_limited, m.hang
-        )
+        )?;
+        if self.long_runs {
+            write!(f, " long_runs=on")?;
+        }
+        Ok(())
     }
 }
 
@@ -200,7 +212,7 @@ mod tests {
         let swarms: Vec<Swarm> = (0..256).map(Swarm::from_seed).collect();
         let seen = |on: fn(&Swarm) -> bool| swarms.iter().any(on) && !swarms.iter().all(on);
         assert!(seen(|s| s.jitter) && seen(|s| s.circuit) && seen(|s| s.multi_call) && seen(|s| s.non_idempotent));
-        assert!(seen(|s| s.boundary_percent > 0) && seen(|s| s.outcomes.hang > 0));
+        assert!(seen(|s| s.boundary_percent > 0) && seen(|s| s.outcomes.hang > 0) && seen(|s| s.long_runs));
         assert!(swarms.iter().all(|s| s.outcomes.ok + s.outcomes.transient > 0));
     }
 
@@ -209,7 +221,7 @@ mod tests {
         let text = Swarm::everything().to_string();
         let expected = "jitter=on attempt_timeout=on deadline=on sleep_budget=on circuit=on retry_budget=on \
                         retry_after=on cancellation=on multi_call=on non_idempotent=on boundary_bias=33% \
-                        outcome_weights=ok:3,transient:4,fatal:1,rate_limited:2,hang:1";
+                        outcome_weights=ok:3,transient:4,fatal:1,rate_limited:2,hang:1 long_runs=on";
         assert_eq!(text, expected);
     }
 

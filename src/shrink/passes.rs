@@ -10,10 +10,11 @@ use super::engine::Shrinker;
 pub(super) type Pass<S> = fn(&mut Shrinker<'_, S>) -> bool;
 
 /// The passes in the order they run.
-pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 7] {
+pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 8] {
     [
         ("drop_calls", drop_calls::<S>),
         ("drop_steps", drop_steps::<S>),
+        ("lower_repeats", lower_repeats::<S>),
         ("shrink_config", shrink_config::<S>),
         ("simplify_calls", simplify_calls::<S>),
         ("simplify_outcomes", simplify_outcomes::<S>),
@@ -75,6 +76,30 @@ fn drop_steps<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool 
                 next
             },
         );
+    }
+    progress
+}
+
+/// Lowers each repeated step's count by binary search: the smallest count in `1..repeat` that keeps the
+/// failure (about log2(repeat) evaluations per step, so 100,000 repeats cost about 17).
+fn lower_repeats<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
+    let mut progress = false;
+    for call in 0..shrinker.best.schedule.calls.len() {
+        for step in 0..shrinker.best.schedule.calls[call].steps.len() {
+            let (mut low, mut high) = (1, shrinker.best.schedule.calls[call].steps[step].count());
+            while low < high && !shrinker.out_of_budget() {
+                let middle = low + (high - low) / 2;
+                let mut candidate = shrinker.best.clone();
+                let slot = &mut candidate.schedule.calls[call].steps[step];
+                *slot = slot.repeated(middle);
+                if shrinker.attempt(candidate) {
+                    progress = true;
+                    high = middle;
+                } else {
+                    low = middle + 1;
+                }
+            }
+        }
     }
     progress
 }
