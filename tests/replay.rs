@@ -2,12 +2,16 @@
 
 mod common;
 
+use common::extremes::{PlantedExtreme, EXTREMES};
 use common::planted::Planted;
 
 fn main() {
     let mut registry = timelaw::Registry::builtin();
     for planted in Planted::all() {
         registry.add(planted);
+    }
+    for (bug, _) in EXTREMES {
+        registry.add(PlantedExtreme(bug));
     }
     timelaw::replay::main(registry, &["tests/fixtures"]);
 }

@@ -1,2 +1,3 @@
 //! Shared test code: planted-bug subjects.
+pub mod extremes;
 pub mod planted;
