@@ -221,7 +221,7 @@ fn hand_written_strategy() -> BoxedStrategy<Case<Policy>> {
         Just(Outcome::Fatal),
         ms(0..5_000).prop_map(|retry_after| Outcome::RateLimited { retry_after }),
     ];
-    let step = (ms(0..5_000), outcome).prop_map(|(duration, outcome)| Step { duration, outcome });
+    let step = (ms(0..5_000), outcome).prop_map(|(duration, outcome)| Step::new(duration, outcome));
     let call =
         (ms(0..10_000), proptest::collection::vec(step, 0..12), proptest::option::of(ms(0..10_000)), any::<bool>())
             .prop_map(|(gap_before, steps, cancel_after, idempotent)| CallScript {
@@ -297,7 +297,7 @@ fn hand_written_call(rng: &mut SplitMix64) -> CallScript {
                 2 => Outcome::Fatal,
                 _ => Outcome::RateLimited { retry_after: ms_below(rng, 5_000) },
             };
-            Step { duration, outcome }
+            Step::new(duration, outcome)
         })
         .collect();
     let cancel_after = half(rng, |rng| ms_below(rng, 10_000));

@@ -50,12 +50,18 @@ pub enum ReplayOutcome {
     ViolatedDifferently(KnownMatch),
     /// A known violation that no longer reproduces. Fails.
     NoLongerViolated,
+    /// A nondeterministic finding: a warning, neither a pass nor a failure.
+    Nondeterministic,
 }
 
 impl ReplayOutcome {
     /// `true` for the outcomes that meet the fixture's expectation.
     pub fn passed(&self) -> bool {
         matches!(self, ReplayOutcome::Holds | ReplayOutcome::StillViolated(_))
+    }
+    /// `true` for a warning: neither a pass nor a failure.
+    pub fn is_warning(&self) -> bool {
+        matches!(self, ReplayOutcome::Nondeterministic)
     }
 }
 
@@ -161,6 +167,12 @@ fn replay_verdict(status: Status, stored: &Verdict, verdict: &Verdict) -> (Repla
         ),
         (Status::Regression, other) => (ReplayOutcome::Regressed, format!("regression: {other}")),
         (Status::KnownViolation, _) => known_verdict(stored, verdict),
+        (Status::Nondeterministic, _) => (
+            ReplayOutcome::Nondeterministic,
+            format!(
+                "warning: a nondeterministic finding, not a fact (now: {verdict}); find why the subject's runs differ"
+            ),
+        ),
     }
 }
 

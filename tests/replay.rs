@@ -2,6 +2,7 @@
 
 mod common;
 
+use common::extremes::{PlantedExtreme, EXTREMES};
 use common::planted::Planted;
 
 fn main() {
@@ -11,6 +12,9 @@ fn main() {
     }
     for planted in common::planted_clocks::ClockPlanted::all() {
         registry.add(planted);
+    }
+    for (bug, _) in EXTREMES {
+        registry.add(PlantedExtreme(bug));
     }
     timelaw::replay::main(registry, &["tests/fixtures"]);
 }

@@ -3,6 +3,12 @@
 //! A [`Schedule`] holds one [`CallScript`] per call (a stream of items). Step `i` of a call scripts the
 //! `i`-th dispatch of that call: how long it takes and how it ends.
 //!
+//! # Repeated steps
+//! A [`Step`] with `repeat: n` scripts `n` consecutive dispatches alike, so a call can fail 40, 1,000 or
+//! 100,000 times without a 100,000-element script. The World expands it lazily ([`CallScript::step`]
+//! walks the steps, summing their counts); the field is left out of JSON when it is 1, so schedules
+//! without repeats read and write as before.
+//!
 //! # Past the end of a script
 //! A dispatch beyond the last step of its call returns [`Step::PAST_END`]: `Ok` after zero time. A subject
 //! that keeps retrying therefore always meets success eventually, and a short script means "then it works".
@@ -58,19 +64,45 @@ pub struct Step {
     pub duration: VDuration,
     /// How it ends.
     pub outcome: Outcome,
+    /// How many consecutive dispatches this step scripts (default 1, left out of JSON when 1; 0 counts
+    /// as 1).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub repeat: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+// serde's `skip_serializing_if` passes a reference.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_one(repeat: &u32) -> bool {
+    *repeat == 1
 }
 
 impl Step {
     /// What a dispatch past the end of its call's script returns: `Ok` after zero time.
-    pub const PAST_END: Step = Step { duration: VDuration::ZERO, outcome: Outcome::Ok };
+    pub const PAST_END: Step = Step { duration: VDuration::ZERO, outcome: Outcome::Ok, repeat: 1 };
 
     /// A step ending with `outcome` after `duration`.
     pub const fn new(duration: VDuration, outcome: Outcome) -> Step {
-        Step { duration, outcome }
+        Step { duration, outcome, repeat: 1 }
     }
     /// An instant step ending with `outcome`.
     pub const fn instant(outcome: Outcome) -> Step {
-        Step { duration: VDuration::ZERO, outcome }
+        Step { duration: VDuration::ZERO, outcome, repeat: 1 }
+    }
+    /// This step scripting `repeat` consecutive dispatches.
+    pub const fn repeated(self, repeat: u32) -> Step {
+        Step { repeat, ..self }
+    }
+    /// The number of dispatches this step scripts (`repeat`, with 0 read as 1).
+    pub const fn count(self) -> u32 {
+        if self.repeat == 0 {
+            1
+        } else {
+            self.repeat
+        }
     }
 }
 
@@ -104,10 +136,47 @@ impl CallScript {
     pub fn outcomes(outcomes: &[Outcome]) -> CallScript {
         CallScript::new(outcomes.iter().map(|&outcome| Step::instant(outcome)).collect())
     }
-    /// The step that dispatch number `attempt` (from 1) of this call gets.
+    /// The step that dispatch number `attempt` (from 1) of this call gets, as one dispatch (`repeat` 1):
+    /// repeated steps are expanded lazily, without building the expanded list.
     pub fn step(&self, attempt: u32) -> Step {
-        let index = attempt.saturating_sub(1) as usize;
-        self.steps.get(index).copied().unwrap_or(Step::PAST_END)
+        let mut before = u64::from(attempt.saturating_sub(1));
+        for step in &self.steps {
+            let count = u64::from(step.count());
+            if before < count {
+                return step.repeated(1);
+            }
+            before -= count;
+        }
+        Step::PAST_END
+    }
+    /// The number of dispatches the steps script (repeats counted).
+    pub fn dispatches_scripted(&self) -> u64 {
+        self.steps.iter().map(|step| u64::from(step.count())).sum()
+    }
+    /// Scripts dispatch number `attempt` (from 1) as `step` (one dispatch), splitting a repeated step
+    /// around it and padding with [`Step::PAST_END`] past the end; the other dispatches keep their steps.
+    pub fn set_step(&mut self, attempt: u32, step: Step) {
+        let target = u64::from(attempt.saturating_sub(1));
+        let mut start = 0_u64;
+        for index in 0..self.steps.len() {
+            let old = self.steps[index];
+            let count = u64::from(old.count());
+            if target < start + count {
+                let (head, tail) = (target - start, start + count - target - 1);
+                // Both parts are below `count`, itself a u32.
+                let part = |n: u64| old.repeated(u32::try_from(n).unwrap_or(u32::MAX));
+                let parts = [(head, part(head)), (1, step.repeated(1)), (tail, part(tail))];
+                let kept = parts.into_iter().filter(|(n, _)| *n > 0).map(|(_, step)| step);
+                self.steps.splice(index..=index, kept);
+                return;
+            }
+            start += count;
+        }
+        let gap = target - start;
+        if gap > 0 {
+            self.steps.push(Step::PAST_END.repeated(u32::try_from(gap).unwrap_or(u32::MAX)));
+        }
+        self.steps.push(step.repeated(1));
     }
 }
 
@@ -173,5 +242,68 @@ impl<C> Case<C> {
     /// A case from its parts.
     pub fn new(config: C, schedule: Schedule, seed: u64) -> Case<C> {
         Case { config, schedule, seed }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T: Step = Step::instant(Outcome::Transient);
+    const F: Step = Step::instant(Outcome::Fatal);
+
+    #[track_caller]
+    fn check_step(steps: &[Step], attempt: u32, expected: Step) {
+        assert_eq!(CallScript::new(steps.to_vec()).step(attempt), expected, "attempt {attempt} of {steps:?}");
+    }
+
+    #[test]
+    fn repeated_steps_expand_lazily() {
+        check_step(&[T.repeated(40), F], 1, T);
+        check_step(&[T.repeated(40), F], 40, T);
+        check_step(&[T.repeated(40), F], 41, F);
+        check_step(&[T.repeated(40), F], 42, Step::PAST_END);
+        check_step(&[T.repeated(100_000)], 100_000, T);
+        check_step(&[T.repeated(100_000)], 100_001, Step::PAST_END);
+        check_step(&[T.repeated(0), F], 2, F);
+        check_step(&[T.repeated(u32::MAX), F], u32::MAX, T);
+    }
+
+    #[track_caller]
+    fn check_set(steps: &[Step], attempt: u32, expected: &[Step]) {
+        let mut script = CallScript::new(steps.to_vec());
+        script.set_step(attempt, F);
+        assert_eq!(script.steps, expected, "set attempt {attempt} of {steps:?}");
+    }
+
+    #[test]
+    fn set_step_splits_a_repeated_step() {
+        check_set(&[T.repeated(5)], 1, &[F, T.repeated(4)]);
+        check_set(&[T.repeated(5)], 3, &[T.repeated(2), F, T.repeated(2)]);
+        check_set(&[T.repeated(5)], 5, &[T.repeated(4), F]);
+        check_set(&[T], 1, &[F]);
+        check_set(&[T], 4, &[T, Step::PAST_END.repeated(2), F]);
+        check_set(&[], 1, &[F]);
+    }
+
+    #[test]
+    fn repeat_is_left_out_of_json_when_one() {
+        let plain = serde_json::to_string(&T).unwrap();
+        assert_eq!(plain, r#"{"duration":"0ns","outcome":"transient"}"#.replace("\"0ns\"", &duration_json()));
+        assert!(!plain.contains("repeat"), "{plain}");
+        let long = serde_json::to_string(&T.repeated(40)).unwrap();
+        assert!(long.ends_with(r#""repeat":40}"#), "{long}");
+        assert_eq!(serde_json::from_str::<Step>(&long).unwrap(), T.repeated(40));
+        assert_eq!(serde_json::from_str::<Step>(&plain).unwrap(), T);
+    }
+
+    fn duration_json() -> String {
+        serde_json::to_string(&VDuration::ZERO).unwrap()
+    }
+
+    #[test]
+    fn dispatches_scripted_counts_repeats() {
+        assert_eq!(CallScript::new(vec![T.repeated(100_000), F]).dispatches_scripted(), 100_001);
+        assert_eq!(CallScript::new(vec![]).dispatches_scripted(), 0);
     }
 }

@@ -103,8 +103,8 @@ pub use choice::Choices;
 pub use domain::{simplest_config, ConfigDomain, Describe, Simplest};
 pub use reference::describe_policy;
 pub use schedule::{
-    arbitrary_schedule, describe_schedule, sample_schedule, schedule_strategy, CALLS_MAX, GAP_MAX, NEAR_MAX_SPAN,
-    STEPS_PER_CALL_MAX,
+    arbitrary_schedule, describe_schedule, sample_schedule, schedule_strategy, CALLS_MAX, GAP_MAX, LONG_RUN_MAX,
+    NEAR_MAX_SPAN, STEPS_PER_CALL_MAX,
 };
 pub use strategy::{choice_strategy, ChoiceTree, Tape};
 pub use swarm::{swarm_for, OutcomeMix, Swarm, SWARM_BATCH_CASES};

@@ -100,6 +100,10 @@ pub struct Swarm {
     pub boundary_percent: u32,
     /// The outcome weights of scripted steps.
     pub outcomes: OutcomeMix,
+    /// Long failure runs: a schedule may repeat one step many times (see
+    /// [`crate::schedule::LONG_RUN_MAX`]), so a call can fail 40 or thousands of times in a row.
+    #[serde(default)]
+    pub long_runs: bool,
 }
 
 impl Swarm {
@@ -119,6 +123,7 @@ impl Swarm {
             clock_faults: true,
             boundary_percent: 33,
             outcomes: OutcomeMix::BALANCED,
+            long_runs: true,
         }
     }
 
@@ -137,6 +142,8 @@ impl Swarm {
         }
         // Drawn after every older option, so those stay what they were for each seed.
         let clock_faults = rng.below(8) == 0;
+        // Drawn after `clock_faults`, so every older option stays what it was for each seed.
+        let long_runs = rng.below(4) == 0;
         let [jitter, attempt_timeout, deadline, sleep_budget, circuit, retry_budget, retry_after, cancellation, multi_call, non_idempotent] =
             switches;
         Swarm {
@@ -153,6 +160,7 @@ impl Swarm {
             clock_faults,
             boundary_percent,
             outcomes,
+            long_runs,
         }
     }
 }
@@ -189,7 +197,11 @@ impl fmt::Display for Swarm {
             f,
             "boundary_bias={}% outcome_weights=ok:{},transient:{},fatal:{},rate_limited:{},hang:{}",
             self.boundary_percent, m.ok, m.transient, m.fatal, m.rate_limited, m.hang
-        )
+        )?;
+        if self.long_runs {
+            write!(f, " long_runs=on")?;
+        }
+        Ok(())
     }
 }
 
@@ -210,6 +222,7 @@ mod tests {
         let seen = |on: fn(&Swarm) -> bool| swarms.iter().any(on) && !swarms.iter().all(on);
         assert!(seen(|s| s.jitter) && seen(|s| s.circuit) && seen(|s| s.multi_call) && seen(|s| s.non_idempotent));
         assert!(seen(|s| s.boundary_percent > 0) && seen(|s| s.outcomes.hang > 0) && seen(|s| s.clock_faults));
+        assert!(seen(|s| s.long_runs));
         assert!(swarms.iter().all(|s| s.outcomes.ok + s.outcomes.transient > 0));
     }
 
@@ -218,7 +231,7 @@ mod tests {
         let text = Swarm::everything().to_string();
         let expected = "jitter=on attempt_timeout=on deadline=on sleep_budget=on circuit=on retry_budget=on \
                         retry_after=on cancellation=on multi_call=on non_idempotent=on clock_faults=on boundary_bias=33% \
-                        outcome_weights=ok:3,transient:4,fatal:1,rate_limited:2,hang:1";
+                        outcome_weights=ok:3,transient:4,fatal:1,rate_limited:2,hang:1 long_runs=on";
         assert_eq!(text, expected);
     }
 

@@ -13,8 +13,8 @@ use timelaw_core::{
 };
 use timelaw_generators::coverage::{classify, BoundaryClass, Coverage};
 use timelaw_generators::{
-    arbitrary_case, case_strategy, sample_case, schedule_strategy, swarm_for, ConfigDomain, Swarm, CALLS_MAX,
-    STEPS_PER_CALL_MAX,
+    arbitrary_case, case_strategy, sample_case, sample_schedule, schedule_strategy, swarm_for, ConfigDomain, Swarm,
+    CALLS_MAX, LONG_RUN_MAX, STEPS_PER_CALL_MAX,
 };
 
 /// A constant-delay retry with its own tiny config: the second `ConfigDomain`, written with plain
@@ -378,4 +378,37 @@ proptest! {
         let calls = case.schedule.calls.len();
         prop_assert!(attempts <= calls * case.config.max_attempts as usize);
     }
+}
+
+/// The longest repeat in `schedule`.
+fn longest_repeat(schedule: &Schedule) -> u32 {
+    schedule.calls.iter().flat_map(|call| &call.steps).map(|step| step.count()).max().unwrap_or(0)
+}
+
+#[test]
+fn every_front_end_reaches_long_runs_within_the_contract() {
+    for front_end in FRONT_ENDS {
+        let cases = cases(&Reference, front_end, CASES);
+        let mut longest = 0;
+        for case in &cases {
+            let repeat = longest_repeat(&case.schedule);
+            let cap = Reference.contract(&case.config).max_attempts.map_or(LONG_RUN_MAX, |max| u64::from(max) + 1);
+            assert!(u64::from(repeat) <= cap.min(LONG_RUN_MAX), "{front_end:?}: {case:?}");
+            longest = longest.max(repeat);
+        }
+        assert!(longest > 1, "{front_end:?} never repeats a step");
+    }
+}
+
+#[test]
+fn long_runs_reach_thousands_where_nothing_caps_them() {
+    let unbounded = Contract::default();
+    let swarm = Swarm { long_runs: true, ..Swarm::everything() };
+    let longest =
+        (0..4000).map(|seed| longest_repeat(&sample_schedule(&mut SplitMix64::new(seed), &swarm, &unbounded)));
+    let longest: Vec<u32> = longest.collect();
+    assert!(longest.iter().any(|&n| (13..=64).contains(&n)), "no run of 13 to 64");
+    assert!(longest.iter().any(|&n| n > 1_000), "no run over 1,000");
+    let off = Swarm { long_runs: false, ..swarm };
+    assert!((0..4000).all(|seed| longest_repeat(&sample_schedule(&mut SplitMix64::new(seed), &off, &unbounded)) <= 1));
 }

@@ -140,9 +140,13 @@ fn replay(registry: &Registry, paths: &[PathBuf]) -> Result<u8, CliError> {
         }
         files.extend(found);
     }
-    let (mut passed, mut failed, mut broken) = (0, 0, 0);
+    let (mut passed, mut failed, mut broken, mut warned) = (0, 0, 0, 0);
     for file in &files {
         match replay_file(registry, &laws, file, &config) {
+            Ok(result) if result.outcome.is_warning() => {
+                warned += 1;
+                out_line(&format!("WARNING {}  law `{}`: {}", file.display(), result.law, result.explanation))?;
+            }
             Ok(result) if result.passed => {
                 passed += 1;
                 out_line(&format!("ok      {}  ({})", file.display(), result.explanation))?;
@@ -157,7 +161,8 @@ fn replay(registry: &Registry, paths: &[PathBuf]) -> Result<u8, CliError> {
             }
         }
     }
-    out_line(&format!("{passed} passed, {failed} failed, {broken} errors, {} fixtures", files.len()))?;
+    let warnings = if warned > 0 { format!(", {warned} warnings") } else { String::new() };
+    out_line(&format!("{passed} passed, {failed} failed, {broken} errors{warnings}, {} fixtures", files.len()))?;
     Ok(match (failed, broken) {
         (_, 1..) => EXIT_ERROR,
         (1.., 0) => EXIT_VIOLATED,

@@ -34,6 +34,29 @@ pub struct Counterexample<C> {
     pub shrink_evaluations: u64,
     /// The fixture file that pins it (written by this run, or already there), if fixtures are on.
     pub fixture: Option<PathBuf>,
+    /// `Some` when a re-run of the found case on a fresh World did not violate the law the same way:
+    /// a nondeterministic finding, never shrunk and never written as a fact.
+    pub nondeterministic: Option<Nondeterminism>,
+}
+
+/// A violation the search saw that a re-run of the same case did not reproduce.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Nondeterminism {
+    /// The re-run's verdict.
+    pub rerun: Verdict,
+    /// The first event of the violating run that differs from the re-run (see
+    /// [`crate::eval::first_difference`]); `None` when the events agree and only the verdict differs.
+    pub first_difference: Option<u32>,
+}
+
+impl std::fmt::Display for Nondeterminism {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "nondeterministic: a re-run of the same case gave `{}`", self.rerun.name())?;
+        match self.first_difference {
+            Some(event) => write!(f, "; the traces first differ at event #{event}"),
+            None => write!(f, "; the traces' events agree"),
+        }
+    }
 }
 
 /// Everything a run learned about one law.
@@ -98,6 +121,9 @@ impl<C: serde::Serialize> RunOutput<C> {
             for example in &law.counterexamples {
                 let case = serde_json::to_string(&example.shrunk).unwrap_or_default();
                 let _ = writeln!(text, "\nlaw `{}`: {}", law.law.id, example.violation.message);
+                if let Some(flaky) = &example.nondeterministic {
+                    let _ = writeln!(text, "  {flaky} (not shrunk)");
+                }
                 let _ = writeln!(text, "  violating event: {:?}", example.violation.event);
                 let _ = writeln!(text, "  shrunk case: {case}");
                 if let Some(path) = &example.fixture {
@@ -174,8 +200,13 @@ fn shrink_all<S: ConfigDomain + ?Sized>(
             continue;
         }
         if finds.writes() {
-            let provenance = provenance(config, example.case_index, true, example.shrink_evaluations);
-            let fixture = build_fixture(subject, law, config, &example.shrunk, provenance);
+            let shrunk = example.nondeterministic.is_none();
+            let provenance = provenance(config, example.case_index, shrunk, example.shrink_evaluations);
+            let mut fixture = build_fixture(subject, law, config, &example.shrunk, provenance);
+            if let Some(flaky) = &example.nondeterministic {
+                fixture.status = Status::Nondeterministic;
+                fixture.note = Some(format!("the search saw `{}`; {flaky}", example.violation.message));
+            }
             example.fixture = finds.promote(law, example.case_index, &fixture).map(|placed| placed.path().to_owned());
         }
         examples.push(example);
@@ -204,7 +235,8 @@ fn shrink_one<S: ConfigDomain + ?Sized>(
     store_failed: bool,
 ) -> Counterexample<S::Config> {
     let budget = ShrinkBudget { evals_max: config.shrink_evals_max, time_max: shrink_time(config) };
-    let shrunk = match store_failed {
+    let nondeterministic = rerun(subject, law, config, &found);
+    let shrunk = match store_failed || nondeterministic.is_some() {
         true => None,
         false => shrink(subject, law, found.case.clone(), budget, config.limits).ok(),
     };
@@ -220,7 +252,26 @@ fn shrink_one<S: ConfigDomain + ?Sized>(
         violation,
         shrink_evaluations: evaluations,
         fixture: None,
+        nondeterministic,
     }
+}
+
+/// Re-runs the found case on a fresh World: `None` when it violates the law the same way again, else
+/// what differed.
+fn rerun<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    law: &Law,
+    config: &Config,
+    found: &Found<S::Config>,
+) -> Option<Nondeterminism> {
+    let replay = law.id == timelaw_laws::ids::DETERMINISTIC_REPLAY;
+    let evaluation = evaluate(subject, &found.case, config.limits, replay);
+    let verdict = evaluation.judge(law, &found.case);
+    if matches!(&verdict, Verdict::Violated(violation) if *violation == found.violation) {
+        return None;
+    }
+    let first_difference = crate::eval::first_difference(&found.trace, &evaluation.trace);
+    Some(Nondeterminism { rerun: verdict, first_difference })
 }
 
 fn shrink_time(config: &Config) -> Option<std::time::Duration> {

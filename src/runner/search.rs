@@ -91,7 +91,7 @@ fn judge_case<S: ConfigDomain + ?Sized>(
     }
     let observation = evaluation.observation(&case);
     for (law_index, law) in laws.iter().enumerate() {
-        let kept = tally.record(law_index, index, &case, law.judge(&observation));
+        let kept = tally.record(law_index, index, &case, &evaluation.trace, law.judge(&observation));
         if let (true, Some(finds)) = (kept, finds) {
             finds.offer(law, index, &case);
         }

@@ -1,6 +1,6 @@
 //! Per-law counts and the violations kept, merged across threads in any order with the same result.
 
-use timelaw_core::Case;
+use timelaw_core::{Case, Trace};
 use timelaw_generators::coverage::Coverage;
 use timelaw_laws::{Verdict, Violation};
 use timelaw_reports::Counts;
@@ -14,6 +14,8 @@ pub struct Found<C> {
     pub case: Case<C>,
     /// The violation.
     pub violation: Violation,
+    /// The trace of the run that violated the law (compared with the re-run before reporting).
+    pub trace: Trace,
 }
 
 /// The counts and the lowest-index violations of every law over a set of cases.
@@ -45,13 +47,17 @@ impl<C: Clone> Tally<C> {
     /// Records `verdict` of law `law` on case `case_index`; `case` is cloned only when kept. Returns
     /// whether a violation was kept (it is among the lowest-index violations of this tally).
     #[inline]
-    pub fn record(&mut self, law: usize, case_index: u64, case: &Case<C>, verdict: Verdict) -> bool {
+    pub fn record(&mut self, law: usize, case_index: u64, case: &Case<C>, trace: &Trace, verdict: Verdict) -> bool {
         self.counts[law].add(&verdict);
         match verdict {
             Verdict::Violated(violation) => {
                 let found = &mut self.found[law];
                 if found.len() < self.keep || found.last().is_some_and(|last| last.case_index > case_index) {
-                    insert_sorted(found, Found { case_index, case: case.clone(), violation }, self.keep);
+                    insert_sorted(
+                        found,
+                        Found { case_index, case: case.clone(), violation, trace: trace.clone() },
+                        self.keep,
+                    );
                     return true;
                 }
             }

@@ -83,10 +83,6 @@ fn timeouts_to_transients(schedule: &mut Schedule, trace: &Trace) {
             continue;
         }
         let Some(call) = schedule.calls.get_mut(event.call as usize) else { continue };
-        let index = event.attempt.saturating_sub(1) as usize;
-        while call.steps.len() <= index {
-            call.steps.push(Step::PAST_END);
-        }
-        call.steps[index] = Step::instant(Outcome::Transient);
+        call.set_step(event.attempt, Step::instant(Outcome::Transient));
     }
 }

@@ -10,10 +10,11 @@ use super::engine::Shrinker;
 pub(super) type Pass<S> = fn(&mut Shrinker<'_, S>) -> bool;
 
 /// The passes in the order they run.
-pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 8] {
+pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 9] {
     [
         ("drop_calls", drop_calls::<S>),
         ("drop_steps", drop_steps::<S>),
+        ("lower_repeats", lower_repeats::<S>),
         ("shrink_config", shrink_config::<S>),
         ("simplify_calls", simplify_calls::<S>),
         ("simplify_outcomes", simplify_outcomes::<S>),
@@ -78,6 +79,48 @@ fn drop_steps<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool 
         );
     }
     progress
+}
+
+/// Lowers each repeated step's count by binary search: the smallest count in `1..repeat` that keeps the
+/// failure (about log2(repeat) evaluations per step, so 100,000 repeats cost about 17).
+/// Equal neighbours of a repeated step are first merged into it (the same dispatches, fewer steps).
+fn lower_repeats<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
+    let mut progress = false;
+    for call in 0..shrinker.best.schedule.calls.len() {
+        let mut merged = shrinker.best.clone();
+        merge_equal_neighbours(&mut merged.schedule.calls[call]);
+        progress |= shrinker.attempt(merged);
+        for step in 0..shrinker.best.schedule.calls[call].steps.len() {
+            let (mut low, mut high) = (1, shrinker.best.schedule.calls[call].steps[step].count());
+            while low < high && !shrinker.out_of_budget() {
+                let middle = low + (high - low) / 2;
+                let mut candidate = shrinker.best.clone();
+                let slot = &mut candidate.schedule.calls[call].steps[step];
+                *slot = slot.repeated(middle);
+                if shrinker.attempt(candidate) {
+                    progress = true;
+                    high = middle;
+                } else {
+                    low = middle + 1;
+                }
+            }
+        }
+    }
+    progress
+}
+
+fn merge_equal_neighbours(script: &mut CallScript) {
+    let mut steps: Vec<timelaw_core::Step> = Vec::with_capacity(script.steps.len());
+    for step in script.steps.drain(..) {
+        match steps.last_mut() {
+            // Only into or from a repeated step, so scripts without repeats keep their shape.
+            Some(last) if last.repeated(1) == step.repeated(1) && last.count().max(step.count()) > 1 => {
+                *last = last.repeated(last.count().saturating_add(step.count()));
+            }
+            _ => steps.push(step),
+        }
+    }
+    script.steps = steps;
 }
 
 fn with_calls<C: Clone>(case: &Case<C>, calls: Vec<CallScript>) -> Case<C> {

@@ -177,7 +177,7 @@ fn should_succeed(contract: &Contract, script: &CallScript) -> bool {
     }
     let cap_ok = |retry_after| !contract.honors_retry_after || contract.delay_max.is_none_or(|cap| retry_after <= cap);
     // Every dispatch past the end of the script is the same, so one past the end decides.
-    let last = u32::try_from(script.steps.len()).unwrap_or(u32::MAX).saturating_add(1).min(max);
+    let last = u32::try_from(script.dispatches_scripted()).unwrap_or(u32::MAX).saturating_add(1).min(max);
     for attempt in 1..=last {
         match fate(contract, script.step(attempt)) {
             Fate::Succeeds => return true,
