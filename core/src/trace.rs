@@ -185,6 +185,18 @@ pub enum TraceEnd {
     Panicked(String),
 }
 
+impl TraceEnd {
+    /// `true` when the World cut the run at its virtual time limit (the time-limit cut): the events
+    /// before the cut are a prefix of the run, on which safety laws are judged; liveness laws are
+    /// inconclusive, and the cut by itself is no violation (long sleeps are not a loop).
+    pub fn is_time_limit_cut(&self) -> bool {
+        matches!(
+            self,
+            TraceEnd::Aborted(crate::world::Abort::StepLimit { kind: crate::world::LimitKind::VirtualTime, .. })
+        )
+    }
+}
+
 /// The record of one run.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Trace {
