@@ -128,6 +128,13 @@ pub enum EventKind {
     },
     /// A sleep was cut short by the caller's cancellation.
     SleepCancelled,
+    /// The sleep requested just before was clamped by the runtime to `to` (tokio sleeps at most about
+    /// 30 years): the subject asked for the recorded `SleepRequested` duration, the runtime woke it after
+    /// `to`. Laws judge what the subject asked for.
+    SleepClamped {
+        /// How long the runtime really slept.
+        to: VDuration,
+    },
     /// The subject refused to dispatch.
     Rejected {
         /// Why.

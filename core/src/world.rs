@@ -496,6 +496,16 @@ impl<'s> World<'s> {
         self.record(EventKind::SleepCancelled, attempt)
     }
 
+    /// Records that the runtime clamped the sleep just requested to `to` (for drivers whose runtime
+    /// cannot represent long sleeps, such as tokio's 30-year limit).
+    ///
+    /// # Errors
+    /// The event limit; misuse.
+    pub fn record_sleep_clamped(&mut self, to: VDuration) -> Result<(), Abort> {
+        let attempt = self.active()?.attempts;
+        self.record(EventKind::SleepClamped { to }, attempt)
+    }
+
     /// Moves the clock forward to `instant`.
     ///
     /// # Errors
