@@ -6,6 +6,13 @@
 //! `0` everywhere gives the simplest config (zero durations, no jitter, the fewest retries), so running
 //! out of fuzz bytes and proptest's shrinking both move towards simple configs.
 //!
+//! # Boundary vocabulary
+//! [`boundary_durations`] (zero, 1 ns, one unit minus 1 ns, for ns/us/ms/s and `u32`/`u64` the largest
+//! duration whose count fits and the first past it, `Duration::MAX` and just below), [`BOUNDARY_FACTORS`]
+//! (0, 1, 1 + epsilon, 1e30, `f64::MAX`; [`boundary_factors_unvalidated`] adds NaN and infinity) and
+//! [`BOUNDARY_COUNTS`] (0, 1, `u32::MAX`, `usize::MAX`): the values where conversions wrap, saturate or
+//! panic. [`std_duration`] draws a duration as a user passes it, boundaries included.
+//!
 //! # Limits are cuts, not filters
 //! Every legal value is in the domain: no description draws again or drops a config because its
 //! worst case sleeps long. A run that passes the World's virtual time limit is cut there
@@ -15,6 +22,8 @@
 
 use crate::choice::Choices;
 use crate::schedule::STEPS_PER_CALL_MAX;
+use std::time::Duration as StdDuration;
+
 use timelaw_core::VDuration;
 
 /// One millisecond.
@@ -58,6 +67,70 @@ pub fn retries<C: Choices + ?Sized>(c: &mut C, large: u64) -> u64 {
     }
 }
 
+/// The boundary values of a `std::time::Duration` a crate may take: where conversions to a unit and an
+/// integer width wrap, saturate or panic. Every value is a legal `Duration`.
+///
+/// In order: `Duration::ZERO`, 1 ns; one unit minus 1 ns for us, ms and s; for each unit a crate may
+/// convert to (ns, us, ms, s) and each integer width (`u32`, `u64`), the largest duration whose count
+/// of that unit fits the width and the first duration past it (when it is a `Duration`: `u64::MAX`
+/// seconds has none); `Duration::MAX - 1 ns` and `Duration::MAX`.
+///
+/// ```
+/// use std::time::Duration;
+/// let values = timelaw_generators::draw::boundary_durations();
+/// assert!(values.contains(&Duration::MAX));
+/// assert!(values.contains(&Duration::from_millis(u64::from(u32::MAX) + 1))); // as_millis() past u32
+/// ```
+pub fn boundary_durations() -> Vec<StdDuration> {
+    let ns = StdDuration::from_nanos;
+    let mut out = vec![StdDuration::ZERO, ns(1), ns(999), ns(999_999), ns(999_999_999)];
+    for unit_ns in UNITS_NS {
+        for width_max in [u128::from(u32::MAX), u128::from(u64::MAX)] {
+            let largest = duration_of_nanos(width_max.saturating_mul(unit_ns));
+            out.extend(largest);
+            out.extend(duration_of_nanos(width_max.saturating_add(1).saturating_mul(unit_ns)));
+        }
+    }
+    out.extend([StdDuration::MAX - ns(1), StdDuration::MAX]);
+    out
+}
+
+/// Nanoseconds per unit a crate may convert a duration to: ns, us, ms, s.
+pub const UNITS_NS: [u128; 4] = [1, 1_000, 1_000_000, 1_000_000_000];
+
+/// The `Duration` of `nanos` nanoseconds; `None` past `Duration::MAX`.
+pub fn duration_of_nanos(nanos: u128) -> Option<StdDuration> {
+    let secs = u64::try_from(nanos / 1_000_000_000).ok()?;
+    // The remainder of a division by 10^9 is below 10^9 and fits a u32.
+    let subsec = u32::try_from(nanos % 1_000_000_000).ok()?;
+    Some(StdDuration::new(secs, subsec))
+}
+
+/// The boundary factors of a multiplier a crate takes as an `f64`: 0, 1, 1 + epsilon, 1e30 and
+/// `f64::MAX`. [`boundary_factors_unvalidated`] adds NaN and infinity, for APIs that accept any `f64`.
+pub const BOUNDARY_FACTORS: [f64; 5] = [0.0, 1.0, 1.0 + f64::EPSILON, 1e30, f64::MAX];
+
+/// [`BOUNDARY_FACTORS`] plus NaN and infinity: for an API that accepts an `f64` without validating it.
+pub fn boundary_factors_unvalidated() -> [f64; 7] {
+    let [a, b, c, d, e] = BOUNDARY_FACTORS;
+    [a, b, c, d, e, f64::NAN, f64::INFINITY]
+}
+
+/// The boundary counts (retries, attempts, sizes): 0, 1, `u32::MAX` and `usize::MAX` (as a `u64`).
+pub const BOUNDARY_COUNTS: [u64; 4] = [0, 1, u32::MAX as u64, usize::MAX as u64];
+
+/// A duration as a user passes it: mostly `ordinary` (a description of the common values), one time
+/// in eight a [`boundary_durations`] value. Zero answers give the simplest, `ordinary`'s zero answer.
+pub fn std_duration<C: Choices + ?Sized>(c: &mut C, ordinary: impl FnOnce(&mut C) -> StdDuration) -> StdDuration {
+    match c.weighted(&[7, 1]) {
+        0 => ordinary(c),
+        _ => {
+            let values = boundary_durations();
+            values[c.weighted(&vec![1; values.len()])]
+        }
+    }
+}
+
 /// Offers `candidate` to `out` when it differs from `original` and is new. Every legal config is a
 /// candidate: a run that sleeps past the World's virtual time limit is cut there, never filtered out.
 pub fn offer<T: PartialEq>(out: &mut Vec<T>, original: &T, candidate: T) {
@@ -78,6 +151,36 @@ mod tests {
     use timelaw_core::SplitMix64;
 
     use super::*;
+
+    /// Each (unit, width) pair has its largest fitting duration and, where it is a `Duration`, the first
+    /// one past it.
+    #[test]
+    fn boundary_durations_straddle_every_unit_and_width() {
+        let values = boundary_durations();
+        for unit_ns in UNITS_NS {
+            for width_max in [u128::from(u32::MAX), u128::from(u64::MAX)] {
+                let count = |d: &StdDuration| d.as_nanos() / unit_ns;
+                assert!(values.iter().any(|d| count(d) == width_max), "{unit_ns} {width_max}");
+                let past = values.iter().any(|d| count(d) == width_max + 1);
+                let representable = (width_max + 1) * unit_ns <= StdDuration::MAX.as_nanos();
+                assert_eq!(past, representable, "{unit_ns} {width_max}");
+            }
+        }
+        for edge in [
+            StdDuration::ZERO,
+            StdDuration::from_nanos(1),
+            StdDuration::MAX,
+            StdDuration::MAX - StdDuration::from_nanos(1),
+        ] {
+            assert!(values.contains(&edge), "{edge:?}");
+        }
+        assert_eq!(duration_of_nanos(StdDuration::MAX.as_nanos()), Some(StdDuration::MAX));
+        assert_eq!(duration_of_nanos(StdDuration::MAX.as_nanos() + 1), None);
+        let mut rng = SplitMix64::new(5);
+        let drawn: Vec<StdDuration> = (0..2000).map(|_| std_duration(&mut rng, |_| StdDuration::ZERO)).collect();
+        assert!(drawn.contains(&StdDuration::MAX) && drawn.contains(&StdDuration::ZERO));
+        assert!(boundary_factors_unvalidated()[5].is_nan());
+    }
 
     #[test]
     fn delays_stay_in_their_ranges() {
