@@ -31,6 +31,11 @@ impl Evaluation {
             without_wall_jumps: self.without_wall_jumps,
         }
     }
+    /// `true` when the World cut this run at its virtual time limit ([`TraceEnd::is_time_limit_cut`](timelaw_core::TraceEnd::is_time_limit_cut)).
+    pub fn cut_at_time_limit(&self) -> bool {
+        self.trace.end.is_time_limit_cut()
+    }
+
     /// `law`'s verdict on this run of `case`.
     pub fn judge<C>(&self, law: &Law, case: &Case<C>) -> Verdict {
         law.judge(&self.observation(case))

@@ -28,6 +28,7 @@ pub fn to_report<C: Serialize>(output: &RunOutput<C>) -> Report {
             .map(|(class, cases)| BoundaryRow { class: class.name().to_owned(), cases })
             .collect(),
         boundary_cases: output.coverage.cases(),
+        time_limit_cuts: output.time_limit_cuts,
         settings: Some(settings(config)),
     }
 }

@@ -105,5 +105,6 @@ fn summary_counts_laws_and_the_first_violation() {
         text.contains("1 violated") && text.ends_with("first violation: case 0 (deterministic_replay)\n"),
         "{text}"
     );
-    assert_eq!(text.lines().count(), 3);
+    assert!(text.contains("\ncut at the virtual time limit: 0 cases\n"), "{text}");
+    assert_eq!(text.lines().count(), 4);
 }

@@ -178,8 +178,8 @@ fn a_known_violation_explains_shrinks_and_a_crash_imports() {
     check(&["replay", written.to_str().unwrap()], 0, &["1 passed"], &[]);
     // Bytes a fuzzer could have saved: they decode to an exponential-backoff config that panics.
     let crash: [u8; 32] = [
-        3, 87, 238, 201, 110, 156, 49, 159, 18, 40, 20, 76, 91, 243, 22, 187, 71, 22, 33, 51, 57, 187, 228, 156, 58,
-        82, 233, 119, 14, 232, 158, 189,
+        148, 204, 116, 17, 215, 23, 241, 69, 121, 178, 170, 16, 15, 187, 179, 79, 165, 147, 254, 174, 210, 114, 72,
+        183, 98, 227, 171, 88, 5, 240, 118, 90,
     ];
     let artifact = dir.join("crash-0001");
     std::fs::write(&artifact, crash).unwrap();

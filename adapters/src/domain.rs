@@ -11,13 +11,13 @@ use timelaw_generators::{Choices, Swarm};
 /// A config with its generator description and its contract.
 pub trait AdapterConfig: SubjectConfig {
     /// The one description of the domain; answering `0` everywhere gives the simplest config, and
-    /// features `swarm` switches off never appear. Only configs whose contract
-    /// [`fits`](timelaw_generators::draw::fits) are returned.
+    /// features `swarm` switches off never appear. Every legal config can be returned (no filter: a run
+    /// past the World's virtual time limit is cut there).
     fn describe<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> Self;
 
     /// What the crate's documentation promises for this config.
     fn contract(&self) -> Contract;
 
-    /// Simpler configs for the shrinker, most aggressive first; all fit and differ from `self`.
+    /// Simpler configs for the shrinker, most aggressive first; all differ from `self`.
     fn simpler(&self) -> Vec<Self>;
 }

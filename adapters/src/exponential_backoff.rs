@@ -98,7 +98,7 @@ fn describe_once<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> ExponentialBa
 
 impl AdapterConfig for ExponentialBackoffConfig {
     fn describe<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> ExponentialBackoffConfig {
-        draw::fitting(c, |c| describe_once(c, swarm), Self::contract, Self::default())
+        describe_once(c, swarm)
     }
 
     /// - `max_attempts`: `max_attempts` (the iterator yields `None` "on the final attempt").
@@ -127,7 +127,7 @@ impl AdapterConfig for ExponentialBackoffConfig {
 
     fn simpler(&self) -> Vec<ExponentialBackoffConfig> {
         let mut out = Vec::new();
-        let mut push = |candidate: ExponentialBackoffConfig| offer(&mut out, self, candidate, Self::contract);
+        let mut push = |candidate: ExponentialBackoffConfig| offer(&mut out, self, candidate);
         push(ExponentialBackoffConfig { jitter_milli: 0, ..Self::default() });
         push(ExponentialBackoffConfig { jitter_milli: 0, ..self.clone() });
         push(ExponentialBackoffConfig { max_attempts: self.max_attempts.min(3), ..self.clone() });

@@ -59,9 +59,9 @@
 //!
 //! ## Config domains
 //! Each config spans the crate's own settings, extreme but accepted values included, written once
-//! against `Choices` for the three generator front-ends ([`domain`], [`draw`]). Settings whose
-//! worst-case sleep per call would exceed [`draw::CALL_SLEEP_MAX`] are drawn again, so the World's
-//! time limit never stops a run for the config's sake.
+//! against `Choices` for the three generator front-ends ([`domain`], [`draw`]). No legal setting is
+//! filtered out: a run that sleeps past the World's virtual time limit is cut there (safety laws judged
+//! on the prefix, liveness laws inconclusive, the cut counted in the report).
 //!
 //! ## Determinism
 //! No wall clock and no OS randomness on the checking path. backon's jitter is seeded with

@@ -92,7 +92,7 @@ impl AdapterConfig for TokioTimeoutLoopConfig {
 
     fn simpler(&self) -> Vec<TokioTimeoutLoopConfig> {
         let mut out = Vec::new();
-        let mut push = |candidate: TokioTimeoutLoopConfig| offer(&mut out, self, candidate, Self::contract);
+        let mut push = |candidate: TokioTimeoutLoopConfig| offer(&mut out, self, candidate);
         push(TokioTimeoutLoopConfig { deadline: None, ..self.clone() });
         push(TokioTimeoutLoopConfig { max_attempts: self.max_attempts.min(2), ..self.clone() });
         push(TokioTimeoutLoopConfig { delay: VDuration::ZERO, ..self.clone() });

@@ -5,7 +5,6 @@ use arbitrary::Unstructured;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use timelaw_adapters::backon::{BackonConstant, BackonExponential, BackonFibonacci, BackonRetry};
-use timelaw_adapters::draw::fits;
 use timelaw_adapters::exponential_backoff::ExponentialBackoffSubject;
 use timelaw_adapters::tokio_retry2::{
     TokioRetry2Exponential, TokioRetry2ExponentialFactor, TokioRetry2Fibonacci, TokioRetry2Fixed, TokioRetry2Linear,
@@ -30,12 +29,10 @@ fn check<S: ConfigDomain>(subject: &S, simplest: &str, jitter: Jitter) {
         let bytes: Vec<u8> = (0..64).map(|byte| (mix(index, byte) >> 7) as u8).collect();
         let fuzzed = subject.arbitrary_config(&mut Unstructured::new(&bytes));
         for config in [sampled, proptest, fuzzed] {
-            assert!(fits(&subject.contract(&config)), "{} {config:?}", subject.name());
             let json = serde_json::to_string(&config).unwrap();
             assert_eq!(serde_json::from_str::<S::Config>(&json).unwrap(), config);
             for simpler in subject.shrink_config(&config) {
                 assert_ne!(simpler, config);
-                assert!(fits(&subject.contract(&simpler)), "{} {simpler:?}", subject.name());
             }
         }
     }

@@ -129,6 +129,13 @@ pub enum EventKind {
     },
     /// A sleep was cut short by the caller's cancellation.
     SleepCancelled,
+    /// The sleep requested just before was clamped by the runtime to `to` (tokio sleeps at most about
+    /// 30 years): the subject asked for the recorded `SleepRequested` duration, the runtime woke it after
+    /// `to`. Laws judge what the subject asked for.
+    SleepClamped {
+        /// How long the runtime really slept.
+        to: VDuration,
+    },
     /// The subject refused to dispatch.
     Rejected {
         /// Why.
@@ -237,6 +244,18 @@ pub enum TraceEnd {
     Aborted(crate::world::Abort),
     /// The subject panicked with this message.
     Panicked(String),
+}
+
+impl TraceEnd {
+    /// `true` when the World cut the run at its virtual time limit (the time-limit cut): the events
+    /// before the cut are a prefix of the run, on which safety laws are judged; liveness laws are
+    /// inconclusive, and the cut by itself is no violation (long sleeps are not a loop).
+    pub fn is_time_limit_cut(&self) -> bool {
+        matches!(
+            self,
+            TraceEnd::Aborted(crate::world::Abort::StepLimit { kind: crate::world::LimitKind::VirtualTime, .. })
+        )
+    }
 }
 
 /// The record of one run.

@@ -491,6 +491,25 @@ impl<'s> World<'s> {
         }
     }
 
+    /// Sleeps a `std::time::Duration` as a user passes it, up to `Duration::MAX`. A duration past
+    /// [`VDuration::MAX`] (about 584 years) cannot be represented: it is recorded as asked, saturated
+    /// (`SleepRequested` with `VDuration::MAX`), followed by `SleepClamped` to `VDuration::MAX`, and the
+    /// World sleeps that long (which passes the time limit: the run is cut there). Never panics.
+    ///
+    /// # Errors
+    /// As [`World::sleep`].
+    pub fn sleep_std(&mut self, duration: std::time::Duration) -> Result<Wake, Abort> {
+        let saturated = VDuration::from_std(duration);
+        if duration.as_nanos() <= u128::from(VDuration::MAX.as_nanos()) {
+            return self.sleep(saturated);
+        }
+        self.begin_sleep(saturated)?;
+        self.record_sleep_clamped(saturated)?;
+        let wake_at = self.clock.saturating_add(saturated);
+        self.advance_to(wake_at)?;
+        Ok(Wake::Elapsed)
+    }
+
     /// Records a sleep request without moving the clock (for drivers with their own timers).
     ///
     /// # Errors
@@ -516,6 +535,16 @@ impl<'s> World<'s> {
     pub fn record_sleep_cancelled(&mut self) -> Result<(), Abort> {
         let attempt = self.active()?.attempts;
         self.record(EventKind::SleepCancelled, attempt)
+    }
+
+    /// Records that the runtime clamped the sleep just requested to `to` (for drivers whose runtime
+    /// cannot represent long sleeps, such as tokio's 30-year limit).
+    ///
+    /// # Errors
+    /// The event limit; misuse.
+    pub fn record_sleep_clamped(&mut self, to: VDuration) -> Result<(), Abort> {
+        let attempt = self.active()?.attempts;
+        self.record(EventKind::SleepClamped { to }, attempt)
     }
 
     /// Moves the clock forward to `instant`.

@@ -1,22 +1,30 @@
 //! The draw helpers and boundary vocabulary of config descriptions: delays (with the boundary values
-//! 1 ns, 1 us, 1 ms - 1 ns and a crate's own default), retry counts, the termination check and shrink
-//! candidates. Every built-in adapter describes its config with them; a user's [`Describe`](crate::Describe)
+//! 1 ns, 1 us, 1 ms - 1 ns and a crate's own default), retry counts and shrink candidates. Every built-in adapter describes its config with them; a user's [`Describe`](crate::Describe)
 //! can too.
 //!
 //! Every description is written once against [`Choices`] (see `timelaw_generators::choice`): answering
 //! `0` everywhere gives the simplest config (zero durations, no jitter, the fewest retries), so running
 //! out of fuzz bytes and proptest's shrinking both move towards simple configs.
 //!
-//! # Termination
-//! A config is kept only if its worst-case sleep per call ([`fits`]) stays within [`CALL_SLEEP_MAX`];
-//! otherwise the description draws again (at most [`REDRAWS_MAX`] times) and then falls back to the
-//! crate's default configuration. This keeps "unrealistic" settings (no cap, a huge factor) in the domain
-//! only where the retries they can reach stay within days of virtual time, so a run never hits the
-//! World's time limit for a reason that is the config's, not the crate's.
+//! # Boundary vocabulary
+//! [`boundary_durations`] (zero, 1 ns, one unit minus 1 ns, for ns/us/ms/s and `u32`/`u64` the largest
+//! duration whose count fits and the first past it, `Duration::MAX` and just below), [`BOUNDARY_FACTORS`]
+//! (0, 1, 1 + epsilon, 1e30, `f64::MAX`; [`boundary_factors_unvalidated`] adds NaN and infinity) and
+//! [`BOUNDARY_COUNTS`] (0, 1, `u32::MAX`, `usize::MAX`): the values where conversions wrap, saturate or
+//! panic. [`std_duration`] draws a duration as a user passes it, boundaries included.
+//!
+//! # Limits are cuts, not filters
+//! Every legal value is in the domain: no description draws again or drops a config because its
+//! worst case sleeps long. A run that passes the World's virtual time limit is cut there
+//! ([`TraceEnd::is_time_limit_cut`](timelaw_core::TraceEnd::is_time_limit_cut)): safety laws are judged
+//! on the prefix, liveness laws are inconclusive, and reports count the cut cases. Weights keep
+//! ordinary values the common case.
 
 use crate::choice::Choices;
 use crate::schedule::STEPS_PER_CALL_MAX;
-use timelaw_core::{Contract, VDuration};
+use std::time::Duration as StdDuration;
+
+use timelaw_core::VDuration;
 
 /// One millisecond.
 pub const MS: VDuration = VDuration::from_millis(1);
@@ -24,16 +32,6 @@ pub const MS: VDuration = VDuration::from_millis(1);
 pub const SEC: VDuration = VDuration::from_secs(1);
 /// One hour.
 pub const HOUR: VDuration = VDuration::from_secs(3600);
-
-/// The most virtual time one call of a generated config may sleep (worst case, see [`fits`]).
-pub const CALL_SLEEP_MAX: VDuration = VDuration::from_secs(30 * 24 * 3600);
-
-/// How many times a description draws again before it falls back to the crate's default.
-pub const REDRAWS_MAX: u32 = 8;
-
-/// The most sleeps one call can make under a generated schedule (one per failed scripted step), with
-/// room to spare.
-const SLEEPS_PER_CALL_MAX: u32 = STEPS_PER_CALL_MAX as u32 + 4;
 
 /// A delay, nanosecond-exact: zero, whole milliseconds up to 1 s, the crate's `default`, up to a minute,
 /// a tiny boundary value (1 ns, 1 us, 1 ms - 1 ns), or up to an hour. Zero is the simplest.
@@ -69,49 +67,74 @@ pub fn retries<C: Choices + ?Sized>(c: &mut C, large: u64) -> u64 {
     }
 }
 
-/// `true` when the worst-case sleep of one call under `contract` stays within [`CALL_SLEEP_MAX`]: the
-/// sum of the jittered, capped delays of the retries a generated schedule can cause, or the sleep budget
-/// if that is smaller.
-pub fn fits(contract: &Contract) -> bool {
-    let Some(shape) = contract.backoff else {
-        return true;
-    };
-    let retries = contract.max_attempts.map_or(SLEEPS_PER_CALL_MAX, |max| max.saturating_sub(1));
-    let cap = contract.delay_max.unwrap_or(VDuration::MAX);
-    let jitter = contract.jitter.unwrap_or_default();
-    let floor = contract.delay_min.unwrap_or(VDuration::ZERO);
-    let mut total = VDuration::ZERO;
-    for n in 1..=retries.min(SLEEPS_PER_CALL_MAX) {
-        let base = shape.nth(n).unwrap_or(cap).min(cap);
-        let high = jitter.range(base).1.max(floor).saturating_add(contract.delay_tolerance);
-        total = total.saturating_add(high);
-    }
-    total.min(contract.sleep_budget.unwrap_or(VDuration::MAX)) <= CALL_SLEEP_MAX
-}
-
-/// Draws with `describe` until the config's contract [`fits`], at most [`REDRAWS_MAX`] times, else
-/// returns `fallback`.
-pub fn fitting<C, T>(
-    c: &mut C,
-    mut describe: impl FnMut(&mut C) -> T,
-    contract: impl Fn(&T) -> Contract,
-    fallback: T,
-) -> T
-where
-    C: Choices + ?Sized,
-{
-    for _ in 0..REDRAWS_MAX {
-        let config = describe(c);
-        if fits(&contract(&config)) {
-            return config;
+/// The boundary values of a `std::time::Duration` a crate may take: where conversions to a unit and an
+/// integer width wrap, saturate or panic. Every value is a legal `Duration`.
+///
+/// In order: `Duration::ZERO`, 1 ns; one unit minus 1 ns for us, ms and s; for each unit a crate may
+/// convert to (ns, us, ms, s) and each integer width (`u32`, `u64`), the largest duration whose count
+/// of that unit fits the width and the first duration past it (when it is a `Duration`: `u64::MAX`
+/// seconds has none); `Duration::MAX - 1 ns` and `Duration::MAX`.
+///
+/// ```
+/// use std::time::Duration;
+/// let values = timelaw_generators::draw::boundary_durations();
+/// assert!(values.contains(&Duration::MAX));
+/// assert!(values.contains(&Duration::from_millis(u64::from(u32::MAX) + 1))); // as_millis() past u32
+/// ```
+pub fn boundary_durations() -> Vec<StdDuration> {
+    let ns = StdDuration::from_nanos;
+    let mut out = vec![StdDuration::ZERO, ns(1), ns(999), ns(999_999), ns(999_999_999)];
+    for unit_ns in UNITS_NS {
+        for width_max in [u128::from(u32::MAX), u128::from(u64::MAX)] {
+            let largest = duration_of_nanos(width_max.saturating_mul(unit_ns));
+            out.extend(largest);
+            out.extend(duration_of_nanos(width_max.saturating_add(1).saturating_mul(unit_ns)));
         }
     }
-    fallback
+    out.extend([StdDuration::MAX - ns(1), StdDuration::MAX]);
+    out
 }
 
-/// Offers `candidate` to `out` when it differs from `original`, is new, and its contract fits.
-pub fn offer<T: PartialEq>(out: &mut Vec<T>, original: &T, candidate: T, contract: impl Fn(&T) -> Contract) {
-    if candidate != *original && !out.contains(&candidate) && fits(&contract(&candidate)) {
+/// Nanoseconds per unit a crate may convert a duration to: ns, us, ms, s.
+pub const UNITS_NS: [u128; 4] = [1, 1_000, 1_000_000, 1_000_000_000];
+
+/// The `Duration` of `nanos` nanoseconds; `None` past `Duration::MAX`.
+pub fn duration_of_nanos(nanos: u128) -> Option<StdDuration> {
+    let secs = u64::try_from(nanos / 1_000_000_000).ok()?;
+    // The remainder of a division by 10^9 is below 10^9 and fits a u32.
+    let subsec = u32::try_from(nanos % 1_000_000_000).ok()?;
+    Some(StdDuration::new(secs, subsec))
+}
+
+/// The boundary factors of a multiplier a crate takes as an `f64`: 0, 1, 1 + epsilon, 1e30 and
+/// `f64::MAX`. [`boundary_factors_unvalidated`] adds NaN and infinity, for APIs that accept any `f64`.
+pub const BOUNDARY_FACTORS: [f64; 5] = [0.0, 1.0, 1.0 + f64::EPSILON, 1e30, f64::MAX];
+
+/// [`BOUNDARY_FACTORS`] plus NaN and infinity: for an API that accepts an `f64` without validating it.
+pub fn boundary_factors_unvalidated() -> [f64; 7] {
+    let [a, b, c, d, e] = BOUNDARY_FACTORS;
+    [a, b, c, d, e, f64::NAN, f64::INFINITY]
+}
+
+/// The boundary counts (retries, attempts, sizes): 0, 1, `u32::MAX` and `usize::MAX` (as a `u64`).
+pub const BOUNDARY_COUNTS: [u64; 4] = [0, 1, u32::MAX as u64, usize::MAX as u64];
+
+/// A duration as a user passes it: mostly `ordinary` (a description of the common values), one time
+/// in eight a [`boundary_durations`] value. Zero answers give the simplest, `ordinary`'s zero answer.
+pub fn std_duration<C: Choices + ?Sized>(c: &mut C, ordinary: impl FnOnce(&mut C) -> StdDuration) -> StdDuration {
+    match c.weighted(&[7, 1]) {
+        0 => ordinary(c),
+        _ => {
+            let values = boundary_durations();
+            values[c.weighted(&vec![1; values.len()])]
+        }
+    }
+}
+
+/// Offers `candidate` to `out` when it differs from `original` and is new. Every legal config is a
+/// candidate: a run that sleeps past the World's virtual time limit is cut there, never filtered out.
+pub fn offer<T: PartialEq>(out: &mut Vec<T>, original: &T, candidate: T) {
+    if candidate != *original && !out.contains(&candidate) {
         out.push(candidate);
     }
 }
@@ -125,25 +148,38 @@ pub fn simpler_delays(delay: VDuration) -> [VDuration; 4] {
 
 #[cfg(test)]
 mod tests {
-    use timelaw_core::{BackoffShape, JitterBounds, SplitMix64};
+    use timelaw_core::SplitMix64;
 
     use super::*;
 
-    const DAY: VDuration = VDuration::from_secs(24 * 3600);
-
+    /// Each (unit, width) pair has its largest fitting duration and, where it is a `Duration`, the first
+    /// one past it.
     #[test]
-    fn fits_bounds_the_worst_case() {
-        let exponential = |initial, cap: Option<VDuration>, max_attempts| Contract {
-            max_attempts,
-            delay_max: cap,
-            backoff: Some(BackoffShape::Exponential { initial, factor_milli: 2000 }),
-            jitter: Some(JitterBounds::None),
-            ..Contract::default()
-        };
-        assert!(fits(&exponential(SEC, Some(HOUR), None)));
-        assert!(!fits(&exponential(DAY, None, Some(12))));
-        assert!(fits(&exponential(DAY, None, Some(3))));
-        assert!(fits(&Contract { sleep_budget: Some(DAY), ..exponential(DAY, None, None) }));
+    fn boundary_durations_straddle_every_unit_and_width() {
+        let values = boundary_durations();
+        for unit_ns in UNITS_NS {
+            for width_max in [u128::from(u32::MAX), u128::from(u64::MAX)] {
+                let count = |d: &StdDuration| d.as_nanos() / unit_ns;
+                assert!(values.iter().any(|d| count(d) == width_max), "{unit_ns} {width_max}");
+                let past = values.iter().any(|d| count(d) == width_max + 1);
+                let representable = (width_max + 1) * unit_ns <= StdDuration::MAX.as_nanos();
+                assert_eq!(past, representable, "{unit_ns} {width_max}");
+            }
+        }
+        for edge in [
+            StdDuration::ZERO,
+            StdDuration::from_nanos(1),
+            StdDuration::MAX,
+            StdDuration::MAX - StdDuration::from_nanos(1),
+        ] {
+            assert!(values.contains(&edge), "{edge:?}");
+        }
+        assert_eq!(duration_of_nanos(StdDuration::MAX.as_nanos()), Some(StdDuration::MAX));
+        assert_eq!(duration_of_nanos(StdDuration::MAX.as_nanos() + 1), None);
+        let mut rng = SplitMix64::new(5);
+        let drawn: Vec<StdDuration> = (0..2000).map(|_| std_duration(&mut rng, |_| StdDuration::ZERO)).collect();
+        assert!(drawn.contains(&StdDuration::MAX) && drawn.contains(&StdDuration::ZERO));
+        assert!(boundary_factors_unvalidated()[5].is_nan());
     }
 
     #[test]

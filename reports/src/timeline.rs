@@ -134,6 +134,7 @@ pub fn describe_event(event: &Event) -> String {
         EventKind::AttemptCancelled => "attempt cancelled".to_owned(),
         EventKind::SleepRequested { duration } => format!("slept {duration}"),
         EventKind::SleepCancelled => "sleep cancelled".to_owned(),
+        EventKind::SleepClamped { to } => format!("sleep clamped to {to} by the runtime"),
         EventKind::Rejected { reason: Rejection::CircuitOpen } => "rejected: circuit open".to_owned(),
         EventKind::Rejected { reason: Rejection::BudgetExhausted } => "rejected: retry budget exhausted".to_owned(),
         EventKind::CircuitTransition { from, to } => format!("circuit {} → {}", state_name(from), state_name(to)),
@@ -224,6 +225,7 @@ mod tests {
         check(1, EventKind::AttemptDropped { ran: ms(59) }, "attempt dropped after 59ms (not by its own timeout)");
         check(1, EventKind::SleepRequested { duration: ms(100) }, "slept 100ms");
         check(1, EventKind::SleepCancelled, "sleep cancelled");
+        check(1, EventKind::SleepClamped { to: VDuration::from_secs(1) }, "sleep clamped to 1s by the runtime");
         check(0, EventKind::Rejected { reason: Rejection::CircuitOpen }, "rejected: circuit open");
         check(0, EventKind::Rejected { reason: Rejection::BudgetExhausted }, "rejected: retry budget exhausted");
         let opened = EventKind::CircuitTransition { from: CircuitState::Closed, to: CircuitState::Open };

@@ -76,6 +76,7 @@ fn run(range: (u64, u64), shard: Option<Shard>) -> Report {
     }
     let hits = |every: u64| (range.0..range.1).filter(|i| i % every == 0).count() as u64;
     report.boundary_cases = range.1 - range.0;
+    report.time_limit_cuts = hits(25);
     report.boundaries = vec![
         BoundaryRow { class: "attempt_at_timeout".to_owned(), cases: hits(5) },
         BoundaryRow { class: "delay_at_cap".to_owned(), cases: hits(9) },
@@ -113,6 +114,7 @@ fn merging_shards_gives_the_whole_run() {
     assert_eq!(row.violation.as_ref().map(|v| v.case_index), Some(70));
     assert_eq!(row.fixture.as_deref(), Some("tests/fixtures/reference/delay_within_cap-70.json"));
     assert_eq!(whole.boundaries[0].cases, 20, "boundary counts add up over shards");
+    assert_eq!(whole.time_limit_cuts, 4, "time-limit cuts add up over shards");
     let table = render_table(&whole, false);
     assert!(table.contains(
         "bounds   of 100 sampled cases:\n           attempt_at_timeout 20 (20.0%), delay_at_cap 12 (12.0%)\n"
@@ -347,6 +349,7 @@ fn table_golden() {
            circuit: off
   bounds   of 100 sampled cases:
            attempt_at_timeout 20 (20.0%), delay_at_cap 12 (12.0%)
+  cut      4 cases (4.0%) at the virtual time limit: safety laws judged on the prefix, liveness laws inconclusive
 ┌───────────────────────────────────────┬──────────┬───────┬───────┬─────────┬─────┬──────────┬──────────────┬──────────────────────────────────────────────────────┐
 │ law                                   ┆ kind     ┆ cases ┆ holds ┆ vacuous ┆ n/a ┆ violated ┆ inconclusive ┆ fixture                                              │
 ╞═══════════════════════════════════════╪══════════╪═══════╪═══════╪═════════╪═════╪══════════╪══════════════╪══════════════════════════════════════════════════════╡

@@ -89,6 +89,9 @@ fn judge_case<S: ConfigDomain + ?Sized>(
     if index.is_multiple_of(COVERAGE_EVERY) {
         tally.coverage.record(classify(&case.schedule, &evaluation.contract));
     }
+    if evaluation.cut_at_time_limit() {
+        tally.time_limit_cuts = tally.time_limit_cuts.saturating_add(1);
+    }
     let observation = evaluation.observation(&case);
     for (law_index, law) in laws.iter().enumerate() {
         let kept = tally.record(law_index, index, &case, &evaluation.trace, law.judge(&observation));

@@ -25,6 +25,8 @@ pub struct Summary {
     /// The lowest case index with a violation, and the law it violated (the first in catalogue order
     /// at that index).
     pub first_violation: Option<(u64, &'static str)>,
+    /// Cases the World cut at its virtual time limit (never violations by themselves).
+    pub time_limit_cuts: u64,
     /// Wall-clock time of the run (search and shrinking).
     pub wall_time: Duration,
 }
@@ -48,6 +50,7 @@ impl<C> RunOutput<C> {
             laws_violated: 0,
             laws_inconclusive: 0,
             first_violation: None,
+            time_limit_cuts: self.time_limit_cuts,
             wall_time: self.wall_time,
         };
         for outcome in &self.laws {
@@ -77,6 +80,7 @@ impl fmt::Display for Summary {
     /// ```text
     /// timelaw: `reference`: 2000 cases in 0.412 s
     /// laws: 28 checked, 27 applicable: 27 hold, 0 violated, 0 inconclusive
+    /// cut at the virtual time limit: 0 cases
     /// first violation: none
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -87,6 +91,7 @@ impl fmt::Display for Summary {
             "laws: {} checked, {} applicable: {} hold, {} violated, {} inconclusive",
             self.laws, self.laws_applicable, self.laws_holding, self.laws_violated, self.laws_inconclusive
         )?;
+        writeln!(f, "cut at the virtual time limit: {} cases", self.time_limit_cuts)?;
         match self.first_violation {
             Some((index, law)) => writeln!(f, "first violation: case {index} ({law})"),
             None => writeln!(f, "first violation: none"),

@@ -29,6 +29,9 @@ pub struct Tally<C> {
     pub inconclusive: Vec<Option<(u64, String)>>,
     /// How many cases reached each boundary class.
     pub coverage: Coverage,
+    /// How many cases the World cut at its virtual time limit (safety laws judged on the prefix,
+    /// liveness laws inconclusive).
+    pub time_limit_cuts: u64,
     keep: usize,
 }
 
@@ -40,6 +43,7 @@ impl<C: Clone> Tally<C> {
             found: vec![Vec::new(); laws],
             inconclusive: vec![None; laws],
             coverage: Coverage::default(),
+            time_limit_cuts: 0,
             keep,
         }
     }
@@ -75,6 +79,7 @@ impl<C: Clone> Tally<C> {
     /// Merges another tally (the result is independent of merge order).
     pub fn merge(mut self, other: Tally<C>) -> Tally<C> {
         self.coverage.merge(&other.coverage);
+        self.time_limit_cuts = self.time_limit_cuts.saturating_add(other.time_limit_cuts);
         for (law, counts) in other.counts.iter().enumerate() {
             self.counts[law].merge(counts);
         }

@@ -71,6 +71,13 @@
 //! when tokio first wakes at or after the cancellation instant `k`, the call is dropped and its cut is
 //! recorded at `k` (a call that tokio would have completed between `k` and that wake-up is cut at `k`).
 //!
+//! # Long sleeps
+//! tokio clamps every `tokio::time::sleep` to [`TOKIO_SLEEP_MAX`] (30 years of 365 days): a longer sleep
+//! wakes after that. The driver knows it: a recorded sleep past it is recorded as asked
+//! (`SleepRequested`) and then as clamped (`SleepClamped`), and the laws judge what the subject asked
+//! for. The driver's own watchdog at the World's virtual time limit is re-armed in steps of at most
+//! [`TOKIO_SLEEP_MAX`], so a run is cut at the World's limit, not at tokio's.
+//!
 //! # Cancellation
 //! A call with `cancel_after` is dropped at its cancellation instant (dropping is how a caller cancels a
 //! future); an attempt in flight records `AttemptCancelled`, a recorded sleep in flight `SleepCancelled`,
@@ -88,7 +95,7 @@ mod recorder;
 mod world;
 
 pub use attempt::{Attempt, TimedAttempt};
-pub use recorder::Recorder;
+pub use recorder::{Recorder, TOKIO_SLEEP_MAX};
 pub use world::TokioWorld;
 
 /// The tokio crate this driver runs on (its version is the one subjects must use).
@@ -176,9 +183,11 @@ where
     *slot.borrow_mut() = Some(Rc::clone(&shared));
     let handle = TokioWorld::new(Rc::clone(&shared));
     let limit = shared.world.borrow().limits().virtual_time_max;
+    let deadline = shared.start.checked_add(left.to_std());
     let guarded = Guarded {
         main: Box::pin(f(handle.clone())),
-        watchdog: Box::pin(tokio::time::sleep(left.to_std())),
+        watchdog: Box::pin(tokio::time::sleep(left.to_std().min(TOKIO_SLEEP_MAX))),
+        deadline,
         handle,
         limit: limit.as_nanos(),
     };
@@ -186,12 +195,34 @@ where
 }
 
 /// The subject's future, with deferred aborts surfaced and a watchdog at the World's time limit (so a
-/// future waiting on nothing cannot park the runtime forever).
+/// future waiting on nothing cannot park the runtime forever). tokio sleeps at most
+/// [`TOKIO_SLEEP_MAX`], so the watchdog is re-armed in steps of at most that until the limit.
 struct Guarded<'s, Fut> {
     main: Pin<Box<Fut>>,
     watchdog: Pin<Box<tokio::time::Sleep>>,
+    /// tokio's instant of the World's time limit; `None` when tokio cannot represent it.
+    deadline: Option<Instant>,
     handle: TokioWorld<'s>,
     limit: u64,
+}
+
+impl<Fut> Guarded<'_, Fut> {
+    /// `true` once the watchdog has reached the World's time limit; re-arms it (and registers the
+    /// waker) while the limit lies further than one tokio sleep.
+    fn watchdog_expired(&mut self, cx: &mut Context<'_>) -> bool {
+        while self.watchdog.as_mut().poll(cx).is_ready() {
+            let now = Instant::now();
+            // A limit tokio cannot represent ends the run at the furthest instant it reaches.
+            let Some(left) = self.deadline.map(|deadline| deadline.saturating_duration_since(now)) else {
+                return true;
+            };
+            if left.is_zero() {
+                return true;
+            }
+            self.watchdog.as_mut().reset(now + left.min(TOKIO_SLEEP_MAX));
+        }
+        false
+    }
 }
 
 impl<Fut: Future<Output = Result<(), Abort>>> Future for Guarded<'_, Fut> {
@@ -205,7 +236,7 @@ impl<Fut: Future<Output = Result<(), Abort>>> Future for Guarded<'_, Fut> {
         if let Poll::Ready(result) = polled {
             return Poll::Ready(result);
         }
-        if self.watchdog.as_mut().poll(cx).is_ready() {
+        if self.watchdog_expired(cx) {
             return Poll::Ready(Err(Abort::StepLimit { kind: LimitKind::VirtualTime, limit: self.limit }));
         }
         Poll::Pending

@@ -15,7 +15,13 @@ pub(crate) enum Logged {
     Sleep(VDuration),
     /// `Notify`.
     Notify(VDuration),
+    /// `SleepClamped`: tokio clamped the sleep just recorded to this.
+    Clamped(VDuration),
 }
+
+/// The longest sleep tokio makes: `tokio::time::sleep` (and `Interval`) clamp every duration to 30
+/// years of 365 days ("roughly 30 years from now", tokio's `safe_delay`), so a longer sleep wakes early.
+pub const TOKIO_SLEEP_MAX: Duration = Duration::from_secs(86_400 * 365 * 30);
 
 /// One recorded entry and tokio's instant when it was recorded.
 #[derive(Clone, Copy, Debug)]
@@ -31,9 +37,13 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// Records that the subject is about to sleep `duration`.
+    /// Records that the subject is about to sleep `duration` with `tokio::time::sleep`; a duration past
+    /// [`TOKIO_SLEEP_MAX`] is recorded as asked and then as clamped (tokio sleeps at most that long).
     pub fn record_sleep(&self, duration: Duration) {
         self.push(Logged::Sleep(VDuration::from_std(duration)));
+        if duration > TOKIO_SLEEP_MAX {
+            self.push(Logged::Clamped(VDuration::from_std(TOKIO_SLEEP_MAX)));
+        }
     }
 
     /// Records that the subject notified its user that it will retry after `delay`.

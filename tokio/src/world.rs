@@ -9,7 +9,7 @@ use tokio::time::Instant;
 
 use super::attempt::{Attempt, TimedAttempt};
 use super::cancel::Cancellable;
-use super::recorder::{Logged, Recorder};
+use super::recorder::{Logged, Recorder, TOKIO_SLEEP_MAX};
 use super::Shared;
 
 /// The World of a [`run_tokio`](super::run_tokio) run: cheap to clone, all methods take `&self`. Every
@@ -139,7 +139,7 @@ impl<'s> TokioWorld<'s> {
     /// tokio's instant of the virtual instant `at`.
     pub(crate) fn tokio_instant(&self, at: VInstant) -> Instant {
         let offset = at.duration_since(self.shared.base).to_std();
-        self.shared.start.checked_add(offset).unwrap_or_else(|| self.shared.start + far_future())
+        self.shared.start.checked_add(offset).unwrap_or_else(|| self.shared.start + TOKIO_SLEEP_MAX)
     }
 
     /// Moves recorded entries into the World, then its clock to [`TokioWorld::now`].
@@ -151,13 +151,9 @@ impl<'s> TokioWorld<'s> {
             match entry.kind {
                 Logged::Sleep(duration) => world.begin_sleep(duration)?,
                 Logged::Notify(delay) => world.notify(delay)?,
+                Logged::Clamped(to) => world.record_sleep_clamped(to)?,
             }
         }
         world.advance_to(target.max(world.now()))
     }
-}
-
-/// Far enough: about 30 years, as tokio's own `sleep` uses for deadlines it cannot represent.
-fn far_future() -> Duration {
-    Duration::from_secs(86_400 * 365 * 30)
 }

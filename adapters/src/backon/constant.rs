@@ -59,7 +59,7 @@ fn describe_once<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> BackonConstan
 
 impl AdapterConfig for BackonConstantConfig {
     fn describe<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> BackonConstantConfig {
-        draw::fitting(c, |c| describe_once(c, swarm), Self::contract, Self::default())
+        describe_once(c, swarm)
     }
 
     /// - `max_attempts`: `max_times + 1` ("a steady delay with a fixed number of retries").
@@ -80,7 +80,7 @@ impl AdapterConfig for BackonConstantConfig {
 
     fn simpler(&self) -> Vec<BackonConstantConfig> {
         let mut out = Vec::new();
-        let mut push = |candidate: BackonConstantConfig| offer(&mut out, self, candidate, Self::contract);
+        let mut push = |candidate: BackonConstantConfig| offer(&mut out, self, candidate);
         push(BackonConstantConfig::default());
         push(BackonConstantConfig { jitter: false, ..self.clone() });
         push(BackonConstantConfig { max_times: Some(self.max_times.unwrap_or(3).min(3)), ..self.clone() });

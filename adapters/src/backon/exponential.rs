@@ -109,7 +109,7 @@ fn describe_once<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> BackonExponen
 
 impl AdapterConfig for BackonExponentialConfig {
     fn describe<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> BackonExponentialConfig {
-        draw::fitting(c, |c| describe_once(c, swarm), Self::contract, Self::default())
+        describe_once(c, swarm)
     }
 
     /// - `max_attempts`: `max_times + 1` (see the module docs of [`crate::backon`]).
@@ -140,7 +140,7 @@ impl AdapterConfig for BackonExponentialConfig {
 
     fn simpler(&self) -> Vec<BackonExponentialConfig> {
         let mut out = Vec::new();
-        let mut push = |candidate: BackonExponentialConfig| offer(&mut out, self, candidate, Self::contract);
+        let mut push = |candidate: BackonExponentialConfig| offer(&mut out, self, candidate);
         push(BackonExponentialConfig::default());
         push(BackonExponentialConfig { jitter: false, ..self.clone() });
         push(BackonExponentialConfig { total_delay: None, ..self.clone() });

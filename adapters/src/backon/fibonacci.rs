@@ -77,7 +77,7 @@ fn describe_once<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> BackonFibonac
 
 impl AdapterConfig for BackonFibonacciConfig {
     fn describe<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> BackonFibonacciConfig {
-        draw::fitting(c, |c| describe_once(c, swarm), Self::contract, Self::default())
+        describe_once(c, swarm)
     }
 
     /// - `max_attempts`: `max_times + 1` (see the module docs of [`crate::backon`]).
@@ -101,7 +101,7 @@ impl AdapterConfig for BackonFibonacciConfig {
 
     fn simpler(&self) -> Vec<BackonFibonacciConfig> {
         let mut out = Vec::new();
-        let mut push = |candidate: BackonFibonacciConfig| offer(&mut out, self, candidate, Self::contract);
+        let mut push = |candidate: BackonFibonacciConfig| offer(&mut out, self, candidate);
         push(BackonFibonacciConfig::default());
         push(BackonFibonacciConfig { jitter: false, ..self.clone() });
         push(BackonFibonacciConfig { max_times: Some(self.max_times.unwrap_or(3).min(3)), ..self.clone() });

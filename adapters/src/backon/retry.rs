@@ -87,9 +87,9 @@ impl AdapterConfig for BackonRetryConfig {
 
     fn simpler(&self) -> Vec<BackonRetryConfig> {
         let mut out = Vec::new();
-        offer(&mut out, self, BackonRetryConfig { notify: false, ..self.clone() }, Self::contract);
+        offer(&mut out, self, BackonRetryConfig { notify: false, ..self.clone() });
         for backoff in self.backoff.simpler() {
-            offer(&mut out, self, BackonRetryConfig { backoff, ..self.clone() }, Self::contract);
+            offer(&mut out, self, BackonRetryConfig { backoff, ..self.clone() });
         }
         out
     }

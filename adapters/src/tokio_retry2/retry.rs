@@ -51,10 +51,10 @@ impl AdapterConfig for TokioRetry2RetryConfig {
 
     fn simpler(&self) -> Vec<TokioRetry2RetryConfig> {
         let mut out = Vec::new();
-        offer(&mut out, self, TokioRetry2RetryConfig { notify: false, ..self.clone() }, Self::contract);
-        offer(&mut out, self, TokioRetry2RetryConfig { retry_after: false, ..self.clone() }, Self::contract);
+        offer(&mut out, self, TokioRetry2RetryConfig { notify: false, ..self.clone() });
+        offer(&mut out, self, TokioRetry2RetryConfig { retry_after: false, ..self.clone() });
         for strategy in self.strategy.simpler() {
-            offer(&mut out, self, TokioRetry2RetryConfig { strategy, ..self.clone() }, Self::contract);
+            offer(&mut out, self, TokioRetry2RetryConfig { strategy, ..self.clone() });
         }
         out
     }

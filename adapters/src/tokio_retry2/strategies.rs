@@ -13,7 +13,7 @@ use tokio_retry2::strategy::{
 use crate::domain::AdapterConfig;
 use timelaw_core::float::F64;
 use timelaw_core::sync_loop::loop_contract;
-use timelaw_generators::draw::{self, offer, MS, SEC};
+use timelaw_generators::draw::{self, offer, MS};
 
 /// A strategy's delays, limited by `take`.
 pub type Delays = Box<dyn Iterator<Item = Duration> + Send>;
@@ -103,8 +103,7 @@ impl AdapterConfig for ExponentialStrategy {
             };
             ExponentialStrategy { base_millis, factor, max_delay: describe_max_delay(c), take: describe_take(c) }
         };
-        let fallback = ExponentialStrategy { base_millis: 10, factor: 1, max_delay: Some(SEC), take: Some(3) };
-        draw::fitting(c, once, Self::contract, fallback)
+        once(c)
     }
 
     fn contract(&self) -> Contract {
@@ -116,7 +115,7 @@ impl AdapterConfig for ExponentialStrategy {
 
     fn simpler(&self) -> Vec<ExponentialStrategy> {
         let mut out = Vec::new();
-        let mut push = |candidate: ExponentialStrategy| offer(&mut out, self, candidate, Self::contract);
+        let mut push = |candidate: ExponentialStrategy| offer(&mut out, self, candidate);
         push(ExponentialStrategy { factor: 1, ..self.clone() });
         push(ExponentialStrategy { max_delay: None, ..self.clone() });
         push(ExponentialStrategy { take: Some(self.take.unwrap_or(3).min(3)), ..self.clone() });
@@ -174,9 +173,7 @@ impl AdapterConfig for ExponentialFactorStrategy {
                 take: describe_take(c),
             }
         };
-        let fallback =
-            ExponentialFactorStrategy { initial_millis: 500, base_factor: F64(2.0), max_delay: None, take: Some(3) };
-        draw::fitting(c, once, Self::contract, fallback)
+        once(c)
     }
 
     fn contract(&self) -> Contract {
@@ -191,7 +188,7 @@ impl AdapterConfig for ExponentialFactorStrategy {
 
     fn simpler(&self) -> Vec<ExponentialFactorStrategy> {
         let mut out = Vec::new();
-        let mut push = |candidate: ExponentialFactorStrategy| offer(&mut out, self, candidate, Self::contract);
+        let mut push = |candidate: ExponentialFactorStrategy| offer(&mut out, self, candidate);
         push(ExponentialFactorStrategy { base_factor: F64(2.0), ..self.clone() });
         push(ExponentialFactorStrategy { max_delay: None, ..self.clone() });
         push(ExponentialFactorStrategy { take: Some(self.take.unwrap_or(3).min(3)), ..self.clone() });
@@ -242,8 +239,7 @@ impl AdapterConfig for FibonacciStrategy {
             };
             FibonacciStrategy { millis, factor, max_delay: describe_max_delay(c), take: describe_take(c) }
         };
-        let fallback = FibonacciStrategy { millis: 10, factor: 1, max_delay: None, take: Some(3) };
-        draw::fitting(c, once, Self::contract, fallback)
+        once(c)
     }
 
     fn contract(&self) -> Contract {
@@ -253,7 +249,7 @@ impl AdapterConfig for FibonacciStrategy {
 
     fn simpler(&self) -> Vec<FibonacciStrategy> {
         let mut out = Vec::new();
-        let mut push = |candidate: FibonacciStrategy| offer(&mut out, self, candidate, Self::contract);
+        let mut push = |candidate: FibonacciStrategy| offer(&mut out, self, candidate);
         push(FibonacciStrategy { factor: 1, ..self.clone() });
         push(FibonacciStrategy { max_delay: None, ..self.clone() });
         push(FibonacciStrategy { take: Some(self.take.unwrap_or(3).min(3)), ..self.clone() });
@@ -283,7 +279,7 @@ impl AdapterConfig for FixedStrategy {
     fn describe<C: Choices + ?Sized>(c: &mut C, _swarm: &Swarm) -> FixedStrategy {
         let once =
             |c: &mut C| FixedStrategy { interval: draw::delay(c, MS.saturating_mul(500)), take: describe_take(c) };
-        draw::fitting(c, once, Self::contract, FixedStrategy { interval: MS.saturating_mul(500), take: Some(3) })
+        once(c)
     }
 
     fn contract(&self) -> Contract {
@@ -293,7 +289,7 @@ impl AdapterConfig for FixedStrategy {
 
     fn simpler(&self) -> Vec<FixedStrategy> {
         let mut out = Vec::new();
-        let mut push = |candidate: FixedStrategy| offer(&mut out, self, candidate, Self::contract);
+        let mut push = |candidate: FixedStrategy| offer(&mut out, self, candidate);
         push(FixedStrategy { take: Some(self.take.unwrap_or(3).min(3)), ..self.clone() });
         for interval in draw::simpler_delays(self.interval) {
             push(FixedStrategy { interval, ..self.clone() });
@@ -339,9 +335,7 @@ impl AdapterConfig for LinearStrategy {
             max_delay: describe_max_delay(c),
             take: describe_take(c),
         };
-        let fallback =
-            LinearStrategy { initial: MS.saturating_mul(100), increment: None, max_delay: None, take: Some(3) };
-        draw::fitting(c, once, Self::contract, fallback)
+        once(c)
     }
 
     fn contract(&self) -> Contract {
@@ -351,7 +345,7 @@ impl AdapterConfig for LinearStrategy {
 
     fn simpler(&self) -> Vec<LinearStrategy> {
         let mut out = Vec::new();
-        let mut push = |candidate: LinearStrategy| offer(&mut out, self, candidate, Self::contract);
+        let mut push = |candidate: LinearStrategy| offer(&mut out, self, candidate);
         push(LinearStrategy { increment: None, ..self.clone() });
         push(LinearStrategy { max_delay: None, ..self.clone() });
         push(LinearStrategy { take: Some(self.take.unwrap_or(3).min(3)), ..self.clone() });

@@ -100,7 +100,7 @@ fn describe_once<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> TowerBackoffC
 
 impl AdapterConfig for TowerBackoffConfig {
     fn describe<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> TowerBackoffConfig {
-        draw::fitting(c, |c| describe_once(c, swarm), Self::contract, Self::default())
+        describe_once(c, swarm)
     }
 
     /// - `backoff`: exponential from `min`, doubling ("The backoff duration will increase exponentially
@@ -129,7 +129,7 @@ impl AdapterConfig for TowerBackoffConfig {
 
     fn simpler(&self) -> Vec<TowerBackoffConfig> {
         let mut out = Vec::new();
-        let mut push = |candidate: TowerBackoffConfig| offer(&mut out, self, candidate, Self::contract);
+        let mut push = |candidate: TowerBackoffConfig| offer(&mut out, self, candidate);
         push(TowerBackoffConfig { jitter: F64(0.0), ..self.clone() });
         push(TowerBackoffConfig { max_retries: self.max_retries.min(3), ..self.clone() });
         for min in draw::simpler_delays(self.min) {

@@ -122,7 +122,7 @@ impl AdapterConfig for TowerBudgetConfig {
 
     fn simpler(&self) -> Vec<TowerBudgetConfig> {
         let mut out = Vec::new();
-        let mut push = |candidate: TowerBudgetConfig| offer(&mut out, self, candidate, Self::contract);
+        let mut push = |candidate: TowerBudgetConfig| offer(&mut out, self, candidate);
         push(TowerBudgetConfig { min_per_sec: 0, ..self.clone() });
         push(TowerBudgetConfig { ttl: SEC, ..self.clone() });
         push(TowerBudgetConfig { retry_percent: F32(self.retry_percent.0.trunc().max(0.0)), ..self.clone() });

@@ -271,7 +271,9 @@ fn total_sleep_within_budget(observation: &Observation<'_>) -> Verdict {
 ///
 /// - Needs: `honors_retry_after == true`.
 /// - Compares: the retry's start instant with the rate-limited attempt's end plus the retry-after,
-///   exactly (no tolerance).
+///   exactly (no tolerance). A sleep the runtime clamped (`SleepClamped`, tokio's 30-year maximum)
+///   counts for what the subject asked: a retry after a clamped sleep that asked to wait past the
+///   retry-after honours it.
 /// - Violated at the early `AttemptStart`.
 /// - Vacuous when no rate-limited attempt was followed by a retry.
 /// - Example violation: a 429 asks for 2s and the retry comes 100ms later.
@@ -285,21 +287,47 @@ pub const RETRY_AFTER_HONORED: Law = Law {
 };
 
 fn retry_after_honored(observation: &Observation<'_>) -> Verdict {
-    monitor(&observation.trace.events, None::<VInstant>, |not_before, event| match event.kind {
+    monitor(&observation.trace.events, RetryAfter::default(), |state, event| match event.kind {
         EventKind::CallStart { .. } => {
-            *not_before = None;
+            *state = RetryAfter::default();
             Check::Skip
         }
         EventKind::AttemptEnd { outcome: Outcome::RateLimited { retry_after } } => {
-            *not_before = Some(event.at.saturating_add(retry_after));
+            *state = RetryAfter { not_before: Some(event.at.saturating_add(retry_after)), ..RetryAfter::default() };
             Check::Skip
         }
-        EventKind::AttemptStart => match not_before.take() {
-            Some(at) => Check::that(event.at >= at, "the retry started before the retry-after had passed"),
-            None => Check::Skip,
-        },
+        EventKind::SleepRequested { duration } => {
+            state.sleep_end = Some(event.at.saturating_add(duration));
+            Check::Skip
+        }
+        EventKind::SleepClamped { .. } => {
+            state.asked_until = state.asked_until.max(state.sleep_end);
+            Check::Skip
+        }
+        EventKind::AttemptStart => {
+            let asked = state.asked_until.take();
+            match state.not_before.take() {
+                Some(at) => Check::that(
+                    event.at >= at || asked.is_some_and(|asked| asked >= at),
+                    "the retry started before the retry-after had passed",
+                ),
+                None => Check::Skip,
+            }
+        }
         _ => Check::Skip,
     })
+}
+
+/// What `retry_after_honored` remembers within a call.
+#[derive(Clone, Copy, Default)]
+struct RetryAfter {
+    /// The earliest instant the retry may start.
+    not_before: Option<VInstant>,
+    /// Where the last requested sleep would end.
+    sleep_end: Option<VInstant>,
+    /// The latest instant a sleep the runtime clamped asked to wait until: the subject asked for it,
+    /// the runtime woke it early.
+    asked_until: Option<VInstant>,
 }
 
 /// What the notifications since the last attempt, sleep or rejection announced.

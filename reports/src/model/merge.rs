@@ -135,6 +135,7 @@ pub fn merge(reports: &[Report]) -> Result<Report, MergeError> {
             merge_row(row, other);
         }
         merged.boundary_cases = merged.boundary_cases.saturating_add(report.boundary_cases);
+        merged.time_limit_cuts = merged.time_limit_cuts.saturating_add(report.time_limit_cuts);
         for (row, other) in merged.boundaries.iter_mut().zip(&report.boundaries) {
             row.cases = row.cases.saturating_add(other.cases);
         }

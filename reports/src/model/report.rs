@@ -62,6 +62,10 @@ pub struct Report {
     /// How many cases were classified for `boundaries` (the runner classifies a fixed sample of indices).
     #[serde(default)]
     pub boundary_cases: u64,
+    /// How many cases the World cut at its virtual time limit (their safety laws judged on the prefix,
+    /// their liveness laws inconclusive; never a violation by itself). Zero in reports that predate it.
+    #[serde(default)]
+    pub time_limit_cuts: u64,
     /// The options of the run that shards must agree on (`--cases`, `--collect`, shrink budget, step
     /// limits). `None` in reports that predate it.
     #[serde(default)]
@@ -222,6 +226,7 @@ impl Report {
             laws: Vec::new(),
             boundaries: Vec::new(),
             boundary_cases: 0,
+            time_limit_cuts: 0,
             settings: None,
         }
     }

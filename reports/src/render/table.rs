@@ -74,7 +74,19 @@ fn header(report: &Report) -> Vec<String> {
         }
     }
     lines.extend(boundary_lines(report));
+    lines.push(time_limit_line(report));
     lines
+}
+
+/// `  cut      12 cases (0.1%) at the virtual time limit: ...`: the cases the World cut at its virtual
+/// time limit, never violations by themselves.
+fn time_limit_line(report: &Report) -> String {
+    let cuts = report.time_limit_cuts;
+    let share = if report.cases == 0 { 0.0 } else { cuts as f64 * 100.0 / report.cases as f64 };
+    format!(
+        "  cut      {cuts} cases ({share:.1}%) at the virtual time limit: safety laws judged on the prefix, \
+         liveness laws inconclusive"
+    )
 }
 
 /// `  bounds   of 6250 sampled cases: attempt_at_timeout 312 (5.0%), ...`: the classified cases that reached
