@@ -37,7 +37,7 @@ fn expected(bug: Extreme) -> Case<ExtremeConfig> {
 
 #[track_caller]
 fn check(bug: Extreme, law: &str) {
-    let bless = std::env::var_os("TIMELAW_BLESS").is_some();
+    let bless = common::bless::bless();
     let scratch = std::env::temp_dir().join(format!("timelaw-extremes-{}-{bug:?}", std::process::id()));
     let laws = Catalogue::standard().select(&[law]).unwrap();
     let config = Config { cases: 100_000, seed: 0, fixtures: Some(scratch.clone()), ..Config::default() };

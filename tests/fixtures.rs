@@ -26,7 +26,7 @@ fn registry() -> Registry {
 
 #[test]
 fn checked_in_planted_fixtures_are_the_current_minima() {
-    let bless = std::env::var_os("TIMELAW_BLESS").is_some();
+    let bless = common::bless::bless();
     let scratch = std::env::temp_dir().join(format!("timelaw-bless-{}", std::process::id()));
     for (bug, law) in BUGS {
         let laws = Catalogue::standard().select(&[law]).unwrap();

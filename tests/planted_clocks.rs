@@ -92,7 +92,7 @@ fn verdict(bug: ClockBug, law: &str, case: &Case<Policy>) -> timelaw::laws::Verd
 
 #[test]
 fn checked_in_planted_clock_fixtures_are_the_current_minima() {
-    let bless = std::env::var_os("TIMELAW_BLESS").is_some();
+    let bless = common::bless::bless();
     let scratch = std::env::temp_dir().join(format!("timelaw-bless-clocks-{}", std::process::id()));
     for (bug, law) in CLOCK_BUGS {
         let mut fixture: fixture::Fixture<Policy> = if bug == ClockBug::WallClockLimit {

@@ -1,4 +1,5 @@
 //! Shared test code: planted-bug subjects and their stated minima.
+pub mod bless;
 pub mod extremes;
 pub mod minima;
 pub mod planted;
