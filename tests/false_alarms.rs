@@ -299,8 +299,7 @@ fn token_bucket_has_no_false_alarm() {
 fn violations<S: Subject>(subject: &S, config: &S::Config, schedule: &Schedule) -> Vec<(String, String)> {
     let trace = execute(subject, config, schedule, 0);
     let contract = subject.contract(config);
-    let observation =
-        Observation { schedule, seed: 0, contract: &contract, trace: &trace, replay: None, without_wall_jumps: None };
+    let observation = Observation::single_run(schedule, 0, &contract, &trace);
     let catalogue = Catalogue::standard();
     let verdicts = catalogue.laws().iter().map(|law| (law.id.to_owned(), law.judge(&observation)));
     verdicts

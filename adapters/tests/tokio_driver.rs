@@ -231,14 +231,7 @@ fn a_deadline_cut_on_the_timeout_boundary_is_not_blamed_on_the_tie_rule() {
     assert_eq!(cut.kind, EventKind::AttemptDropped { ran: ms(59) }, "the deadline, not the attempt's timer, cut it");
     assert_eq!(trace.events[5].kind, EventKind::AttemptTimedOut { timeout: ms(60) }, "attempt 2's own timer cut it");
     let contract = TokioTimeoutLoop.contract(&config);
-    let observation = Observation {
-        schedule: &schedule,
-        seed: 0,
-        contract: &contract,
-        trace: &trace,
-        replay: None,
-        without_wall_jumps: None,
-    };
+    let observation = Observation::single_run(&schedule, 0, &contract, &trace);
     let catalogue = Catalogue::standard();
     for id in ["timeout_boundary_is_expired", "timeout_translated_to_err", "result_matches_last_attempt"] {
         let verdict = catalogue.get(id).unwrap().judge(&observation);

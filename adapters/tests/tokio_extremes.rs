@@ -86,14 +86,7 @@ fn check_retry_after(subject: &Sleeper, retry_after: Duration, violated: bool) {
     let schedule = Schedule::single(vec![Step::instant(limited), Step::instant(Outcome::Ok)]);
     let trace = run(subject, &[TOKIO_SLEEP_MAX], &schedule);
     let contract = subject.contract(&Vec::new());
-    let observation = Observation {
-        schedule: &schedule,
-        seed: 0,
-        contract: &contract,
-        trace: &trace,
-        replay: None,
-        without_wall_jumps: None,
-    };
+    let observation = Observation::single_run(&schedule, 0, &contract, &trace);
     let verdict = RETRY_AFTER_HONORED.judge(&observation);
     assert_eq!(matches!(verdict, Verdict::Violated(_)), violated, "{verdict:?} {:?}", trace.events);
 }

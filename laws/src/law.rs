@@ -34,6 +34,14 @@ pub struct Observation<'a> {
     pub without_wall_jumps: Option<Replay>,
 }
 
+impl<'a> Observation<'a> {
+    /// One run of a case, observed once: no second run for `deterministic_replay` and no run without wall
+    /// jumps, so the laws that need those are vacuous. What a user's test of a single trace needs.
+    pub fn single_run(schedule: &'a Schedule, seed: u64, contract: &'a Contract, trace: &'a Trace) -> Self {
+        Observation { schedule, seed, contract, trace, replay: None, without_wall_jumps: None }
+    }
+}
+
 /// Digests of two runs of the same case.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Replay {
