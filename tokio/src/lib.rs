@@ -46,6 +46,7 @@
 //! - An attempt under its own timeout is [`TokioWorld::timed_attempt`]: exactly
 //!   `tokio::time::timeout(limit, w.attempt())` (same timer, same tie rule, same output), except that it
 //!   tells the attempt's drop guard when its own timer is the one that drops the attempt.
+//!   [`TokioWorld::attempt_within`] gives its output as the call's result (`Err(Timeout)` on elapse).
 //! - Dropped before it completes (a drop guard), an attempt records the cut at that instant, by cause:
 //!   `AttemptCancelled` when the caller's cancellation dropped it; `AttemptTimedOut` (with the time it
 //!   ran) when its own timer in [`TokioWorld::timed_attempt`] did; `AttemptDropped` (with the time it
