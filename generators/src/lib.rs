@@ -92,6 +92,7 @@ pub mod choice;
 pub mod clock;
 pub mod coverage;
 pub mod domain;
+pub mod fn_subject;
 pub mod draw;
 pub mod reference;
 pub mod schedule;
@@ -101,6 +102,7 @@ pub mod swarm;
 pub use case::{arbitrary_case, case_strategy, sample_case};
 pub use choice::Choices;
 pub use domain::{simplest_config, ConfigDomain, Describe, Simplest};
+pub use fn_subject::{subject, FnSubject};
 pub use reference::describe_policy;
 pub use schedule::{
     arbitrary_schedule, describe_schedule, sample_schedule, schedule_strategy, CALLS_MAX, GAP_MAX, LONG_RUN_MAX,
