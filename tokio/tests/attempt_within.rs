@@ -1,11 +1,11 @@
 //! `TokioWorld::attempt_within`: one attempt under its own timeout, as the call's result, and the retry
-//! loop it makes with `CallResult::retryable_by_default`.
+//! loop it makes with `CallResult::retryable_by_default`, served by `serve_calls`.
 
 use std::time::Duration;
 
 use timelaw_core::{execute, Abort, CallResult, Contract, ErrorKind, EventKind, Outcome, Schedule, Step, Subject};
 use timelaw_core::{VDuration, World};
-use timelaw_tokio::run_tokio;
+use timelaw_tokio::serve_calls;
 
 /// Up to `attempts_max` attempts per call, each cut after 50 ms, retried while the result is retryable by
 /// default, 10 ms apart.
@@ -20,19 +20,16 @@ impl Subject for Loop {
         Contract::default()
     }
     fn run(&self, &attempts_max: &u32, world: &mut World<'_>) -> Result<(), Abort> {
-        run_tokio(world, |w| async move {
-            w.for_each_call(|_call| async {
-                let mut attempt = 1;
-                loop {
-                    let result = w.attempt_within(Duration::from_millis(50)).await?;
-                    if !result.retryable_by_default() || attempt >= attempts_max {
-                        return Ok(result);
-                    }
-                    w.sleep(Duration::from_millis(10)).await;
-                    attempt += 1;
+        serve_calls(world, |w, _call| async move {
+            let mut attempt = 1;
+            loop {
+                let result = w.attempt_within(Duration::from_millis(50)).await?;
+                if !result.retryable_by_default() || attempt >= attempts_max {
+                    return Ok(result);
                 }
-            })
-            .await
+                w.sleep(Duration::from_millis(10)).await;
+                attempt += 1;
+            }
         })
     }
 }
