@@ -1,11 +1,29 @@
 //! [`serve_calls`]: [`run_tokio`] and [`TokioWorld::for_each_call`] in one call, for a subject whose
-//! `run` serves each call with one async function (the async twin of `sync_loop::serve_calls`).
+//! `run` serves each call with one async function (the async twin of `sync_loop::serve_calls`), and
+//! [`retryable_by_default`], the classifier a retry loop around [`TokioWorld::attempt_within`] needs.
 
 use std::future::Future;
 
 use timelaw_core::{Abort, CallInfo, CallResult, World};
 
 use crate::{run_tokio, TokioWorld};
+
+/// `true` when an attempt's result as [`TokioWorld::attempt_within`] gives it is worth retrying: a
+/// result that is [`CallResult::retryable_by_default`] (transient, rate-limited, timed out); never an
+/// abort (the run is over).
+///
+/// ```
+/// use timelaw_core::{Abort, CallResult, ErrorKind};
+/// use timelaw_tokio::retryable_by_default;
+///
+/// assert!(retryable_by_default(&Ok(CallResult::Err(ErrorKind::Timeout))));
+/// assert!(!retryable_by_default(&Ok(CallResult::Err(ErrorKind::Fatal))));
+/// assert!(!retryable_by_default(&Ok(CallResult::Ok)));
+/// assert!(!retryable_by_default(&Err(Abort::Hung { call: 0, attempt: 1 })));
+/// ```
+pub fn retryable_by_default(result: &Result<CallResult, Abort>) -> bool {
+    result.as_ref().is_ok_and(|result| result.retryable_by_default())
+}
 
 /// Runs every call of the World's schedule on the paused runtime: `call(w, info)` serves one call and
 /// gives its result. `w` is a handle of the run's [`TokioWorld`] (a cheap clone), so the future may own
