@@ -31,6 +31,12 @@
 //! candidates ([`generators::ConfigDomain`] follows). A synchronous retry loop runs on the helpers of
 //! [`sync_loop`]; the delays come from [`draw`]. Everything a user needs is under `timelaw::`.
 //!
+//! Without a type of its own, a subject is [`subject`]`(name, describe, contract, run)` (a `const`
+//! [`FnSubject`]); [`core::Contract::exponential`] and its siblings state a retry policy's promises in one
+//! call and [`sync_loop::contract_for`] adds the loop's. The guide ([`guide`]) checks a sync and a tokio
+//! loop that way. The longer form below, a type implementing `Subject` and `Describe`, is for
+//! descriptions that read the [`Swarm`], subjects holding data and shrink candidates of your own.
+//!
 //! ```
 //! use std::time::Duration;
 //! use timelaw::core::{Abort, BackoffShape, Contract, JitterBounds, Subject, VDuration, World};
@@ -81,6 +87,8 @@
 //! ## Async subjects on tokio
 //! With the `tokio` feature, [`tokio`](mod@tokio) is the paused-time driver (`run_tokio`, `TokioWorld`,
 //! `Recorder`, and tokio's `time` module): async code that uses `tokio::time` runs in virtual time.
+//! `tokio::serve_calls` serves every call with one async function, `TokioWorld::attempt_within` runs
+//! one attempt under a timeout as the call's result, and `tokio::retryable_by_default` classifies it.
 //!
 //! ## Meta-laws
 //! A panicking subject violates `never_panics` (the panic is caught and the run goes on), a subject that
