@@ -37,8 +37,9 @@
 //! one description of its config over [`Choices`] (plus, optionally, value-level shrink candidates), from
 //! which sampling, the proptest strategy, `arbitrary` decoding, the simplest config ([`simplest_config`])
 //! and shrink candidates all follow. The reference interpreter ([`timelaw_core::reference::Reference`])
-//! is described that way. Subjects that need hand-written strategies implement the three forms of
-//! [`ConfigDomain`] directly.
+//! is described that way. Shorter still, [`subject`]`(name, describe, contract, run)` makes a subject of
+//! plain functions ([`FnSubject`], see [`fn_subject`]). Subjects that need hand-written strategies
+//! implement the three forms of [`ConfigDomain`] directly.
 //!
 //! ## Native sampling
 //! [`sample_case`] draws a whole case from one seed; [`sample_schedule`] draws a schedule for a contract.
@@ -92,8 +93,8 @@ pub mod choice;
 pub mod clock;
 pub mod coverage;
 pub mod domain;
-pub mod fn_subject;
 pub mod draw;
+pub mod fn_subject;
 pub mod reference;
 pub mod schedule;
 pub mod strategy;
