@@ -9,6 +9,12 @@
 //! holding data of its own, and shrink candidates other than the simplest config. For those, implement
 //! [`Subject`] and [`Describe`].
 //!
+//! A description helper that takes a draw as a parameter (a duration drawn with [`crate::draw::delay`]
+//! or [`crate::draw::delay_ms`], say) is best generic, `fn describe<C: Choices + ?Sized>(c: &mut C,
+//! delay: fn(&mut C, VDuration) -> VDuration)`, called as `|c| describe(c, draw::delay)`: a parameter
+//! typed `fn(&mut dyn Choices, ..)` does not accept the generic draw functions (its trait object's
+//! lifetime is higher-ranked, theirs is fixed).
+//!
 //! ```
 //! use std::time::Duration;
 //! use serde::{Deserialize, Serialize};
