@@ -47,7 +47,7 @@ use crate::{
 /// fatal error or a non-idempotent call stops retrying, exhausted retries return the last error, the
 /// call returns its last attempt's result, cancellation stops the work, a timeout does not end the stream
 /// and no sleep follows the final attempt are all decided here (the crate only yields delays, or `None`
-/// to give up). The subjects run through this loop declare them ([`timelaw_core::Subject::harness_laws`])
+/// to give up). The subjects run through this loop declare them ([`crate::Subject::harness_laws`])
 /// and reports mark them; a violation of one is a bug of this loop, not of the crate.
 pub const LOOP_LAWS: &[&str] = &[
     "no_sleep_after_final_attempt",
