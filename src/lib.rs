@@ -39,8 +39,8 @@
 //!
 //! ```
 //! use std::time::Duration;
-//! use timelaw::core::{Abort, BackoffShape, Contract, JitterBounds, Subject, VDuration, World};
-//! use timelaw::sync_loop::{loop_contract, serve_calls};
+//! use timelaw::core::{Abort, Contract, Subject, VDuration, World};
+//! use timelaw::sync_loop::{contract_for, serve_calls};
 //! use timelaw::{draw, Choices, Describe, Swarm};
 //! use serde::{Deserialize, Serialize};
 //!
@@ -56,14 +56,8 @@
 //!     type Config = Settings;
 //!     fn name(&self) -> &str { "constant-retry" }
 //!     fn contract(&self, s: &Settings) -> Contract {
-//!         Contract {
-//!             max_attempts: Some(s.retries + 1),
-//!             delay_min: Some(s.delay),
-//!             delay_max: Some(s.delay),
-//!             backoff: Some(BackoffShape::Constant { delay: s.delay }),
-//!             jitter: Some(JitterBounds::None),
-//!             ..loop_contract()
-//!         }
+//!         // At most `retries + 1` attempts, `delay` apart, no jitter; and what the loop promises.
+//!         contract_for(Contract::constant(s.retries + 1, s.delay))
 //!     }
 //!     fn run(&self, s: &Settings, world: &mut World<'_>) -> Result<(), Abort> {
 //!         let delay = Duration::from_nanos(s.delay.as_nanos());
