@@ -1,16 +1,6 @@
 //! Which call results a retry loop retries: [`RetryOn::retries`] for a contract's promise, and the
 //! default (transient errors, rate limits and timeouts, as [`RetryOn::ALL`]) for loops that take no
 //! classifier: [`ErrorKind::retryable_by_default`], [`CallResult::retryable_by_default`].
-//!
-//! ```
-//! use timelaw_core::{CallResult, ErrorKind, RetryOn};
-//!
-//! assert!(CallResult::Err(ErrorKind::Timeout).retryable_by_default());
-//! assert!(!CallResult::Err(ErrorKind::Fatal).retryable_by_default());
-//! assert!(!CallResult::Ok.retryable_by_default());
-//! let transient_only = RetryOn { transient: true, rate_limited: false, timeout: false };
-//! assert!(!transient_only.retries(ErrorKind::Timeout));
-//! ```
 
 use crate::contract::RetryOn;
 use crate::trace::{CallResult, ErrorKind};
@@ -19,6 +9,14 @@ impl RetryOn {
     /// `true` when a loop keeping this promise retries an attempt that failed with `kind`. Fatal errors,
     /// and the errors that end a call rather than an attempt (an open circuit, cancellation, a passed
     /// deadline), are never retried.
+    ///
+    /// ```
+    /// use timelaw_core::{ErrorKind, RetryOn};
+    ///
+    /// let transient_only = RetryOn { transient: true, rate_limited: false, timeout: false };
+    /// assert!(transient_only.retries(ErrorKind::Transient));
+    /// assert!(!transient_only.retries(ErrorKind::Timeout));
+    /// ```
     pub const fn retries(self, kind: ErrorKind) -> bool {
         match kind {
             ErrorKind::Transient => self.transient,
@@ -39,6 +37,14 @@ impl ErrorKind {
 
 impl CallResult {
     /// `true` for an `Err` whose kind is [`ErrorKind::retryable_by_default`]; `Ok` is never retried.
+    ///
+    /// ```
+    /// use timelaw_core::{CallResult, ErrorKind};
+    ///
+    /// assert!(CallResult::Err(ErrorKind::Timeout).retryable_by_default());
+    /// assert!(!CallResult::Err(ErrorKind::Fatal).retryable_by_default());
+    /// assert!(!CallResult::Ok.retryable_by_default());
+    /// ```
     pub const fn retryable_by_default(self) -> bool {
         match self {
             CallResult::Ok => false,
