@@ -45,10 +45,12 @@
 pub mod clock;
 pub mod clock_faults;
 pub mod contract;
+mod contract_shapes;
 pub mod exec;
 pub mod float;
 pub mod promise;
 pub mod reference;
+mod retryable;
 pub mod rng;
 mod run;
 pub mod schedule;

@@ -37,8 +37,9 @@
 //! one description of its config over [`Choices`] (plus, optionally, value-level shrink candidates), from
 //! which sampling, the proptest strategy, `arbitrary` decoding, the simplest config ([`simplest_config`])
 //! and shrink candidates all follow. The reference interpreter ([`timelaw_core::reference::Reference`])
-//! is described that way. Subjects that need hand-written strategies implement the three forms of
-//! [`ConfigDomain`] directly.
+//! is described that way. Shorter still, [`subject`]`(name, describe, contract, run)` makes a subject of
+//! plain functions ([`FnSubject`], see [`fn_subject`]). Subjects that need hand-written strategies
+//! implement the three forms of [`ConfigDomain`] directly.
 //!
 //! ## Native sampling
 //! [`sample_case`] draws a whole case from one seed; [`sample_schedule`] draws a schedule for a contract.
@@ -93,6 +94,7 @@ pub mod clock;
 pub mod coverage;
 pub mod domain;
 pub mod draw;
+pub mod fn_subject;
 pub mod reference;
 pub mod schedule;
 pub mod strategy;
@@ -101,6 +103,7 @@ pub mod swarm;
 pub use case::{arbitrary_case, case_strategy, sample_case};
 pub use choice::Choices;
 pub use domain::{simplest_config, ConfigDomain, Describe, Simplest};
+pub use fn_subject::{subject, FnSubject};
 pub use reference::describe_policy;
 pub use schedule::{
     arbitrary_schedule, describe_schedule, sample_schedule, schedule_strategy, CALLS_MAX, GAP_MAX, LONG_RUN_MAX,
