@@ -47,6 +47,7 @@ pub mod clock_faults;
 pub mod contract;
 pub mod exec;
 pub mod float;
+pub mod mechanisms;
 pub mod promise;
 pub mod reference;
 pub mod rng;
@@ -62,6 +63,9 @@ pub mod world;
 pub use clock::{ClockContract, ClockKind, ClockReads, OnFailedRead, ReadFailed, WallInstant};
 pub use clock_faults::{ClockFaults, FailFrom, JumpAt, ReadFailure, WallJump};
 pub use contract::{BackoffShape, BudgetContract, CircuitContract, Contract, JitterBounds, RetryOn, TieRule};
+pub use mechanisms::{
+    AboveCap, CircuitPolicy, CooldownTie, InterruptTie, OpenShape, RetryAfterCombine, RetryAfterPolicy, Unstated,
+};
 pub use float::{F32, F64};
 pub use promise::{FloatFactor, Promised, Tolerance};
 pub use rng::{mix, Randomness, RandomnessError, Scripted, SplitMix64};

@@ -6,6 +6,9 @@ use super::circuit::Breaker;
 use super::policy::Policy;
 use crate::clock::ClockContract;
 use crate::contract::{Contract, JitterBounds, TieRule};
+use crate::mechanisms::{
+    AboveCap, CircuitPolicy, CooldownTie, InterruptTie, OpenShape, RetryAfterCombine, RetryAfterPolicy, Unstated,
+};
 use crate::schedule::Outcome;
 use crate::subject::Subject;
 use crate::time::{VDuration, VInstant};
@@ -62,6 +65,19 @@ impl Subject for Reference {
             circuit: p.circuit,
             retry_budget: p.retry_budget,
             clocks: Some(ClockContract::MONOTONIC),
+            retry_elapsed_max: None,
+            retry_after: Some(RetryAfterPolicy {
+                combine: if p.honor_retry_after { RetryAfterCombine::MaxWithBackoff } else { RetryAfterCombine::Ignored },
+                above_cap: AboveCap::GiveUp,
+            }),
+            jitter_clipped_at_cap: true,
+            circuit_policy: CircuitPolicy::CountWindow,
+            circuit_open_shape: OpenShape::Constant,
+            circuit_cooldown_tie: CooldownTie::AdmitsAtEnd,
+            circuit_counts_cancellation: false,
+            retry_budget_window: None,
+            interrupt_tie: Some(InterruptTie::DeadlineFirst),
+            unstated: Unstated::default(),
         }
     }
 
