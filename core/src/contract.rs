@@ -366,6 +366,10 @@ pub struct Contract {
     /// `window` (tower's `TpsBudget` ttl); `None`: over the whole case.
     #[serde(default)]
     pub retry_budget_window: Option<VDuration>,
+    /// "A retry is refused only when the budget is spent": the stated [`Contract::retry_budget`] is
+    /// exact, not only an upper bound, so a retry with room in it is admitted.
+    #[serde(default)]
+    pub retry_budget_admits: bool,
     /// "The deadline is checked before cancellation" (or the reverse): what a call returns when its
     /// deadline and the caller's cancellation fall on the same instant; `None`: the docs do not say.
     #[serde(default)]
