@@ -63,10 +63,10 @@ pub mod world;
 pub use clock::{ClockContract, ClockKind, ClockReads, OnFailedRead, ReadFailed, WallInstant};
 pub use clock_faults::{ClockFaults, FailFrom, JumpAt, ReadFailure, WallJump};
 pub use contract::{BackoffShape, BudgetContract, CircuitContract, Contract, JitterBounds, RetryOn, TieRule};
+pub use float::{F32, F64};
 pub use mechanisms::{
     AboveCap, CircuitPolicy, CooldownTie, InterruptTie, OpenShape, RetryAfterCombine, RetryAfterPolicy, Unstated,
 };
-pub use float::{F32, F64};
 pub use promise::{FloatFactor, Promised, Tolerance};
 pub use rng::{mix, Randomness, RandomnessError, Scripted, SplitMix64};
 pub use run::{execute, execute_with, panic_message};
