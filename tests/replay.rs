@@ -13,6 +13,9 @@ fn main() {
     for planted in common::planted_clocks::ClockPlanted::all() {
         registry.add(planted);
     }
+    for planted in common::planted_refusal::RefusalPlanted::all() {
+        registry.add(planted);
+    }
     for (bug, _) in EXTREMES {
         registry.add(PlantedExtreme(bug));
     }

@@ -48,6 +48,7 @@ pub mod contract;
 mod contract_shapes;
 pub mod exec;
 pub mod float;
+pub mod mechanisms;
 pub mod promise;
 pub mod reference;
 mod retryable;
@@ -65,6 +66,9 @@ pub use clock::{ClockContract, ClockKind, ClockReads, OnFailedRead, ReadFailed, 
 pub use clock_faults::{ClockFaults, FailFrom, JumpAt, ReadFailure, WallJump};
 pub use contract::{BackoffShape, BudgetContract, CircuitContract, Contract, JitterBounds, RetryOn, TieRule};
 pub use float::{F32, F64};
+pub use mechanisms::{
+    AboveCap, CircuitPolicy, CooldownTie, InterruptTie, OpenShape, RetryAfterCombine, RetryAfterPolicy, Unstated,
+};
 pub use promise::{FloatFactor, Promised, Tolerance};
 pub use rng::{mix, Randomness, RandomnessError, Scripted, SplitMix64};
 pub use run::{execute, execute_with, panic_message};

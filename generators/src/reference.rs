@@ -73,6 +73,7 @@ pub fn describe_policy<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> Policy 
         attempt_timeout,
         deadline,
         sleep_budget,
+        retry_elapsed_max: None, // Not drawn yet: drawing it would move every later answer.
         circuit,
         retry_budget,
     };

@@ -4,3 +4,4 @@ pub mod extremes;
 pub mod minima;
 pub mod planted;
 pub mod planted_clocks;
+pub mod planted_refusal;
