@@ -30,6 +30,18 @@ pub struct ReplayResult {
     pub passed: bool,
     /// A sentence saying why it passed or failed.
     pub explanation: String,
+    /// What about the fixture's case lies outside the subject's domain (empty when it belongs): a
+    /// hand-edited or imported case may; replay warns, since a violation there may be no bug.
+    pub outside: Vec<String>,
+}
+
+impl ReplayResult {
+    /// The warning line for a case outside the domain, naming `path`; `None` when it belongs.
+    pub fn outside_warning(&self, path: &Path) -> Option<String> {
+        (!self.outside.is_empty()).then(|| {
+            format!("warning: {}: the case lies outside the domain: {}", path.display(), self.outside.join("; "))
+        })
+    }
 }
 
 /// What replaying a fixture found. Only [`ReplayOutcome::Holds`] and [`ReplayOutcome::StillViolated`]
@@ -218,7 +230,8 @@ impl<S: ConfigDomain> DynSubject for S {
         let verdict = evaluate(self, &fixture.case, config.limits, replay).judge(law, &fixture.case);
         let (outcome, explanation) = replay_verdict(fixture.status, &fixture.verdict, &verdict);
         let passed = outcome.passed();
-        Ok(ReplayResult { law: fixture.law, status: fixture.status, verdict, outcome, passed, explanation })
+        let outside = timelaw_generators::case_outside(self, &fixture.case).iter().map(ToString::to_string).collect();
+        Ok(ReplayResult { law: fixture.law, status: fixture.status, verdict, outcome, passed, explanation, outside })
     }
 
     fn explain(&self, laws: &Catalogue, path: &Path, text: &str, config: &Config) -> Result<Explanation, FixtureError> {

@@ -203,3 +203,138 @@ fn evaluations_count_every_subject_run() {
         check_runs_counted(bug, law, found, 7);
     }
 }
+
+/// The reference interpreter with one mechanism stripped before it runs, declaring the full contract: a
+/// subject that never lets the World cut an attempt (no attempt timeout), never cuts at its deadline, or
+/// whose circuit never opens. Test code only: broken on purpose.
+#[derive(Clone, Copy)]
+struct Stripped(&'static str, fn(&mut Policy));
+
+impl timelaw::core::Subject for Stripped {
+    type Config = Policy;
+    fn name(&self) -> &str {
+        self.0
+    }
+    fn contract(&self, policy: &Policy) -> timelaw::core::Contract {
+        timelaw::reference::Reference.contract(policy)
+    }
+    fn run(&self, policy: &Policy, world: &mut timelaw::core::World<'_>) -> Result<(), timelaw::core::Abort> {
+        let mut stripped = policy.clone();
+        (self.1)(&mut stripped);
+        timelaw::reference::Reference.run(&stripped, world)
+    }
+}
+
+impl timelaw::generators::ConfigDomain for Stripped {
+    fn sample_config(&self, rng: &mut timelaw::core::SplitMix64, swarm: &timelaw::generators::Swarm) -> Policy {
+        timelaw::reference::Reference.sample_config(rng, swarm)
+    }
+    fn config_strategy(&self) -> proptest::strategy::BoxedStrategy<Policy> {
+        timelaw::reference::Reference.config_strategy()
+    }
+    fn arbitrary_config(&self, bytes: &mut arbitrary::Unstructured<'_>) -> Policy {
+        timelaw::reference::Reference.arbitrary_config(bytes)
+    }
+    fn shrink_config(&self, policy: &Policy) -> Vec<Policy> {
+        timelaw::reference::Reference.shrink_config(policy)
+    }
+    fn config_outside(&self, policy: &Policy) -> Option<String> {
+        timelaw::reference::Reference.config_outside(policy)
+    }
+}
+
+const NEVER_CUTS: Stripped = Stripped("never-cuts", |p| p.attempt_timeout = None);
+const NEVER_ENDS_AT_DEADLINE: Stripped = Stripped("never-ends-at-deadline", |p| p.deadline = None);
+const NEVER_OPENS: Stripped = Stripped("never-opens", |p| p.circuit = None);
+
+/// A minimum of a broken subject lies inside the domain, and the correct subject holds on it: a fixture
+/// never claims more than the subject did.
+#[track_caller]
+fn check_minimum_in_domain(subject: Stripped, law: &str, case: Case<Policy>) -> Case<Policy> {
+    use timelaw::generators::case_outside;
+    let law = *Catalogue::standard().get(law).unwrap();
+    let outcome = shrink(&subject, &law, case, ShrinkBudget::default(), Limits::default()).unwrap();
+    let shown = serde_json::to_string(&outcome.case).unwrap();
+    assert_eq!(case_outside(&subject, &outcome.case), vec![], "{} {}: {shown}", subject.0, law.id);
+    let correct = timelaw::eval::evaluate(&timelaw::reference::Reference, &outcome.case, Limits::default(), false);
+    let verdict = correct.judge(&law, &outcome.case);
+    assert!(
+        !verdict.is_violated(),
+        "{} {}: the reference fails the minimum too: {verdict} on {shown}",
+        subject.0,
+        law.id
+    );
+    outcome.case
+}
+
+#[test]
+fn a_hang_that_only_the_timeout_cuts_keeps_its_timeout() {
+    let policy = Policy { attempt_timeout: Some(ms(5)), max_attempts: 2, ..expected(Bug::ExtraAttempt).config };
+    let hang = Schedule::single(vec![Step::new(ms(3), Outcome::Transient), Step::instant(Outcome::Hang)]);
+    let found = check_minimum_in_domain(NEVER_CUTS, "terminates", Case::new(policy.clone(), hang, 3));
+    let timeout_zero = Policy { attempt_timeout: Some(VDuration::ZERO), ..expected(Bug::ExtraAttempt).config };
+    assert_eq!(found, Case::new(timeout_zero, Schedule::single(vec![Step::instant(Outcome::Hang)]), 0));
+    // A hang past the attempts a case reaches, which the trace never shows timed out, is still not left
+    // behind when the timeout goes.
+    let policy = Policy { max_attempts: 3, ..policy };
+    let mut late = CallScript::new(vec![Step::instant(Outcome::Transient), Step::instant(Outcome::Hang)]);
+    late.gap_before = ms(1);
+    let schedule = Schedule::new(vec![CallScript::new(vec![Step::instant(Outcome::Hang)]), late]);
+    check_minimum_in_domain(NEVER_CUTS, "terminates", Case::new(policy, schedule, 0));
+}
+
+/// Every violation a search finds in a subject that never cuts, never ends at its deadline or never
+/// opens its circuit shrinks to a minimum inside the domain that the reference holds on.
+#[test]
+fn searched_minima_of_subjects_that_never_cut_stay_in_the_domain() {
+    for subject in [NEVER_CUTS, NEVER_ENDS_AT_DEADLINE, NEVER_OPENS] {
+        let laws = Catalogue::standard();
+        let config = Config { cases: 3_000, seed: 5, threads: 1, replay_every: 0, ..Config::default() };
+        let output = run(&subject, &laws, &config, &Silent);
+        let mut checked = 0;
+        for law in &output.laws {
+            for example in &law.counterexamples {
+                check_minimum_in_domain(subject, law.law.id, example.found.clone());
+                checked += 1;
+            }
+        }
+        assert!(checked > 0, "{}: the search found nothing to shrink", subject.0);
+    }
+}
+
+/// A hand-edited fixture whose hang nothing can cut replays with a warning naming the file and the step.
+#[test]
+fn replaying_a_fixture_outside_the_domain_warns() {
+    use timelaw::fixture::{Provenance, Source, Status};
+    use timelaw::registry::Registry;
+    let dir = std::env::temp_dir().join(format!("timelaw-outside-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let law = *Catalogue::standard().get("terminates").unwrap();
+    let provenance = Provenance {
+        source: Source::Hand,
+        run_seed: None,
+        case_index: None,
+        shrunk: false,
+        shrink_evaluations: 0,
+        timelaw_version: "0.1.0".to_owned(),
+    };
+    let write = |name: &str, case: &Case<Policy>| {
+        let reference = timelaw::reference::Reference;
+        let mut fixture =
+            timelaw::runner::build_fixture(&reference, &law, &Config::default(), case, provenance.clone());
+        fixture.status = Status::KnownViolation;
+        let path = dir.join(name);
+        std::fs::write(&path, serde_json::to_string_pretty(&fixture).unwrap()).unwrap();
+        timelaw::replay::replay_file(&Registry::builtin(), &Catalogue::standard(), &path, &Config::default()).unwrap()
+    };
+    let simplest = expected(Bug::ExtraAttempt).config;
+    let hang = Schedule::single(vec![Step::instant(Outcome::Hang)]);
+    let path = dir.join("outside.json");
+    let outside = write("outside.json", &Case::new(simplest.clone(), hang.clone(), 0));
+    let warning = outside.outside_warning(&path).expect("a warning");
+    assert!(warning.contains("outside.json") && warning.contains("call 0 step 0 hangs"), "{warning}");
+    let cut = Policy { attempt_timeout: Some(ms(1)), ..simplest };
+    let inside = write("inside.json", &Case::new(cut, hang, 0));
+    assert_eq!(inside.outside, Vec::<String>::new());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -40,6 +40,14 @@ pub trait ConfigDomain: Subject {
     fn simplest_config(&self) -> Self::Config {
         self.arbitrary_config(&mut Unstructured::new(&[]))
     }
+
+    /// Why `config` lies outside this domain, or `None` when it belongs (see [`crate::membership`]).
+    /// The shrinker never accepts a candidate outside, and replay warns about a fixture outside. The
+    /// default knows nothing against any config.
+    fn config_outside(&self, config: &Self::Config) -> Option<String> {
+        let _ = config;
+        None
+    }
 }
 
 /// A subject whose config domain is written once, over [`Choices`]; [`ConfigDomain`] follows.
@@ -101,6 +109,14 @@ pub trait Describe: Subject + Clone + Send + 'static {
             vec![simplest]
         }
     }
+
+    /// Why `config` lies outside the description's domain, or `None` when it belongs. A description
+    /// cannot in general be run backwards, so the default finds nothing; override it with the checks
+    /// the description promises (for the reference interpreter, `Policy::validate`).
+    fn outside(&self, config: &Self::Config) -> Option<String> {
+        let _ = config;
+        None
+    }
 }
 
 impl<S: Describe> ConfigDomain for S {
@@ -124,6 +140,10 @@ impl<S: Describe> ConfigDomain for S {
 
     fn simplest_config(&self) -> S::Config {
         simplest_config(self)
+    }
+
+    fn config_outside(&self, config: &S::Config) -> Option<String> {
+        self.outside(config)
     }
 }
 

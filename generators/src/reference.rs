@@ -134,6 +134,11 @@ impl Describe for Reference {
         describe_policy(c, swarm)
     }
 
+    /// A policy that fails [`Policy::validate`] (every drawn policy passes it).
+    fn outside(&self, policy: &Policy) -> Option<String> {
+        policy.validate().err().map(|error| error.to_string())
+    }
+
     /// Most aggressive first: the simplest policy of all, everything but attempts and backoff switched
     /// off, then one feature off at a time, then simpler numbers (fewer attempts, constant backoff, a cap
     /// at the initial delay, halved and zero durations, a smaller circuit). Only valid policies that

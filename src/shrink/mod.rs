@@ -19,6 +19,7 @@
 mod adapt;
 mod clock_passes;
 mod engine;
+pub mod order;
 mod passes;
 
 pub use engine::{shrink, NotFailing, PassStats, ShrinkBudget, ShrinkOutcome};

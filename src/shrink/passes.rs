@@ -5,6 +5,7 @@ use timelaw_generators::ConfigDomain;
 
 use super::adapt::adapt;
 use super::engine::Shrinker;
+use super::order::outcome_rank as rank;
 
 /// A pass: tries candidates, returns whether it kept any.
 pub(super) type Pass<S> = fn(&mut Shrinker<'_, S>) -> bool;
@@ -144,7 +145,7 @@ fn shrink_config<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bo
             // Only when the config alone lost the failure; the best case's trace is a counted run.
             let adapted =
                 (!shrinker.out_of_budget()).then(|| adapt(&candidate, &old, &new, || shrinker.best_trace())).flatten();
-            if adapted.is_some_and(|adapted| shrinker.attempt(adapted)) {
+            if adapted.is_some_and(|(adapted, allowance)| shrinker.attempt_within(adapted, allowance)) {
                 progress = true;
                 continue 'restart;
             }
@@ -168,16 +169,6 @@ fn simplify_calls<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> b
         }
     }
     progress
-}
-
-fn rank(outcome: Outcome) -> u8 {
-    match outcome {
-        Outcome::Ok => 0,
-        Outcome::Transient => 1,
-        Outcome::Fatal => 2,
-        Outcome::RateLimited { .. } => 3,
-        Outcome::Hang => 4,
-    }
 }
 
 fn simplify_outcomes<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
