@@ -338,3 +338,79 @@ fn replaying_a_fixture_outside_the_domain_warns() {
     assert_eq!(inside.outside, Vec::<String>::new());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The example, as a subject: with a backoff factor of 16 it breaks its attempt limit after 9
+/// failures, with a factor of 2 only after 33. Its simpler config (a factor of 2, no timeout) would
+/// have the schedule padded with the attempts the timeout cut; a shorter schedule beats a simpler
+/// config, so the minimum keeps the factor and 9 failures do.
+#[derive(Clone, Copy)]
+struct FactorNeeds;
+
+/// (backoff factor, attempt timeout).
+type FactorConfig = (u32, Option<VDuration>);
+
+fn failures_needed(factor: u32) -> u32 {
+    if factor >= 16 {
+        9
+    } else {
+        33
+    }
+}
+
+impl timelaw::core::Subject for FactorNeeds {
+    type Config = FactorConfig;
+    fn name(&self) -> &str {
+        "factor-needs"
+    }
+    fn contract(&self, config: &FactorConfig) -> timelaw::core::Contract {
+        timelaw::core::Contract {
+            max_attempts: Some(failures_needed(config.0)),
+            attempt_timeout: config.1,
+            ..timelaw::core::Contract::default()
+        }
+    }
+    fn run(&self, config: &FactorConfig, world: &mut timelaw::core::World<'_>) -> Result<(), timelaw::core::Abort> {
+        use timelaw::core::{AttemptResult, CallResult, ErrorKind, TieRule};
+        world.for_each_call(|world, _call| {
+            for _ in 0..40 {
+                let result = match config.1 {
+                    Some(timeout) => world.dispatch_with_timeout(timeout, TieRule::Expired)?,
+                    None => world.dispatch()?,
+                };
+                if result == AttemptResult::Completed(Outcome::Ok) {
+                    return Ok(CallResult::Ok);
+                }
+            }
+            Ok(CallResult::Err(ErrorKind::Transient))
+        })
+    }
+}
+
+impl timelaw::generators::ConfigDomain for FactorNeeds {
+    fn sample_config(&self, _: &mut timelaw::core::SplitMix64, _: &timelaw::generators::Swarm) -> FactorConfig {
+        (16, Some(VDuration::ZERO))
+    }
+    fn config_strategy(&self) -> proptest::strategy::BoxedStrategy<FactorConfig> {
+        use proptest::strategy::Strategy;
+        proptest::strategy::Just((16, Some(VDuration::ZERO))).boxed()
+    }
+    fn arbitrary_config(&self, _: &mut arbitrary::Unstructured<'_>) -> FactorConfig {
+        (16, Some(VDuration::ZERO))
+    }
+    fn shrink_config(&self, config: &FactorConfig) -> Vec<FactorConfig> {
+        [(2, None), (config.0, None)].into_iter().filter(|simpler| simpler != config).collect()
+    }
+}
+
+#[test]
+fn a_shorter_schedule_beats_a_simpler_config() {
+    let law = *Catalogue::standard().get("attempts_within_max").unwrap();
+    // Every attempt times out, so the schedule scripts nothing; the subject goes on past the violation.
+    let start = Case::new((16, Some(VDuration::ZERO)), Schedule::single(vec![]), 0);
+    let outcome = shrink(&FactorNeeds, &law, start, ShrinkBudget::default(), Limits::default()).unwrap();
+    assert_eq!(outcome.case, Case::new((16, None), transients(9), 0));
+    // Given the long schedule and the factor of 16, the schedule shrinks and the factor stays.
+    let long = Case::new((16, None), transients(40), 0);
+    let outcome = shrink(&FactorNeeds, &law, long, ShrinkBudget::default(), Limits::default()).unwrap();
+    assert_eq!(outcome.case, Case::new((16, None), transients(9), 0));
+}

@@ -16,7 +16,8 @@ use timelaw_core::{Case, Contract, EventKind, Outcome, Schedule, Step, Trace, VD
 use super::order::{shape, Shape};
 
 /// The schedule of `candidate` (whose config differs from the one that produced `trace()` under `old`)
-/// adapted to its new contract `new`; `None` when nothing changes. `trace` (a subject run) is called only
+/// adapted to its new contract `new`; `None` when nothing changes. `violated_at` is the event the
+/// current violation names. `trace` (a subject run) is called only
 /// when a removed timeout needs it.
 ///
 /// With the adapted case comes the shape it is measured against: the current case's, or, when the
@@ -27,6 +28,7 @@ pub(super) fn adapt<C: Clone>(
     old: &Contract,
     new: &Contract,
     trace: impl FnOnce() -> Trace,
+    violated_at: Option<u32>,
 ) -> Option<(Case<C>, Shape)> {
     let mut schedule = candidate.schedule.clone();
     let mut allowance = shape(&candidate.schedule);
@@ -36,9 +38,9 @@ pub(super) fn adapt<C: Clone>(
     if old.attempt_timeout.is_some() && new.attempt_timeout.is_none() {
         let trace = trace();
         let mut translated = candidate.schedule.clone();
-        timeouts_to_transients(&mut translated, &trace);
+        timeouts_to_transients(&mut translated, &trace, violated_at);
         allowance = allowance.max(shape(&translated));
-        timeouts_to_transients(&mut schedule, &trace);
+        timeouts_to_transients(&mut schedule, &trace, violated_at);
         uncut_to_ends(&mut schedule);
     }
     if schedule == candidate.schedule {
@@ -111,10 +113,12 @@ fn uncut_to_ends(schedule: &mut Schedule) {
     }
 }
 
-/// Every attempt that timed out in `trace` becomes an instant transient failure (scripting past-the-end
-/// attempts explicitly where needed).
-fn timeouts_to_transients(schedule: &mut Schedule, trace: &Trace) {
-    for event in &trace.events {
+/// Every attempt that timed out in `trace`, up to the violating event when the violation names one,
+/// becomes an instant transient failure (scripting past-the-end attempts explicitly where needed).
+/// Attempts after the violation do not make it, so writing them out would only pad the schedule.
+fn timeouts_to_transients(schedule: &mut Schedule, trace: &Trace, violated_at: Option<u32>) {
+    let until = violated_at.map_or(trace.events.len(), |event| event as usize + 1);
+    for event in trace.events.iter().take(until) {
         if !matches!(event.kind, EventKind::AttemptTimedOut { .. }) {
             continue;
         }

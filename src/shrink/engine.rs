@@ -157,6 +157,11 @@ impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
         evaluate(self.subject, &self.best, self.limits, false).trace
     }
 
+    /// The event the current violation names, if one.
+    pub(super) fn violated_at(&self) -> Option<u32> {
+        self.violation.event
+    }
+
     /// The contract of the current best case.
     pub(super) fn contract(&self) -> timelaw_core::Contract {
         self.subject.contract(&self.best.config)

@@ -143,8 +143,10 @@ fn shrink_config<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bo
                 continue 'restart;
             }
             // Only when the config alone lost the failure; the best case's trace is a counted run.
-            let adapted =
-                (!shrinker.out_of_budget()).then(|| adapt(&candidate, &old, &new, || shrinker.best_trace())).flatten();
+            let at = shrinker.violated_at();
+            let adapted = (!shrinker.out_of_budget())
+                .then(|| adapt(&candidate, &old, &new, || shrinker.best_trace(), at))
+                .flatten();
             if adapted.is_some_and(|(adapted, allowance)| shrinker.attempt_within(adapted, allowance)) {
                 progress = true;
                 continue 'restart;
