@@ -60,24 +60,29 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
     assert!(!outcome.exhausted);
     // The case gives every pass work: a call to drop, steps to drop, a config to simplify, a gap to
     // remove, transients to turn into successes, durations to zero, a seed to zero and a wall jump to drop.
-    // Each pass must have tried a candidate and kept one, except `lower_repeats`: plain steps give it
-    // nothing to lower (`a_long_failure_run_shrinks_by_lowering_its_repeat_count` is its test).
+    // Each pass must have tried a candidate and kept one, except those this case gives nothing to do:
+    // plain steps to `lower_repeats` (`a_long_failure_run_shrinks_by_lowering_its_repeat_count` is its
+    // test), no call to fold or step to merge once the others dropped them, no number left once the
+    // simplest config is kept (`the_new_moves_reach_their_minima` tests those three).
     let ran = |name: &str| outcome.passes.iter().find(|pass| pass.name == name).copied();
     for name in PASSES {
         let pass = ran(name).unwrap_or_else(|| panic!("pass {name} missing from {:?}", outcome.passes));
         assert!(pass.tried >= pass.accepted, "{pass:?}");
-        let idle = name == "lower_repeats";
+        let idle = ["lower_repeats", "fold_calls", "merge_steps", "shrink_numbers"].contains(&name);
         assert!(idle || pass.accepted > 0, "pass {name} kept nothing on a case it should simplify: {pass:?}");
     }
     assert_eq!(outcome.passes.len(), PASSES.len(), "{:?}", outcome.passes);
 }
 
 /// Every shrink pass, in the order they run.
-const PASSES: [&str; 9] = [
+const PASSES: [&str; 12] = [
     "drop_calls",
+    "fold_calls",
     "drop_steps",
+    "merge_steps",
     "lower_repeats",
     "shrink_config",
+    "shrink_numbers",
     "simplify_calls",
     "simplify_outcomes",
     "shrink_durations",
@@ -413,4 +418,118 @@ fn a_shorter_schedule_beats_a_simpler_config() {
     let long = Case::new((16, None), transients(40), 0);
     let outcome = shrink(&FactorNeeds, &law, long, ShrinkBudget::default(), Limits::default()).unwrap();
     assert_eq!(outcome.case, Case::new((16, None), transients(9), 0));
+}
+
+/// The shrinker's minimum of `start` for the reference interpreter under the law `check` builds.
+#[track_caller]
+fn check_new_move(law: timelaw::laws::Law, start: Case<Policy>, expect: Case<Policy>) {
+    let reference = timelaw::reference::Reference;
+    let outcome = shrink(&reference, &law, start, ShrinkBudget::default(), Limits::default()).unwrap();
+    let shown = serde_json::to_string(&outcome.case).unwrap();
+    assert_eq!(outcome.case, expect, "{shown} ({} evaluations)", outcome.evaluations);
+}
+
+fn violated_if(holds: bool) -> timelaw::laws::Verdict {
+    if holds {
+        timelaw::laws::Verdict::violated_with(None, "the condition under test".to_owned())
+    } else {
+        timelaw::laws::Verdict::Holds
+    }
+}
+
+fn law_with(check: fn(&timelaw::laws::Observation<'_>) -> timelaw::laws::Verdict) -> timelaw::laws::Law {
+    fn always(_: &timelaw::core::Contract) -> bool {
+        true
+    }
+    timelaw::laws::Law {
+        id: "test_law",
+        title: "a condition under test",
+        kind: timelaw::laws::LawKind::Safety,
+        needs: &[],
+        applies: always,
+        check,
+    }
+}
+
+fn simplest() -> Policy {
+    expected(Bug::ExtraAttempt).config
+}
+
+fn empty() -> Schedule {
+    Schedule::single(vec![])
+}
+
+/// The moves issue 15 found missing, each reaching the exact minimum: circuit and budget numbers, the
+/// exact duration boundary, a factor, a call's gap folded into the next, two steps merged into one.
+#[test]
+fn the_new_moves_reach_their_minima() {
+    use timelaw::core::{BudgetContract, CircuitContract, EventKind};
+    let circuit = CircuitContract {
+        window: 8,
+        min_calls: 3,
+        failure_percent: 57,
+        open_for: VDuration::from_nanos(655_516_637),
+        half_open_probes: 2,
+    };
+    let big_circuit = Policy { circuit: Some(circuit), ..simplest() };
+    let circuit_law = law_with(|o| {
+        violated_if(o.contract.circuit.is_some_and(|c| c.window >= 2 && c.open_for >= VDuration::from_nanos(1)))
+    });
+    let small_circuit = CircuitContract {
+        window: 2,
+        min_calls: 1,
+        failure_percent: 1,
+        open_for: VDuration::from_nanos(1),
+        half_open_probes: 1,
+    };
+    check_new_move(
+        circuit_law,
+        Case::new(big_circuit, empty(), 9),
+        Case::new(Policy { circuit: Some(small_circuit), ..simplest() }, empty(), 0),
+    );
+    // A timeout of 3 ns where 2 ns fail: halving gives 1 ns, which loses the failure.
+    let timeout_law = law_with(|o| violated_if(o.contract.attempt_timeout.is_some_and(|t| t.as_nanos() >= 2)));
+    let timeout = |nanos| Policy { attempt_timeout: Some(VDuration::from_nanos(nanos)), ..simplest() };
+    check_new_move(timeout_law, Case::new(timeout(3), empty(), 0), Case::new(timeout(2), empty(), 0));
+    let budget_law = law_with(|o| violated_if(o.contract.retry_budget.is_some_and(|b| b.retry_percent >= 7)));
+    let budget = |retry_percent| Policy {
+        retry_budget: Some(BudgetContract { min_retries: if retry_percent > 7 { 5 } else { 0 }, retry_percent }),
+        ..simplest()
+    };
+    check_new_move(budget_law, Case::new(budget(900), empty(), 0), Case::new(budget(7), empty(), 0));
+    // A call that starts 10 ms or more after the first: seven calls 2 ms apart fold into two.
+    let late_law = law_with(|o| {
+        let late = o.trace.events.iter().any(|event| {
+            matches!(event.kind, EventKind::CallStart { .. }) && event.call >= 1 && event.at.as_nanos() >= 10_000_000
+        });
+        violated_if(late)
+    });
+    let spaced = |gaps_ms: &[u64]| {
+        let calls = gaps_ms.iter().map(|&gap| CallScript { gap_before: ms(gap), ..CallScript::new(vec![]) });
+        Schedule::new(calls.collect())
+    };
+    check_new_move(
+        late_law,
+        Case::new(simplest(), spaced(&[0, 2, 2, 2, 2, 2, 2]), 0),
+        Case::new(simplest(), spaced(&[0, 10]), 0),
+    );
+    // The first call fails although a retry is allowed: two transient failures become one fatal one.
+    let fails_law = law_with(|o| {
+        let failed = o
+            .trace
+            .events
+            .iter()
+            .any(|event| matches!(event.kind, EventKind::CallEnd { result } if !result.is_ok()) && event.call == 0);
+        violated_if(failed && o.contract.max_attempts.is_some_and(|max| max >= 2))
+    });
+    let two = Policy { max_attempts: 2, ..simplest() };
+    let start = Schedule::new(vec![
+        CallScript::outcomes(&[Outcome::Transient, Outcome::Transient]),
+        CallScript::outcomes(&[Outcome::Transient]),
+    ]);
+    check_new_move(
+        fails_law,
+        Case::new(two.clone(), start, 0),
+        Case::new(two, Schedule::single(vec![Step::instant(Outcome::Fatal)]), 0),
+    );
 }

@@ -48,6 +48,32 @@ pub trait ConfigDomain: Subject {
         let _ = config;
         None
     }
+
+    /// The numbers of `config` the shrinker may lower one at a time (counts, percentages, durations in
+    /// nanoseconds), each with the smallest value its domain allows. The shrinker tries the minimum,
+    /// then a binary search down to the smallest value that still fails. The default lists none.
+    fn config_numbers(&self, config: &Self::Config) -> Vec<ConfigNumber> {
+        let _ = config;
+        Vec::new()
+    }
+
+    /// `config` with its number `index` (as [`ConfigDomain::config_numbers`] lists them) set to
+    /// `value`; `None` when that config would not be valid.
+    fn with_config_number(&self, config: &Self::Config, index: usize, value: u64) -> Option<Self::Config> {
+        let _ = (config, index, value);
+        None
+    }
+}
+
+/// One number of a config the shrinker may lower (see [`ConfigDomain::config_numbers`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConfigNumber {
+    /// The field, as a path (`circuit.open_for`).
+    pub name: &'static str,
+    /// Its value (a duration in nanoseconds).
+    pub value: u64,
+    /// The smallest value its domain allows.
+    pub min: u64,
 }
 
 /// A subject whose config domain is written once, over [`Choices`]; [`ConfigDomain`] follows.
@@ -117,6 +143,19 @@ pub trait Describe: Subject + Clone + Send + 'static {
         let _ = config;
         None
     }
+
+    /// The numbers of `config` the shrinker may lower ([`ConfigDomain::config_numbers`]); none by default.
+    fn numbers(&self, config: &Self::Config) -> Vec<ConfigNumber> {
+        let _ = config;
+        Vec::new()
+    }
+
+    /// `config` with number `index` set to `value` ([`ConfigDomain::with_config_number`]); `None` by
+    /// default.
+    fn with_number(&self, config: &Self::Config, index: usize, value: u64) -> Option<Self::Config> {
+        let _ = (config, index, value);
+        None
+    }
 }
 
 impl<S: Describe> ConfigDomain for S {
@@ -144,6 +183,14 @@ impl<S: Describe> ConfigDomain for S {
 
     fn config_outside(&self, config: &S::Config) -> Option<String> {
         self.outside(config)
+    }
+
+    fn config_numbers(&self, config: &S::Config) -> Vec<ConfigNumber> {
+        self.numbers(config)
+    }
+
+    fn with_config_number(&self, config: &S::Config, index: usize, value: u64) -> Option<S::Config> {
+        self.with_number(config, index, value)
     }
 }
 

@@ -101,7 +101,7 @@ pub mod swarm;
 
 pub use case::{arbitrary_case, case_strategy, sample_case};
 pub use choice::Choices;
-pub use domain::{simplest_config, ConfigDomain, Describe, Simplest};
+pub use domain::{simplest_config, ConfigDomain, ConfigNumber, Describe, Simplest};
 pub use membership::{case_outside, schedule_outside, Outside};
 pub use reference::describe_policy;
 pub use schedule::{

@@ -82,6 +82,9 @@ pub(super) struct Shrinker<'a, S: ConfigDomain + ?Sized> {
     exhausted: bool,
     stats: PassStats,
     visited: HashSet<u64>,
+    /// Digests of candidates evaluated and refused (the failure lost, or not reproduced): never run again,
+    /// so a later round of the passes costs nothing for what an earlier round already tried.
+    refused: HashSet<u64>,
     /// The shape of `best`: no candidate may be larger (see [`super::order`]).
     shape: Shape,
     /// How many domain rules `best` breaks (0 for every generated case): no candidate may break more.
@@ -109,12 +112,19 @@ impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
         // A case accepted once is never accepted again: subjects' shrink candidates may form cycles
         // (A offers B, B offers A), and this keeps the loop finite and the minimum canonical.
         let digest = digest(&candidate);
-        if self.visited.contains(&digest) || !self.admissible(&candidate, shape_max.max(self.shape)) {
+        if self.visited.contains(&digest) || self.refused.contains(&digest) {
+            return false;
+        }
+        if !self.admissible(&candidate, shape_max.max(self.shape)) {
             return false;
         }
         self.stats.tried += 1;
-        let Some(violation) = self.violation_on(&candidate) else { return false };
+        let Some(violation) = self.violation_on(&candidate) else {
+            self.refused.insert(digest);
+            return false;
+        };
         if self.violation_on(&candidate).as_ref() != Some(&violation) {
+            self.refused.insert(digest);
             return false; // Not deterministic: never keep it.
         }
         self.visited.insert(digest);
@@ -210,6 +220,7 @@ pub fn shrink<S: ConfigDomain + ?Sized>(
         exhausted: false,
         stats: PassStats { name: "", tried: 0, accepted: 0 },
         visited: HashSet::new(),
+        refused: HashSet::new(),
         shape: shape(&case.schedule),
         outside: case_outside(subject, &case).len(),
         best: case,

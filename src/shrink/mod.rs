@@ -19,6 +19,8 @@
 mod adapt;
 mod clock_passes;
 mod engine;
+mod merge;
+mod numbers;
 pub mod order;
 mod passes;
 

@@ -11,12 +11,15 @@ use super::order::outcome_rank as rank;
 pub(super) type Pass<S> = fn(&mut Shrinker<'_, S>) -> bool;
 
 /// The passes in the order they run.
-pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 9] {
+pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 12] {
     [
         ("drop_calls", drop_calls::<S>),
+        ("fold_calls", super::merge::fold_calls::<S>),
         ("drop_steps", drop_steps::<S>),
+        ("merge_steps", super::merge::merge_steps::<S>),
         ("lower_repeats", lower_repeats::<S>),
         ("shrink_config", shrink_config::<S>),
+        ("shrink_numbers", super::numbers::shrink_numbers::<S>),
         ("simplify_calls", simplify_calls::<S>),
         ("simplify_outcomes", simplify_outcomes::<S>),
         ("shrink_durations", shrink_durations::<S>),
