@@ -131,6 +131,18 @@ pub trait DynSubject: Sync {
     /// # Errors
     /// A bad fixture, an unknown law.
     fn replay(&self, laws: &Catalogue, path: &Path, text: &str, config: &Config) -> Result<ReplayResult, FixtureError>;
+    /// The single shrink moves from the fixture's case ([`crate::shrink::moves`]) on which its law is
+    /// still violated, each as "move: violation"; empty when the case is 1-minimal.
+    ///
+    /// # Errors
+    /// A bad fixture, an unknown law.
+    fn violating_moves(
+        &self,
+        laws: &Catalogue,
+        path: &Path,
+        text: &str,
+        config: &Config,
+    ) -> Result<Vec<String>, FixtureError>;
     /// Runs the fixture's case again and judges its law.
     ///
     /// # Errors
@@ -232,6 +244,25 @@ impl<S: ConfigDomain> DynSubject for S {
         let passed = outcome.passed();
         let outside = timelaw_generators::case_outside(self, &fixture.case).iter().map(ToString::to_string).collect();
         Ok(ReplayResult { law: fixture.law, status: fixture.status, verdict, outcome, passed, explanation, outside })
+    }
+
+    fn violating_moves(
+        &self,
+        laws: &Catalogue,
+        path: &Path,
+        text: &str,
+        config: &Config,
+    ) -> Result<Vec<String>, FixtureError> {
+        let fixture: Fixture<S::Config> = fixture::parse(path, text)?;
+        let law = law_of(laws, path, &fixture.law)?;
+        let replay = law.id == timelaw_laws::ids::DETERMINISTIC_REPLAY;
+        let still = |next: &crate::shrink::Move<S::Config>| match evaluate(self, &next.case, config.limits, replay)
+            .judge(law, &next.case)
+        {
+            Verdict::Violated(violation) => Some(format!("{}: {}", next.name, violation.message)),
+            _ => None,
+        };
+        Ok(crate::shrink::moves(self, &fixture.case).iter().filter_map(still).collect())
     }
 
     fn explain(&self, laws: &Catalogue, path: &Path, text: &str, config: &Config) -> Result<Explanation, FixtureError> {

@@ -20,8 +20,10 @@ mod adapt;
 mod clock_passes;
 mod engine;
 mod merge;
+mod moves;
 mod numbers;
 pub mod order;
 mod passes;
 
 pub use engine::{shrink, NotFailing, PassStats, ShrinkBudget, ShrinkOutcome};
+pub use moves::{moves, Move};

@@ -113,7 +113,7 @@ fn lower_repeats<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bo
     progress
 }
 
-fn merge_equal_neighbours(script: &mut CallScript) {
+pub(super) fn merge_equal_neighbours(script: &mut CallScript) {
     let mut steps: Vec<timelaw_core::Step> = Vec::with_capacity(script.steps.len());
     for step in script.steps.drain(..) {
         match steps.last_mut() {
@@ -205,15 +205,15 @@ fn simplify_outcomes<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -
 }
 
 /// A duration inside a case that the shrinker may lower.
-#[derive(Clone, Copy)]
-enum Slot {
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Slot {
     Gap(usize),
     Cancel(usize),
     Step(usize, usize),
     RetryAfter(usize, usize),
 }
 
-fn slots<C>(case: &Case<C>) -> Vec<Slot> {
+pub(super) fn slots<C>(case: &Case<C>) -> Vec<Slot> {
     let mut slots = Vec::new();
     for (call, script) in case.schedule.calls.iter().enumerate() {
         slots.push(Slot::Gap(call));
@@ -228,7 +228,7 @@ fn slots<C>(case: &Case<C>) -> Vec<Slot> {
     slots
 }
 
-fn read<C>(case: &Case<C>, slot: Slot) -> Option<VDuration> {
+pub(super) fn read<C>(case: &Case<C>, slot: Slot) -> Option<VDuration> {
     let calls = &case.schedule.calls;
     match slot {
         Slot::Gap(call) => Some(calls[call].gap_before),
@@ -241,7 +241,7 @@ fn read<C>(case: &Case<C>, slot: Slot) -> Option<VDuration> {
     }
 }
 
-fn write<C: Clone>(case: &Case<C>, slot: Slot, value: VDuration) -> Case<C> {
+pub(super) fn write<C: Clone>(case: &Case<C>, slot: Slot, value: VDuration) -> Case<C> {
     let mut next = case.clone();
     let calls = &mut next.schedule.calls;
     match slot {
@@ -254,7 +254,7 @@ fn write<C: Clone>(case: &Case<C>, slot: Slot, value: VDuration) -> Case<C> {
 }
 
 /// The contract values a duration is worth trying before a binary search, smallest first.
-fn boundaries(contract: &Contract) -> Vec<VDuration> {
+pub(super) fn boundaries(contract: &Contract) -> Vec<VDuration> {
     let mut values: Vec<VDuration> = [
         contract.attempt_timeout,
         contract.attempt_timeout.map(|t| t.saturating_sub(VDuration::from_nanos(1))),
