@@ -19,8 +19,9 @@ pub struct Move<C> {
 
 /// Every single move the shrinker may make from `case`, in the order of its passes: drop a call, fold
 /// a call's gap into the next, drop a step, merge two adjacent steps (any outcome), lower a repeat (to
-/// 1 and by one), merge equal neighbours, each simpler config the domain offers (unless it offers
-/// `case`'s config back: a cycle, in which neither is simpler), each config number at
+/// 1 and by one), merge equal neighbours, each simpler config the domain offers (unless its own simpler
+/// configs lead back to `case`'s within three steps: a cycle, in which neither is simpler), each config
+/// number at
 /// its minimum, halved and one lower, no cancellation, idempotent, no gap, each simpler outcome, each
 /// duration at zero, halved, one nanosecond lower and at each contract boundary below it, seed zero,
 /// and each clock fault dropped. Only moves the shrinker may accept are listed: none is larger in the
@@ -77,8 +78,8 @@ fn schedule_moves<C: Clone>(case: &Case<C>, out: &mut Vec<Move<C>>) {
 
 fn config_moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>, out: &mut Vec<Move<S::Config>>) {
     for (index, config) in subject.shrink_config(&case.config).into_iter().enumerate() {
-        // Two configs that each offer the other as simpler form a cycle: neither is simpler.
-        if !subject.shrink_config(&config).contains(&case.config) {
+        // Configs that offer each other as simpler (directly or round a short cycle): neither is simpler.
+        if !leads_back(subject, &config, &case.config) {
             push(out, format!("simpler config {index}"), Case { config, ..case.clone() });
         }
     }
@@ -91,6 +92,35 @@ fn config_moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>, o
         }
     }
 }
+
+/// Whether `to` is among the simpler configs of `from`, or theirs, within a few steps (a bounded search:
+/// at most [`CYCLE_DEPTH`] steps and [`CYCLE_NODES`] configs).
+fn leads_back<S: ConfigDomain + ?Sized>(subject: &S, from: &S::Config, to: &S::Config) -> bool {
+    let mut frontier = vec![from.clone()];
+    let mut seen = 0;
+    for _ in 0..CYCLE_DEPTH {
+        let mut next = Vec::new();
+        for config in &frontier {
+            for simpler in subject.shrink_config(config) {
+                if simpler == *to {
+                    return true;
+                }
+                seen += 1;
+                if seen > CYCLE_NODES {
+                    return false;
+                }
+                next.push(simpler);
+            }
+        }
+        frontier = next;
+    }
+    false
+}
+
+/// How many steps of simpler configs [`leads_back`] follows.
+const CYCLE_DEPTH: usize = 3;
+/// How many configs [`leads_back`] looks at, at most.
+const CYCLE_NODES: usize = 2_000;
 
 fn detail_moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>, out: &mut Vec<Move<S::Config>>) {
     for call in 0..case.schedule.calls.len() {

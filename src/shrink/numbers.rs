@@ -1,10 +1,13 @@
 //! The shrink pass over the config's numbers (`shrink_numbers`): each number the domain lists
 //! ([`ConfigDomain::config_numbers`]: counts, percentages, durations in nanoseconds) is tried at its
 //! minimum, then lowered by binary search to the smallest value that still fails (halving is its first
-//! step, a decrement by one its last), so a duration reaches its exact boundary, to the nanosecond.
+//! step, a decrement by one its last), so a duration reaches its exact boundary, to the nanosecond. A
+//! value that loses the failure alone is tried again with the schedule's durations on the moved
+//! contract boundaries moved along (`adapt`), as for a simpler config.
 
 use timelaw_generators::ConfigDomain;
 
+use super::adapt::adapt;
 use super::engine::Shrinker;
 
 /// Lowers every number of the best config in turn; whether any was kept.
@@ -51,5 +54,16 @@ fn try_value<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, index: us
     };
     let mut candidate = shrinker.best.clone();
     candidate.config = config;
-    shrinker.attempt(candidate)
+    let old = shrinker.contract();
+    let new = shrinker.subject.contract(&candidate.config);
+    if shrinker.attempt(candidate.clone()) {
+        return true;
+    }
+    // The coupled move, as for a simpler config: durations on a moved boundary move with it (no number
+    // removes a timeout, so no run is needed for the trace).
+    let at = shrinker.violated_at();
+    match adapt(&candidate, &old, &new, || shrinker.best_trace(), at) {
+        Some((adapted, allowance)) => shrinker.attempt_within(adapted, allowance),
+        None => false,
+    }
 }

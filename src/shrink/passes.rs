@@ -133,10 +133,16 @@ fn with_calls<C: Clone>(case: &Case<C>, calls: Vec<CallScript>) -> Case<C> {
     next
 }
 
+/// After a kept candidate the new config's candidates are tried from the same position on (a halving
+/// kept is followed by the next halving); the earlier, more aggressive ones get their turn again in the
+/// next round of the passes, so they are not re-run after every small step.
 fn shrink_config<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
     let mut progress = false;
+    let mut start = 0;
     'restart: loop {
-        for config in shrinker.subject.shrink_config(&shrinker.best.config) {
+        let candidates = shrinker.subject.shrink_config(&shrinker.best.config);
+        for (index, config) in candidates.into_iter().enumerate().skip(start) {
+            start = index;
             let mut candidate = shrinker.best.clone();
             candidate.config = config;
             let old = shrinker.contract();
