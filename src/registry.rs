@@ -30,6 +30,18 @@ pub struct ReplayResult {
     pub passed: bool,
     /// A sentence saying why it passed or failed.
     pub explanation: String,
+    /// What about the fixture's case lies outside the subject's domain (empty when it belongs): a
+    /// hand-edited or imported case may; replay warns, since a violation there may be no bug.
+    pub outside: Vec<String>,
+}
+
+impl ReplayResult {
+    /// The warning line for a case outside the domain, naming `path`; `None` when it belongs.
+    pub fn outside_warning(&self, path: &Path) -> Option<String> {
+        (!self.outside.is_empty()).then(|| {
+            format!("warning: {}: the case lies outside the domain: {}", path.display(), self.outside.join("; "))
+        })
+    }
 }
 
 /// What replaying a fixture found. Only [`ReplayOutcome::Holds`] and [`ReplayOutcome::StillViolated`]
@@ -119,6 +131,18 @@ pub trait DynSubject: Sync {
     /// # Errors
     /// A bad fixture, an unknown law.
     fn replay(&self, laws: &Catalogue, path: &Path, text: &str, config: &Config) -> Result<ReplayResult, FixtureError>;
+    /// The single shrink moves from the fixture's case ([`crate::shrink::moves`]) on which its law is
+    /// still violated, each as "move: violation"; empty when the case is 1-minimal.
+    ///
+    /// # Errors
+    /// A bad fixture, an unknown law.
+    fn violating_moves(
+        &self,
+        laws: &Catalogue,
+        path: &Path,
+        text: &str,
+        config: &Config,
+    ) -> Result<Vec<String>, FixtureError>;
     /// Runs the fixture's case again and judges its law.
     ///
     /// # Errors
@@ -218,7 +242,27 @@ impl<S: ConfigDomain> DynSubject for S {
         let verdict = evaluate(self, &fixture.case, config.limits, replay).judge(law, &fixture.case);
         let (outcome, explanation) = replay_verdict(fixture.status, &fixture.verdict, &verdict);
         let passed = outcome.passed();
-        Ok(ReplayResult { law: fixture.law, status: fixture.status, verdict, outcome, passed, explanation })
+        let outside = timelaw_generators::case_outside(self, &fixture.case).iter().map(ToString::to_string).collect();
+        Ok(ReplayResult { law: fixture.law, status: fixture.status, verdict, outcome, passed, explanation, outside })
+    }
+
+    fn violating_moves(
+        &self,
+        laws: &Catalogue,
+        path: &Path,
+        text: &str,
+        config: &Config,
+    ) -> Result<Vec<String>, FixtureError> {
+        let fixture: Fixture<S::Config> = fixture::parse(path, text)?;
+        let law = law_of(laws, path, &fixture.law)?;
+        let replay = law.id == timelaw_laws::ids::DETERMINISTIC_REPLAY;
+        let still = |next: &crate::shrink::Move<S::Config>| match evaluate(self, &next.case, config.limits, replay)
+            .judge(law, &next.case)
+        {
+            Verdict::Violated(violation) => Some(format!("{}: {}", next.name, violation.message)),
+            _ => None,
+        };
+        Ok(crate::shrink::moves(self, &fixture.case).iter().filter_map(still).collect())
     }
 
     fn explain(&self, laws: &Catalogue, path: &Path, text: &str, config: &Config) -> Result<Explanation, FixtureError> {

@@ -40,6 +40,40 @@ pub trait ConfigDomain: Subject {
     fn simplest_config(&self) -> Self::Config {
         self.arbitrary_config(&mut Unstructured::new(&[]))
     }
+
+    /// Why `config` lies outside this domain, or `None` when it belongs (see [`crate::membership`]).
+    /// The shrinker never accepts a candidate outside, and replay warns about a fixture outside. The
+    /// default knows nothing against any config.
+    fn config_outside(&self, config: &Self::Config) -> Option<String> {
+        let _ = config;
+        None
+    }
+
+    /// The numbers of `config` the shrinker may lower one at a time (counts, percentages, durations in
+    /// nanoseconds), each with the smallest value its domain allows. The shrinker tries the minimum,
+    /// then a binary search down to the smallest value that still fails. The default lists none.
+    fn config_numbers(&self, config: &Self::Config) -> Vec<ConfigNumber> {
+        let _ = config;
+        Vec::new()
+    }
+
+    /// `config` with its number `index` (as [`ConfigDomain::config_numbers`] lists them) set to
+    /// `value`; `None` when that config would not be valid.
+    fn with_config_number(&self, config: &Self::Config, index: usize, value: u64) -> Option<Self::Config> {
+        let _ = (config, index, value);
+        None
+    }
+}
+
+/// One number of a config the shrinker may lower (see [`ConfigDomain::config_numbers`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConfigNumber {
+    /// The field, as a path (`circuit.open_for`).
+    pub name: &'static str,
+    /// Its value (a duration in nanoseconds).
+    pub value: u64,
+    /// The smallest value its domain allows.
+    pub min: u64,
 }
 
 /// A subject whose config domain is written once, over [`Choices`]; [`ConfigDomain`] follows.
@@ -101,6 +135,27 @@ pub trait Describe: Subject + Clone + Send + 'static {
             vec![simplest]
         }
     }
+
+    /// Why `config` lies outside the description's domain, or `None` when it belongs. A description
+    /// cannot in general be run backwards, so the default finds nothing; override it with the checks
+    /// the description promises (for the reference interpreter, `Policy::validate`).
+    fn outside(&self, config: &Self::Config) -> Option<String> {
+        let _ = config;
+        None
+    }
+
+    /// The numbers of `config` the shrinker may lower ([`ConfigDomain::config_numbers`]); none by default.
+    fn numbers(&self, config: &Self::Config) -> Vec<ConfigNumber> {
+        let _ = config;
+        Vec::new()
+    }
+
+    /// `config` with number `index` set to `value` ([`ConfigDomain::with_config_number`]); `None` by
+    /// default.
+    fn with_number(&self, config: &Self::Config, index: usize, value: u64) -> Option<Self::Config> {
+        let _ = (config, index, value);
+        None
+    }
 }
 
 impl<S: Describe> ConfigDomain for S {
@@ -124,6 +179,18 @@ impl<S: Describe> ConfigDomain for S {
 
     fn simplest_config(&self) -> S::Config {
         simplest_config(self)
+    }
+
+    fn config_outside(&self, config: &S::Config) -> Option<String> {
+        self.outside(config)
+    }
+
+    fn config_numbers(&self, config: &S::Config) -> Vec<ConfigNumber> {
+        self.numbers(config)
+    }
+
+    fn with_config_number(&self, config: &S::Config, index: usize, value: u64) -> Option<S::Config> {
+        self.with_number(config, index, value)
     }
 }
 

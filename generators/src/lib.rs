@@ -95,6 +95,7 @@ pub mod coverage;
 pub mod domain;
 pub mod draw;
 pub mod fn_subject;
+pub mod membership;
 pub mod reference;
 pub mod schedule;
 pub mod strategy;
@@ -102,8 +103,9 @@ pub mod swarm;
 
 pub use case::{arbitrary_case, case_strategy, sample_case};
 pub use choice::Choices;
-pub use domain::{simplest_config, ConfigDomain, Describe, Simplest};
+pub use domain::{simplest_config, ConfigDomain, ConfigNumber, Describe, Simplest};
 pub use fn_subject::{subject, FnSubject};
+pub use membership::{case_outside, schedule_outside, Outside};
 pub use reference::describe_policy;
 pub use schedule::{
     arbitrary_schedule, describe_schedule, sample_schedule, schedule_strategy, CALLS_MAX, GAP_MAX, LONG_RUN_MAX,

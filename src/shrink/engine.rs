@@ -7,9 +7,10 @@ use std::time::{Duration, Instant};
 use thiserror::Error;
 use timelaw_core::trace::Fnv1a;
 use timelaw_core::{Case, Limits};
-use timelaw_generators::ConfigDomain;
+use timelaw_generators::{case_outside, ConfigDomain};
 use timelaw_laws::{ids, Law, Verdict, Violation};
 
+use super::order::{shape, Shape};
 use super::passes::passes;
 use crate::eval::evaluate;
 
@@ -81,6 +82,13 @@ pub(super) struct Shrinker<'a, S: ConfigDomain + ?Sized> {
     exhausted: bool,
     stats: PassStats,
     visited: HashSet<u64>,
+    /// Digests of candidates evaluated and refused (the failure lost, or not reproduced): never run again,
+    /// so a later round of the passes costs nothing for what an earlier round already tried.
+    refused: HashSet<u64>,
+    /// The shape of `best`: no candidate may be larger (see [`super::order`]).
+    shape: Shape,
+    /// How many domain rules `best` breaks (0 for every generated case): no candidate may break more.
+    outside: usize,
 }
 
 fn digest<C: Hash>(case: &Case<C>) -> u64 {
@@ -92,25 +100,47 @@ fn digest<C: Hash>(case: &Case<C>) -> u64 {
 impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
     /// Evaluates `candidate`; keeps it as the new best when the law still fails on it, deterministically.
     pub(super) fn attempt(&mut self, candidate: Case<S::Config>) -> bool {
+        self.attempt_within(candidate, self.shape)
+    }
+
+    /// [`Shrinker::attempt`], with the candidate's shape allowed up to `shape_max` when that is larger
+    /// than the best case's (a removed timeout's cut attempts written out; see [`super::order`]).
+    pub(super) fn attempt_within(&mut self, candidate: Case<S::Config>, shape_max: Shape) -> bool {
         if candidate == self.best || self.out_of_budget() {
             return false;
         }
         // A case accepted once is never accepted again: subjects' shrink candidates may form cycles
         // (A offers B, B offers A), and this keeps the loop finite and the minimum canonical.
         let digest = digest(&candidate);
-        if self.visited.contains(&digest) {
+        if self.visited.contains(&digest) || self.refused.contains(&digest) {
+            return false;
+        }
+        if !self.admissible(&candidate, shape_max.max(self.shape)) {
             return false;
         }
         self.stats.tried += 1;
-        let Some(violation) = self.violation_on(&candidate) else { return false };
+        let Some(violation) = self.violation_on(&candidate) else {
+            self.refused.insert(digest);
+            return false;
+        };
         if self.violation_on(&candidate).as_ref() != Some(&violation) {
+            self.refused.insert(digest);
             return false; // Not deterministic: never keep it.
         }
         self.visited.insert(digest);
+        self.shape = shape(&candidate.schedule);
+        self.outside = case_outside(self.subject, &candidate).len();
         self.best = candidate;
         self.violation = violation;
         self.stats.accepted += 1;
         true
+    }
+
+    /// Whether `candidate` may replace the best case at all, before any run: its shape is no larger
+    /// (a shorter schedule beats a simpler config) and it breaks no more domain rules (a case inside the
+    /// domain never leaves it; see `timelaw_generators::membership`).
+    pub(super) fn admissible(&self, candidate: &Case<S::Config>, shape_max: Shape) -> bool {
+        shape(&candidate.schedule) <= shape_max && case_outside(self.subject, candidate).len() <= self.outside
     }
 
     /// Subject runs in one evaluation: two when the law compares a replay.
@@ -135,6 +165,11 @@ impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
     pub(super) fn best_trace(&mut self) -> timelaw_core::Trace {
         self.evaluations += 1;
         evaluate(self.subject, &self.best, self.limits, false).trace
+    }
+
+    /// The event the current violation names, if one.
+    pub(super) fn violated_at(&self) -> Option<u32> {
+        self.violation.event
     }
 
     /// The contract of the current best case.
@@ -178,7 +213,6 @@ pub fn shrink<S: ConfigDomain + ?Sized>(
         law,
         limits,
         replay,
-        best: case,
         violation,
         evaluations: if replay { 2 } else { 1 },
         budget,
@@ -186,6 +220,10 @@ pub fn shrink<S: ConfigDomain + ?Sized>(
         exhausted: false,
         stats: PassStats { name: "", tried: 0, accepted: 0 },
         visited: HashSet::new(),
+        refused: HashSet::new(),
+        shape: shape(&case.schedule),
+        outside: case_outside(subject, &case).len(),
+        best: case,
     };
     shrinker.visited.insert(digest(&shrinker.best));
     let list = passes::<S>();
