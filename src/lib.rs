@@ -146,7 +146,9 @@ pub use proptest;
 pub use timelaw_core::float::{self, float_tolerance, F32, F64};
 pub use timelaw_core::sync_loop;
 pub use timelaw_generators::draw;
-pub use timelaw_generators::{simplest_config, subject, Choices, ConfigDomain, Describe, FnSubject, Swarm};
+pub use timelaw_generators::{
+    describe_like, simplest_config, subject, Choices, ConfigDomain, Describe, FnSubject, Swarm,
+};
 /// The paused-time tokio driver (the `timelaw-tokio` crate): `run_tokio`, `TokioWorld`, `Recorder`, and
 /// tokio's `time` module.
 #[cfg(feature = "tokio")]

@@ -7,7 +7,6 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::extremes::{PlantedExtreme, EXTREMES};
 use common::minima::stated_minimum;
 use common::planted::{Planted, BUGS};
 use timelaw::core::Limits;
@@ -18,17 +17,7 @@ use timelaw::shrink::moves;
 use timelaw::Config;
 
 fn registry() -> Registry {
-    let mut registry = Registry::builtin();
-    for planted in Planted::all() {
-        registry.add(planted);
-    }
-    for planted in common::planted_clocks::ClockPlanted::all() {
-        registry.add(planted);
-    }
-    for (bug, _) in EXTREMES {
-        registry.add(PlantedExtreme(bug));
-    }
-    registry
+    common::registry::planted_registry()
 }
 
 /// Checked-in fixtures that an older shrinker pinned and that a single move of today's shrinker still

@@ -208,3 +208,66 @@ impl Choices for Simplest {
         0
     }
 }
+
+/// Gives `$subject` the domain of `$like`, another described subject with the same config type: every
+/// [`Describe`] method forwards to `$like`, so sampling, the proptest strategy, `arbitrary` decoding,
+/// shrink candidates, domain membership and shrinkable numbers are exactly `$like`'s. Meant for a
+/// variant of an existing subject, such as a deliberately broken copy of the reference interpreter.
+///
+/// ```
+/// use timelaw_core::{Abort, Contract, Policy, Subject, World};
+/// use timelaw_generators::{describe_like, reference::Reference, simplest_config};
+///
+/// /// The reference interpreter under another name (a real variant would change `run`).
+/// #[derive(Clone, Debug)]
+/// struct Variant;
+/// impl Subject for Variant {
+///     type Config = Policy;
+///     fn name(&self) -> &str {
+///         "variant"
+///     }
+///     fn contract(&self, policy: &Policy) -> Contract {
+///         Reference.contract(policy)
+///     }
+///     fn run(&self, policy: &Policy, world: &mut World<'_>) -> Result<(), Abort> {
+///         Reference.run(policy, world)
+///     }
+/// }
+/// describe_like!(Variant => Reference);
+///
+/// assert_eq!(simplest_config(&Variant), simplest_config(&Reference));
+/// ```
+#[macro_export]
+macro_rules! describe_like {
+    ($subject:ty => $like:expr) => {
+        impl $crate::Describe for $subject {
+            fn describe<C: $crate::Choices + ?Sized>(
+                &self,
+                c: &mut C,
+                swarm: &$crate::Swarm,
+            ) -> <Self as $crate::__Subject>::Config {
+                $crate::Describe::describe(&$like, c, swarm)
+            }
+            fn simpler(
+                &self,
+                config: &<Self as $crate::__Subject>::Config,
+            ) -> Vec<<Self as $crate::__Subject>::Config> {
+                $crate::Describe::simpler(&$like, config)
+            }
+            fn outside(&self, config: &<Self as $crate::__Subject>::Config) -> Option<String> {
+                $crate::Describe::outside(&$like, config)
+            }
+            fn numbers(&self, config: &<Self as $crate::__Subject>::Config) -> Vec<$crate::ConfigNumber> {
+                $crate::Describe::numbers(&$like, config)
+            }
+            fn with_number(
+                &self,
+                config: &<Self as $crate::__Subject>::Config,
+                index: usize,
+                value: u64,
+            ) -> Option<<Self as $crate::__Subject>::Config> {
+                $crate::Describe::with_number(&$like, config, index, value)
+            }
+        }
+    };
+}

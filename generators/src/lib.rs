@@ -113,3 +113,5 @@ pub use schedule::{
 };
 pub use strategy::{choice_strategy, ChoiceTree, Tape};
 pub use swarm::{swarm_for, OutcomeMix, Swarm, SWARM_BATCH_CASES};
+#[doc(hidden)]
+pub use timelaw_core::Subject as __Subject;

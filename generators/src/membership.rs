@@ -8,7 +8,9 @@
 //! The schedule belongs to the domain of [`describe_schedule`](crate::describe_schedule) for the
 //! config's contract when:
 //! 1. it has at least one call and at most [`CALLS_MAX`];
-//! 2. the first call has no gap before it, and each call has at most [`STEPS_PER_CALL_MAX`] steps;
+//! 2. each call has at most [`STEPS_PER_CALL_MAX`] steps (the description starts the first call at once, but a
+//!    first call that waits is in the domain: when a case starts matters to subjects whose timers round
+//!    to a grid, and hand-written or older cases start later);
 //! 3. a step repeats at most `max_attempts + 1` times (at most [`LONG_RUN_MAX`]);
 //! 4. a step hangs, or takes a duration near the end of time ([`NEAR_MAX_SPAN`]), only where something
 //!    can cut the attempt: the contract has an attempt timeout, or the call a cancellation delay.
@@ -45,9 +47,6 @@ pub enum Outside {
         /// Its steps.
         steps: usize,
     },
-    /// The first call waits before it starts (the description draws no gap before the first call:
-    /// a case starts with its first call).
-    FirstGap,
     /// A step repeats more often than the domain's long runs do.
     Repeat {
         /// The call (from 0).
@@ -75,9 +74,6 @@ impl fmt::Display for Outside {
             Outside::CallCount { calls } => write!(f, "{calls} calls (the domain has 1 to {CALLS_MAX})"),
             Outside::StepCount { call, steps } => {
                 write!(f, "call {call} has {steps} steps (the domain has at most {STEPS_PER_CALL_MAX})")
-            }
-            Outside::FirstGap => {
-                write!(f, "the first call has a gap before it (the domain starts with the first call)")
             }
             Outside::Repeat { call, step, count, max } => {
                 write!(f, "call {call} step {step} repeats {count} times (the domain repeats at most {max})")
@@ -117,9 +113,6 @@ pub fn schedule_outside(schedule: &Schedule, contract: &Contract) -> Vec<Outside
     let calls = schedule.calls.len();
     if calls == 0 || calls as u64 > CALLS_MAX {
         outside.push(Outside::CallCount { calls });
-    }
-    if schedule.calls.first().is_some_and(|call| !call.gap_before.is_zero()) {
-        outside.push(Outside::FirstGap);
     }
     let repeat_max = contract.max_attempts.map_or(LONG_RUN_MAX, |max| (u64::from(max) + 1).min(LONG_RUN_MAX));
     let near_max = VDuration::MAX.saturating_sub(NEAR_MAX_SPAN);
@@ -174,11 +167,7 @@ mod tests {
         check(forever, Contract::default(), &["call 0 step 0 hangs (or takes nearly forever) but nothing can cut it (no attempt timeout, no cancellation)"]);
         check(Schedule::new(vec![]), Contract::default(), &["0 calls (the domain has 1 to 8)"]);
         let waits = Schedule::new(vec![CallScript { gap_before: VDuration::from_nanos(1), ..CallScript::new(vec![]) }]);
-        check(
-            waits,
-            Contract::default(),
-            &["the first call has a gap before it (the domain starts with the first call)"],
-        );
+        check(waits, Contract::default(), &[]);
         check(
             Schedule::new(vec![CallScript::new(vec![]); 9]),
             Contract::default(),

@@ -5,3 +5,4 @@ pub mod minima;
 pub mod planted;
 pub mod planted_clocks;
 pub mod planted_refusal;
+pub mod registry;

@@ -2,14 +2,11 @@
 //! that refuses too much or interrupts in the wrong order. Test code only: users never see these subjects.
 #![allow(dead_code)]
 
-use arbitrary::Unstructured;
-use proptest::strategy::BoxedStrategy;
 use timelaw::core::reference::{next_delay, Breaker, Policy, Reference};
 use timelaw::core::{
-    Abort, AttemptResult, CallInfo, CallResult, Contract, ErrorKind, Outcome, Rejection, SplitMix64, Subject, TieRule,
-    VInstant, Wake, World,
+    Abort, AttemptResult, CallInfo, CallResult, Contract, ErrorKind, Outcome, Rejection, Subject, TieRule, VInstant,
+    Wake, World,
 };
-use timelaw::generators::{ConfigDomain, Swarm};
 
 /// The defect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,17 +148,4 @@ impl RefusalPlanted {
     }
 }
 
-impl ConfigDomain for RefusalPlanted {
-    fn sample_config(&self, rng: &mut SplitMix64, swarm: &Swarm) -> Policy {
-        Reference.sample_config(rng, swarm)
-    }
-    fn config_strategy(&self) -> BoxedStrategy<Policy> {
-        Reference.config_strategy()
-    }
-    fn arbitrary_config(&self, bytes: &mut Unstructured<'_>) -> Policy {
-        Reference.arbitrary_config(bytes)
-    }
-    fn shrink_config(&self, config: &Policy) -> Vec<Policy> {
-        Reference.shrink_config(config)
-    }
-}
+timelaw::describe_like!(RefusalPlanted => Reference);
