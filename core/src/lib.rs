@@ -73,4 +73,6 @@ pub use trace::{
     first_action_difference, CallResult, CircuitState, Diagnostic, ErrorKind, Event, EventKind, Rejection, Trace,
     TraceEnd, TRACE_CAPACITY,
 };
-pub use world::{Abort, AttemptResult, CallInfo, LimitKind, Limits, Misuse, PendingAttempt, Wake, World};
+pub use world::{
+    Abort, AttemptResult, CallInfo, LimitKind, Limits, Misuse, PendingAttempt, Wake, World, EVENTS_PER_ATTEMPT_MAX,
+};

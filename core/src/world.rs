@@ -50,7 +50,8 @@ use crate::trace::{CallResult, CircuitState, Diagnostic, EventKind, Rejection, T
 /// The defaults are generous on purpose: a rate limiter loop may wait thousands of times in one call (5
 /// tokens admitted after 5,010 short waits), so a correct subject stays far below them, and the
 /// `terminates` law reports a run stopped at a default count limit as not terminating. A run stopped at
-/// a lower limit set for the run is inconclusive.
+/// a lower limit set for the run is inconclusive. A count limit reached while the subject is still
+/// consuming a long scripted run is a cut ([`Abort::LongRunCut`]), never blamed on the subject.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Limits {
     /// Events recorded (default 65,536).
@@ -102,16 +103,26 @@ pub enum LimitKind {
 
 /// "stopped at the step limit (1024 sleeps)", or "stopped at the virtual time limit (100 years)".
 fn describe_limit(kind: LimitKind, limit: u64) -> String {
-    let unit = match kind {
+    if kind == LimitKind::VirtualTime {
+        return format!("stopped at the virtual time limit ({})", VDuration::from_nanos(limit));
+    }
+    format!("stopped at the step limit ({limit} {})", limit_unit(kind))
+}
+
+/// The unit of a limit's value: "events", "attempts", "sleeps", or "ns" for virtual time.
+fn limit_unit(kind: LimitKind) -> &'static str {
+    match kind {
         LimitKind::Events => "events",
         LimitKind::Attempts => "attempts",
         LimitKind::Sleeps => "sleeps",
-        LimitKind::VirtualTime => {
-            return format!("stopped at the virtual time limit ({})", VDuration::from_nanos(limit))
-        }
-    };
-    format!("stopped at the step limit ({limit} {unit})")
+        LimitKind::VirtualTime => "ns",
+    }
 }
+
+/// The most events per attempt a subject may record and still count as working through a long scripted
+/// run when a count limit stops it ([`Abort::LongRunCut`]): an attempt's start and end, a sleep, a
+/// notification, a rejection, a circuit transition and room to spare. More is an event explosion.
+pub const EVENTS_PER_ATTEMPT_MAX: u64 = 8;
 
 /// A use of the World out of its life cycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Error)]
@@ -148,6 +159,19 @@ pub enum Abort {
     #[error("{}", describe_limit(*kind, *limit))]
     StepLimit {
         /// Which limit.
+        kind: LimitKind,
+        /// Its value.
+        limit: u64,
+    },
+    /// A count limit ([`LimitKind::Attempts`], [`LimitKind::Sleeps`] or [`LimitKind::Events`]) was
+    /// reached while the subject was still working through a long scripted run: the current call had
+    /// scripted dispatches left, and the subject made at most one sleep per attempt and at most
+    /// [`EVENTS_PER_ATTEMPT_MAX`] events per attempt. Like the virtual time limit, this is a cut of a
+    /// subject that makes progress, not a loop: safety laws are judged on the prefix, liveness laws are
+    /// inconclusive. A count limit reached any other way stays [`Abort::StepLimit`].
+    #[error("cut at the step limit ({limit} {}) inside a long scripted run", limit_unit(*kind))]
+    LongRunCut {
+        /// Which count limit.
         kind: LimitKind,
         /// Its value.
         limit: u64,
@@ -692,8 +716,29 @@ impl<'s> World<'s> {
         Ok(())
     }
 
+    /// The abort for reaching the `kind` limit: a [`Abort::LongRunCut`] when the subject is still working
+    /// through a long scripted run (see there), else [`Abort::StepLimit`].
     fn limit(&self, kind: LimitKind) -> Abort {
-        Abort::StepLimit { kind, limit: self.limits.get(kind) }
+        let limit = self.limits.get(kind);
+        if kind != LimitKind::VirtualTime && self.inside_scripted_run() {
+            return Abort::LongRunCut { kind, limit };
+        }
+        Abort::StepLimit { kind, limit }
+    }
+
+    /// `true` while the current call still has scripted dispatches left and the subject spends at most one
+    /// sleep and [`EVENTS_PER_ATTEMPT_MAX`] events per attempt (plus one of each per call): it makes
+    /// progress by consuming the script. Only asked when a count limit is reached.
+    #[cold]
+    fn inside_scripted_run(&self) -> bool {
+        let Some(call) = self.call else { return false };
+        let Some(script) = self.schedule.calls.get(call.index as usize) else { return false };
+        let attempts = u64::from(self.attempts_total);
+        let calls = u64::from(self.next_call);
+        let events = self.trace.events.len() as u64;
+        u64::from(call.attempts) < script.dispatches_scripted()
+            && u64::from(self.sleeps_total) <= attempts + calls
+            && events <= EVENTS_PER_ATTEMPT_MAX.saturating_mul(attempts + calls)
     }
 
     fn record(&mut self, kind: EventKind, attempt: u32) -> Result<(), Abort> {

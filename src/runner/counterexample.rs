@@ -88,6 +88,9 @@ pub struct RunOutput<C> {
     /// How many cases the World cut at its virtual time limit: their safety laws were judged on the
     /// prefix, their liveness laws are inconclusive, and the cut alone is never a violation.
     pub time_limit_cuts: u64,
+    /// How many cases the World cut at a count limit (attempts, sleeps, events) while the subject was still
+    /// working through a long scripted run: judged like time-limit cuts.
+    pub long_run_cuts: u64,
     /// What the run did to the fixture store: a write error, recovered files, findings already pinned.
     pub store: StoreNotes,
     /// Wall-clock time of the whole run, search and shrinking (measured around the run, never read on
@@ -153,7 +156,7 @@ pub fn resolve<S: ConfigDomain + ?Sized>(
     progress: &dyn Progress,
     finds: Finds<'_, S>,
 ) -> RunOutput<S::Config> {
-    let Tally { counts, found, inconclusive, coverage, time_limit_cuts, .. } = tally;
+    let Tally { counts, found, inconclusive, coverage, time_limit_cuts, long_run_cuts, .. } = tally;
     let to_shrink = found.iter().map(|list| list.len() as u64).sum();
     if to_shrink > 0 {
         progress.start("shrinking", to_shrink);
@@ -182,6 +185,7 @@ pub fn resolve<S: ConfigDomain + ?Sized>(
         laws: outcomes,
         coverage,
         time_limit_cuts,
+        long_run_cuts,
         store,
         wall_time,
     }

@@ -91,6 +91,8 @@ fn judge_case<S: ConfigDomain + ?Sized>(
     }
     if evaluation.cut_at_time_limit() {
         tally.time_limit_cuts = tally.time_limit_cuts.saturating_add(1);
+    } else if evaluation.trace.end.is_long_run_cut() {
+        tally.long_run_cuts = tally.long_run_cuts.saturating_add(1);
     }
     let observation = evaluation.observation(&case);
     for (law_index, law) in laws.iter().enumerate() {

@@ -118,6 +118,8 @@ fn never_panics(observation: &Observation<'_>) -> Verdict {
 ///     `max_attempts * calls` the contract promises;
 ///   - a run stopped at a lower count limit set for the run, or at the virtual time limit (long sleeps
 ///     are not a loop), is inconclusive, and so are the liveness laws on its truncated trace;
+///   - a run cut at a count limit while the subject was still consuming a long scripted run
+///     ([`Abort::LongRunCut`]) is inconclusive, like the time-limit cut;
 ///   - a run stopped for another reason (exhausted scripted randomness, a misuse of the World, an invalid
 ///     config) is inconclusive.
 /// - Violated at the last event.
