@@ -47,6 +47,7 @@ pub mod clock_faults;
 pub mod contract;
 pub mod exec;
 pub mod float;
+pub mod heartbeat;
 pub mod promise;
 pub mod reference;
 pub mod rng;
@@ -63,6 +64,7 @@ pub use clock::{ClockContract, ClockKind, ClockReads, OnFailedRead, ReadFailed, 
 pub use clock_faults::{ClockFaults, FailFrom, JumpAt, ReadFailure, WallJump};
 pub use contract::{BackoffShape, BudgetContract, CircuitContract, Contract, JitterBounds, RetryOn, TieRule};
 pub use float::{F32, F64};
+pub use heartbeat::Heartbeat;
 pub use promise::{FloatFactor, Promised, Tolerance};
 pub use rng::{mix, Randomness, RandomnessError, Scripted, SplitMix64};
 pub use run::{execute, execute_with, panic_message};

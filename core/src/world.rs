@@ -38,6 +38,7 @@ use thiserror::Error;
 use crate::clock::{ClockKind, ReadFailed, WallInstant};
 use crate::clock_faults::ClockState;
 use crate::contract::TieRule;
+use crate::heartbeat::Heartbeat;
 use crate::rng::{Randomness, RandomnessError, SplitMix64};
 use crate::schedule::{Outcome, Schedule, Step};
 use crate::time::{VDuration, VInstant};
@@ -184,6 +185,15 @@ pub enum Abort {
         /// The attempt, from 1.
         attempt: u32,
     },
+    /// A watchdog saw the subject make no World call for `timeout_ms` milliseconds of wall time and gave
+    /// up on the run (see [`crate::heartbeat`]): a subject looping in pure code. The World never returns
+    /// this itself; the trace of such a run holds no events (the run's own events stayed with the
+    /// abandoned thread).
+    #[error("no progress for {timeout_ms} ms")]
+    NoProgress {
+        /// The watchdog's limit.
+        timeout_ms: u64,
+    },
     /// Scripted randomness failed.
     #[error("randomness: {0}")]
     Randomness(RandomnessError),
@@ -260,6 +270,7 @@ pub struct World<'s> {
     attempts_total: u32,
     sleeps_total: u32,
     clocks: ClockState,
+    heartbeat: Option<&'s Heartbeat>,
 }
 
 impl<'s> World<'s> {
@@ -277,7 +288,14 @@ impl<'s> World<'s> {
             attempts_total: 0,
             sleeps_total: 0,
             clocks: ClockState::new(&schedule.clock),
+            heartbeat: None,
         }
+    }
+    /// Counts every World call on `heartbeat` for a watchdog (see [`crate::heartbeat`]); once the
+    /// heartbeat is abandoned, the next World call parks the thread for good.
+    pub fn with_heartbeat(mut self, heartbeat: &'s Heartbeat) -> World<'s> {
+        self.heartbeat = Some(heartbeat);
+        self
     }
     /// Replaces the limits.
     pub fn with_limits(mut self, limits: Limits) -> World<'s> {
@@ -662,6 +680,7 @@ impl<'s> World<'s> {
     /// # Errors
     /// [`Abort::Randomness`] when a scripted source fails.
     pub fn random_u64(&mut self) -> Result<u64, Abort> {
+        self.beat();
         self.rng.next_u64().map_err(Abort::Randomness)
     }
 
@@ -674,6 +693,7 @@ impl<'s> World<'s> {
         if low > high {
             return Err(Abort::Misuse(Misuse::ReversedBounds { low, high }));
         }
+        self.beat();
         self.rng.between_inclusive(low, high).map_err(Abort::Randomness)
     }
 
@@ -710,6 +730,7 @@ impl<'s> World<'s> {
     }
 
     fn check_usable(&self) -> Result<(), Abort> {
+        self.beat();
         if self.finished {
             return Err(Abort::Misuse(Misuse::Finished));
         }
@@ -741,7 +762,16 @@ impl<'s> World<'s> {
             && events <= EVENTS_PER_ATTEMPT_MAX.saturating_mul(attempts + calls)
     }
 
+    /// Counts a World call on the heartbeat, if any (parks the thread when the run was abandoned).
+    #[inline]
+    fn beat(&self) {
+        if let Some(heartbeat) = self.heartbeat {
+            heartbeat.beat();
+        }
+    }
+
     fn record(&mut self, kind: EventKind, attempt: u32) -> Result<(), Abort> {
+        self.beat();
         if self.trace.events.len() >= self.limits.events_max as usize {
             return Err(self.limit(LimitKind::Events));
         }

@@ -7,6 +7,7 @@ mod progress;
 mod search;
 mod summary;
 mod tally;
+mod watched;
 
 use std::path::PathBuf;
 
@@ -111,6 +112,12 @@ impl<'a, S: ConfigDomain> Check<'a, S> {
     /// randomness cannot be seeded). See [`Config::replay_every`].
     pub fn replay_every(self, every: u64) -> Self {
         self.edit(move |config| config.replay_every = every)
+    }
+    /// The per-case watchdog in milliseconds of wall time (0 turns it off; see
+    /// [`Config::case_timeout_ms`]): a case whose subject makes no World call for that long violates
+    /// `terminates` with "no progress for N ms", and the run goes on without the thread it hangs.
+    pub fn case_timeout_ms(self, timeout_ms: u64) -> Self {
+        self.edit(move |config| config.case_timeout_ms = timeout_ms)
     }
     /// Whether the `TIMELAW_*` environment variables apply (default `true`). With `false` the run
     /// starts from [`Config::default`], so the environment cannot change it.

@@ -111,7 +111,8 @@ fn never_panics(observation: &Observation<'_>) -> Verdict {
 /// - Compares: how the run ended ([`TraceEnd`]) with the contract and the documented, generous default
 ///   [`Limits`]:
 ///   - a hang ([`Abort::Hung`]: an attempt with neither an end, a timeout nor a cancellation) is a
-///     violation: the subject makes no progress;
+///     violation: the subject makes no progress; so is a run the watchdog gave up on
+///     ([`Abort::NoProgress`]: "no progress for N ms", no World call for that long);
 ///   - a run stopped at a count limit ("stopped at the step limit (N sleeps)") is a violation when the
 ///     limit is at least the documented default (no correct subject needs that many; a subject that
 ///     does can raise `TIMELAW_*_MAX`), or when it is the attempt limit and at least the
@@ -136,7 +137,7 @@ pub const TERMINATES: Law = Law {
 
 fn terminates(observation: &Observation<'_>) -> Verdict {
     match &observation.trace.end {
-        TraceEnd::Aborted(abort @ Abort::Hung { .. }) => {
+        TraceEnd::Aborted(abort @ (Abort::Hung { .. } | Abort::NoProgress { .. })) => {
             Verdict::violated_with(last_index(observation.trace), abort.to_string())
         }
         TraceEnd::Aborted(abort @ Abort::StepLimit { kind, limit }) => match judge_limit(observation, *kind, *limit) {
