@@ -53,27 +53,37 @@ where
     unsafe { std::thread::Builder::new().name(name).spawn_unchecked(work) }
 }
 
-/// Tracks one watched thread: the last heartbeat and case it showed, and since when.
+/// Tracks one watched thread: the last heartbeat and case it showed, and how long it has shown them.
+///
+/// Stall time is summed over the watchdog's own looks, each look counting at most two poll intervals:
+/// when the machine is so loaded that the watchdog itself did not run for a while, the worker probably
+/// did not either, and that time is not blamed on the subject.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Watch {
     beats: u64,
     case: u64,
-    since: Instant,
+    stalled: Duration,
+    looked: Instant,
+    look_max: Duration,
 }
 
 impl Watch {
-    /// A watch starting now.
-    pub(crate) fn new(beats: u64, case: u64) -> Watch {
-        Watch { beats, case, since: Instant::now() }
+    /// A watch starting now, for a watchdog that looks every `poll`.
+    pub(crate) fn new(beats: u64, case: u64, poll: Duration) -> Watch {
+        Watch { beats, case, stalled: Duration::ZERO, looked: Instant::now(), look_max: poll.saturating_mul(2) }
     }
 
     /// How long the thread has shown `beats` on `case` (zero when either changed: progress).
     pub(crate) fn stalled_for(&mut self, beats: u64, case: u64) -> Duration {
         let now = Instant::now();
+        let look = now.saturating_duration_since(self.looked).min(self.look_max);
+        self.looked = now;
         if beats != self.beats || case != self.case {
-            *self = Watch { beats, case, since: now };
+            (self.beats, self.case, self.stalled) = (beats, case, Duration::ZERO);
+        } else {
+            self.stalled = self.stalled.saturating_add(look);
         }
-        now.saturating_duration_since(self.since)
+        self.stalled
     }
 }
 
@@ -109,7 +119,7 @@ pub fn evaluate_bounded<S: Subject + ?Sized>(
     });
     let Ok(handle) = spawned else { return evaluate(subject, case, limits, replay) };
     let timeout = Duration::from_millis(timeout_ms);
-    let mut watch = Watch::new(heartbeat.beats(), 0);
+    let mut watch = Watch::new(heartbeat.beats(), 0, poll_interval(timeout));
     loop {
         match receiver.recv_timeout(poll_interval(timeout)) {
             Ok(evaluation) => {

@@ -6,100 +6,45 @@
 
 use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
-use timelaw::core::{Abort, AttemptResult, CallResult, Contract, ErrorKind, Outcome, Subject, VDuration, World};
-use timelaw::generators::{Choices, Describe, Swarm};
+mod common;
+
+use common::hangs::{Spin, SpinConfig};
 use timelaw::laws::Catalogue;
 use timelaw::runner::{run, RunOutput, Silent};
+use timelaw::config::Shard;
 use timelaw::Config;
 
 /// The case timeout of these tests.
 const TIMEOUT_MS: u64 = 200;
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SpinConfig {
-    max_attempts: u32,
-    delay: VDuration,
-}
-
-/// A retry loop that paces its delay in eighths with a busy loop in pure code; with `planted`, a delay
-/// of 1 to 7 ns makes the step zero and the loop never ends. Without it the step is at least 1 ns.
-#[derive(Clone, Copy)]
-struct Spin {
-    planted: bool,
-}
-
-impl Spin {
-    fn pace(&self, delay: VDuration) -> u64 {
-        let (total, mut waited) = (delay.as_nanos(), 0_u64);
-        let step = if self.planted { total / 8 } else { (total / 8).max(1) };
-        let mut rounds = 0_u64;
-        while waited < total {
-            waited = waited.saturating_add(step);
-            rounds = std::hint::black_box(rounds.wrapping_add(1));
-        }
-        rounds
-    }
-}
-
-impl Subject for Spin {
-    type Config = SpinConfig;
-    fn name(&self) -> &str {
-        if self.planted {
-            "planted-spins-forever"
-        } else {
-            "spin"
-        }
-    }
-    fn contract(&self, config: &SpinConfig) -> Contract {
-        Contract { max_attempts: Some(config.max_attempts), ..Contract::default() }
-    }
-    fn run(&self, config: &SpinConfig, world: &mut World<'_>) -> Result<(), Abort> {
-        world.for_each_call(|world, _| {
-            for attempt in 1..=config.max_attempts {
-                match world.dispatch()? {
-                    AttemptResult::Completed(Outcome::Ok) => return Ok(CallResult::Ok),
-                    AttemptResult::Completed(Outcome::Transient) if attempt < config.max_attempts => {}
-                    _ => return Ok(CallResult::Err(ErrorKind::Transient)),
-                }
-                // Pacing at most 8 rounds per delay (more for the huge ones is still bounded: delays
-                // are drawn below 1 s).
-                self.pace(config.delay);
-                world.sleep(config.delay)?;
-            }
-            Ok(CallResult::Err(ErrorKind::Transient))
-        })
-    }
-}
-
-impl Describe for Spin {
-    fn describe<C: Choices + ?Sized>(&self, c: &mut C, _swarm: &Swarm) -> SpinConfig {
-        let max_attempts = u32::try_from(c.between(1, 5)).unwrap_or(1); // At most 5.
-        let delay = match c.weighted(&[200, 1]) {
-            0 => VDuration::from_millis(c.between(0, 1_000)),
-            _ => VDuration::from_nanos(c.between(0, 15)),
-        };
-        SpinConfig { max_attempts, delay }
-    }
-}
-
 fn scratch(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("timelaw-hangs-{}-{name}", std::process::id()))
 }
 
-fn check_run(subject: &Spin, cases: u64, threads: usize, fixtures: Option<PathBuf>) -> RunOutput<SpinConfig> {
+fn check_run(subject: &Spin, shard: Option<Shard>, threads: usize, fixtures: Option<PathBuf>) -> RunOutput<SpinConfig> {
     let laws = Catalogue::standard();
-    let config = Config { cases, threads, seed: 7, case_timeout_ms: TIMEOUT_MS, fixtures, ..Config::default() };
+    let config =
+        Config { cases: 100_000, shard, threads, seed: 7, case_timeout_ms: TIMEOUT_MS, fixtures, ..Config::default() };
     run(subject, &laws, &config, &Silent)
+}
+
+/// The one normal run of 100,000 cases of the planted hang (shared by the tests: each hang it meets
+/// leaves a thread spinning until the test process ends), with its fixture written into a scratch
+/// folder.
+fn planted_run() -> &'static RunOutput<SpinConfig> {
+    static OUTPUT: std::sync::OnceLock<RunOutput<SpinConfig>> = std::sync::OnceLock::new();
+    OUTPUT.get_or_init(|| check_run(&Spin { planted: true }, None, 2, Some(scratch("found"))))
+}
+
+/// The hang the planted run kept for `terminates`.
+fn planted_hang() -> &'static timelaw::runner::Counterexample<SpinConfig> {
+    let law = planted_run().laws.iter().find(|law| law.law.id == "terminates").unwrap();
+    law.counterexamples.first().expect("the hang is found in 100,000 cases")
 }
 
 #[test]
 fn a_pure_loop_is_a_terminates_violation_and_the_run_goes_on() {
-    let dir = scratch("found");
-    let output = check_run(&Spin { planted: true }, 100_000, 2, Some(dir.clone()));
-    let law = output.laws.iter().find(|law| law.law.id == "terminates").unwrap();
-    let found = law.counterexamples.first().expect("the hang is found in 100,000 cases");
+    let (output, found) = (planted_run(), planted_hang());
     assert_eq!(found.violation.message, format!("no progress for {TIMEOUT_MS} ms"));
     assert!(found.hang);
     assert!((1..=7).contains(&found.found.config.delay.as_nanos()), "{:?}", found.found);
@@ -109,17 +54,85 @@ fn a_pure_loop_is_a_terminates_violation_and_the_run_goes_on() {
     let written = found.fixture.clone().expect("a fixture is written");
     let text = std::fs::read_to_string(&written).unwrap();
     assert!(text.contains("no progress for 200 ms"), "{text}");
-    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn terminates_of(counts: &[(&str, timelaw::reports::Counts)]) -> u64 {
+    counts.iter().find(|(id, _)| *id == "terminates").map(|(_, counts)| counts.violated).unwrap()
 }
 
 #[test]
 fn the_same_seed_gives_the_same_verdicts_on_every_case_that_does_not_hang() {
-    let counts = |planted, threads| {
-        let output = check_run(&Spin { planted }, 3_000, threads, None);
-        output.laws.iter().map(|law| (law.law.id, law.counts.clone())).collect::<Vec<_>>()
+    // The thousand cases around the hang the planted run found (shard 1/100 is cases 0..1000).
+    let index = u32::try_from(planted_hang().case_index / 1_000).unwrap();
+    let shard = Some(Shard { index: index + 1, count: 100 });
+    let run_counts = |planted, threads| {
+        let output = check_run(&Spin { planted }, shard, threads, None);
+        let counts: Vec<_> = output.laws.iter().map(|law| (law.law.id, law.counts.clone())).collect();
+        (counts, output.abandoned_threads)
     };
-    // The planted subject hangs only on delays of 1 to 7 ns; with seed 7 and 3,000 cases none is drawn,
-    // so its verdicts equal the correct subject's, and they do not depend on the thread count.
-    assert_eq!(counts(true, 1), counts(false, 1));
-    assert_eq!(counts(true, 3), counts(false, 1));
+    let (one, hung_one) = run_counts(true, 1);
+    let (three, hung_three) = run_counts(true, 3);
+    assert_eq!((&one, hung_one), (&three, hung_three), "the same verdicts on 1 and 3 threads");
+    assert!(hung_one > 0, "the shard holds the hang");
+    // Against the correct subject, only the hung cases differ: each is a `terminates` violation.
+    let (correct, hung_correct) = run_counts(false, 2);
+    assert_eq!(hung_correct, 0);
+    assert_eq!(terminates_of(&one), terminates_of(&correct) + hung_one);
+}
+
+/// The planted hang's fixture, checked in under tests/fixtures/planted/ as a `known_violation` and
+/// replayed by tests/replay.rs (under the watchdog's default 2,000 ms there). `TIMELAW_BLESS=1`
+/// rewrites it.
+#[test]
+fn the_hang_is_pinned_as_a_known_violation() {
+    let bless = common::bless::bless();
+    let found = planted_hang();
+    // The case as found: a hang is neither re-run nor shrunk in-process.
+    assert_eq!(found.shrunk, found.found);
+    assert_eq!(found.shrink_evaluations, 0);
+    let written = found.fixture.clone().expect("a fixture is written");
+    let mut fixture: timelaw::fixture::Fixture<SpinConfig> =
+        serde_json::from_str(&std::fs::read_to_string(&written).unwrap()).unwrap();
+    assert!(!fixture.provenance.shrunk);
+    fixture.status = timelaw::fixture::Status::KnownViolation;
+    fixture.note = Some("planted hang: the subject spins in pure code on delays of 1 to 7 ns".to_owned());
+    let expected_text = format!("{}\n", serde_json::to_string_pretty(&fixture).unwrap());
+    let target = std::path::Path::new("tests/fixtures/planted").join(written.file_name().unwrap());
+    if bless {
+        std::fs::write(&target, &expected_text).unwrap();
+    }
+    let checked_in = std::fs::read_to_string(&target).unwrap_or_default();
+    assert_eq!(checked_in, expected_text, "{} is stale; rerun with TIMELAW_BLESS=1", target.display());
+}
+
+/// A libFuzzer `-timeout` artifact (`timeout-<sha>`) imports like a crash: the watchdog bounds the run,
+/// and the fixture pins "no progress for N ms".
+#[test]
+fn a_libfuzzer_timeout_artifact_imports_like_a_crash() {
+    let subject = Spin { planted: true };
+    let mut rng = timelaw::core::SplitMix64::new(13);
+    let bytes = (0..100_000)
+        .map(|_| (0..64).map(|_| rng.next_u64() as u8).collect::<Vec<u8>>()) // the low byte: truncation meant
+        .find(|bytes| {
+            let case = timelaw::generators::arbitrary_case(&subject, bytes);
+            let first = case.schedule.calls.first().filter(|call| call.cancel_after.is_none());
+            let first = first.map(|call| call.step(1).outcome);
+            let delay_ns = case.config.delay.as_nanos();
+            case.config.max_attempts >= 2 && first == Some(timelaw::core::Outcome::Transient) && (1..=7).contains(&delay_ns)
+        })
+        .expect("a byte string that decodes to a hanging case");
+    let dir = scratch("timeout-artifact");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let artifact = dir.join("timeout-5bd1e1a2c0ffee00");
+    std::fs::write(&artifact, &bytes).unwrap();
+    let registry = timelaw::Registry::new().with(subject);
+    let dyn_subject = registry.get("planted-spins-forever").unwrap();
+    let config = Config { case_timeout_ms: TIMEOUT_MS, ..Config::default() };
+    let placed = dyn_subject.import_crash(&Catalogue::standard(), &artifact, &dir, &config).unwrap();
+    let text = std::fs::read_to_string(placed.path()).unwrap();
+    assert!(text.contains("\"law\": \"terminates\""), "{text}");
+    assert!(text.contains("no progress for 200 ms"), "{text}");
+    assert!(text.contains("\"source\": \"fuzz\""), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -16,5 +16,7 @@ fn main() {
     for (bug, _) in EXTREMES {
         registry.add(PlantedExtreme(bug));
     }
+    // A planted hang: its replay is bounded by the watchdog (TIMELAW_CASE_TIMEOUT_MS).
+    registry.add(common::hangs::Spin { planted: true });
     timelaw::replay::main(registry, &["tests/fixtures"]);
 }

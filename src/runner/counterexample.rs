@@ -221,7 +221,7 @@ fn shrink_all<S: ConfigDomain + ?Sized>(
             let provenance = provenance(config, example.case_index, shrunk, example.shrink_evaluations);
             let mut fixture = if example.hang {
                 let evaluation = hung(subject, &example.shrunk, config.case_timeout_ms);
-                fixture_of(subject, law, &example.shrunk, provenance, &evaluation)
+                build_fixture_from(subject, law, &example.shrunk, provenance, &evaluation)
             } else {
                 build_fixture(subject, law, config, &example.shrunk, provenance)
             };
@@ -319,11 +319,11 @@ pub fn build_fixture<S: ConfigDomain + ?Sized>(
 ) -> Fixture<S::Config> {
     let replay = law.id == timelaw_laws::ids::DETERMINISTIC_REPLAY;
     let evaluation = evaluate_bounded(subject, case, config.limits, replay, config.case_timeout_ms);
-    fixture_of(subject, law, case, provenance, &evaluation)
+    build_fixture_from(subject, law, case, provenance, &evaluation)
 }
 
 /// A regression fixture for `case` from its `evaluation` (no run).
-pub(super) fn fixture_of<S: ConfigDomain + ?Sized>(
+pub fn build_fixture_from<S: ConfigDomain + ?Sized>(
     subject: &S,
     law: &Law,
     case: &Case<S::Config>,

@@ -9,12 +9,14 @@ mod summary;
 mod tally;
 mod watched;
 
+pub use watched::ABANDONED_MAX;
+
 use std::path::PathBuf;
 
 use timelaw_generators::ConfigDomain;
 use timelaw_laws::{Catalogue, LawError};
 
-pub use counterexample::{build_fixture, Counterexample, LawOutcome, RunOutput};
+pub use counterexample::{build_fixture, build_fixture_from, Counterexample, LawOutcome, RunOutput};
 pub use persist::{Finds, StoreNotes};
 pub use progress::{Progress, Silent};
 pub use search::{check_case, search, search_saving, COVERAGE_EVERY, PROGRESS_CASES};

@@ -16,7 +16,7 @@ use timelaw_core::Case;
 use timelaw_generators::ConfigDomain;
 use timelaw_laws::Law;
 
-use super::counterexample::{build_fixture, fixture_of, provenance};
+use super::counterexample::{build_fixture, build_fixture_from, provenance};
 use crate::eval::Evaluation;
 use crate::config::Config;
 use crate::fixture::{self, FixtureError, Pending, Placed};
@@ -131,7 +131,7 @@ impl<'a, S: ConfigDomain + ?Sized> Finds<'a, S> {
         }
         let provenance = provenance(self.config, case_index, false, 0);
         let fixture = match evaluation {
-            Some(evaluation) => fixture_of(self.subject, law, case, provenance, evaluation),
+            Some(evaluation) => build_fixture_from(self.subject, law, case, provenance, evaluation),
             None => build_fixture(self.subject, law, self.config, case, provenance),
         };
         match pending.save(&fixture) {

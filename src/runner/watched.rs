@@ -25,6 +25,10 @@ use crate::watchdog::{hung, poll_interval, spawn_abandonable, Watch};
 
 /// Case indices a worker takes at a time.
 const CHUNK_CASES: u64 = 256;
+/// After this many abandoned threads no replacement worker is started: each abandoned thread keeps
+/// spinning on a core until the process ends, and more of them would starve the run (and make the
+/// watchdog see hangs that are only starvation). The cases left are not judged (the counts show it).
+pub const ABANDONED_MAX: u64 = 16;
 /// `Slot::current` of a worker between cases.
 const IDLE: u64 = u64::MAX;
 
@@ -84,11 +88,12 @@ pub(super) fn watched_search<'s, S: ConfigDomain + ?Sized>(
     let queue = Queue { requeued: Mutex::default(), next: AtomicU64::new(first), last };
     let shared = Arc::new(Shared { subject, laws, config, progress, finds, queue });
     let (sender, receiver) = mpsc::channel();
+    let poll = poll_interval(Duration::from_millis(config.case_timeout_ms));
     let mut workers: Vec<(Arc<Slot>, Watch)> = Vec::new();
     let mut handles = Vec::new();
     for _ in 0..rayon::current_num_threads().max(1) {
         let (slot, handle) = start_worker(&shared, sender.clone());
-        workers.push((slot, Watch::new(0, IDLE)));
+        workers.push((slot, Watch::new(0, IDLE, poll)));
         handles.extend(handle);
     }
     let keep = config.violations_per_law();
@@ -96,7 +101,7 @@ pub(super) fn watched_search<'s, S: ConfigDomain + ?Sized>(
     let timeout = Duration::from_millis(config.case_timeout_ms);
     let mut live = handles.len();
     while live > 0 {
-        match receiver.recv_timeout(poll_interval(timeout)) {
+        match receiver.recv_timeout(poll) {
             Ok(Message::Chunk(chunk)) => tally = tally.merge(chunk),
             Ok(Message::Idle) => live -= 1,
             Err(RecvTimeoutError::Timeout) => {}
@@ -116,11 +121,15 @@ pub(super) fn watched_search<'s, S: ConfigDomain + ?Sized>(
             shared.queue.requeue(current.saturating_add(1), chunk_last);
             record_hang(&shared, current, &mut tally);
             tally.abandoned_threads = tally.abandoned_threads.saturating_add(1);
+            live -= 1;
+            if tally.abandoned_threads >= ABANDONED_MAX {
+                continue; // No replacement: see ABANDONED_MAX.
+            }
             let (replacement, handle) = start_worker(&shared, sender.clone());
             *slot = replacement;
-            *watch = Watch::new(0, IDLE);
+            *watch = Watch::new(0, IDLE, poll);
             // The abandoned worker never says it is idle; its replacement will, if it started.
-            live = live - 1 + usize::from(handle.is_some());
+            live += usize::from(handle.is_some());
             handles.extend(handle);
         }
     }
