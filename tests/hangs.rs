@@ -56,6 +56,14 @@ fn a_pure_loop_is_a_terminates_violation_and_the_run_goes_on() {
     assert!(text.contains("no progress for 200 ms"), "{text}");
 }
 
+/// The canonical minimum of the planted hang: one retry after 1 ns (the smallest delay whose pacing step
+/// is zero), one instant transient failure, seed 0.
+fn minimum() -> timelaw::core::Case<SpinConfig> {
+    use timelaw::core::{Case, Outcome, Schedule, Step, VDuration};
+    let config = SpinConfig { max_attempts: 2, delay: VDuration::from_nanos(1) };
+    Case::new(config, Schedule::single(vec![Step::instant(Outcome::Transient)]), 0)
+}
+
 fn terminates_of(counts: &[(&str, timelaw::reports::Counts)]) -> u64 {
     counts.iter().find(|(id, _)| *id == "terminates").map(|(_, counts)| counts.violated).unwrap()
 }
@@ -87,13 +95,13 @@ fn the_same_seed_gives_the_same_verdicts_on_every_case_that_does_not_hang() {
 fn the_hang_is_pinned_as_a_known_violation() {
     let bless = common::bless::bless();
     let found = planted_hang();
-    // The case as found: a hang is neither re-run nor shrunk in-process.
-    assert_eq!(found.shrunk, found.found);
-    assert_eq!(found.shrink_evaluations, 0);
+    // Shrunk in child processes (this test binary, run again per candidate) to the exact minimum.
+    assert_eq!(found.shrunk, minimum());
+    assert!(found.shrink_evaluations > 0);
     let written = found.fixture.clone().expect("a fixture is written");
     let mut fixture: timelaw::fixture::Fixture<SpinConfig> =
         serde_json::from_str(&std::fs::read_to_string(&written).unwrap()).unwrap();
-    assert!(!fixture.provenance.shrunk);
+    assert!(fixture.provenance.shrunk);
     fixture.status = timelaw::fixture::Status::KnownViolation;
     fixture.note = Some("planted hang: the subject spins in pure code on delays of 1 to 7 ns".to_owned());
     let expected_text = format!("{}\n", serde_json::to_string_pretty(&fixture).unwrap());

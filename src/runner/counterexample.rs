@@ -17,7 +17,8 @@ use crate::config::Config;
 use crate::eval::Evaluation;
 use crate::watchdog::{evaluate_bounded, hung};
 use crate::fixture::{self, Fixture, Provenance, Source, Status, ABOUT, FORMAT, VERSION};
-use crate::shrink::{shrink, ShrinkBudget};
+use super::child::Launcher;
+use crate::shrink::{shrink, shrink_with, ShrinkBudget};
 use timelaw_reports::Counts;
 
 /// One shrunk counterexample.
@@ -38,8 +39,9 @@ pub struct Counterexample<C> {
     /// `Some` when a re-run of the found case on a fresh World did not violate the law the same way:
     /// a nondeterministic finding, never shrunk and never written as a fact.
     pub nondeterministic: Option<Nondeterminism>,
-    /// The watchdog saw no progress on this case ("no progress for N ms"): it was neither re-run nor
-    /// shrunk in-process, and its fixture holds the case as found.
+    /// The watchdog saw no progress on this case ("no progress for N ms"): it was never run again
+    /// in-process; it was shrunk in child processes (see `runner/child.rs`) when this executable could be
+    /// run again, else its fixture holds the case as found.
     pub hang: bool,
 }
 
@@ -162,6 +164,7 @@ pub fn resolve<S: ConfigDomain + ?Sized>(
     tally: Tally<S::Config>,
     progress: &dyn Progress,
     finds: Finds<'_, S>,
+    launcher: Option<&Launcher>,
 ) -> RunOutput<S::Config> {
     let Tally { counts, found, inconclusive, coverage, time_limit_cuts, long_run_cuts, abandoned_threads, .. } = tally;
     let to_shrink = found.iter().map(|list| list.len() as u64).sum();
@@ -175,7 +178,7 @@ pub fn resolve<S: ConfigDomain + ?Sized>(
         .zip(found)
         .zip(inconclusive)
         .map(|(((law, counts), found), inconclusive)| {
-            let counterexamples = shrink_all(subject, &law, config, found, progress, &finds);
+            let counterexamples = shrink_all(subject, &law, config, found, progress, &finds, launcher);
             LawOutcome { law, counts, counterexamples, inconclusive }
         })
         .collect();
@@ -206,10 +209,11 @@ fn shrink_all<S: ConfigDomain + ?Sized>(
     found: Vec<Found<S::Config>>,
     progress: &dyn Progress,
     finds: &Finds<'_, S>,
+    launcher: Option<&Launcher>,
 ) -> Vec<Counterexample<S::Config>> {
     let mut examples: Vec<Counterexample<S::Config>> = Vec::new();
     for entry in found {
-        let mut example = shrink_one(subject, law, config, entry, finds.failed());
+        let mut example = shrink_one(subject, law, config, entry, finds.failed(), launcher);
         progress.advance(1);
         if examples.iter().any(|known| known.shrunk == example.shrunk) {
             finds.discard(law, example.case_index);
@@ -217,7 +221,7 @@ fn shrink_all<S: ConfigDomain + ?Sized>(
         }
         if finds.writes() {
             let shrunk = example.nondeterministic.is_none();
-            let shrunk = shrunk && !example.hang;
+            let shrunk = shrunk && (!example.hang || example.shrink_evaluations > 0);
             let provenance = provenance(config, example.case_index, shrunk, example.shrink_evaluations);
             let mut fixture = if example.hang {
                 let evaluation = hung(subject, &example.shrunk, config.case_timeout_ms);
@@ -255,14 +259,20 @@ fn shrink_one<S: ConfigDomain + ?Sized>(
     config: &Config,
     found: Found<S::Config>,
     store_failed: bool,
+    launcher: Option<&Launcher>,
 ) -> Counterexample<S::Config> {
     let budget = ShrinkBudget { evals_max: config.shrink_evals_max, time_max: shrink_time(config) };
     // A hang is never run again in-process: it would hang again (and cost one more abandoned thread).
+    // It is shrunk in child processes instead, when this executable can be run again.
     let hang = is_hang(&found);
     let nondeterministic = if hang { None } else { rerun(subject, law, config, &found) };
-    let shrunk = match store_failed || hang || nondeterministic.is_some() {
-        true => None,
-        false => shrink(subject, law, found.case.clone(), budget, config.limits).ok(),
+    let shrunk = match (store_failed || nondeterministic.is_some(), hang, launcher) {
+        (true, _, _) | (false, true, None) => None,
+        (false, true, Some(launcher)) => {
+            let evaluator = |case: &Case<S::Config>, replay| launcher.evaluate(subject, case, replay, config);
+            shrink_with(subject, law, found.case.clone(), budget, config.limits, Some(&evaluator)).ok()
+        }
+        (false, false, _) => shrink(subject, law, found.case.clone(), budget, config.limits).ok(),
     };
     let (shrunk, violation, evaluations) = match shrunk {
         Some(outcome) => (outcome.case, outcome.violation, outcome.evaluations),

@@ -1,6 +1,7 @@
 //! The runner: check a subject against laws over many cases in parallel, shrink every counterexample,
 //! write fixtures.
 
+mod child;
 mod counterexample;
 mod persist;
 mod progress;
@@ -16,6 +17,7 @@ use std::path::PathBuf;
 use timelaw_generators::ConfigDomain;
 use timelaw_laws::{Catalogue, LawError};
 
+pub use child::{Launcher, ENV_CHILD};
 pub use counterexample::{build_fixture, build_fixture_from, Counterexample, LawOutcome, RunOutput};
 pub use persist::{Finds, StoreNotes};
 pub use progress::{Progress, Silent};
@@ -224,19 +226,21 @@ pub fn run<S: ConfigDomain + ?Sized>(
     config: &Config,
     progress: &dyn Progress,
 ) -> RunOutput<S::Config> {
+    child::serve_if_child(subject, config); // A child process answers its request and exits here.
     // Wall time for the summary only: read once before and once after, never on the checking path.
     let started = std::time::Instant::now();
+    let launcher = Launcher::detect(); // On the caller's thread: a test's thread is named after it.
     let pool = rayon::ThreadPoolBuilder::new().num_threads(config.threads).build();
     let work = || match Finds::open(subject, config) {
         Ok(finds) => {
             let tally = search_saving(subject, laws, config, progress, Some(&finds));
-            counterexample::resolve(subject, laws, config, tally, progress, finds)
+            counterexample::resolve(subject, laws, config, tally, progress, finds, launcher.as_ref())
         }
         Err(error) => {
             // Nothing was searched: the output carries only the error.
             let empty = Tally::new(laws.len(), config.violations_per_law());
             let finds = Finds::without_store(subject, config);
-            let mut output = counterexample::resolve(subject, laws, config, empty, progress, finds);
+            let mut output = counterexample::resolve(subject, laws, config, empty, progress, finds, None);
             output.store.error = Some(std::sync::Arc::new(error));
             output
         }

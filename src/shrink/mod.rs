@@ -21,4 +21,4 @@ mod clock_passes;
 mod engine;
 mod passes;
 
-pub use engine::{shrink, NotFailing, PassStats, ShrinkBudget, ShrinkOutcome};
+pub use engine::{shrink, shrink_with, Evaluator, NotFailing, PassStats, ShrinkBudget, ShrinkOutcome};

@@ -77,5 +77,18 @@ impl Describe for Spin {
         };
         SpinConfig { max_attempts, delay }
     }
+
+    /// Fewer attempts (1, one less) and shorter delays (zero, 1 ns, half, 1 ns less), simplest first.
+    fn simpler(&self, config: &SpinConfig) -> Vec<SpinConfig> {
+        let max = config.max_attempts;
+        let attempts = [1, max.saturating_sub(1)].into_iter().filter(|&m| m >= 1 && m < max);
+        let delay = config.delay.as_nanos();
+        let delays = [0, 1, delay / 2, delay.saturating_sub(1)].into_iter().filter(|&d| d < delay);
+        let with_attempts = attempts.map(|max_attempts| SpinConfig { max_attempts, ..config.clone() });
+        let with_delays = delays.map(|nanos| SpinConfig { delay: VDuration::from_nanos(nanos), ..config.clone() });
+        let mut out: Vec<SpinConfig> = with_attempts.chain(with_delays).collect();
+        out.dedup();
+        out
+    }
 }
 
