@@ -142,8 +142,14 @@ pub const ENV_REPLAY: &[&str] =
 
 /// The variables shrinking a fixture or importing a crash reads: the step limits, the shrink budget and
 /// `TIMELAW_BLESS`.
-pub const ENV_SHRINK: &[&str] =
-    &["TIMELAW_EVENTS_MAX", "TIMELAW_ATTEMPTS_MAX", "TIMELAW_SLEEPS_MAX", "TIMELAW_SHRINK_EVALS", "TIMELAW_BLESS", "TIMELAW_CASE_TIMEOUT_MS"];
+pub const ENV_SHRINK: &[&str] = &[
+    "TIMELAW_EVENTS_MAX",
+    "TIMELAW_ATTEMPTS_MAX",
+    "TIMELAW_SLEEPS_MAX",
+    "TIMELAW_SHRINK_EVALS",
+    "TIMELAW_BLESS",
+    "TIMELAW_CASE_TIMEOUT_MS",
+];
 
 /// A bad option value.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]

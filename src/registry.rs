@@ -7,12 +7,12 @@ use timelaw_generators::{arbitrary_case, ConfigDomain};
 use timelaw_laws::{Catalogue, Law, Verdict};
 
 use crate::config::Config;
-use crate::watchdog::evaluate_bounded;
 use crate::fixture::{self, Fixture, FixtureError, Placed, Provenance, Source, Status};
 use crate::known::{compare, KnownMatch};
 use crate::report::{mark_harness_laws, to_report};
 use crate::runner::{build_fixture, build_fixture_from, run, Progress, StoreNotes};
 use crate::shrink::{shrink, ShrinkBudget};
+use crate::watchdog::evaluate_bounded;
 use timelaw_reports::Report;
 
 /// What replaying one fixture found.

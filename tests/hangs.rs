@@ -9,9 +9,9 @@ use std::path::PathBuf;
 mod common;
 
 use common::hangs::{Spin, SpinConfig};
+use timelaw::config::Shard;
 use timelaw::laws::Catalogue;
 use timelaw::runner::{run, RunOutput, Silent};
-use timelaw::config::Shard;
 use timelaw::Config;
 
 /// The case timeout of these tests.
@@ -126,7 +126,9 @@ fn a_libfuzzer_timeout_artifact_imports_like_a_crash() {
             let first = case.schedule.calls.first().filter(|call| call.cancel_after.is_none());
             let first = first.map(|call| call.step(1).outcome);
             let delay_ns = case.config.delay.as_nanos();
-            case.config.max_attempts >= 2 && first == Some(timelaw::core::Outcome::Transient) && (1..=7).contains(&delay_ns)
+            case.config.max_attempts >= 2
+                && first == Some(timelaw::core::Outcome::Transient)
+                && (1..=7).contains(&delay_ns)
         })
         .expect("a byte string that decodes to a hanging case");
     let dir = scratch("timeout-artifact");

@@ -86,10 +86,9 @@ impl Launcher {
         let exe = std::env::current_exe().ok()?;
         let args = match std::thread::current().name() {
             // libtest runs each test on a thread named after it.
-            Some(test) if test != "main" => ["--exact", test, "--nocapture", "--test-threads", "1"]
-                .into_iter()
-                .map(OsString::from)
-                .collect(),
+            Some(test) if test != "main" => {
+                ["--exact", test, "--nocapture", "--test-threads", "1"].into_iter().map(OsString::from).collect()
+            }
             _ => std::env::args_os().skip(1).collect(),
         };
         Some(Launcher { exe, args })
@@ -115,7 +114,9 @@ impl Launcher {
         let _ = std::fs::remove_file(&request_path);
         let _ = std::fs::remove_file(answer_path(&request_path));
         match trace {
-            Some(Ok(trace)) => Evaluation { contract: subject.contract(&case.config), trace, replay: None, without_wall_jumps: None },
+            Some(Ok(trace)) => {
+                Evaluation { contract: subject.contract(&case.config), trace, replay: None, without_wall_jumps: None }
+            }
             Some(Err(())) => hung(subject, case, config.case_timeout_ms),
             None => no_answer(subject, case),
         }

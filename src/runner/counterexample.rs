@@ -10,15 +10,15 @@ use timelaw_core::Case;
 use timelaw_generators::ConfigDomain;
 use timelaw_laws::{Catalogue, Law, Verdict, Violation};
 
+use super::child::Launcher;
 use super::persist::{Finds, StoreNotes};
 use super::progress::Progress;
 use super::tally::{Found, Tally};
 use crate::config::Config;
 use crate::eval::Evaluation;
-use crate::watchdog::{evaluate_bounded, hung};
 use crate::fixture::{self, Fixture, Provenance, Source, Status, ABOUT, FORMAT, VERSION};
-use super::child::Launcher;
 use crate::shrink::{shrink, shrink_with, ShrinkBudget};
+use crate::watchdog::{evaluate_bounded, hung};
 use timelaw_reports::Counts;
 
 /// One shrunk counterexample.

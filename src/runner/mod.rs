@@ -227,7 +227,7 @@ pub fn run<S: ConfigDomain + ?Sized>(
     progress: &dyn Progress,
 ) -> RunOutput<S::Config> {
     child::serve_if_child(subject, config); // A child process answers its request and exits here.
-    // Wall time for the summary only: read once before and once after, never on the checking path.
+                                            // Wall time for the summary only: read once before and once after, never on the checking path.
     let started = std::time::Instant::now();
     let launcher = Launcher::detect(); // On the caller's thread: a test's thread is named after it.
     let pool = rayon::ThreadPoolBuilder::new().num_threads(config.threads).build();

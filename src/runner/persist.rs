@@ -17,8 +17,8 @@ use timelaw_generators::ConfigDomain;
 use timelaw_laws::Law;
 
 use super::counterexample::{build_fixture, build_fixture_from, provenance};
-use crate::eval::Evaluation;
 use crate::config::Config;
+use crate::eval::Evaluation;
 use crate::fixture::{self, FixtureError, Pending, Placed};
 
 /// What a run did to the fixture store besides writing fixtures: the first write error and the notes

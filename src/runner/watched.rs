@@ -164,7 +164,15 @@ fn work<S: ConfigDomain + ?Sized>(shared: &Shared<'_, S>, slot: &Slot, sender: &
                 break;
             }
             slot.current.store(index, Ordering::Relaxed);
-            judge_case_with(shared.subject, shared.laws, shared.config, index, &mut tally, shared.finds, Some(&slot.heartbeat));
+            judge_case_with(
+                shared.subject,
+                shared.laws,
+                shared.config,
+                index,
+                &mut tally,
+                shared.finds,
+                Some(&slot.heartbeat),
+            );
             if index % PROGRESS_CASES == PROGRESS_CASES - 1 {
                 shared.progress.advance(PROGRESS_CASES);
             }

@@ -91,4 +91,3 @@ impl Describe for Spin {
         out
     }
 }
-
