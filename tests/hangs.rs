@@ -75,7 +75,7 @@ fn the_same_seed_gives_the_same_verdicts_on_every_case_that_does_not_hang() {
     let shard = Some(Shard { index: index + 1, count: 100 });
     let run_counts = |planted, threads| {
         let output = check_run(&Spin { planted }, shard, threads, None);
-        let counts: Vec<_> = output.laws.iter().map(|law| (law.law.id, law.counts.clone())).collect();
+        let counts: Vec<_> = output.laws.iter().map(|law| (law.law.id, law.counts)).collect();
         (counts, output.abandoned_threads)
     };
     let (one, hung_one) = run_counts(true, 1);

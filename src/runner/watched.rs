@@ -62,7 +62,7 @@ struct Slot {
 }
 
 enum Message<C> {
-    Chunk(Tally<C>),
+    Chunk(Box<Tally<C>>),
     Idle,
 }
 
@@ -102,7 +102,7 @@ pub(super) fn watched_search<'s, S: ConfigDomain + ?Sized>(
     let mut live = handles.len();
     while live > 0 {
         match receiver.recv_timeout(poll) {
-            Ok(Message::Chunk(chunk)) => tally = tally.merge(chunk),
+            Ok(Message::Chunk(chunk)) => tally = tally.merge(*chunk),
             Ok(Message::Idle) => live -= 1,
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => break,
@@ -178,7 +178,7 @@ fn work<S: ConfigDomain + ?Sized>(shared: &Shared<'_, S>, slot: &Slot, sender: &
             }
         }
         slot.current.store(IDLE, Ordering::Relaxed);
-        if sender.send(Message::Chunk(tally)).is_err() {
+        if sender.send(Message::Chunk(Box::new(tally))).is_err() {
             return;
         }
     }
