@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use timelaw_core::{Abort, LimitKind, Limits, TraceEnd, VInstant};
+use timelaw_core::{Abort, EventKind, LimitKind, Limits, TraceEnd, VInstant};
 
 use super::support::last_index;
 use crate::ids;
@@ -120,7 +120,8 @@ fn never_panics(observation: &Observation<'_>) -> Verdict {
 ///   - a run stopped at a lower count limit set for the run, or at the virtual time limit (long sleeps
 ///     are not a loop), is inconclusive, and so are the liveness laws on its truncated trace;
 ///   - a run cut at a count limit while the subject was still consuming a long scripted run
-///     ([`Abort::LongRunCut`]) is inconclusive, like the time-limit cut;
+///     ([`Abort::LongRunCut`]) is inconclusive, like the time-limit cut, unless the subject had already
+///     made more attempts than `max_attempts * calls`: then it is judged like the step limit;
 ///   - a run stopped for another reason (exhausted scripted randomness, a misuse of the World, an invalid
 ///     config) is inconclusive.
 /// - Violated at the last event.
@@ -140,6 +141,15 @@ fn terminates(observation: &Observation<'_>) -> Verdict {
         TraceEnd::Aborted(abort @ (Abort::Hung { .. } | Abort::NoProgress { .. })) => {
             Verdict::violated_with(last_index(observation.trace), abort.to_string())
         }
+        // A cut inside a long scripted run is no violation, unless the subject was already past the
+        // attempts its contract allows: then it is judged like the step limit it reached.
+        TraceEnd::Aborted(Abort::LongRunCut { kind, limit }) if past_promise(observation) => {
+            let abort = Abort::StepLimit { kind: *kind, limit: *limit };
+            match judge_limit(observation, *kind, *limit) {
+                Ok(reason) => Verdict::violated_with(last_index(observation.trace), format!("{abort}: {reason}")),
+                Err(reason) => Verdict::Inconclusive(Cow::Owned(format!("{abort}: {reason}"))),
+            }
+        }
         TraceEnd::Aborted(abort @ Abort::StepLimit { kind, limit }) => match judge_limit(observation, *kind, *limit) {
             Ok(reason) => Verdict::violated_with(last_index(observation.trace), format!("{abort}: {reason}")),
             Err(reason) => Verdict::Inconclusive(Cow::Owned(format!("{abort}: {reason}"))),
@@ -147,6 +157,14 @@ fn terminates(observation: &Observation<'_>) -> Verdict {
         TraceEnd::Aborted(abort) => Verdict::Inconclusive(Cow::Owned(abort.to_string())),
         TraceEnd::Complete | TraceEnd::Panicked(_) => Verdict::Holds,
     }
+}
+
+/// Whether the run made more attempts than the contract's `max_attempts` over all its calls.
+fn past_promise(observation: &Observation<'_>) -> bool {
+    let Some(max) = observation.contract.max_attempts else { return false };
+    let promised = u64::from(max).saturating_mul(observation.schedule.calls.len() as u64);
+    let attempts = observation.trace.events.iter().filter(|event| event.kind == EventKind::AttemptStart).count();
+    attempts as u64 > promised
 }
 
 /// Whether a run stopped at the `kind` limit `limit` failed to terminate (`Ok` with the reason) or was
