@@ -131,6 +131,7 @@ pub mod report;
 pub mod runner;
 pub mod shrink;
 mod swarm_summary;
+pub mod watchdog;
 
 pub use config::{Config, ConfigError, Shard, StopAt};
 pub use registry::{DynSubject, Registry, ReplayOutcome};

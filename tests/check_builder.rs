@@ -106,5 +106,6 @@ fn summary_counts_laws_and_the_first_violation() {
         "{text}"
     );
     assert!(text.contains("\ncut at the virtual time limit: 0 cases\n"), "{text}");
-    assert_eq!(text.lines().count(), 4);
+    assert!(text.contains("\ncut at a step limit inside a long scripted run: 0 cases\n"), "{text}");
+    assert_eq!(text.lines().count(), 5);
 }

@@ -48,6 +48,7 @@ pub mod contract;
 mod contract_shapes;
 pub mod exec;
 pub mod float;
+pub mod heartbeat;
 pub mod mechanisms;
 pub mod promise;
 pub mod reference;
@@ -66,6 +67,7 @@ pub use clock::{ClockContract, ClockKind, ClockReads, OnFailedRead, ReadFailed, 
 pub use clock_faults::{ClockFaults, FailFrom, JumpAt, ReadFailure, WallJump};
 pub use contract::{BackoffShape, BudgetContract, CircuitContract, Contract, JitterBounds, RetryOn, TieRule};
 pub use float::{F32, F64};
+pub use heartbeat::Heartbeat;
 pub use mechanisms::{
     AboveCap, CircuitPolicy, CooldownTie, InterruptTie, OpenShape, RetryAfterCombine, RetryAfterPolicy, Unstated,
 };
@@ -79,4 +81,6 @@ pub use trace::{
     first_action_difference, CallResult, CircuitState, Diagnostic, ErrorKind, Event, EventKind, Rejection, Trace,
     TraceEnd, TRACE_CAPACITY,
 };
-pub use world::{Abort, AttemptResult, CallInfo, LimitKind, Limits, Misuse, PendingAttempt, Wake, World};
+pub use world::{
+    Abort, AttemptResult, CallInfo, LimitKind, Limits, Misuse, PendingAttempt, Wake, World, EVENTS_PER_ATTEMPT_MAX,
+};

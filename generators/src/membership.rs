@@ -11,7 +11,8 @@
 //! 2. each call has at most [`STEPS_PER_CALL_MAX`] steps (the description starts the first call at once, but a
 //!    first call that waits is in the domain: when a case starts matters to subjects whose timers round
 //!    to a grid, and hand-written or older cases start later);
-//! 3. a step repeats at most `max_attempts + 1` times (at most [`LONG_RUN_MAX`]);
+//! 3. a step repeats at most [`LONG_RUN_MAX`] times, whatever the contract's `max_attempts` (a limit
+//!    cuts a long run, never an input);
 //! 4. a step hangs, or takes a duration near the end of time ([`NEAR_MAX_SPAN`]), only where something
 //!    can cut the attempt: the contract has an attempt timeout, or the call a cancellation delay.
 //!
@@ -114,7 +115,7 @@ pub fn schedule_outside(schedule: &Schedule, contract: &Contract) -> Vec<Outside
     if calls == 0 || calls as u64 > CALLS_MAX {
         outside.push(Outside::CallCount { calls });
     }
-    let repeat_max = contract.max_attempts.map_or(LONG_RUN_MAX, |max| (u64::from(max) + 1).min(LONG_RUN_MAX));
+    let repeat_max = LONG_RUN_MAX;
     let near_max = VDuration::MAX.saturating_sub(NEAR_MAX_SPAN);
     for (call, script) in schedule.calls.iter().enumerate() {
         if script.steps.len() as u64 > STEPS_PER_CALL_MAX {
@@ -177,8 +178,13 @@ mod tests {
         check(long, Contract::default(), &["call 0 has 13 steps (the domain has at most 12)"]);
         let repeated = |count| Schedule::single(vec![Step::instant(Outcome::Transient).repeated(count)]);
         check(repeated(4), three, &[]);
-        check(repeated(5), three, &["call 0 step 0 repeats 5 times (the domain repeats at most 4)"]);
-        check(repeated(10_000), Contract::default(), &[]);
+        check(repeated(5), three, &[]);
+        check(repeated(100_000), three, &[]);
+        check(
+            repeated(100_001),
+            Contract::default(),
+            &["call 0 step 0 repeats 100001 times (the domain repeats at most 100000)"],
+        );
     }
 
     /// Every generated case belongs to the domain: the rules and the description agree.

@@ -12,7 +12,11 @@ use timelaw_laws::{ids, Law, Verdict, Violation};
 
 use super::order::{shape, Shape};
 use super::passes::passes;
-use crate::eval::evaluate;
+use crate::eval::{evaluate, Evaluation};
+
+/// How the shrinker runs a case when not in-process: `(case, replay)` to its evaluation. The runner
+/// passes one that runs each candidate in a child process when shrinking a hang.
+pub type Evaluator<'a, C> = &'a (dyn Fn(&Case<C>, bool) -> Evaluation + Sync);
 
 /// Limits on one shrink.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,6 +93,7 @@ pub(super) struct Shrinker<'a, S: ConfigDomain + ?Sized> {
     shape: Shape,
     /// How many domain rules `best` breaks (0 for every generated case): no candidate may break more.
     outside: usize,
+    evaluator: Option<Evaluator<'a, S::Config>>,
 }
 
 fn digest<C: Hash>(case: &Case<C>) -> u64 {
@@ -154,7 +159,7 @@ impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
 
     fn violation_on(&mut self, case: &Case<S::Config>) -> Option<Violation> {
         self.evaluations += self.runs_per_evaluation();
-        let evaluation = evaluate(self.subject, case, self.limits, self.replay);
+        let evaluation = self.run(case, self.replay);
         match evaluation.judge(self.law, case) {
             Verdict::Violated(violation) => Some(violation),
             _ => None,
@@ -164,7 +169,15 @@ impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
     /// The trace of the current best case (one more subject run, counted).
     pub(super) fn best_trace(&mut self) -> timelaw_core::Trace {
         self.evaluations += 1;
-        evaluate(self.subject, &self.best, self.limits, false).trace
+        self.run(&self.best, false).trace
+    }
+
+    /// One evaluation: through the caller's evaluator when there is one, else in-process.
+    fn run(&self, case: &Case<S::Config>, replay: bool) -> Evaluation {
+        match self.evaluator {
+            Some(evaluator) => evaluator(case, replay),
+            None => evaluate(self.subject, case, self.limits, replay),
+        }
     }
 
     /// The event the current violation names, if one.
@@ -202,8 +215,26 @@ pub fn shrink<S: ConfigDomain + ?Sized>(
     budget: ShrinkBudget,
     limits: Limits,
 ) -> Result<ShrinkOutcome<S::Config>, NotFailing> {
+    shrink_with(subject, law, case, budget, limits, None)
+}
+
+/// [`shrink`], running every case through `evaluator` when given (in-process otherwise).
+///
+/// # Errors
+/// [`NotFailing`] when `case` does not violate `law`.
+pub fn shrink_with<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    law: &Law,
+    case: Case<S::Config>,
+    budget: ShrinkBudget,
+    limits: Limits,
+    evaluator: Option<Evaluator<'_, S::Config>>,
+) -> Result<ShrinkOutcome<S::Config>, NotFailing> {
     let replay = law.id == ids::DETERMINISTIC_REPLAY;
-    let first = evaluate(subject, &case, limits, replay);
+    let first = match evaluator {
+        Some(evaluator) => evaluator(&case, replay),
+        None => evaluate(subject, &case, limits, replay),
+    };
     let violation = match first.judge(law, &case) {
         Verdict::Violated(violation) => violation,
         verdict => return Err(NotFailing { law: law.id.to_owned(), verdict }),
@@ -224,6 +255,7 @@ pub fn shrink<S: ConfigDomain + ?Sized>(
         shape: shape(&case.schedule),
         outside: case_outside(subject, &case).len(),
         best: case,
+        evaluator,
     };
     shrinker.visited.insert(digest(&shrinker.best));
     let list = passes::<S>();

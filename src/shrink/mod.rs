@@ -35,5 +35,5 @@ mod numbers;
 pub mod order;
 mod passes;
 
-pub use engine::{shrink, NotFailing, PassStats, ShrinkBudget, ShrinkOutcome};
+pub use engine::{shrink, shrink_with, Evaluator, NotFailing, PassStats, ShrinkBudget, ShrinkOutcome};
 pub use moves::{moves, Move};

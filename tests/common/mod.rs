@@ -1,6 +1,7 @@
 //! Shared test code: planted-bug subjects and their stated minima.
 pub mod bless;
 pub mod extremes;
+pub mod hangs;
 pub mod minima;
 pub mod planted;
 pub mod planted_clocks;

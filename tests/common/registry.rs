@@ -24,5 +24,7 @@ pub fn planted_registry() -> Registry {
     for (bug, _) in EXTREMES {
         registry.add(PlantedExtreme(bug));
     }
+    // A planted hang: its replay is bounded by the watchdog (TIMELAW_CASE_TIMEOUT_MS).
+    registry.add(super::hangs::Spin { planted: true });
     registry
 }
