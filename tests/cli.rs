@@ -56,7 +56,7 @@ fn first_fixture(dir: &Path) -> PathBuf {
 fn check_prints_a_table_json_and_junit_that_agree() {
     let table = check(&["check", "--cases", "500", "--seed", "7"], 0, &["attempts_within_max", "never_panics"], &[]);
     let json =
-        check(&["check", "--cases", "500", "--seed", "7", "--format", "json"], 0, &["\"schema_version\": 1"], &[]);
+        check(&["check", "--cases", "500", "--seed", "7", "--format", "json"], 0, &["\"schema_version\": 2"], &[]);
     let junit = check(&["check", "--cases", "500", "--seed", "7", "--format", "junit"], 0, &["<testsuite"], &[]);
     assert_eq!(stderr(&table), "", "no progress bar when stderr is not a terminal");
     assert!(!stdout(&table).contains('\u{1b}'), "no colour with NO_COLOR or off a terminal");
