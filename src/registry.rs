@@ -119,6 +119,12 @@ pub trait DynSubject: Sync {
     /// # Errors
     /// A bad fixture, an unknown law.
     fn replay(&self, laws: &Catalogue, path: &Path, text: &str, config: &Config) -> Result<ReplayResult, FixtureError>;
+    /// The fixture `text` read from `path` rewritten in the current format version, or `None` when it is
+    /// current already (`timelaw fixtures upgrade`).
+    ///
+    /// # Errors
+    /// A bad fixture (it is then never rewritten).
+    fn upgrade(&self, path: &Path, text: &str) -> Result<Option<String>, FixtureError>;
     /// Runs the fixture's case again and judges its law.
     ///
     /// # Errors
@@ -219,6 +225,10 @@ impl<S: ConfigDomain> DynSubject for S {
         let (outcome, explanation) = replay_verdict(fixture.status, &fixture.verdict, &verdict);
         let passed = outcome.passed();
         Ok(ReplayResult { law: fixture.law, status: fixture.status, verdict, outcome, passed, explanation })
+    }
+
+    fn upgrade(&self, path: &Path, text: &str) -> Result<Option<String>, FixtureError> {
+        fixture::migrate::upgrade::<S::Config>(path, text)
     }
 
     fn explain(&self, laws: &Catalogue, path: &Path, text: &str, config: &Config) -> Result<Explanation, FixtureError> {

@@ -84,7 +84,7 @@ fn unknown_fields_anywhere_are_errors_with_place_and_name() {
     check_reading(r, typo("\"shrunk\"", "\"shrunk\": true, \"shrank\""), 2, &["unknown field `shrank`"]);
     check_reading(r, typo("\"note\"", "\"notes\": null, \"note\""), 2, &["unknown field `notes`"]);
     check_reading(r, typo("\"jitter\"", "\"jiter\": 1, \"jitter\""), 2, &["field `case.config", "`jiter`"]);
-    check_reading(r, typo("\"delay\": 0", "\"delay\": 0, \"dealy\": 0"), 2, &["unknown field `dealy`"]);
+    check_reading(r, typo("\"delay\": \"0\"", "\"delay\": \"0\", \"dealy\": 0"), 2, &["unknown field `dealy`"]);
     let retry_on = "field `case.config.retry_on.fatal`";
     check_reading(r, typo("\"timeout\": true", "\"timeout\": true, \"fatal\": true"), 2, &[retry_on]);
     let b = BACKON_FIXTURE;
@@ -95,9 +95,13 @@ fn unknown_fields_anywhere_are_errors_with_place_and_name() {
 #[test]
 fn versions_bom_nan_and_wrong_configs_are_named() {
     let r = REFERENCE_FIXTURE;
-    let version = |v: &'static str| move |text: &str| text.replacen("\"version\": 1,", v, 1);
+    let version = |v: &'static str| move |text: &str| text.replacen("\"version\": 2,", v, 1);
     check_reading(r, version("\"version\": 0,"), 2, &["fixture format version 0 does not exist"]);
-    check_reading(r, version("\"version\": 2,"), 2, &["fixture format version 2 is newer than this timelaw"]);
+    check_reading(r, version("\"version\": 3,"), 2, &["fixture format version 3 is newer than this timelaw"]);
+    check_reading(r, version("\"version\": 1,"), 0, &["1 passed"]);
+    let gap = "field `case.schedule.calls[0].gap_before`: `5 ms` is not a VDuration: ` ms` is not a unit; expected a duration";
+    check_reading(r, |text| text.replacen("\"gap_before\": \"0\"", "\"gap_before\": \"5 ms\"", 1), 2, &[gap]);
+    check_reading(r, |text| text.replacen("\"gap_before\": \"0\"", "\"gap_before\": 0", 1), 0, &["1 passed"]);
     check_reading(r, |text| format!("\u{feff}{text}"), 0, &["1 passed"]);
     let nan = "field `case.config.factor`: `NaN` is not a JSON number";
     check_reading(BACKON_FIXTURE, |text| text.replacen("\"factor\": 2.0", "\"factor\": NaN", 1), 2, &[nan]);
