@@ -91,7 +91,7 @@ fn the_value_migration_of_a_reference_fixture_is_its_twin() {
 
 #[track_caller]
 fn check_migration_error(value: serde_json::Value, expect: &str) {
-    assert_eq!(migrate::v1_to_v2::<Policy>(value), Err(expect.to_owned()));
+    assert_eq!(migrate::v1_to_v2::<Policy>(value).map_err(|error| error.to_string()), Err(expect.to_owned()));
 }
 
 #[test]

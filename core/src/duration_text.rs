@@ -314,7 +314,7 @@ pub mod signed {
     use serde::de::{self, Visitor};
     use serde::{Deserializer, Serializer};
 
-    use super::{format_nanos, integer_nanos, parse_nanos, EXPECTED};
+    use super::{format_nanos, integer_nanos, parse_nanos, DurationTextError, EXPECTED};
 
     const MAX: u128 = i64::MAX as u128;
 
@@ -331,15 +331,18 @@ pub mod signed {
     /// Parses the text of signed nanoseconds.
     ///
     /// # Errors
-    /// What is wrong, as for unsigned text, or a value outside `i64` nanoseconds.
-    pub fn from_text(text: &str) -> Result<i64, String> {
+    /// [`DurationTextError`]: what is wrong, as for unsigned text, or a value outside `i64` nanoseconds.
+    pub fn from_text(text: &str) -> Result<i64, DurationTextError> {
         let (negative, magnitude) = text.strip_prefix('-').map_or((false, text), |rest| (true, rest));
         let limit = if negative { MAX + 1 } else { MAX };
         let nanos = parse_nanos(magnitude, u128::MAX).and_then(|nanos| {
             (nanos <= limit).then_some(nanos).ok_or_else(|| "it is outside ±9223372036.854775807s".to_owned())
         });
-        let nanos =
-            nanos.map_err(|problem| format!("`{text}` is not a signed duration: {problem}; expected {EXPECTED}"))?;
+        let nanos = nanos.map_err(|problem| DurationTextError {
+            text: text.to_owned(),
+            type_name: "signed duration",
+            problem,
+        })?;
         // nanos <= 2^63, so the magnitude fits i128 and the signed value fits i64.
         let signed = if negative { -(nanos as i128) } else { nanos as i128 };
         Ok(signed as i64)
