@@ -11,6 +11,7 @@ fn rows(catalogue: &Catalogue) -> Vec<LawListing> {
             id: law.id.to_owned(),
             title: law.title.to_owned(),
             kind: law.kind,
+            mechanism: timelaw_laws::mechanism_of(law.id),
             needs: law.needs.iter().map(|field| (*field).to_owned()).collect(),
         })
         .collect()
