@@ -94,7 +94,7 @@ fn main() {
     let only = std::env::var("TIMELAW_BENCH_ONLY").unwrap_or_default();
     println!("shrink quality: {seeds} seeds per bug, at most {cases_max} cases per seed");
     println!(
-        "{:<42} {:<38} {:>9} {:>11} {:>9} {:>9} {:>10}  targets missed",
+        "{:<44} {:<38} {:>9} {:>11} {:>9} {:>9} {:>10}  targets missed",
         "bug", "law", "killed", "mean case", "max case", "minimum", "mean evals"
     );
     let mut missed_any = false;
@@ -102,7 +102,7 @@ fn main() {
         let quality = Quality::of(entry, seeds, cases_max);
         let misses = quality.misses();
         println!(
-            "{:<42} {:<38} {:>5}/{:<3} {:>11.1} {:>9} {:>5}/{:<3} {:>10.1}  {}",
+            "{:<44} {:<38} {:>5}/{:<3} {:>11.1} {:>9} {:>5}/{:<3} {:>10.1}  {}",
             entry.bug.name(),
             entry.law,
             quality.killed,

@@ -72,7 +72,12 @@ pub const CORPUS: [Entry; 32] = [
     entry(Clock(ClockBug::FailedReadAsOk), "failed_read_handled_as_declared", "clocks", C),
     entry(S(Slip::TimeoutRetriedPastMax), "attempts_within_max", "attempt counting", C),
     entry(S(Slip::LinearStepOffByOne), "backoff_shape_without_jitter", "backoff shape", C),
-    entry(S(Slip::ExponentialFactorOffByOne), "backoff_shape_without_jitter", "backoff shape", C),
+    entry(
+        S(Slip::ExponentialFactorOffByOne),
+        "backoff_shape_without_jitter",
+        "backoff shape",
+        M("the cap halves from 6 ns to 3 ns, past 2 ns: no decrement by one"),
+    ),
     entry(
         S(Slip::CapCheckedOnPrevious),
         "delay_within_cap",
