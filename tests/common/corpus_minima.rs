@@ -83,9 +83,15 @@ pub fn clock_minimum(bug: ClockBug) -> Case<Policy> {
     }
 }
 
-/// The canonical minimum of each slip, in words:
+/// The canonical minimum of each slip.
 pub fn slip_minimum(slip: Slip) -> Case<Policy> {
-    let (config, schedule) = match slip {
+    let (config, schedule) = retry_minimum(slip).or_else(|| state_minimum(slip)).expect("every slip has a minimum");
+    Case::new(config, schedule, 0)
+}
+
+/// The minima of the slips within one call's retries, in words:
+fn retry_minimum(slip: Slip) -> Option<(Policy, Schedule)> {
+    Some(match slip {
         // Nothing to find: the faithful copy has no minimum; its entry is the simplest case.
         Slip::None => (attempts(1, ZERO), empty()),
         // A 0 ns timeout cuts the only attempt allowed; the slip retries the timeout.
@@ -130,6 +136,14 @@ pub fn slip_minimum(slip: Slip) -> Case<Policy> {
         Slip::RetryAfterCapInclusive => (retry_after_policy(ZERO), rate_limited(ZERO)),
         // Retry-after 1 ns over a 0 ns delay: the notification says 0 ns, the sleep is 1 ns.
         Slip::NotifyBeforeRetryAfter => (retry_after_policy(NS), rate_limited(NS)),
+        _ => return None,
+    })
+}
+
+/// The minima of the slips in state across calls and the call's frame (breaker, budget, cancellation,
+/// idempotency, stream), in words:
+fn state_minimum(slip: Slip) -> Option<(Policy, Schedule)> {
+    Some(match slip {
         // One failure in a window of one is exactly 100%: the slip stays closed, the second call is
         // dispatched while the breaker should be open for 1 ns.
         Slip::BreakerStrictRatio => (breaker(100, NS), failure_then_call(ZERO)),
@@ -160,8 +174,8 @@ pub fn slip_minimum(slip: Slip) -> Case<Policy> {
             let calls = vec![CallScript::new(vec![]), CallScript::new(vec![])];
             (Policy { attempt_timeout: Some(ZERO), ..attempts(1, ZERO) }, Schedule::new(calls))
         }
-    };
-    Case::new(config, schedule, 0)
+        _ => return None,
+    })
 }
 
 /// Honours retry-after, two attempts, no delay, a cap of `cap`.
