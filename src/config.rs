@@ -85,7 +85,15 @@ pub struct Config {
     /// Replace an existing fixture of the same name instead of keeping it (`--bless`, `TIMELAW_BLESS=1`,
     /// default off): for fixtures timelaw itself owns. Without it a fixture that exists is never changed.
     pub bless: bool,
+    /// The per-case watchdog, in milliseconds of wall time (`TIMELAW_CASE_TIMEOUT_MS`, default 2,000; 0
+    /// turns it off): a case whose subject makes no World call for that long violates `terminates` with
+    /// "no progress for N ms". The only wall-clock reading on the checking path, and it decides only
+    /// that: never a verdict on a case that finished (see [`crate::watchdog`]).
+    pub case_timeout_ms: u64,
 }
+
+/// The default of [`Config::case_timeout_ms`].
+pub const CASE_TIMEOUT_MS_DEFAULT: u64 = 2_000;
 
 impl Default for Config {
     fn default() -> Config {
@@ -101,6 +109,7 @@ impl Default for Config {
             limits: Limits::default(),
             shard: None,
             bless: false,
+            case_timeout_ms: CASE_TIMEOUT_MS_DEFAULT,
         }
     }
 }
@@ -124,15 +133,23 @@ pub const ENV_ALL: &[&str] = &[
     "TIMELAW_ATTEMPTS_MAX",
     "TIMELAW_SLEEPS_MAX",
     "TIMELAW_BLESS",
+    "TIMELAW_CASE_TIMEOUT_MS",
 ];
 
 /// The variables replaying or explaining a fixture reads: the World's step limits.
-pub const ENV_REPLAY: &[&str] = &["TIMELAW_EVENTS_MAX", "TIMELAW_ATTEMPTS_MAX", "TIMELAW_SLEEPS_MAX"];
+pub const ENV_REPLAY: &[&str] =
+    &["TIMELAW_EVENTS_MAX", "TIMELAW_ATTEMPTS_MAX", "TIMELAW_SLEEPS_MAX", "TIMELAW_CASE_TIMEOUT_MS"];
 
 /// The variables shrinking a fixture or importing a crash reads: the step limits, the shrink budget and
 /// `TIMELAW_BLESS`.
-pub const ENV_SHRINK: &[&str] =
-    &["TIMELAW_EVENTS_MAX", "TIMELAW_ATTEMPTS_MAX", "TIMELAW_SLEEPS_MAX", "TIMELAW_SHRINK_EVALS", "TIMELAW_BLESS"];
+pub const ENV_SHRINK: &[&str] = &[
+    "TIMELAW_EVENTS_MAX",
+    "TIMELAW_ATTEMPTS_MAX",
+    "TIMELAW_SLEEPS_MAX",
+    "TIMELAW_SHRINK_EVALS",
+    "TIMELAW_BLESS",
+    "TIMELAW_CASE_TIMEOUT_MS",
+];
 
 /// A bad option value.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -322,6 +339,9 @@ impl Config {
         }
         if let Some(ms) = env_value("TIMELAW_SHRINK_TIME_MS", names, number)? {
             self.shrink_time_ms = Some(ms);
+        }
+        if let Some(ms) = env_value("TIMELAW_CASE_TIMEOUT_MS", names, number)? {
+            self.case_timeout_ms = ms;
         }
         self.limits = limits_with_env(self.limits, names)?;
         let switch = |text: &str| parse_switch(text).ok_or_else(|| "expected 1 or 0 (true or false)".to_owned());

@@ -3,7 +3,8 @@
 use std::cell::Cell;
 use std::sync::Once;
 
-use timelaw_core::{execute_with, first_action_difference, Case, Contract, Limits, Subject, Trace, World};
+use timelaw_core::heartbeat::park_forever;
+use timelaw_core::{execute_with, first_action_difference, Case, Contract, Heartbeat, Limits, Subject, Trace, World};
 use timelaw_laws::{Law, Observation, Replay, Verdict};
 
 /// A case's run: its contract, its trace, and the second run's digest when it was replayed.
@@ -45,16 +46,29 @@ impl Evaluation {
 /// Runs `case` once (twice when `replay` is set, on a fresh World each time), catching panics quietly.
 /// A case with wall jumps also runs once more without them, for `wall_jump_keeps_monotonic_limits`.
 pub fn evaluate<S: Subject + ?Sized>(subject: &S, case: &Case<S::Config>, limits: Limits, replay: bool) -> Evaluation {
+    evaluate_with(subject, case, limits, replay, None)
+}
+
+/// [`evaluate`], with every World call counted on `heartbeat` for a watchdog ([`crate::watchdog`]).
+/// When the watchdog abandons the run, its thread parks for good at the next World call or when the
+/// subject returns, so it never comes back to judge or record anything.
+pub fn evaluate_with<S: Subject + ?Sized>(
+    subject: &S,
+    case: &Case<S::Config>,
+    limits: Limits,
+    replay: bool,
+    heartbeat: Option<&Heartbeat>,
+) -> Evaluation {
     let contract = subject.contract(&case.config);
-    let trace = run_quietly(subject, case, limits);
+    let trace = run_quietly(subject, case, limits, heartbeat);
     let replay = replay.then(|| {
-        let second = run_quietly(subject, case, limits);
+        let second = run_quietly(subject, case, limits, heartbeat);
         Replay { first: trace.digest(), second: second.digest(), first_difference: first_difference(&trace, &second) }
     });
     let without_wall_jumps = if case.schedule.clock.wall_jumps.is_empty() {
         None
     } else {
-        without_wall_jumps(subject, case, limits, &trace)
+        without_wall_jumps(subject, case, limits, &trace, heartbeat)
     };
     Evaluation { contract, trace, replay, without_wall_jumps }
 }
@@ -68,13 +82,14 @@ fn without_wall_jumps<S: Subject + ?Sized>(
     case: &Case<S::Config>,
     limits: Limits,
     trace: &Trace,
+    heartbeat: Option<&Heartbeat>,
 ) -> Option<Replay> {
     if case.schedule.clock.wall_jumps.is_empty() {
         return None;
     }
     let schedule = case.schedule.without_wall_jumps();
     let jump_free = Case { config: case.config.clone(), schedule, seed: case.seed };
-    let second = run_quietly(subject, &jump_free, limits);
+    let second = run_quietly(subject, &jump_free, limits, heartbeat);
     Some(Replay {
         first: trace.action_digest(),
         second: second.action_digest(),
@@ -82,11 +97,24 @@ fn without_wall_jumps<S: Subject + ?Sized>(
     })
 }
 
-fn run_quietly<S: Subject + ?Sized>(subject: &S, case: &Case<S::Config>, limits: Limits) -> Trace {
+fn run_quietly<S: Subject + ?Sized>(
+    subject: &S,
+    case: &Case<S::Config>,
+    limits: Limits,
+    heartbeat: Option<&Heartbeat>,
+) -> Trace {
     install_quiet_panic_hook();
     QUIET.with(|quiet| quiet.set(true));
-    let trace = execute_with(subject, &case.config, World::new(&case.schedule, case.seed), limits);
+    let world = World::new(&case.schedule, case.seed);
+    let world = match heartbeat {
+        Some(heartbeat) => world.with_heartbeat(heartbeat),
+        None => world,
+    };
+    let trace = execute_with(subject, &case.config, world, limits);
     QUIET.with(|quiet| quiet.set(false));
+    if heartbeat.is_some_and(Heartbeat::is_abandoned) {
+        park_forever(); // The watchdog gave up on this run: never come back to the code that did.
+    }
     trace
 }
 

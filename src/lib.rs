@@ -7,7 +7,7 @@
 //! // The reference interpreter against the whole catalogue, 2,000 generated cases, in virtual time.
 //! let output = timelaw::check(&Reference).cases(2_000).seed(7).run();
 //! output.assert_holds();
-//! assert_eq!(output.laws.len(), 31);
+//! assert_eq!(output.laws.len(), 42);
 //! assert_eq!(output.laws[0].counts.cases, 2_000);
 //! ```
 //!
@@ -31,10 +31,16 @@
 //! candidates ([`generators::ConfigDomain`] follows). A synchronous retry loop runs on the helpers of
 //! [`sync_loop`]; the delays come from [`draw`]. Everything a user needs is under `timelaw::`.
 //!
+//! Without a type of its own, a subject is [`subject`]`(name, describe, contract, run)` (a `const`
+//! [`FnSubject`]); [`core::Contract::exponential`] and its siblings state a retry policy's promises in one
+//! call and [`sync_loop::contract_for`] adds the loop's. The guide ([`guide`]) checks a sync and a tokio
+//! loop that way. The longer form below, a type implementing `Subject` and `Describe`, is for
+//! descriptions that read the [`Swarm`], subjects holding data and shrink candidates of your own.
+//!
 //! ```
 //! use std::time::Duration;
-//! use timelaw::core::{Abort, BackoffShape, Contract, JitterBounds, Subject, VDuration, World};
-//! use timelaw::sync_loop::{loop_contract, serve_calls};
+//! use timelaw::core::{Abort, Contract, Subject, VDuration, World};
+//! use timelaw::sync_loop::{contract_for, serve_calls};
 //! use timelaw::{draw, Choices, Describe, Swarm};
 //! use serde::{Deserialize, Serialize};
 //!
@@ -50,14 +56,8 @@
 //!     type Config = Settings;
 //!     fn name(&self) -> &str { "constant-retry" }
 //!     fn contract(&self, s: &Settings) -> Contract {
-//!         Contract {
-//!             max_attempts: Some(s.retries + 1),
-//!             delay_min: Some(s.delay),
-//!             delay_max: Some(s.delay),
-//!             backoff: Some(BackoffShape::Constant { delay: s.delay }),
-//!             jitter: Some(JitterBounds::None),
-//!             ..loop_contract()
-//!         }
+//!         // At most `retries + 1` attempts, `delay` apart, no jitter; and what the loop promises.
+//!         contract_for(Contract::constant(s.retries + 1, s.delay))
 //!     }
 //!     fn run(&self, s: &Settings, world: &mut World<'_>) -> Result<(), Abort> {
 //!         let delay = Duration::from_nanos(s.delay.as_nanos());
@@ -81,6 +81,8 @@
 //! ## Async subjects on tokio
 //! With the `tokio` feature, [`tokio`](mod@tokio) is the paused-time driver (`run_tokio`, `TokioWorld`,
 //! `Recorder`, and tokio's `time` module): async code that uses `tokio::time` runs in virtual time.
+//! `tokio::serve_calls` serves every call with one async function, `TokioWorld::attempt_within` runs
+//! one attempt under a timeout as the call's result, and `tokio::retryable_by_default` classifies it.
 //!
 //! ## Meta-laws
 //! A panicking subject violates `never_panics` (the panic is caught and the run goes on), a subject that
@@ -129,6 +131,7 @@ pub mod report;
 pub mod runner;
 pub mod shrink;
 mod swarm_summary;
+pub mod watchdog;
 
 pub use config::{Config, ConfigError, Shard, StopAt};
 pub use registry::{DynSubject, Registry, ReplayOutcome};
@@ -144,7 +147,9 @@ pub use proptest;
 pub use timelaw_core::float::{self, float_tolerance, F32, F64};
 pub use timelaw_core::sync_loop;
 pub use timelaw_generators::draw;
-pub use timelaw_generators::{simplest_config, Choices, ConfigDomain, Describe, Swarm};
+pub use timelaw_generators::{
+    describe_like, simplest_config, subject, Choices, ConfigDomain, Describe, FnSubject, Swarm,
+};
 /// The paused-time tokio driver (the `timelaw-tokio` crate): `run_tokio`, `TokioWorld`, `Recorder`, and
 /// tokio's `time` module.
 #[cfg(feature = "tokio")]

@@ -2,17 +2,17 @@
 
 use std::path::{Path, PathBuf};
 
-use timelaw_core::Trace;
+use timelaw_core::{Abort, Trace, TraceEnd};
 use timelaw_generators::{arbitrary_case, ConfigDomain};
 use timelaw_laws::{Catalogue, Law, Verdict};
 
 use crate::config::Config;
-use crate::eval::evaluate;
 use crate::fixture::{self, Fixture, FixtureError, Placed, Provenance, Source, Status};
 use crate::known::{compare, KnownMatch};
 use crate::report::{mark_harness_laws, to_report};
-use crate::runner::{build_fixture, run, Progress, StoreNotes};
+use crate::runner::{build_fixture, build_fixture_from, run, Progress, StoreNotes};
 use crate::shrink::{shrink, ShrinkBudget};
+use crate::watchdog::evaluate_bounded;
 use timelaw_reports::Report;
 
 /// What replaying one fixture found.
@@ -30,6 +30,18 @@ pub struct ReplayResult {
     pub passed: bool,
     /// A sentence saying why it passed or failed.
     pub explanation: String,
+    /// What about the fixture's case lies outside the subject's domain (empty when it belongs): a
+    /// hand-edited or imported case may; replay warns, since a violation there may be no bug.
+    pub outside: Vec<String>,
+}
+
+impl ReplayResult {
+    /// The warning line for a case outside the domain, naming `path`; `None` when it belongs.
+    pub fn outside_warning(&self, path: &Path) -> Option<String> {
+        (!self.outside.is_empty()).then(|| {
+            format!("warning: {}: the case lies outside the domain: {}", path.display(), self.outside.join("; "))
+        })
+    }
 }
 
 /// What replaying a fixture found. Only [`ReplayOutcome::Holds`] and [`ReplayOutcome::StillViolated`]
@@ -94,9 +106,17 @@ pub enum OperationError {
         /// The verdict now.
         verdict: Verdict,
     },
+    /// A fixture whose case hangs (the watchdog saw no progress): it is not shrunk in-process.
+    #[error("{path}: the case makes no progress for {timeout_ms} ms; a hang is not shrunk in-process")]
+    Hangs {
+        /// The file.
+        path: PathBuf,
+        /// The watchdog's limit.
+        timeout_ms: u64,
+    },
     /// A crash artifact whose case violates no law.
     #[error(
-        "{path}: the decoded case violates no law (verdicts hold); was the artifact a timeout or out-of-memory report?"
+        "{path}: the decoded case violates no law (verdicts hold); was the artifact an out-of-memory report, or a timeout that is only slow?"
     )]
     NoViolation {
         /// The artifact.
@@ -119,6 +139,18 @@ pub trait DynSubject: Sync {
     /// # Errors
     /// A bad fixture, an unknown law.
     fn replay(&self, laws: &Catalogue, path: &Path, text: &str, config: &Config) -> Result<ReplayResult, FixtureError>;
+    /// The single shrink moves from the fixture's case ([`crate::shrink::moves`]) on which its law is
+    /// still violated, each as "move: violation"; empty when the case is 1-minimal.
+    ///
+    /// # Errors
+    /// A bad fixture, an unknown law.
+    fn violating_moves(
+        &self,
+        laws: &Catalogue,
+        path: &Path,
+        text: &str,
+        config: &Config,
+    ) -> Result<Vec<String>, FixtureError>;
     /// Runs the fixture's case again and judges its law.
     ///
     /// # Errors
@@ -215,16 +247,43 @@ impl<S: ConfigDomain> DynSubject for S {
         let fixture: Fixture<S::Config> = fixture::parse(path, text)?;
         let law = law_of(laws, path, &fixture.law)?;
         let replay = law.id == timelaw_laws::ids::DETERMINISTIC_REPLAY;
-        let verdict = evaluate(self, &fixture.case, config.limits, replay).judge(law, &fixture.case);
+        let evaluation = evaluate_bounded(self, &fixture.case, config.limits, replay, config.case_timeout_ms);
+        let verdict = evaluation.judge(law, &fixture.case);
         let (outcome, explanation) = replay_verdict(fixture.status, &fixture.verdict, &verdict);
         let passed = outcome.passed();
-        Ok(ReplayResult { law: fixture.law, status: fixture.status, verdict, outcome, passed, explanation })
+        let outside = timelaw_generators::case_outside(self, &fixture.case).iter().map(ToString::to_string).collect();
+        Ok(ReplayResult { law: fixture.law, status: fixture.status, verdict, outcome, passed, explanation, outside })
+    }
+
+    fn violating_moves(
+        &self,
+        laws: &Catalogue,
+        path: &Path,
+        text: &str,
+        config: &Config,
+    ) -> Result<Vec<String>, FixtureError> {
+        let fixture: Fixture<S::Config> = fixture::parse(path, text)?;
+        let law = law_of(laws, path, &fixture.law)?;
+        let replay = law.id == timelaw_laws::ids::DETERMINISTIC_REPLAY;
+        let still = |next: &crate::shrink::Move<S::Config>| match evaluate_bounded(
+            self,
+            &next.case,
+            config.limits,
+            replay,
+            config.case_timeout_ms,
+        )
+        .judge(law, &next.case)
+        {
+            Verdict::Violated(violation) => Some(format!("{}: {}", next.name, violation.message)),
+            _ => None,
+        };
+        Ok(crate::shrink::moves(self, &fixture.case).iter().filter_map(still).collect())
     }
 
     fn explain(&self, laws: &Catalogue, path: &Path, text: &str, config: &Config) -> Result<Explanation, FixtureError> {
         let fixture: Fixture<S::Config> = fixture::parse(path, text)?;
         let law = *law_of(laws, path, &fixture.law)?;
-        let evaluation = evaluate(self, &fixture.case, config.limits, true);
+        let evaluation = evaluate_bounded(self, &fixture.case, config.limits, true, config.case_timeout_ms);
         let verdict = evaluation.judge(&law, &fixture.case);
         Ok(Explanation { law, trace: evaluation.trace, verdict, note: fixture.note })
     }
@@ -238,6 +297,10 @@ impl<S: ConfigDomain> DynSubject for S {
     ) -> Result<Placed, OperationError> {
         let fixture: Fixture<S::Config> = fixture::parse(path, text)?;
         let law = *law_of(laws, path, &fixture.law)?;
+        let probe = evaluate_bounded(self, &fixture.case, config.limits, false, config.case_timeout_ms);
+        if let TraceEnd::Aborted(Abort::NoProgress { timeout_ms }) = probe.trace.end {
+            return Err(OperationError::Hangs { path: path.to_owned(), timeout_ms });
+        }
         let budget = ShrinkBudget { evals_max: config.shrink_evals_max, time_max: None };
         let outcome = shrink(self, &law, fixture.case.clone(), budget, config.limits).map_err(|error| {
             OperationError::NotFailing { path: path.to_owned(), law: law.id.to_owned(), verdict: error.verdict }
@@ -271,7 +334,8 @@ impl<S: ConfigDomain> DynSubject for S {
     ) -> Result<Placed, OperationError> {
         let bytes = std::fs::read(artifact).map_err(|e| FixtureError::io(artifact, e))?;
         let case = arbitrary_case(self, &bytes);
-        let evaluation = evaluate(self, &case, config.limits, true);
+        // libFuzzer's `timeout-*` artifacts import like crashes: the watchdog bounds the run.
+        let evaluation = evaluate_bounded(self, &case, config.limits, true, config.case_timeout_ms);
         // The fuzz targets skip inputs whose every violation is pinned; import the first one that is not.
         let pinned = crate::known::pinned_in(dir, Subject::name(self))?;
         let violated: Vec<(&Law, Verdict)> = laws
@@ -284,20 +348,23 @@ impl<S: ConfigDomain> DynSubject for S {
             .or(violated.first())
             .map(|(law, _)| *law)
             .ok_or_else(|| OperationError::NoViolation { path: artifact.to_owned() })?;
+        let hang = matches!(evaluation.trace.end, TraceEnd::Aborted(Abort::NoProgress { .. }));
         let budget = ShrinkBudget { evals_max: config.shrink_evals_max, time_max: None };
-        let (shrunk, evaluations) = match shrink(self, law, case.clone(), budget, config.limits) {
-            Ok(outcome) => (outcome.case, outcome.evaluations),
-            Err(_) => (case, 0),
-        };
+        // A hang is not shrunk in-process (every candidate that still hangs would cost a thread).
+        let shrunk = if hang { None } else { shrink(self, law, case.clone(), budget, config.limits).ok() };
+        let (shrunk, evaluations) = shrunk.map_or((case, 0), |outcome| (outcome.case, outcome.evaluations));
         let provenance = Provenance {
             source: Source::Fuzz,
             run_seed: None,
             case_index: None,
-            shrunk: true,
+            shrunk: !hang,
             shrink_evaluations: evaluations,
             timelaw_version: crate::VERSION.to_owned(),
         };
-        let fixture = build_fixture(self, law, config, &shrunk, provenance);
+        let fixture = match hang {
+            true => build_fixture_from(self, law, &shrunk, provenance, &evaluation),
+            false => build_fixture(self, law, config, &shrunk, provenance),
+        };
         Ok(fixture::place(dir, &fixture, config.bless)?)
     }
 }

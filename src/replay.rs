@@ -73,6 +73,9 @@ fn trial(registry: &'static Registry, laws: &'static Catalogue, path: PathBuf) -
         // Replay reads only the step-limit variables, so a bad `TIMELAW_CASES` cannot fail it.
         let config = Config::default().with_env_vars(ENV_REPLAY).map_err(|error| Failed::from(error.to_string()))?;
         let result = replay_file(registry, laws, &path, &config).map_err(|error| Failed::from(error.to_string()))?;
+        if let Some(warning) = result.outside_warning(&path) {
+            eprintln!("{warning}");
+        }
         if result.passed {
             return Ok(());
         }

@@ -29,6 +29,7 @@ pub fn to_report<C: Serialize>(output: &RunOutput<C>) -> Report {
             .collect(),
         boundary_cases: output.coverage.cases(),
         time_limit_cuts: output.time_limit_cuts,
+        long_run_cuts: output.long_run_cuts,
         settings: Some(settings(config)),
     }
 }

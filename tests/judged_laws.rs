@@ -65,7 +65,16 @@ fn subjects_lists_the_judged_laws_of_a_fixed_sample() {
         lines[start + 1..].iter().take_while(|line| line.starts_with("  ")).map(|line| line.to_string()).collect()
     };
     let reference = block("reference");
-    assert_eq!(reference, ["  judged   31 of 31 laws non-vacuously in a fixed sample of 500 cases (seed 0)"]);
+    // The generators draw no elapsed-time limit for the reference yet (drawing one would move every later
+    // answer of every case), and a probe cancelled while half-open or a deadline tied with a cancellation
+    // is rarer than one case in 500: laws/tests/reference_keeps_every_law.rs judges those on the
+    // reference.
+    let expected = [
+        "  judged   38 of 42 laws non-vacuously in a fixed sample of 500 cases (seed 0)",
+        "  vacuous  circuit_probe_slot_freed, interrupt_tie_as_declared",
+        "  n/a      elapsed_limit_does_not_stop_early, no_retry_after_elapsed_limit",
+    ];
+    assert_eq!(reference, expected);
     let backon = block("backon-exponential");
     assert!(backon.iter().any(|line| line.starts_with("  n/a      timeout_translated_to_err, ")), "{backon:?}");
     let loop_line = format!("  loop     {}", timelaw_adapters::LOOP_LAWS.join(", "));

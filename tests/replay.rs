@@ -2,19 +2,6 @@
 
 mod common;
 
-use common::extremes::{PlantedExtreme, EXTREMES};
-use common::planted::Planted;
-
 fn main() {
-    let mut registry = timelaw::Registry::builtin();
-    for planted in Planted::all() {
-        registry.add(planted);
-    }
-    for planted in common::planted_clocks::ClockPlanted::all() {
-        registry.add(planted);
-    }
-    for (bug, _) in EXTREMES {
-        registry.add(PlantedExtreme(bug));
-    }
-    timelaw::replay::main(registry, &["tests/fixtures"]);
+    timelaw::replay::main(common::registry::planted_registry(), &["tests/fixtures"]);
 }

@@ -60,24 +60,29 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
     assert!(!outcome.exhausted);
     // The case gives every pass work: a call to drop, steps to drop, a config to simplify, a gap to
     // remove, transients to turn into successes, durations to zero, a seed to zero and a wall jump to drop.
-    // Each pass must have tried a candidate and kept one, except `lower_repeats`: plain steps give it
-    // nothing to lower (`a_long_failure_run_shrinks_by_lowering_its_repeat_count` is its test).
+    // Each pass must have tried a candidate and kept one, except those this case gives nothing to do:
+    // plain steps to `lower_repeats` (`a_long_failure_run_shrinks_by_lowering_its_repeat_count` is its
+    // test), no call to fold or step to merge once the others dropped them, no number left once the
+    // simplest config is kept (`the_new_moves_reach_their_minima` tests those three).
     let ran = |name: &str| outcome.passes.iter().find(|pass| pass.name == name).copied();
     for name in PASSES {
         let pass = ran(name).unwrap_or_else(|| panic!("pass {name} missing from {:?}", outcome.passes));
         assert!(pass.tried >= pass.accepted, "{pass:?}");
-        let idle = name == "lower_repeats";
+        let idle = ["lower_repeats", "fold_calls", "merge_steps", "shrink_numbers"].contains(&name);
         assert!(idle || pass.accepted > 0, "pass {name} kept nothing on a case it should simplify: {pass:?}");
     }
     assert_eq!(outcome.passes.len(), PASSES.len(), "{:?}", outcome.passes);
 }
 
 /// Every shrink pass, in the order they run.
-const PASSES: [&str; 9] = [
+const PASSES: [&str; 12] = [
     "drop_calls",
+    "fold_calls",
     "drop_steps",
+    "merge_steps",
     "lower_repeats",
     "shrink_config",
+    "shrink_numbers",
     "simplify_calls",
     "simplify_outcomes",
     "shrink_durations",
@@ -202,4 +207,329 @@ fn evaluations_count_every_subject_run() {
         check_runs_counted(bug, law, found.clone(), 4_000);
         check_runs_counted(bug, law, found, 7);
     }
+}
+
+/// The reference interpreter with one mechanism stripped before it runs, declaring the full contract: a
+/// subject that never lets the World cut an attempt (no attempt timeout), never cuts at its deadline, or
+/// whose circuit never opens. Test code only: broken on purpose.
+#[derive(Clone, Copy)]
+struct Stripped(&'static str, fn(&mut Policy));
+
+impl timelaw::core::Subject for Stripped {
+    type Config = Policy;
+    fn name(&self) -> &str {
+        self.0
+    }
+    fn contract(&self, policy: &Policy) -> timelaw::core::Contract {
+        timelaw::reference::Reference.contract(policy)
+    }
+    fn run(&self, policy: &Policy, world: &mut timelaw::core::World<'_>) -> Result<(), timelaw::core::Abort> {
+        let mut stripped = policy.clone();
+        (self.1)(&mut stripped);
+        timelaw::reference::Reference.run(&stripped, world)
+    }
+}
+
+impl timelaw::generators::ConfigDomain for Stripped {
+    fn sample_config(&self, rng: &mut timelaw::core::SplitMix64, swarm: &timelaw::generators::Swarm) -> Policy {
+        timelaw::reference::Reference.sample_config(rng, swarm)
+    }
+    fn config_strategy(&self) -> proptest::strategy::BoxedStrategy<Policy> {
+        timelaw::reference::Reference.config_strategy()
+    }
+    fn arbitrary_config(&self, bytes: &mut arbitrary::Unstructured<'_>) -> Policy {
+        timelaw::reference::Reference.arbitrary_config(bytes)
+    }
+    fn shrink_config(&self, policy: &Policy) -> Vec<Policy> {
+        timelaw::reference::Reference.shrink_config(policy)
+    }
+    fn config_outside(&self, policy: &Policy) -> Option<String> {
+        timelaw::reference::Reference.config_outside(policy)
+    }
+}
+
+const NEVER_CUTS: Stripped = Stripped("never-cuts", |p| p.attempt_timeout = None);
+const NEVER_ENDS_AT_DEADLINE: Stripped = Stripped("never-ends-at-deadline", |p| p.deadline = None);
+const NEVER_OPENS: Stripped = Stripped("never-opens", |p| p.circuit = None);
+
+/// A minimum of a broken subject lies inside the domain, and the correct subject holds on it: a fixture
+/// never claims more than the subject did.
+#[track_caller]
+fn check_minimum_in_domain(subject: Stripped, law: &str, case: Case<Policy>) -> Case<Policy> {
+    use timelaw::generators::case_outside;
+    let law = *Catalogue::standard().get(law).unwrap();
+    let outcome = shrink(&subject, &law, case, ShrinkBudget::default(), Limits::default()).unwrap();
+    let shown = serde_json::to_string(&outcome.case).unwrap();
+    assert_eq!(case_outside(&subject, &outcome.case), vec![], "{} {}: {shown}", subject.0, law.id);
+    let correct = timelaw::eval::evaluate(&timelaw::reference::Reference, &outcome.case, Limits::default(), false);
+    let verdict = correct.judge(&law, &outcome.case);
+    assert!(
+        !verdict.is_violated(),
+        "{} {}: the reference fails the minimum too: {verdict} on {shown}",
+        subject.0,
+        law.id
+    );
+    outcome.case
+}
+
+#[test]
+fn a_hang_that_only_the_timeout_cuts_keeps_its_timeout() {
+    let policy = Policy { attempt_timeout: Some(ms(5)), max_attempts: 2, ..expected(Bug::ExtraAttempt).config };
+    let hang = Schedule::single(vec![Step::new(ms(3), Outcome::Transient), Step::instant(Outcome::Hang)]);
+    let found = check_minimum_in_domain(NEVER_CUTS, "terminates", Case::new(policy.clone(), hang, 3));
+    let timeout_zero = Policy { attempt_timeout: Some(VDuration::ZERO), ..expected(Bug::ExtraAttempt).config };
+    assert_eq!(found, Case::new(timeout_zero, Schedule::single(vec![Step::instant(Outcome::Hang)]), 0));
+    // A hang past the attempts a case reaches, which the trace never shows timed out, is still not left
+    // behind when the timeout goes.
+    let policy = Policy { max_attempts: 3, ..policy };
+    let mut late = CallScript::new(vec![Step::instant(Outcome::Transient), Step::instant(Outcome::Hang)]);
+    late.gap_before = ms(1);
+    let schedule = Schedule::new(vec![CallScript::new(vec![Step::instant(Outcome::Hang)]), late]);
+    check_minimum_in_domain(NEVER_CUTS, "terminates", Case::new(policy, schedule, 0));
+}
+
+/// Every violation a search finds in a subject that never cuts, never ends at its deadline or never
+/// opens its circuit shrinks to a minimum inside the domain that the reference holds on.
+#[test]
+fn searched_minima_of_subjects_that_never_cut_stay_in_the_domain() {
+    for subject in [NEVER_CUTS, NEVER_ENDS_AT_DEADLINE, NEVER_OPENS] {
+        let laws = Catalogue::standard();
+        let config = Config { cases: 3_000, seed: 5, threads: 1, replay_every: 0, ..Config::default() };
+        let output = run(&subject, &laws, &config, &Silent);
+        let mut checked = 0;
+        for law in &output.laws {
+            for example in &law.counterexamples {
+                check_minimum_in_domain(subject, law.law.id, example.found.clone());
+                checked += 1;
+            }
+        }
+        assert!(checked > 0, "{}: the search found nothing to shrink", subject.0);
+    }
+}
+
+/// A hand-edited fixture whose hang nothing can cut replays with a warning naming the file and the step.
+#[test]
+fn replaying_a_fixture_outside_the_domain_warns() {
+    use timelaw::fixture::{Provenance, Source, Status};
+    use timelaw::registry::Registry;
+    let dir = std::env::temp_dir().join(format!("timelaw-outside-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let law = *Catalogue::standard().get("terminates").unwrap();
+    let provenance = Provenance {
+        source: Source::Hand,
+        run_seed: None,
+        case_index: None,
+        shrunk: false,
+        shrink_evaluations: 0,
+        timelaw_version: "0.1.0".to_owned(),
+    };
+    let write = |name: &str, case: &Case<Policy>| {
+        let reference = timelaw::reference::Reference;
+        let mut fixture =
+            timelaw::runner::build_fixture(&reference, &law, &Config::default(), case, provenance.clone());
+        fixture.status = Status::KnownViolation;
+        let path = dir.join(name);
+        std::fs::write(&path, serde_json::to_string_pretty(&fixture).unwrap()).unwrap();
+        timelaw::replay::replay_file(&Registry::builtin(), &Catalogue::standard(), &path, &Config::default()).unwrap()
+    };
+    let simplest = expected(Bug::ExtraAttempt).config;
+    let hang = Schedule::single(vec![Step::instant(Outcome::Hang)]);
+    let path = dir.join("outside.json");
+    let outside = write("outside.json", &Case::new(simplest.clone(), hang.clone(), 0));
+    let warning = outside.outside_warning(&path).expect("a warning");
+    assert!(warning.contains("outside.json") && warning.contains("call 0 step 0 hangs"), "{warning}");
+    let cut = Policy { attempt_timeout: Some(ms(1)), ..simplest };
+    let inside = write("inside.json", &Case::new(cut, hang, 0));
+    assert_eq!(inside.outside, Vec::<String>::new());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The issue's example, as a subject: with a backoff factor of 16 it breaks its attempt limit after 9
+/// failures, with a factor of 2 only after 33. Its simpler config (a factor of 2, no timeout) would
+/// have the schedule padded with the attempts the timeout cut; a shorter schedule beats a simpler
+/// config, so the minimum keeps the factor and 9 failures do.
+#[derive(Clone, Copy)]
+struct FactorNeeds;
+
+/// (backoff factor, attempt timeout).
+type FactorConfig = (u32, Option<VDuration>);
+
+fn failures_needed(factor: u32) -> u32 {
+    if factor >= 16 {
+        9
+    } else {
+        33
+    }
+}
+
+impl timelaw::core::Subject for FactorNeeds {
+    type Config = FactorConfig;
+    fn name(&self) -> &str {
+        "factor-needs"
+    }
+    fn contract(&self, config: &FactorConfig) -> timelaw::core::Contract {
+        timelaw::core::Contract {
+            max_attempts: Some(failures_needed(config.0)),
+            attempt_timeout: config.1,
+            ..timelaw::core::Contract::default()
+        }
+    }
+    fn run(&self, config: &FactorConfig, world: &mut timelaw::core::World<'_>) -> Result<(), timelaw::core::Abort> {
+        use timelaw::core::{AttemptResult, CallResult, ErrorKind, TieRule};
+        world.for_each_call(|world, _call| {
+            for _ in 0..40 {
+                let result = match config.1 {
+                    Some(timeout) => world.dispatch_with_timeout(timeout, TieRule::Expired)?,
+                    None => world.dispatch()?,
+                };
+                if result == AttemptResult::Completed(Outcome::Ok) {
+                    return Ok(CallResult::Ok);
+                }
+            }
+            Ok(CallResult::Err(ErrorKind::Transient))
+        })
+    }
+}
+
+impl timelaw::generators::ConfigDomain for FactorNeeds {
+    fn sample_config(&self, _: &mut timelaw::core::SplitMix64, _: &timelaw::generators::Swarm) -> FactorConfig {
+        (16, Some(VDuration::ZERO))
+    }
+    fn config_strategy(&self) -> proptest::strategy::BoxedStrategy<FactorConfig> {
+        use proptest::strategy::Strategy;
+        proptest::strategy::Just((16, Some(VDuration::ZERO))).boxed()
+    }
+    fn arbitrary_config(&self, _: &mut arbitrary::Unstructured<'_>) -> FactorConfig {
+        (16, Some(VDuration::ZERO))
+    }
+    fn shrink_config(&self, config: &FactorConfig) -> Vec<FactorConfig> {
+        [(2, None), (config.0, None)].into_iter().filter(|simpler| simpler != config).collect()
+    }
+}
+
+#[test]
+fn a_shorter_schedule_beats_a_simpler_config() {
+    let law = *Catalogue::standard().get("attempts_within_max").unwrap();
+    // Every attempt times out, so the schedule scripts nothing; the subject goes on past the violation.
+    let start = Case::new((16, Some(VDuration::ZERO)), Schedule::single(vec![]), 0);
+    let outcome = shrink(&FactorNeeds, &law, start, ShrinkBudget::default(), Limits::default()).unwrap();
+    assert_eq!(outcome.case, Case::new((16, None), transients(9), 0));
+    // Given the long schedule and the factor of 16, the schedule shrinks and the factor stays.
+    let long = Case::new((16, None), transients(40), 0);
+    let outcome = shrink(&FactorNeeds, &law, long, ShrinkBudget::default(), Limits::default()).unwrap();
+    assert_eq!(outcome.case, Case::new((16, None), transients(9), 0));
+}
+
+/// The shrinker's minimum of `start` for the reference interpreter under the law `check` builds.
+#[track_caller]
+fn check_new_move(law: timelaw::laws::Law, start: Case<Policy>, expect: Case<Policy>) {
+    let reference = timelaw::reference::Reference;
+    let outcome = shrink(&reference, &law, start, ShrinkBudget::default(), Limits::default()).unwrap();
+    let shown = serde_json::to_string(&outcome.case).unwrap();
+    assert_eq!(outcome.case, expect, "{shown} ({} evaluations)", outcome.evaluations);
+}
+
+fn violated_if(holds: bool) -> timelaw::laws::Verdict {
+    if holds {
+        timelaw::laws::Verdict::violated_with(None, "the condition under test".to_owned())
+    } else {
+        timelaw::laws::Verdict::Holds
+    }
+}
+
+fn law_with(check: fn(&timelaw::laws::Observation<'_>) -> timelaw::laws::Verdict) -> timelaw::laws::Law {
+    fn always(_: &timelaw::core::Contract) -> bool {
+        true
+    }
+    timelaw::laws::Law {
+        id: "test_law",
+        title: "a condition under test",
+        kind: timelaw::laws::LawKind::Safety,
+        needs: &[],
+        applies: always,
+        check,
+    }
+}
+
+fn simplest() -> Policy {
+    expected(Bug::ExtraAttempt).config
+}
+
+fn empty() -> Schedule {
+    Schedule::single(vec![])
+}
+
+/// The moves issue 15 found missing, each reaching the exact minimum: circuit and budget numbers, the
+/// exact duration boundary, a factor, a call's gap folded into the next, two steps merged into one.
+#[test]
+fn the_new_moves_reach_their_minima() {
+    use timelaw::core::{BudgetContract, CircuitContract, EventKind};
+    let circuit = CircuitContract {
+        window: 8,
+        min_calls: 3,
+        failure_percent: 57,
+        open_for: VDuration::from_nanos(655_516_637),
+        half_open_probes: 2,
+    };
+    let big_circuit = Policy { circuit: Some(circuit), ..simplest() };
+    let circuit_law = law_with(|o| {
+        violated_if(o.contract.circuit.is_some_and(|c| c.window >= 2 && c.open_for >= VDuration::from_nanos(1)))
+    });
+    let small_circuit = CircuitContract {
+        window: 2,
+        min_calls: 1,
+        failure_percent: 1,
+        open_for: VDuration::from_nanos(1),
+        half_open_probes: 1,
+    };
+    check_new_move(
+        circuit_law,
+        Case::new(big_circuit, empty(), 9),
+        Case::new(Policy { circuit: Some(small_circuit), ..simplest() }, empty(), 0),
+    );
+    // A timeout of 3 ns where 2 ns fail: halving gives 1 ns, which loses the failure.
+    let timeout_law = law_with(|o| violated_if(o.contract.attempt_timeout.is_some_and(|t| t.as_nanos() >= 2)));
+    let timeout = |nanos| Policy { attempt_timeout: Some(VDuration::from_nanos(nanos)), ..simplest() };
+    check_new_move(timeout_law, Case::new(timeout(3), empty(), 0), Case::new(timeout(2), empty(), 0));
+    let budget_law = law_with(|o| violated_if(o.contract.retry_budget.is_some_and(|b| b.retry_percent >= 7)));
+    let budget = |retry_percent| Policy {
+        retry_budget: Some(BudgetContract { min_retries: if retry_percent > 7 { 5 } else { 0 }, retry_percent }),
+        ..simplest()
+    };
+    check_new_move(budget_law, Case::new(budget(900), empty(), 0), Case::new(budget(7), empty(), 0));
+    // A call that starts 10 ms or more after the first: seven calls 2 ms apart fold into two.
+    let late_law = law_with(|o| {
+        let late = o.trace.events.iter().any(|event| {
+            matches!(event.kind, EventKind::CallStart { .. }) && event.call >= 1 && event.at.as_nanos() >= 10_000_000
+        });
+        violated_if(late)
+    });
+    let spaced = |gaps_ms: &[u64]| {
+        let calls = gaps_ms.iter().map(|&gap| CallScript { gap_before: ms(gap), ..CallScript::new(vec![]) });
+        Schedule::new(calls.collect())
+    };
+    check_new_move(
+        late_law,
+        Case::new(simplest(), spaced(&[0, 2, 2, 2, 2, 2, 2]), 0),
+        Case::new(simplest(), spaced(&[0, 10]), 0),
+    );
+    // The first call fails although a retry is allowed: two transient failures become one fatal one.
+    let fails_law = law_with(|o| {
+        let failed = o
+            .trace
+            .events
+            .iter()
+            .any(|event| matches!(event.kind, EventKind::CallEnd { result } if !result.is_ok()) && event.call == 0);
+        violated_if(failed && o.contract.max_attempts.is_some_and(|max| max >= 2))
+    });
+    let two = Policy { max_attempts: 2, ..simplest() };
+    let start = Schedule::new(vec![
+        CallScript::outcomes(&[Outcome::Transient, Outcome::Transient]),
+        CallScript::outcomes(&[Outcome::Transient]),
+    ]);
+    check_new_move(
+        fails_law,
+        Case::new(two.clone(), start, 0),
+        Case::new(two, Schedule::single(vec![Step::instant(Outcome::Fatal)]), 0),
+    );
 }

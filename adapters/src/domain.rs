@@ -21,3 +21,29 @@ pub trait AdapterConfig: SubjectConfig {
     /// Simpler configs for the shrinker, most aggressive first; all differ from `self`.
     fn simpler(&self) -> Vec<Self>;
 }
+
+/// `impl Describe for SUBJECT` from its config's [`AdapterConfig`] description and shrink candidates:
+/// the one forwarding impl every adapter subject has, written once (`describe_by_config!(BackonRetry);`).
+/// (A blanket impl cannot do it: `Describe` is another crate's trait.)
+macro_rules! describe_by_config {
+    ($subject:ty) => {
+        impl timelaw_generators::Describe for $subject {
+            fn describe<C: timelaw_generators::Choices + ?Sized>(
+                &self,
+                c: &mut C,
+                swarm: &timelaw_generators::Swarm,
+            ) -> <$subject as timelaw_core::Subject>::Config {
+                <<$subject as timelaw_core::Subject>::Config as crate::domain::AdapterConfig>::describe(c, swarm)
+            }
+
+            fn simpler(
+                &self,
+                config: &<$subject as timelaw_core::Subject>::Config,
+            ) -> Vec<<$subject as timelaw_core::Subject>::Config> {
+                crate::domain::AdapterConfig::simpler(config)
+            }
+        }
+    };
+}
+
+pub(crate) use describe_by_config;

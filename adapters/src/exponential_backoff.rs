@@ -197,16 +197,4 @@ fn documented_loop(world: &mut World<'_>, call: CallInfo, backoff: Backoff) -> R
     Ok(last) // Reached only with zero attempts, which the domain never draws.
 }
 
-impl timelaw_generators::Describe for ExponentialBackoffSubject {
-    fn describe<C: timelaw_generators::Choices + ?Sized>(
-        &self,
-        c: &mut C,
-        swarm: &timelaw_generators::Swarm,
-    ) -> ExponentialBackoffConfig {
-        <ExponentialBackoffConfig as crate::domain::AdapterConfig>::describe(c, swarm)
-    }
-
-    fn simpler(&self, config: &ExponentialBackoffConfig) -> Vec<ExponentialBackoffConfig> {
-        crate::domain::AdapterConfig::simpler(config)
-    }
-}
+crate::domain::describe_by_config!(ExponentialBackoffSubject);

@@ -151,16 +151,4 @@ async fn retry_loop(w: &TokioWorld<'_>, config: &TokioTimeoutLoopConfig, call: C
     }
 }
 
-impl timelaw_generators::Describe for TokioTimeoutLoop {
-    fn describe<C: timelaw_generators::Choices + ?Sized>(
-        &self,
-        c: &mut C,
-        swarm: &timelaw_generators::Swarm,
-    ) -> TokioTimeoutLoopConfig {
-        <TokioTimeoutLoopConfig as crate::domain::AdapterConfig>::describe(c, swarm)
-    }
-
-    fn simpler(&self, config: &TokioTimeoutLoopConfig) -> Vec<TokioTimeoutLoopConfig> {
-        crate::domain::AdapterConfig::simpler(config)
-    }
-}
+crate::domain::describe_by_config!(TokioTimeoutLoop);

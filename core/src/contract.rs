@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::clock::ClockContract;
+use crate::mechanisms::{CircuitPolicy, CooldownTie, InterruptTie, OpenShape, RetryAfterPolicy, Unstated};
 use crate::promise::{self, FloatFactor, Promised, Tolerance};
 use crate::time::VDuration;
 use crate::wide::Round;
@@ -181,6 +182,15 @@ pub enum JitterBounds {
         /// The randomisation factor in thousandths.
         ratio_milli: u64,
     },
+    /// The delay lies in `b * low_milli / 1000..=b * high_milli / 1000`: an explicit range relative to the
+    /// base. Full jitter is `0..=1000`, equal `500..=1000`, bounded around a floor (`b/2 + random(0..=b/2)`)
+    /// `500..=1000`, additive `1000..=1000 + r`, symmetric `1000 - r..=1000 + r`.
+    Range {
+        /// The lowest share of the base in thousandths.
+        low_milli: u64,
+        /// The highest share of the base in thousandths.
+        high_milli: u64,
+    },
 }
 
 impl JitterBounds {
@@ -209,6 +219,10 @@ impl JitterBounds {
                 let extra = promise::scale_milli(high, ratio_milli, Round::Up);
                 Promised::between(kept, high.saturating_add(extra))
             }
+            JitterBounds::Range { low_milli, high_milli } => Promised::between(
+                promise::scale_milli(low, low_milli, Round::Down),
+                promise::scale_milli(high, high_milli, Round::Up),
+            ),
         }
     }
 }
@@ -321,12 +335,74 @@ pub struct Contract {
     /// docs do not say (the clock laws are then not applicable).
     #[serde(default)]
     pub clocks: Option<ClockContract>,
+    /// "No retry starts later than X after the call started": an elapsed-time limit on *starting*
+    /// retries, distinct from [`Contract::deadline`] (when the call returns) and
+    /// [`Contract::sleep_budget`] (which ignores attempt time). A retry may start at exactly X.
+    #[serde(default)]
+    pub retry_elapsed_max: Option<VDuration>,
+    /// "Waits the longer of the backoff and the retry-after, gives up above the cap" (or the other
+    /// documented policies); `None`: the docs do not say how a retry-after combines with the backoff.
+    #[serde(default)]
+    pub retry_after: Option<RetryAfterPolicy>,
+    /// "The jittered delay never exceeds the cap": the jitter range is clipped at `delay_max`.
+    #[serde(default)]
+    pub jitter_clipped_at_cap: bool,
+    /// "Opens after N consecutive failures" / "... failure rate in the last N calls" / "... in the last
+    /// T": when the breaker of [`Contract::circuit`] opens (the count window by default).
+    #[serde(default)]
+    pub circuit_policy: CircuitPolicy,
+    /// "Stays open for `open_for`" or "the open period grows exponentially up to a cap".
+    #[serde(default)]
+    pub circuit_open_shape: OpenShape,
+    /// "After `open_for` the next call is let through" (at the end) or "rejects until the open period is
+    /// over" (strictly after it).
+    #[serde(default)]
+    pub circuit_cooldown_tie: CooldownTie,
+    /// "A cancelled call counts as a failure": the breaker records a cancelled call as a failure (by
+    /// default a cancelled call is not a result, and a cancelled probe frees its slot).
+    #[serde(default)]
+    pub circuit_counts_cancellation: bool,
+    /// "Deposits expire after `ttl`": the retry budget counts only the calls and retries of the last
+    /// `window` (tower's `TpsBudget` ttl); `None`: over the whole case.
+    #[serde(default)]
+    pub retry_budget_window: Option<VDuration>,
+    /// "A retry is refused only when the budget is spent": the stated [`Contract::retry_budget`] is
+    /// exact, not only an upper bound, so a retry with room in it is admitted.
+    #[serde(default)]
+    pub retry_budget_admits: bool,
+    /// "The deadline is checked before cancellation" (or the reverse): what a call returns when its
+    /// deadline and the caller's cancellation fall on the same instant; `None`: the docs do not say.
+    #[serde(default)]
+    pub interrupt_tie: Option<InterruptTie>,
+    /// Mechanisms the subject has without stating their parameters ("it has a circuit breaker").
+    #[serde(default)]
+    pub unstated: Unstated,
 }
 
 impl Contract {
     /// The tolerance for delays: [`Contract::delay_tolerance`] plus [`Contract::delay_tolerance_ppb`].
     pub fn tolerance(&self) -> Tolerance {
         Tolerance { absolute: self.delay_tolerance, relative_ppb: self.delay_tolerance_ppb }
+    }
+
+    /// `true` when the subject has a circuit breaker, stated ([`Contract::circuit`]) or not
+    /// ([`Unstated::circuit`]).
+    pub fn has_circuit(&self) -> bool {
+        self.circuit.is_some() || self.unstated.circuit
+    }
+
+    /// `true` when the subject has a retry budget, stated or not.
+    pub fn has_retry_budget(&self) -> bool {
+        self.retry_budget.is_some() || self.unstated.retry_budget
+    }
+
+    /// `true` when the subject may stop a call or its retries for time: a deadline, a sleep budget, an
+    /// elapsed-time limit, stated or not.
+    pub fn has_time_limit(&self) -> bool {
+        self.deadline.is_some()
+            || self.sleep_budget.is_some()
+            || self.retry_elapsed_max.is_some()
+            || self.unstated.time_limit
     }
 }
 
@@ -356,5 +432,27 @@ mod tests {
             (VDuration::from_millis(50), VDuration::from_millis(150))
         );
         assert_eq!(JitterBounds::Full.range(VDuration::MAX).1, VDuration::MAX);
+        // The explicit range covers the named ones.
+        let range = |low_milli, high_milli| JitterBounds::Range { low_milli, high_milli }.range(base);
+        assert_eq!(range(0, 1000), JitterBounds::Full.range(base));
+        assert_eq!(range(500, 1000), JitterBounds::Equal.range(base));
+        assert_eq!(range(1000, 1250), JitterBounds::Additive { ratio_milli: 250 }.range(base));
+        assert_eq!(range(500, 1500), JitterBounds::Symmetric { ratio_milli: 500 }.range(base));
+        let odd = JitterBounds::Range { low_milli: 333, high_milli: 667 }.range(VDuration::from_nanos(10));
+        assert_eq!(odd, (VDuration::from_nanos(3), VDuration::from_nanos(7)), "rounded outwards");
+    }
+
+    #[test]
+    fn old_contracts_read_with_todays_meaning() {
+        let old = serde_json::json!({
+            "max_attempts": 3, "delay_min": null, "delay_max": null, "backoff": null, "jitter": null,
+            "delay_tolerance": 0, "attempt_timeout": null, "timeout_tie": "expired", "deadline": null,
+            "sleep_budget": null, "retry_on": null, "honors_retry_after": false, "reports_last_result": false,
+            "respects_idempotency": false, "honors_cancellation": false, "notifies": false,
+            "serves_stream": false, "circuit": null, "retry_budget": null
+        });
+        let contract: Contract = serde_json::from_value(old).unwrap();
+        assert_eq!(contract, Contract { max_attempts: Some(3), ..Contract::default() });
+        assert!(!contract.has_circuit() && !contract.has_retry_budget() && !contract.has_time_limit());
     }
 }

@@ -45,10 +45,14 @@
 pub mod clock;
 pub mod clock_faults;
 pub mod contract;
+mod contract_shapes;
 pub mod exec;
 pub mod float;
+pub mod heartbeat;
+pub mod mechanisms;
 pub mod promise;
 pub mod reference;
+mod retryable;
 pub mod rng;
 mod run;
 pub mod schedule;
@@ -63,6 +67,10 @@ pub use clock::{ClockContract, ClockKind, ClockReads, OnFailedRead, ReadFailed, 
 pub use clock_faults::{ClockFaults, FailFrom, JumpAt, ReadFailure, WallJump};
 pub use contract::{BackoffShape, BudgetContract, CircuitContract, Contract, JitterBounds, RetryOn, TieRule};
 pub use float::{F32, F64};
+pub use heartbeat::Heartbeat;
+pub use mechanisms::{
+    AboveCap, CircuitPolicy, CooldownTie, InterruptTie, OpenShape, RetryAfterCombine, RetryAfterPolicy, Unstated,
+};
 pub use promise::{FloatFactor, Promised, Tolerance};
 pub use rng::{mix, Randomness, RandomnessError, Scripted, SplitMix64};
 pub use run::{execute, execute_with, panic_message};
@@ -73,4 +81,6 @@ pub use trace::{
     first_action_difference, CallResult, CircuitState, Diagnostic, ErrorKind, Event, EventKind, Rejection, Trace,
     TraceEnd, TRACE_CAPACITY,
 };
-pub use world::{Abort, AttemptResult, CallInfo, LimitKind, Limits, Misuse, PendingAttempt, Wake, World};
+pub use world::{
+    Abort, AttemptResult, CallInfo, LimitKind, Limits, Misuse, PendingAttempt, Wake, World, EVENTS_PER_ATTEMPT_MAX,
+};

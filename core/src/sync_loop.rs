@@ -47,7 +47,7 @@ use crate::{
 /// fatal error or a non-idempotent call stops retrying, exhausted retries return the last error, the
 /// call returns its last attempt's result, cancellation stops the work, a timeout does not end the stream
 /// and no sleep follows the final attempt are all decided here (the crate only yields delays, or `None`
-/// to give up). The subjects run through this loop declare them ([`timelaw_core::Subject::harness_laws`])
+/// to give up). The subjects run through this loop declare them ([`crate::Subject::harness_laws`])
 /// and reports mark them; a violation of one is a bug of this loop, not of the crate.
 pub const LOOP_LAWS: &[&str] = &[
     "no_sleep_after_final_attempt",
@@ -62,13 +62,30 @@ pub const LOOP_LAWS: &[&str] = &[
 
 /// What the loop itself promises, whatever the backoff: see the module docs.
 pub fn loop_contract() -> Contract {
+    contract_for(Contract::default())
+}
+
+/// What the loop promises around a policy that promises `policy` (attempts, delays: a shape of
+/// [`Contract::exponential`] and its siblings, say): the loop's promises ([`loop_contract`]) replace
+/// those fields of `policy`, every other field is kept.
+///
+/// ```
+/// use timelaw_core::sync_loop::{contract_for, loop_contract};
+/// use timelaw_core::{Contract, VDuration};
+///
+/// let policy = Contract::constant(3, VDuration::from_millis(10));
+/// let contract = contract_for(policy);
+/// assert_eq!(contract.max_attempts, Some(3)); // the policy's
+/// assert_eq!(contract.retry_on, loop_contract().retry_on); // the loop's
+/// ```
+pub fn contract_for(policy: Contract) -> Contract {
     Contract {
         retry_on: Some(RetryOn { transient: true, rate_limited: true, timeout: true }),
         reports_last_result: true,
         respects_idempotency: true,
         honors_cancellation: true,
         serves_stream: true,
-        ..Contract::default()
+        ..policy
     }
 }
 
@@ -151,4 +168,30 @@ pub fn sleep(world: &mut World<'_>, delay: Duration) -> Result<Option<CallResult
         Wake::Elapsed => None,
         Wake::Cancelled => cancelled,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn check(policy: Contract) {
+        let contract = contract_for(policy);
+        let loop_fields = |c: Contract| {
+            (c.retry_on, c.reports_last_result, c.respects_idempotency, c.honors_cancellation, c.serves_stream)
+        };
+        assert_eq!(loop_fields(contract), loop_fields(loop_contract()), "the loop's promises");
+        let policy_fields = |c: Contract| (c.max_attempts, c.delay_min, c.delay_max, c.backoff, c.jitter, c.deadline);
+        assert_eq!(policy_fields(contract), policy_fields(policy), "the policy's promises");
+    }
+
+    #[test]
+    fn contract_for_adds_the_loop_to_the_policy() {
+        let ms = VDuration::from_millis;
+        check(Contract::default());
+        check(Contract::exponential(4, ms(10), 2000, ms(50)));
+        check(Contract::constant(1, VDuration::ZERO));
+        check(Contract { deadline: Some(ms(7)), respects_idempotency: false, ..Contract::fibonacci(9, ms(1), ms(8)) });
+        assert_eq!(contract_for(Contract::default()), loop_contract());
+    }
 }

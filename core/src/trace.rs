@@ -258,6 +258,15 @@ impl TraceEnd {
     }
 }
 
+impl TraceEnd {
+    /// `true` when the World cut the run at a count limit inside a long scripted run
+    /// ([`Abort::LongRunCut`](crate::world::Abort::LongRunCut)): like the time-limit cut, the events
+    /// before it are a prefix of a run that was making progress.
+    pub fn is_long_run_cut(&self) -> bool {
+        matches!(self, TraceEnd::Aborted(crate::world::Abort::LongRunCut { .. }))
+    }
+}
+
 /// The record of one run.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Trace {

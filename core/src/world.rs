@@ -38,6 +38,7 @@ use thiserror::Error;
 use crate::clock::{ClockKind, ReadFailed, WallInstant};
 use crate::clock_faults::ClockState;
 use crate::contract::TieRule;
+use crate::heartbeat::Heartbeat;
 use crate::rng::{Randomness, RandomnessError, SplitMix64};
 use crate::schedule::{Outcome, Schedule, Step};
 use crate::time::{VDuration, VInstant};
@@ -50,7 +51,8 @@ use crate::trace::{CallResult, CircuitState, Diagnostic, EventKind, Rejection, T
 /// The defaults are generous on purpose: a rate limiter loop may wait thousands of times in one call (5
 /// tokens admitted after 5,010 short waits), so a correct subject stays far below them, and the
 /// `terminates` law reports a run stopped at a default count limit as not terminating. A run stopped at
-/// a lower limit set for the run is inconclusive.
+/// a lower limit set for the run is inconclusive. A count limit reached while the subject is still
+/// consuming a long scripted run is a cut ([`Abort::LongRunCut`]), never blamed on the subject.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Limits {
     /// Events recorded (default 65,536).
@@ -102,16 +104,26 @@ pub enum LimitKind {
 
 /// "stopped at the step limit (1024 sleeps)", or "stopped at the virtual time limit (100 years)".
 fn describe_limit(kind: LimitKind, limit: u64) -> String {
-    let unit = match kind {
+    if kind == LimitKind::VirtualTime {
+        return format!("stopped at the virtual time limit ({})", VDuration::from_nanos(limit));
+    }
+    format!("stopped at the step limit ({limit} {})", limit_unit(kind))
+}
+
+/// The unit of a limit's value: "events", "attempts", "sleeps", or "ns" for virtual time.
+fn limit_unit(kind: LimitKind) -> &'static str {
+    match kind {
         LimitKind::Events => "events",
         LimitKind::Attempts => "attempts",
         LimitKind::Sleeps => "sleeps",
-        LimitKind::VirtualTime => {
-            return format!("stopped at the virtual time limit ({})", VDuration::from_nanos(limit))
-        }
-    };
-    format!("stopped at the step limit ({limit} {unit})")
+        LimitKind::VirtualTime => "ns",
+    }
 }
+
+/// The most events per attempt a subject may record and still count as working through a long scripted
+/// run when a count limit stops it ([`Abort::LongRunCut`]): an attempt's start and end, a sleep, a
+/// notification, a rejection, a circuit transition and room to spare. More is an event explosion.
+pub const EVENTS_PER_ATTEMPT_MAX: u64 = 8;
 
 /// A use of the World out of its life cycle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Error)]
@@ -152,6 +164,19 @@ pub enum Abort {
         /// Its value.
         limit: u64,
     },
+    /// A count limit ([`LimitKind::Attempts`], [`LimitKind::Sleeps`] or [`LimitKind::Events`]) was
+    /// reached while the subject was still working through a long scripted run: the current call had
+    /// scripted dispatches left, and the subject made at most one sleep per attempt and at most
+    /// [`EVENTS_PER_ATTEMPT_MAX`] events per attempt. Like the virtual time limit, this is a cut of a
+    /// subject that makes progress, not a loop: safety laws are judged on the prefix, liveness laws are
+    /// inconclusive. A count limit reached any other way stays [`Abort::StepLimit`].
+    #[error("cut at the step limit ({limit} {}) inside a long scripted run", limit_unit(*kind))]
+    LongRunCut {
+        /// Which count limit.
+        kind: LimitKind,
+        /// Its value.
+        limit: u64,
+    },
     /// An attempt hangs with neither a timeout nor a cancellation to end it: the call can never return.
     #[error("call {call} attempt {attempt} hangs with no timeout and no cancellation")]
     Hung {
@@ -159,6 +184,15 @@ pub enum Abort {
         call: u32,
         /// The attempt, from 1.
         attempt: u32,
+    },
+    /// A watchdog saw the subject make no World call for `timeout_ms` milliseconds of wall time and gave
+    /// up on the run (see [`crate::heartbeat`]): a subject looping in pure code. The World never returns
+    /// this itself; the trace of such a run holds no events (the run's own events stayed with the
+    /// abandoned thread).
+    #[error("no progress for {timeout_ms} ms")]
+    NoProgress {
+        /// The watchdog's limit.
+        timeout_ms: u64,
     },
     /// Scripted randomness failed.
     #[error("randomness: {0}")]
@@ -236,6 +270,7 @@ pub struct World<'s> {
     attempts_total: u32,
     sleeps_total: u32,
     clocks: ClockState,
+    heartbeat: Option<&'s Heartbeat>,
 }
 
 impl<'s> World<'s> {
@@ -253,7 +288,14 @@ impl<'s> World<'s> {
             attempts_total: 0,
             sleeps_total: 0,
             clocks: ClockState::new(&schedule.clock),
+            heartbeat: None,
         }
+    }
+    /// Counts every World call on `heartbeat` for a watchdog (see [`crate::heartbeat`]); once the
+    /// heartbeat is abandoned, the next World call parks the thread for good.
+    pub fn with_heartbeat(mut self, heartbeat: &'s Heartbeat) -> World<'s> {
+        self.heartbeat = Some(heartbeat);
+        self
     }
     /// Replaces the limits.
     pub fn with_limits(mut self, limits: Limits) -> World<'s> {
@@ -638,6 +680,7 @@ impl<'s> World<'s> {
     /// # Errors
     /// [`Abort::Randomness`] when a scripted source fails.
     pub fn random_u64(&mut self) -> Result<u64, Abort> {
+        self.beat();
         self.rng.next_u64().map_err(Abort::Randomness)
     }
 
@@ -650,6 +693,7 @@ impl<'s> World<'s> {
         if low > high {
             return Err(Abort::Misuse(Misuse::ReversedBounds { low, high }));
         }
+        self.beat();
         self.rng.between_inclusive(low, high).map_err(Abort::Randomness)
     }
 
@@ -686,17 +730,48 @@ impl<'s> World<'s> {
     }
 
     fn check_usable(&self) -> Result<(), Abort> {
+        self.beat();
         if self.finished {
             return Err(Abort::Misuse(Misuse::Finished));
         }
         Ok(())
     }
 
+    /// The abort for reaching the `kind` limit: a [`Abort::LongRunCut`] when the subject is still working
+    /// through a long scripted run (see there), else [`Abort::StepLimit`].
     fn limit(&self, kind: LimitKind) -> Abort {
-        Abort::StepLimit { kind, limit: self.limits.get(kind) }
+        let limit = self.limits.get(kind);
+        if kind != LimitKind::VirtualTime && self.inside_scripted_run() {
+            return Abort::LongRunCut { kind, limit };
+        }
+        Abort::StepLimit { kind, limit }
+    }
+
+    /// `true` while the current call still has scripted dispatches left and the subject spends at most one
+    /// sleep and [`EVENTS_PER_ATTEMPT_MAX`] events per attempt (plus one of each per call): it makes
+    /// progress by consuming the script. Only asked when a count limit is reached.
+    #[cold]
+    fn inside_scripted_run(&self) -> bool {
+        let Some(call) = self.call else { return false };
+        let Some(script) = self.schedule.calls.get(call.index as usize) else { return false };
+        let attempts = u64::from(self.attempts_total);
+        let calls = u64::from(self.next_call);
+        let events = self.trace.events.len() as u64;
+        u64::from(call.attempts) < script.dispatches_scripted()
+            && u64::from(self.sleeps_total) <= attempts + calls
+            && events <= EVENTS_PER_ATTEMPT_MAX.saturating_mul(attempts + calls)
+    }
+
+    /// Counts a World call on the heartbeat, if any (parks the thread when the run was abandoned).
+    #[inline]
+    fn beat(&self) {
+        if let Some(heartbeat) = self.heartbeat {
+            heartbeat.beat();
+        }
     }
 
     fn record(&mut self, kind: EventKind, attempt: u32) -> Result<(), Abort> {
+        self.beat();
         if self.trace.events.len() >= self.limits.events_max as usize {
             return Err(self.limit(LimitKind::Events));
         }

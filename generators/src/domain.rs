@@ -40,6 +40,40 @@ pub trait ConfigDomain: Subject {
     fn simplest_config(&self) -> Self::Config {
         self.arbitrary_config(&mut Unstructured::new(&[]))
     }
+
+    /// Why `config` lies outside this domain, or `None` when it belongs (see [`crate::membership`]).
+    /// The shrinker never accepts a candidate outside, and replay warns about a fixture outside. The
+    /// default knows nothing against any config.
+    fn config_outside(&self, config: &Self::Config) -> Option<String> {
+        let _ = config;
+        None
+    }
+
+    /// The numbers of `config` the shrinker may lower one at a time (counts, percentages, durations in
+    /// nanoseconds), each with the smallest value its domain allows. The shrinker tries the minimum,
+    /// then a binary search down to the smallest value that still fails. The default lists none.
+    fn config_numbers(&self, config: &Self::Config) -> Vec<ConfigNumber> {
+        let _ = config;
+        Vec::new()
+    }
+
+    /// `config` with its number `index` (as [`ConfigDomain::config_numbers`] lists them) set to
+    /// `value`; `None` when that config would not be valid.
+    fn with_config_number(&self, config: &Self::Config, index: usize, value: u64) -> Option<Self::Config> {
+        let _ = (config, index, value);
+        None
+    }
+}
+
+/// One number of a config the shrinker may lower (see [`ConfigDomain::config_numbers`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConfigNumber {
+    /// The field, as a path (`circuit.open_for`).
+    pub name: &'static str,
+    /// Its value (a duration in nanoseconds).
+    pub value: u64,
+    /// The smallest value its domain allows.
+    pub min: u64,
 }
 
 /// A subject whose config domain is written once, over [`Choices`]; [`ConfigDomain`] follows.
@@ -101,6 +135,27 @@ pub trait Describe: Subject + Clone + Send + 'static {
             vec![simplest]
         }
     }
+
+    /// Why `config` lies outside the description's domain, or `None` when it belongs. A description
+    /// cannot in general be run backwards, so the default finds nothing; override it with the checks
+    /// the description promises (for the reference interpreter, `Policy::validate`).
+    fn outside(&self, config: &Self::Config) -> Option<String> {
+        let _ = config;
+        None
+    }
+
+    /// The numbers of `config` the shrinker may lower ([`ConfigDomain::config_numbers`]); none by default.
+    fn numbers(&self, config: &Self::Config) -> Vec<ConfigNumber> {
+        let _ = config;
+        Vec::new()
+    }
+
+    /// `config` with number `index` set to `value` ([`ConfigDomain::with_config_number`]); `None` by
+    /// default.
+    fn with_number(&self, config: &Self::Config, index: usize, value: u64) -> Option<Self::Config> {
+        let _ = (config, index, value);
+        None
+    }
 }
 
 impl<S: Describe> ConfigDomain for S {
@@ -125,6 +180,18 @@ impl<S: Describe> ConfigDomain for S {
     fn simplest_config(&self) -> S::Config {
         simplest_config(self)
     }
+
+    fn config_outside(&self, config: &S::Config) -> Option<String> {
+        self.outside(config)
+    }
+
+    fn config_numbers(&self, config: &S::Config) -> Vec<ConfigNumber> {
+        self.numbers(config)
+    }
+
+    fn with_config_number(&self, config: &S::Config, index: usize, value: u64) -> Option<S::Config> {
+        self.with_number(config, index, value)
+    }
 }
 
 /// The simplest config of a described domain: the description answered with `0` everywhere.
@@ -140,4 +207,67 @@ impl Choices for Simplest {
     fn pick(&mut self, _bound: u64) -> u64 {
         0
     }
+}
+
+/// Gives `$subject` the domain of `$like`, another described subject with the same config type: every
+/// [`Describe`] method forwards to `$like`, so sampling, the proptest strategy, `arbitrary` decoding,
+/// shrink candidates, domain membership and shrinkable numbers are exactly `$like`'s. Meant for a
+/// variant of an existing subject, such as a deliberately broken copy of the reference interpreter.
+///
+/// ```
+/// use timelaw_core::{Abort, Contract, Policy, Subject, World};
+/// use timelaw_generators::{describe_like, reference::Reference, simplest_config};
+///
+/// /// The reference interpreter under another name (a real variant would change `run`).
+/// #[derive(Clone, Debug)]
+/// struct Variant;
+/// impl Subject for Variant {
+///     type Config = Policy;
+///     fn name(&self) -> &str {
+///         "variant"
+///     }
+///     fn contract(&self, policy: &Policy) -> Contract {
+///         Reference.contract(policy)
+///     }
+///     fn run(&self, policy: &Policy, world: &mut World<'_>) -> Result<(), Abort> {
+///         Reference.run(policy, world)
+///     }
+/// }
+/// describe_like!(Variant => Reference);
+///
+/// assert_eq!(simplest_config(&Variant), simplest_config(&Reference));
+/// ```
+#[macro_export]
+macro_rules! describe_like {
+    ($subject:ty => $like:expr) => {
+        impl $crate::Describe for $subject {
+            fn describe<C: $crate::Choices + ?Sized>(
+                &self,
+                c: &mut C,
+                swarm: &$crate::Swarm,
+            ) -> <Self as $crate::__Subject>::Config {
+                $crate::Describe::describe(&$like, c, swarm)
+            }
+            fn simpler(
+                &self,
+                config: &<Self as $crate::__Subject>::Config,
+            ) -> Vec<<Self as $crate::__Subject>::Config> {
+                $crate::Describe::simpler(&$like, config)
+            }
+            fn outside(&self, config: &<Self as $crate::__Subject>::Config) -> Option<String> {
+                $crate::Describe::outside(&$like, config)
+            }
+            fn numbers(&self, config: &<Self as $crate::__Subject>::Config) -> Vec<$crate::ConfigNumber> {
+                $crate::Describe::numbers(&$like, config)
+            }
+            fn with_number(
+                &self,
+                config: &<Self as $crate::__Subject>::Config,
+                index: usize,
+                value: u64,
+            ) -> Option<<Self as $crate::__Subject>::Config> {
+                $crate::Describe::with_number(&$like, config, index, value)
+            }
+        }
+    };
 }

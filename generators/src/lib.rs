@@ -37,8 +37,9 @@
 //! one description of its config over [`Choices`] (plus, optionally, value-level shrink candidates), from
 //! which sampling, the proptest strategy, `arbitrary` decoding, the simplest config ([`simplest_config`])
 //! and shrink candidates all follow. The reference interpreter ([`timelaw_core::reference::Reference`])
-//! is described that way. Subjects that need hand-written strategies implement the three forms of
-//! [`ConfigDomain`] directly.
+//! is described that way. Shorter still, [`subject`]`(name, describe, contract, run)` makes a subject of
+//! plain functions ([`FnSubject`], see [`fn_subject`]). Subjects that need hand-written strategies
+//! implement the three forms of [`ConfigDomain`] directly.
 //!
 //! ## Native sampling
 //! [`sample_case`] draws a whole case from one seed; [`sample_schedule`] draws a schedule for a contract.
@@ -93,6 +94,8 @@ pub mod clock;
 pub mod coverage;
 pub mod domain;
 pub mod draw;
+pub mod fn_subject;
+pub mod membership;
 pub mod reference;
 pub mod schedule;
 pub mod strategy;
@@ -100,7 +103,9 @@ pub mod swarm;
 
 pub use case::{arbitrary_case, case_strategy, sample_case};
 pub use choice::Choices;
-pub use domain::{simplest_config, ConfigDomain, Describe, Simplest};
+pub use domain::{simplest_config, ConfigDomain, ConfigNumber, Describe, Simplest};
+pub use fn_subject::{subject, FnSubject};
+pub use membership::{case_outside, schedule_outside, Outside};
 pub use reference::describe_policy;
 pub use schedule::{
     arbitrary_schedule, describe_schedule, sample_schedule, schedule_strategy, CALLS_MAX, GAP_MAX, LONG_RUN_MAX,
@@ -108,3 +113,5 @@ pub use schedule::{
 };
 pub use strategy::{choice_strategy, ChoiceTree, Tape};
 pub use swarm::{swarm_for, OutcomeMix, Swarm, SWARM_BATCH_CASES};
+#[doc(hidden)]
+pub use timelaw_core::Subject as __Subject;

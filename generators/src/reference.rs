@@ -23,7 +23,7 @@ use timelaw_core::reference::{Backoff, Jitter, Policy, Reference};
 use timelaw_core::{BudgetContract, CircuitContract, RetryOn, VDuration};
 
 use crate::choice::{optional, scaled_duration, Choices};
-use crate::domain::Describe;
+use crate::domain::{ConfigNumber, Describe};
 use crate::schedule::biased;
 use crate::swarm::Swarm;
 
@@ -73,6 +73,7 @@ pub fn describe_policy<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> Policy 
         attempt_timeout,
         deadline,
         sleep_budget,
+        retry_elapsed_max: None, // Not drawn yet: drawing it would move every later answer.
         circuit,
         retry_budget,
     };
@@ -132,6 +133,29 @@ fn budget<C: Choices + ?Sized>(c: &mut C) -> BudgetContract {
 impl Describe for Reference {
     fn describe<C: Choices + ?Sized>(&self, c: &mut C, swarm: &Swarm) -> Policy {
         describe_policy(c, swarm)
+    }
+
+    /// A policy that fails [`Policy::validate`] (every drawn policy passes it).
+    fn outside(&self, policy: &Policy) -> Option<String> {
+        policy.validate().err().map(|error| error.to_string())
+    }
+
+    /// Every number of the policy that is there (a feature switched off has none), durations in
+    /// nanoseconds, each with its smallest valid value: `min_calls` before `window`, the initial delay
+    /// before the cap, so each can go as low as the other allows.
+    fn numbers(&self, policy: &Policy) -> Vec<ConfigNumber> {
+        NUMBERS
+            .iter()
+            .filter_map(|(name, min, get, _)| get(policy).map(|value| ConfigNumber { name, value, min: *min }))
+            .collect()
+    }
+
+    fn with_number(&self, policy: &Policy, index: usize, value: u64) -> Option<Policy> {
+        let present: Vec<&PolicyNumber> = NUMBERS.iter().filter(|(_, _, get, _)| get(policy).is_some()).collect();
+        let (_, _, _, set) = present.get(index)?;
+        let mut changed = policy.clone();
+        set(&mut changed, value);
+        changed.validate().is_ok().then_some(changed)
     }
 
     /// Most aggressive first: the simplest policy of all, everything but attempts and backoff switched
@@ -239,4 +263,131 @@ fn linear_like(backoff: Backoff) -> Backoff {
 fn simpler_circuit(c: CircuitContract) -> CircuitContract {
     let window = c.window.div_ceil(2);
     CircuitContract { window, min_calls: c.min_calls.min(window).div_ceil(2).max(1), half_open_probes: 1, ..c }
+}
+
+/// A number of a policy: name, smallest value, read (`None` when its feature is off), write.
+type PolicyNumber = (&'static str, u64, fn(&Policy) -> Option<u64>, fn(&mut Policy, u64));
+
+fn ns(value: u64) -> VDuration {
+    VDuration::from_nanos(value)
+}
+
+fn small(value: u64) -> u32 {
+    u32::try_from(value).unwrap_or(u32::MAX)
+}
+
+/// Every number of a policy, in the order the shrinker lowers them.
+const NUMBERS: [PolicyNumber; 15] = [
+    ("max_attempts", 1, |p| Some(u64::from(p.max_attempts)), |p, v| p.max_attempts = small(v)),
+    ("backoff.initial", 0, |p| Some(p.backoff.initial().as_nanos()), |p, v| p.backoff = with_initial(p.backoff, ns(v))),
+    (
+        "backoff.step",
+        0,
+        |p| match p.backoff {
+            Backoff::Linear { step, .. } => Some(step.as_nanos()),
+            _ => None,
+        },
+        |p, v| {
+            if let Backoff::Linear { initial, .. } = p.backoff {
+                p.backoff = Backoff::Linear { initial, step: ns(v) };
+            }
+        },
+    ),
+    (
+        "backoff.factor",
+        1,
+        |p| match p.backoff {
+            Backoff::Exponential { factor, .. } => Some(u64::from(factor)),
+            _ => None,
+        },
+        |p, v| {
+            if let Backoff::Exponential { initial, .. } = p.backoff {
+                p.backoff = Backoff::Exponential { initial, factor: small(v) };
+            }
+        },
+    ),
+    ("delay_max", 0, |p| Some(p.delay_max.as_nanos()), |p, v| p.delay_max = ns(v)),
+    ("attempt_timeout", 0, |p| p.attempt_timeout.map(VDuration::as_nanos), |p, v| p.attempt_timeout = Some(ns(v))),
+    ("deadline", 0, |p| p.deadline.map(VDuration::as_nanos), |p, v| p.deadline = Some(ns(v))),
+    ("sleep_budget", 0, |p| p.sleep_budget.map(VDuration::as_nanos), |p, v| p.sleep_budget = Some(ns(v))),
+    (
+        "circuit.min_calls",
+        1,
+        |p| p.circuit.map(|c| u64::from(c.min_calls)),
+        |p, v| p.circuit = p.circuit.map(|c| CircuitContract { min_calls: small(v), ..c }),
+    ),
+    (
+        "circuit.window",
+        1,
+        |p| p.circuit.map(|c| u64::from(c.window)),
+        |p, v| p.circuit = p.circuit.map(|c| CircuitContract { window: small(v), ..c }),
+    ),
+    (
+        "circuit.failure_percent",
+        1,
+        |p| p.circuit.map(|c| u64::from(c.failure_percent)),
+        |p, v| p.circuit = p.circuit.map(|c| CircuitContract { failure_percent: small(v), ..c }),
+    ),
+    (
+        "circuit.open_for",
+        0,
+        |p| p.circuit.map(|c| c.open_for.as_nanos()),
+        |p, v| p.circuit = p.circuit.map(|c| CircuitContract { open_for: ns(v), ..c }),
+    ),
+    (
+        "circuit.half_open_probes",
+        1,
+        |p| p.circuit.map(|c| u64::from(c.half_open_probes)),
+        |p, v| p.circuit = p.circuit.map(|c| CircuitContract { half_open_probes: small(v), ..c }),
+    ),
+    (
+        "retry_budget.min_retries",
+        0,
+        |p| p.retry_budget.map(|b| u64::from(b.min_retries)),
+        |p, v| p.retry_budget = p.retry_budget.map(|b| BudgetContract { min_retries: small(v), ..b }),
+    ),
+    (
+        "retry_budget.retry_percent",
+        0,
+        |p| p.retry_budget.map(|b| u64::from(b.retry_percent)),
+        |p, v| p.retry_budget = p.retry_budget.map(|b| BudgetContract { retry_percent: small(v), ..b }),
+    ),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::ConfigDomain;
+
+    #[test]
+    fn every_number_reads_back_what_it_wrote() {
+        let circuit = CircuitContract {
+            window: 8,
+            min_calls: 3,
+            failure_percent: 57,
+            open_for: VDuration::from_nanos(655_516_637),
+            half_open_probes: 2,
+        };
+        let policy = Policy {
+            attempt_timeout: Some(VDuration::from_nanos(3)),
+            deadline: Some(VDuration::from_secs(1)),
+            sleep_budget: Some(VDuration::from_secs(2)),
+            circuit: Some(circuit),
+            retry_budget: Some(BudgetContract { min_retries: 4, retry_percent: 20 }),
+            ..Policy::new(5, Backoff::Exponential { initial: VDuration::from_millis(1), factor: 16 }, SEC)
+        };
+        let numbers = Reference.config_numbers(&policy);
+        let names: Vec<&str> = numbers.iter().map(|number| number.name).collect();
+        assert!(names.contains(&"circuit.failure_percent") && names.contains(&"circuit.open_for"), "{names:?}");
+        assert!(!names.contains(&"backoff.step"), "{names:?}");
+        for (index, number) in numbers.iter().enumerate() {
+            let lowered = Reference.with_config_number(&policy, index, number.value).expect("the same value is valid");
+            assert_eq!(lowered, policy, "{}", number.name);
+            if let Some(lower) = Reference.with_config_number(&policy, index, number.min) {
+                assert_eq!(Reference.config_numbers(&lower)[index].value, number.min, "{}", number.name);
+            }
+        }
+        let window = names.iter().position(|name| *name == "circuit.window").unwrap();
+        assert_eq!(Reference.with_config_number(&policy, window, 2), None, "a window below min_calls is invalid");
+    }
 }

@@ -7,7 +7,7 @@
 //! | calls | 1, or with [`Swarm::multi_call`] up to [`CALLS_MAX`] |
 //! | gap before a call (not the first) | 0 to [`GAP_MAX`] (2 h) |
 //! | steps per call | 0 to [`STEPS_PER_CALL_MAX`] |
-//! | repeats of one step (with [`Swarm::long_runs`], one step per schedule) | 13 to [`LONG_RUN_MAX`], at most `max_attempts + 1` |
+//! | repeats of one step (with [`Swarm::long_runs`], one step per schedule) | 13 to [`LONG_RUN_MAX`] |
 //! | attempt duration | 0 to 30 s; near `u64::MAX` ns only where something cuts the attempt |
 //! | outcome | by [`Swarm::outcomes`]; `hang` only where something cuts the attempt |
 //! | retry-after | 0 to 60 s, or a boundary value (the cap, the cap + 1 ns, near `u64::MAX` ns) |
@@ -40,9 +40,11 @@ pub const CALLS_MAX: u64 = 8;
 /// The most scripted steps a call holds.
 pub const STEPS_PER_CALL_MAX: u64 = 12;
 /// The most dispatches one repeated step scripts in a generated schedule: far past the retry counts
-/// where counters saturate or wrap (32, 40, 64, thousands), and below the World's default attempt and
-/// sleep limits (16,384), so a correct subject that retries without a limit is not cut by them.
-pub const LONG_RUN_MAX: u64 = 10_000;
+/// where counters saturate or wrap (32, 40, 64, thousands) and past the World's default attempt and
+/// sleep limits (16,384). A subject still consuming such a run when a count limit is reached is cut
+/// there ([`timelaw_core::Abort::LongRunCut`]: safety laws judged on the prefix, liveness laws
+/// inconclusive), never blamed for not terminating; the count is independent of the contract.
+pub const LONG_RUN_MAX: u64 = 100_000;
 /// The longest gap between two calls.
 pub const GAP_MAX: VDuration = VDuration::from_secs(2 * 3600);
 /// A duration at least `VDuration::MAX - NEAR_MAX_SPAN` is "near the end of time".
@@ -95,7 +97,7 @@ pub fn describe_schedule<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm, contract
     };
     let mut schedule = Schedule::new(list(c, call_count, |c, index| describe_call(c, swarm, contract, index == 0)));
     if swarm.long_runs {
-        long_run(c, contract, &mut schedule);
+        long_run(c, &mut schedule);
     }
     // Drawn last, so a case without clock faults reads the answers it read before they existed.
     let clock = crate::clock::describe_clock_faults(c, swarm, contract);
@@ -103,9 +105,10 @@ pub fn describe_schedule<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm, contract
 }
 
 /// With [`Swarm::long_runs`], one step of the schedule (a quarter of the time) repeats 13 to
-/// [`LONG_RUN_MAX`] times, at most `max_attempts + 1`. Drawn after the calls, so a schedule without a
-/// long run reads the same answers as before the option existed.
-fn long_run<C: Choices + ?Sized>(c: &mut C, contract: &Contract, schedule: &mut Schedule) {
+/// [`LONG_RUN_MAX`] times, whatever the contract's `max_attempts` (a limit cuts a run, never an
+/// input). Drawn after the calls, so a schedule without a long run reads the same answers as before the
+/// option existed.
+fn long_run<C: Choices + ?Sized>(c: &mut C, schedule: &mut Schedule) {
     if !c.maybe(1, 4) {
         return;
     }
@@ -118,9 +121,8 @@ fn long_run<C: Choices + ?Sized>(c: &mut C, contract: &Contract, schedule: &mut 
         1 => c.between(65, 1_000),
         _ => c.between(1_001, LONG_RUN_MAX),
     };
-    let cap = contract.max_attempts.map_or(LONG_RUN_MAX, |max| u64::from(max).saturating_add(1));
     // At most LONG_RUN_MAX, which fits a u32.
-    let count = u32::try_from(count.min(cap).max(1)).unwrap_or(1);
+    let count = u32::try_from(count).unwrap_or(1);
     call.steps[step] = call.steps[step].repeated(count);
 }
 

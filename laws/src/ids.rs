@@ -64,9 +64,31 @@ pub const WALL_JUMP_KEEPS_MONOTONIC_LIMITS: &str = "wall_jump_keeps_monotonic_li
 pub const WALL_JUMP_BACK_NO_PANIC: &str = "wall_jump_back_no_panic";
 /// `failed_read_handled_as_declared`: see [`crate::catalogue::FAILED_READ_HANDLED_AS_DECLARED`].
 pub const FAILED_READ_HANDLED_AS_DECLARED: &str = "failed_read_handled_as_declared";
+/// `circuit_closed_admits`: see [`crate::catalogue::CIRCUIT_CLOSED_ADMITS`].
+pub const CIRCUIT_CLOSED_ADMITS: &str = "circuit_closed_admits";
+/// `circuit_closes_after_probes`: see [`crate::catalogue::CIRCUIT_CLOSES_AFTER_PROBES`].
+pub const CIRCUIT_CLOSES_AFTER_PROBES: &str = "circuit_closes_after_probes";
+/// `circuit_probe_slot_freed`: see [`crate::catalogue::CIRCUIT_PROBE_SLOT_FREED`].
+pub const CIRCUIT_PROBE_SLOT_FREED: &str = "circuit_probe_slot_freed";
+/// `retry_budget_admits_with_room`: see [`crate::catalogue::RETRY_BUDGET_ADMITS_WITH_ROOM`].
+pub const RETRY_BUDGET_ADMITS_WITH_ROOM: &str = "retry_budget_admits_with_room";
+/// `elapsed_limit_does_not_stop_early`: see [`crate::catalogue::ELAPSED_LIMIT_DOES_NOT_STOP_EARLY`].
+pub const ELAPSED_LIMIT_DOES_NOT_STOP_EARLY: &str = "elapsed_limit_does_not_stop_early";
+/// `rate_limited_retried_below_cap`: see [`crate::catalogue::RATE_LIMITED_RETRIED_BELOW_CAP`].
+pub const RATE_LIMITED_RETRIED_BELOW_CAP: &str = "rate_limited_retried_below_cap";
+/// `no_undeclared_rejection`: see [`crate::catalogue::NO_UNDECLARED_REJECTION`].
+pub const NO_UNDECLARED_REJECTION: &str = "no_undeclared_rejection";
+/// `no_retry_after_elapsed_limit`: see [`crate::catalogue::NO_RETRY_AFTER_ELAPSED_LIMIT`].
+pub const NO_RETRY_AFTER_ELAPSED_LIMIT: &str = "no_retry_after_elapsed_limit";
+/// `retry_after_as_declared`: see [`crate::catalogue::RETRY_AFTER_AS_DECLARED`].
+pub const RETRY_AFTER_AS_DECLARED: &str = "retry_after_as_declared";
+/// `circuit_open_period_as_declared`: see [`crate::catalogue::CIRCUIT_OPEN_PERIOD_AS_DECLARED`].
+pub const CIRCUIT_OPEN_PERIOD_AS_DECLARED: &str = "circuit_open_period_as_declared";
+/// `interrupt_tie_as_declared`: see [`crate::catalogue::INTERRUPT_TIE_AS_DECLARED`].
+pub const INTERRUPT_TIE_AS_DECLARED: &str = "interrupt_tie_as_declared";
 
 /// Every standard id, in catalogue (blueprint) order.
-pub const ALL: [&str; 31] = [
+pub const ALL: [&str; 42] = [
     ATTEMPTS_WITHIN_MAX,
     DELAY_WITHIN_CAP,
     DELAY_AT_LEAST_MIN,
@@ -98,4 +120,15 @@ pub const ALL: [&str; 31] = [
     WALL_JUMP_KEEPS_MONOTONIC_LIMITS,
     WALL_JUMP_BACK_NO_PANIC,
     FAILED_READ_HANDLED_AS_DECLARED,
+    CIRCUIT_CLOSED_ADMITS,
+    CIRCUIT_CLOSES_AFTER_PROBES,
+    CIRCUIT_PROBE_SLOT_FREED,
+    RETRY_BUDGET_ADMITS_WITH_ROOM,
+    ELAPSED_LIMIT_DOES_NOT_STOP_EARLY,
+    RATE_LIMITED_RETRIED_BELOW_CAP,
+    NO_UNDECLARED_REJECTION,
+    NO_RETRY_AFTER_ELAPSED_LIMIT,
+    RETRY_AFTER_AS_DECLARED,
+    CIRCUIT_OPEN_PERIOD_AS_DECLARED,
+    INTERRUPT_TIE_AS_DECLARED,
 ];

@@ -63,6 +63,50 @@
 //! [`Catalogue::standard`], [`Catalogue::empty`], [`Catalogue::register`] for a user's own laws,
 //! [`Catalogue::select`] for a subset, and [`Catalogue::judge_all`] to judge every law on a case.
 //!
+//! ## Laws on the catalogue's models
+//! The models the standard laws judge against are public: [`catalogue::breaker_model`] (the circuit
+//! breaker a contract states: count window, consecutive failures or time window, open-period shape,
+//! cooldown tie, cancellation as failure), [`catalogue::budget_model`] (the retry budget and its window),
+//! [`catalogue::support`] (event classification, the call walk) and [`catalogue::replay_breaker`], which
+//! replays the breaker model over a trace's calls. A law of your own on the breaker model:
+//!
+//! ```
+//! use timelaw_core::reference::{Backoff, Policy, Reference};
+//! use timelaw_core::{execute, CallScript, CircuitContract, Outcome, Schedule, Subject, VDuration};
+//! use timelaw_laws::catalogue::breaker_model::{Admission, CallFacts, Phase};
+//! use timelaw_laws::catalogue::replay_breaker;
+//! use timelaw_laws::{Law, LawKind, Observation, Verdict};
+//!
+//! /// The breaker refuses a call only when the contract's breaker would: open, or out of probes.
+//! fn refuses_only_when_due(observation: &Observation<'_>) -> Verdict {
+//!     replay_breaker(observation, |facts: &CallFacts, admission: Admission, _before: Phase| {
+//!         match (facts.rejected(), admission.is_admitted()) {
+//!             (true, true) => Some(Verdict::violated_at(facts.refusal_event().unwrap_or(0), "refused too early")),
+//!             (true, false) => Some(Verdict::Holds),
+//!             (false, _) => None,
+//!         }
+//!     })
+//! }
+//!
+//! let law = Law {
+//!     id: "refuses_only_when_due",
+//!     title: "the breaker refuses only when the contract's breaker would",
+//!     kind: LawKind::Safety,
+//!     needs: &["circuit"],
+//!     applies: |contract| contract.circuit.is_some(),
+//!     check: refuses_only_when_due,
+//! };
+//! // Two failures open a two-call window; the third call comes before the 50ms cooldown ends.
+//! let circuit = CircuitContract {
+//!     window: 2, min_calls: 2, failure_percent: 100, open_for: VDuration::from_millis(50), half_open_probes: 1,
+//! };
+//! let policy = Policy { circuit: Some(circuit), ..Policy::new(1, Backoff::Constant { delay: VDuration::ZERO }, VDuration::ZERO) };
+//! let schedule = Schedule::new(vec![CallScript::outcomes(&[Outcome::Transient]); 3]);
+//! let trace = execute(&Reference, &policy, &schedule, 0);
+//! let contract = Reference.contract(&policy);
+//! assert_eq!(law.judge(&Observation::single_run(&schedule, 0, &contract, &trace)), Verdict::Holds);
+//! ```
+//!
 //! ## Cost
 //! Judging the whole catalogue on a typical trace allocates nothing when no law is violated (reuse the
 //! output vector); messages are `&'static str` unless a violation formats its numbers.

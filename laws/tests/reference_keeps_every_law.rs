@@ -72,6 +72,7 @@ fn policy(rng: &mut SplitMix64) -> Policy {
             min_retries: pick(rng, &[0, 1, 3]),
             retry_percent: pick(rng, &[0, 20, 100]),
         }),
+        retry_elapsed_max: maybe(rng, |rng| duration(rng, &[0, 10, 30, 100])),
     }
 }
 

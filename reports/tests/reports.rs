@@ -350,6 +350,7 @@ fn table_golden() {
   bounds   of 100 sampled cases:
            attempt_at_timeout 20 (20.0%), delay_at_cap 12 (12.0%)
   cut      4 cases (4.0%) at the virtual time limit: safety laws judged on the prefix, liveness laws inconclusive
+  cut      0 cases (0.0%) at a step limit inside a long scripted run: safety laws judged on the prefix, liveness laws inconclusive
 ┌───────────────────────────────────────┬──────────┬───────┬───────┬─────────┬─────┬──────────┬──────────────┬──────────────────────────────────────────────────────┐
 │ law                                   ┆ kind     ┆ cases ┆ holds ┆ vacuous ┆ n/a ┆ violated ┆ inconclusive ┆ fixture                                              │
 ╞═══════════════════════════════════════╪══════════╪═══════╪═══════╪═════════╪═════╪══════════╪══════════════╪══════════════════════════════════════════════════════╡

@@ -142,7 +142,11 @@ fn replay(registry: &Registry, paths: &[PathBuf]) -> Result<u8, CliError> {
     }
     let (mut passed, mut failed, mut broken, mut warned) = (0, 0, 0, 0);
     for file in &files {
-        match replay_file(registry, &laws, file, &config) {
+        let result = replay_file(registry, &laws, file, &config);
+        if let Some(warning) = result.as_ref().ok().and_then(|result| result.outside_warning(file)) {
+            eprintln!("{warning}");
+        }
+        match result {
             Ok(result) if result.outcome.is_warning() => {
                 warned += 1;
                 out_line(&format!("WARNING {}  law `{}`: {}", file.display(), result.law, result.explanation))?;

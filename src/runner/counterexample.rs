@@ -10,13 +10,15 @@ use timelaw_core::Case;
 use timelaw_generators::ConfigDomain;
 use timelaw_laws::{Catalogue, Law, Verdict, Violation};
 
+use super::child::Launcher;
 use super::persist::{Finds, StoreNotes};
 use super::progress::Progress;
 use super::tally::{Found, Tally};
 use crate::config::Config;
-use crate::eval::evaluate;
+use crate::eval::Evaluation;
 use crate::fixture::{self, Fixture, Provenance, Source, Status, ABOUT, FORMAT, VERSION};
-use crate::shrink::{shrink, ShrinkBudget};
+use crate::shrink::{shrink, shrink_with, ShrinkBudget};
+use crate::watchdog::{evaluate_bounded, hung};
 use timelaw_reports::Counts;
 
 /// One shrunk counterexample.
@@ -37,6 +39,10 @@ pub struct Counterexample<C> {
     /// `Some` when a re-run of the found case on a fresh World did not violate the law the same way:
     /// a nondeterministic finding, never shrunk and never written as a fact.
     pub nondeterministic: Option<Nondeterminism>,
+    /// The watchdog saw no progress on this case ("no progress for N ms"): it was never run again
+    /// in-process; it was shrunk in child processes (see `runner/child.rs`) when this executable could be
+    /// run again, else its fixture holds the case as found.
+    pub hang: bool,
 }
 
 /// A violation the search saw that a re-run of the same case did not reproduce.
@@ -88,6 +94,12 @@ pub struct RunOutput<C> {
     /// How many cases the World cut at its virtual time limit: their safety laws were judged on the
     /// prefix, their liveness laws are inconclusive, and the cut alone is never a violation.
     pub time_limit_cuts: u64,
+    /// How many cases the World cut at a count limit (attempts, sleeps, events) while the subject was still
+    /// working through a long scripted run: judged like time-limit cuts.
+    pub long_run_cuts: u64,
+    /// Worker threads the watchdog abandoned in a subject that made no progress ([`crate::watchdog`]);
+    /// each still spins in the subject's code until the process ends.
+    pub abandoned_threads: u64,
     /// What the run did to the fixture store: a write error, recovered files, findings already pinned.
     pub store: StoreNotes,
     /// Wall-clock time of the whole run, search and shrinking (measured around the run, never read on
@@ -152,8 +164,9 @@ pub fn resolve<S: ConfigDomain + ?Sized>(
     tally: Tally<S::Config>,
     progress: &dyn Progress,
     finds: Finds<'_, S>,
+    launcher: Option<&Launcher>,
 ) -> RunOutput<S::Config> {
-    let Tally { counts, found, inconclusive, coverage, time_limit_cuts, .. } = tally;
+    let Tally { counts, found, inconclusive, coverage, time_limit_cuts, long_run_cuts, abandoned_threads, .. } = tally;
     let to_shrink = found.iter().map(|list| list.len() as u64).sum();
     if to_shrink > 0 {
         progress.start("shrinking", to_shrink);
@@ -165,7 +178,7 @@ pub fn resolve<S: ConfigDomain + ?Sized>(
         .zip(found)
         .zip(inconclusive)
         .map(|(((law, counts), found), inconclusive)| {
-            let counterexamples = shrink_all(subject, &law, config, found, progress, &finds);
+            let counterexamples = shrink_all(subject, &law, config, found, progress, &finds, launcher);
             LawOutcome { law, counts, counterexamples, inconclusive }
         })
         .collect();
@@ -182,6 +195,8 @@ pub fn resolve<S: ConfigDomain + ?Sized>(
         laws: outcomes,
         coverage,
         time_limit_cuts,
+        long_run_cuts,
+        abandoned_threads,
         store,
         wall_time,
     }
@@ -194,10 +209,11 @@ fn shrink_all<S: ConfigDomain + ?Sized>(
     found: Vec<Found<S::Config>>,
     progress: &dyn Progress,
     finds: &Finds<'_, S>,
+    launcher: Option<&Launcher>,
 ) -> Vec<Counterexample<S::Config>> {
     let mut examples: Vec<Counterexample<S::Config>> = Vec::new();
     for entry in found {
-        let mut example = shrink_one(subject, law, config, entry, finds.failed());
+        let mut example = shrink_one(subject, law, config, entry, finds.failed(), launcher);
         progress.advance(1);
         if examples.iter().any(|known| known.shrunk == example.shrunk) {
             finds.discard(law, example.case_index);
@@ -205,8 +221,14 @@ fn shrink_all<S: ConfigDomain + ?Sized>(
         }
         if finds.writes() {
             let shrunk = example.nondeterministic.is_none();
+            let shrunk = shrunk && (!example.hang || example.shrink_evaluations > 0);
             let provenance = provenance(config, example.case_index, shrunk, example.shrink_evaluations);
-            let mut fixture = build_fixture(subject, law, config, &example.shrunk, provenance);
+            let mut fixture = if example.hang {
+                let evaluation = hung(subject, &example.shrunk, config.case_timeout_ms);
+                build_fixture_from(subject, law, &example.shrunk, provenance, &evaluation)
+            } else {
+                build_fixture(subject, law, config, &example.shrunk, provenance)
+            };
             if let Some(flaky) = &example.nondeterministic {
                 fixture.status = Status::Nondeterministic;
                 fixture.note = Some(format!("the search saw `{}`; {flaky}", example.violation.message));
@@ -237,12 +259,20 @@ fn shrink_one<S: ConfigDomain + ?Sized>(
     config: &Config,
     found: Found<S::Config>,
     store_failed: bool,
+    launcher: Option<&Launcher>,
 ) -> Counterexample<S::Config> {
     let budget = ShrinkBudget { evals_max: config.shrink_evals_max, time_max: shrink_time(config) };
-    let nondeterministic = rerun(subject, law, config, &found);
-    let shrunk = match store_failed || nondeterministic.is_some() {
-        true => None,
-        false => shrink(subject, law, found.case.clone(), budget, config.limits).ok(),
+    // A hang is never run again in-process: it would hang again (and cost one more abandoned thread).
+    // It is shrunk in child processes instead, when this executable can be run again.
+    let hang = is_hang(&found);
+    let nondeterministic = if hang { None } else { rerun(subject, law, config, &found) };
+    let shrunk = match (store_failed || nondeterministic.is_some(), hang, launcher) {
+        (true, _, _) | (false, true, None) => None,
+        (false, true, Some(launcher)) => {
+            let evaluator = |case: &Case<S::Config>, replay| launcher.evaluate(subject, case, replay, config);
+            shrink_with(subject, law, found.case.clone(), budget, config.limits, Some(&evaluator)).ok()
+        }
+        (false, false, _) => shrink(subject, law, found.case.clone(), budget, config.limits).ok(),
     };
     let (shrunk, violation, evaluations) = match shrunk {
         Some(outcome) => (outcome.case, outcome.violation, outcome.evaluations),
@@ -257,6 +287,7 @@ fn shrink_one<S: ConfigDomain + ?Sized>(
         shrink_evaluations: evaluations,
         fixture: None,
         nondeterministic,
+        hang,
     }
 }
 
@@ -269,7 +300,7 @@ fn rerun<S: ConfigDomain + ?Sized>(
     found: &Found<S::Config>,
 ) -> Option<Nondeterminism> {
     let replay = law.id == timelaw_laws::ids::DETERMINISTIC_REPLAY;
-    let evaluation = evaluate(subject, &found.case, config.limits, replay);
+    let evaluation = evaluate_bounded(subject, &found.case, config.limits, replay, config.case_timeout_ms);
     let verdict = evaluation.judge(law, &found.case);
     if matches!(&verdict, Verdict::Violated(violation) if *violation == found.violation) {
         return None;
@@ -278,11 +309,17 @@ fn rerun<S: ConfigDomain + ?Sized>(
     Some(Nondeterminism { rerun: verdict, first_difference })
 }
 
+/// Whether the search recorded `found` as a hang (the watchdog's "no progress" trace).
+pub(super) fn is_hang<C>(found: &Found<C>) -> bool {
+    matches!(found.trace.end, timelaw_core::TraceEnd::Aborted(timelaw_core::Abort::NoProgress { .. }))
+}
+
 fn shrink_time(config: &Config) -> Option<std::time::Duration> {
     config.shrink_time_ms.map(std::time::Duration::from_millis)
 }
 
-/// A regression fixture for `case` (the verdict and trace are recomputed from the case).
+/// A regression fixture for `case` (the verdict and trace are recomputed from the case, under the
+/// watchdog: a case that hangs gives a fixture of its "no progress" verdict).
 pub fn build_fixture<S: ConfigDomain + ?Sized>(
     subject: &S,
     law: &Law,
@@ -290,7 +327,19 @@ pub fn build_fixture<S: ConfigDomain + ?Sized>(
     case: &Case<S::Config>,
     provenance: Provenance,
 ) -> Fixture<S::Config> {
-    let evaluation = evaluate(subject, case, config.limits, law.id == timelaw_laws::ids::DETERMINISTIC_REPLAY);
+    let replay = law.id == timelaw_laws::ids::DETERMINISTIC_REPLAY;
+    let evaluation = evaluate_bounded(subject, case, config.limits, replay, config.case_timeout_ms);
+    build_fixture_from(subject, law, case, provenance, &evaluation)
+}
+
+/// A regression fixture for `case` from its `evaluation` (no run).
+pub fn build_fixture_from<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    law: &Law,
+    case: &Case<S::Config>,
+    provenance: Provenance,
+    evaluation: &Evaluation,
+) -> Fixture<S::Config> {
     let verdict: Verdict = evaluation.judge(law, case);
     Fixture {
         about: ABOUT.to_owned(),

@@ -1,19 +1,24 @@
 //! The runner: check a subject against laws over many cases in parallel, shrink every counterexample,
 //! write fixtures.
 
+mod child;
 mod counterexample;
 mod persist;
 mod progress;
 mod search;
 mod summary;
 mod tally;
+mod watched;
+
+pub use watched::ABANDONED_MAX;
 
 use std::path::PathBuf;
 
 use timelaw_generators::ConfigDomain;
 use timelaw_laws::{Catalogue, LawError};
 
-pub use counterexample::{build_fixture, Counterexample, LawOutcome, RunOutput};
+pub use child::{Launcher, ENV_CHILD};
+pub use counterexample::{build_fixture, build_fixture_from, Counterexample, LawOutcome, RunOutput};
 pub use persist::{Finds, StoreNotes};
 pub use progress::{Progress, Silent};
 pub use search::{check_case, search, search_saving, COVERAGE_EVERY, PROGRESS_CASES};
@@ -111,6 +116,12 @@ impl<'a, S: ConfigDomain> Check<'a, S> {
     /// randomness cannot be seeded). See [`Config::replay_every`].
     pub fn replay_every(self, every: u64) -> Self {
         self.edit(move |config| config.replay_every = every)
+    }
+    /// The per-case watchdog in milliseconds of wall time (0 turns it off; see
+    /// [`Config::case_timeout_ms`]): a case whose subject makes no World call for that long violates
+    /// `terminates` with "no progress for N ms", and the run goes on without the thread it hangs.
+    pub fn case_timeout_ms(self, timeout_ms: u64) -> Self {
+        self.edit(move |config| config.case_timeout_ms = timeout_ms)
     }
     /// Whether the `TIMELAW_*` environment variables apply (default `true`). With `false` the run
     /// starts from [`Config::default`], so the environment cannot change it.
@@ -215,19 +226,21 @@ pub fn run<S: ConfigDomain + ?Sized>(
     config: &Config,
     progress: &dyn Progress,
 ) -> RunOutput<S::Config> {
-    // Wall time for the summary only: read once before and once after, never on the checking path.
+    child::serve_if_child(subject, config); // A child process answers its request and exits here.
+                                            // Wall time for the summary only: read once before and once after, never on the checking path.
     let started = std::time::Instant::now();
+    let launcher = Launcher::detect(); // On the caller's thread: a test's thread is named after it.
     let pool = rayon::ThreadPoolBuilder::new().num_threads(config.threads).build();
     let work = || match Finds::open(subject, config) {
         Ok(finds) => {
             let tally = search_saving(subject, laws, config, progress, Some(&finds));
-            counterexample::resolve(subject, laws, config, tally, progress, finds)
+            counterexample::resolve(subject, laws, config, tally, progress, finds, launcher.as_ref())
         }
         Err(error) => {
             // Nothing was searched: the output carries only the error.
             let empty = Tally::new(laws.len(), config.violations_per_law());
             let finds = Finds::without_store(subject, config);
-            let mut output = counterexample::resolve(subject, laws, config, empty, progress, finds);
+            let mut output = counterexample::resolve(subject, laws, config, empty, progress, finds, None);
             output.store.error = Some(std::sync::Arc::new(error));
             output
         }

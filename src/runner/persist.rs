@@ -16,8 +16,9 @@ use timelaw_core::Case;
 use timelaw_generators::ConfigDomain;
 use timelaw_laws::Law;
 
-use super::counterexample::{build_fixture, provenance};
+use super::counterexample::{build_fixture, build_fixture_from, provenance};
 use crate::config::Config;
+use crate::eval::Evaluation;
 use crate::fixture::{self, FixtureError, Pending, Placed};
 
 /// What a run did to the fixture store besides writing fixtures: the first write error and the notes
@@ -106,6 +107,18 @@ impl<'a, S: ConfigDomain + ?Sized> Finds<'a, S> {
     /// Saves `case`, a violation of `law` at `case_index` that a worker's tally kept, unless lower-index
     /// violations of that law already fill the kept places.
     pub fn offer(&self, law: &Law, case_index: u64, case: &Case<S::Config>) {
+        self.offer_evaluated(law, case_index, case, None);
+    }
+
+    /// [`Finds::offer`] with the case's evaluation when the caller has it (a hang's: running the case
+    /// again to write its raw file would hang again).
+    pub(super) fn offer_evaluated(
+        &self,
+        law: &Law,
+        case_index: u64,
+        case: &Case<S::Config>,
+        evaluation: Option<&Evaluation>,
+    ) {
         let Some(pending) = &self.pending else { return };
         if self.failed() {
             return;
@@ -116,8 +129,11 @@ impl<'a, S: ConfigDomain + ?Sized> Finds<'a, S> {
         if at >= self.keep || list.get(at).is_some_and(|(index, _)| *index == case_index) {
             return;
         }
-        let fixture =
-            build_fixture(self.subject, law, self.config, case, provenance(self.config, case_index, false, 0));
+        let provenance = provenance(self.config, case_index, false, 0);
+        let fixture = match evaluation {
+            Some(evaluation) => build_fixture_from(self.subject, law, case, provenance, evaluation),
+            None => build_fixture(self.subject, law, self.config, case, provenance),
+        };
         match pending.save(&fixture) {
             Ok(path) => list.insert(at, (case_index, path)),
             Err(error) => return self.fail(error),

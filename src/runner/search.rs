@@ -2,7 +2,7 @@
 //! number of threads and in any order.
 
 use rayon::prelude::*;
-use timelaw_core::mix;
+use timelaw_core::{mix, Heartbeat};
 use timelaw_generators::coverage::classify;
 use timelaw_generators::{sample_case, swarm_for, ConfigDomain};
 use timelaw_laws::Catalogue;
@@ -11,7 +11,7 @@ use super::persist::Finds;
 use super::progress::Progress;
 use super::tally::Tally;
 use crate::config::Config;
-use crate::eval::evaluate;
+use crate::eval::evaluate_with;
 
 /// Boundary coverage is classified on every this-many-th case index (classifying costs about a third of a
 /// case), which is plenty to show what the generators reach.
@@ -43,6 +43,11 @@ pub fn search_saving<S: ConfigDomain + ?Sized>(
     let keep = config.violations_per_law();
     let (first, last) = config.case_range();
     progress.start("checking", last - first);
+    if config.case_timeout_ms > 0 {
+        let tally = super::watched::watched_search(subject, laws, config, progress, finds);
+        progress.finish();
+        return tally;
+    }
     let tally = (first..last)
         .into_par_iter()
         .fold(
@@ -82,15 +87,30 @@ fn judge_case<S: ConfigDomain + ?Sized>(
     tally: &mut Tally<S::Config>,
     finds: Option<&Finds<'_, S>>,
 ) {
+    judge_case_with(subject, laws, config, index, tally, finds, None);
+}
+
+/// [`check_case`] with the store and a heartbeat for the watchdog.
+pub(super) fn judge_case_with<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    laws: &Catalogue,
+    config: &Config,
+    index: u64,
+    tally: &mut Tally<S::Config>,
+    finds: Option<&Finds<'_, S>>,
+    heartbeat: Option<&Heartbeat>,
+) {
     let swarm = swarm_for(config.seed, index);
     let case = sample_case(subject, mix(config.seed, index), &swarm);
     let replay = config.replay_every > 0 && index.is_multiple_of(config.replay_every);
-    let evaluation = evaluate(subject, &case, config.limits, replay);
+    let evaluation = evaluate_with(subject, &case, config.limits, replay, heartbeat);
     if index.is_multiple_of(COVERAGE_EVERY) {
         tally.coverage.record(classify(&case.schedule, &evaluation.contract));
     }
     if evaluation.cut_at_time_limit() {
         tally.time_limit_cuts = tally.time_limit_cuts.saturating_add(1);
+    } else if evaluation.trace.end.is_long_run_cut() {
+        tally.long_run_cuts = tally.long_run_cuts.saturating_add(1);
     }
     let observation = evaluation.observation(&case);
     for (law_index, law) in laws.iter().enumerate() {

@@ -27,6 +27,8 @@ pub struct Summary {
     pub first_violation: Option<(u64, &'static str)>,
     /// Cases the World cut at its virtual time limit (never violations by themselves).
     pub time_limit_cuts: u64,
+    /// Cases cut at a count limit inside a long scripted run (never violations by themselves).
+    pub long_run_cuts: u64,
     /// Wall-clock time of the run (search and shrinking).
     pub wall_time: Duration,
 }
@@ -51,6 +53,7 @@ impl<C> RunOutput<C> {
             laws_inconclusive: 0,
             first_violation: None,
             time_limit_cuts: self.time_limit_cuts,
+            long_run_cuts: self.long_run_cuts,
             wall_time: self.wall_time,
         };
         for outcome in &self.laws {
@@ -81,6 +84,7 @@ impl fmt::Display for Summary {
     /// timelaw: `reference`: 2000 cases in 0.412 s
     /// laws: 28 checked, 27 applicable: 27 hold, 0 violated, 0 inconclusive
     /// cut at the virtual time limit: 0 cases
+    /// cut at a step limit inside a long scripted run: 0 cases
     /// first violation: none
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -92,6 +96,7 @@ impl fmt::Display for Summary {
             self.laws, self.laws_applicable, self.laws_holding, self.laws_violated, self.laws_inconclusive
         )?;
         writeln!(f, "cut at the virtual time limit: {} cases", self.time_limit_cuts)?;
+        writeln!(f, "cut at a step limit inside a long scripted run: {} cases", self.long_run_cuts)?;
         match self.first_violation {
             Some((index, law)) => writeln!(f, "first violation: case {index} ({law})"),
             None => writeln!(f, "first violation: none"),

@@ -32,6 +32,11 @@ pub struct Tally<C> {
     /// How many cases the World cut at its virtual time limit (safety laws judged on the prefix,
     /// liveness laws inconclusive).
     pub time_limit_cuts: u64,
+    /// How many cases the World cut at a count limit inside a long scripted run
+    /// ([`TraceEnd::is_long_run_cut`](timelaw_core::TraceEnd::is_long_run_cut)).
+    pub long_run_cuts: u64,
+    /// Worker threads the watchdog abandoned in a hung subject (see [`crate::watchdog`]).
+    pub abandoned_threads: u64,
     keep: usize,
 }
 
@@ -44,6 +49,8 @@ impl<C: Clone> Tally<C> {
             inconclusive: vec![None; laws],
             coverage: Coverage::default(),
             time_limit_cuts: 0,
+            long_run_cuts: 0,
+            abandoned_threads: 0,
             keep,
         }
     }
@@ -80,6 +87,8 @@ impl<C: Clone> Tally<C> {
     pub fn merge(mut self, other: Tally<C>) -> Tally<C> {
         self.coverage.merge(&other.coverage);
         self.time_limit_cuts = self.time_limit_cuts.saturating_add(other.time_limit_cuts);
+        self.long_run_cuts = self.long_run_cuts.saturating_add(other.long_run_cuts);
+        self.abandoned_threads = self.abandoned_threads.saturating_add(other.abandoned_threads);
         for (law, counts) in other.counts.iter().enumerate() {
             self.counts[law].merge(counts);
         }

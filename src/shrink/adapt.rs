@@ -1,31 +1,54 @@
 //! Coupled moves: when a simpler config changes a contract boundary, the schedule is adapted with it, so
 //! that a failure that depends on "a duration equals the timeout" or "an attempt timed out" survives the
 //! config change. Without them the shrinker stops in different local minima from different starts.
+//!
+//! Audit (issue 15): each coupled move keeps the case inside the domain
+//! (`timelaw_generators::membership`). Removing an attempt timeout turns the attempts the trace shows
+//! timed out into transient failures *and* every other step that only a cut could end (a hang, a
+//! duration near the end of time) in a call without a cancellation: a subject that never lets the World
+//! cut shows no timed-out attempt, and a hang left behind would make every subject fail `terminates`.
+//! Removing a deadline, a sleep budget or a circuit cuts no attempt the domain relies on (only a timeout
+//! or a cancellation may end a hang), so their moves only follow the moved boundaries. The engine checks
+//! every candidate against the domain anyway, so a move that slips is refused, never accepted.
 
 use timelaw_core::{Case, Contract, EventKind, Outcome, Schedule, Step, Trace, VDuration};
 
+use super::order::{shape, Shape};
+
 /// The schedule of `candidate` (whose config differs from the one that produced `trace()` under `old`)
-/// adapted to its new contract `new`; `None` when nothing changes. `trace` (a subject run) is called only
+/// adapted to its new contract `new`; `None` when nothing changes. `violated_at` is the event the
+/// current violation names. `trace` (a subject run) is called only
 /// when a removed timeout needs it.
+///
+/// With the adapted case comes the shape it is measured against: the current case's, or, when the
+/// timeout goes, the shape of the current schedule with its timed-out attempts scripted as the transient
+/// failures they were (a translation, not padding; see [`super::order`]).
 pub(super) fn adapt<C: Clone>(
     candidate: &Case<C>,
     old: &Contract,
     new: &Contract,
     trace: impl FnOnce() -> Trace,
-) -> Option<Case<C>> {
+    violated_at: Option<u32>,
+) -> Option<(Case<C>, Shape)> {
     let mut schedule = candidate.schedule.clone();
+    let mut allowance = shape(&candidate.schedule);
     for (from, to) in boundary_moves(old, new) {
         remap(&mut schedule, from, to);
     }
     if old.attempt_timeout.is_some() && new.attempt_timeout.is_none() {
-        timeouts_to_transients(&mut schedule, &trace());
+        let trace = trace();
+        let mut translated = candidate.schedule.clone();
+        timeouts_to_transients(&mut translated, &trace, violated_at);
+        allowance = allowance.max(shape(&translated));
+        timeouts_to_transients(&mut schedule, &trace, violated_at);
+        uncut_to_ends(&mut schedule);
     }
     if schedule == candidate.schedule {
         return None;
     }
     let mut adapted = candidate.clone();
     adapted.schedule = schedule;
-    Some(adapted)
+    Some((adapted, allowance))
 }
 
 /// Pairs (old value, new value) of every boundary the config change moved.
@@ -75,10 +98,27 @@ fn remap(schedule: &mut Schedule, from: VDuration, to: VDuration) {
     }
 }
 
-/// Every attempt that timed out in `trace` becomes an instant transient failure (scripting past-the-end
-/// attempts explicitly where needed).
-fn timeouts_to_transients(schedule: &mut Schedule, trace: &Trace) {
-    for event in &trace.events {
+/// In every call without a cancellation, each hang becomes an instant transient failure and each
+/// duration near the end of time becomes zero: with no timeout, nothing could end them.
+fn uncut_to_ends(schedule: &mut Schedule) {
+    let near_max = VDuration::MAX.saturating_sub(timelaw_generators::NEAR_MAX_SPAN);
+    for call in schedule.calls.iter_mut().filter(|call| call.cancel_after.is_none()) {
+        for step in &mut call.steps {
+            if step.outcome == Outcome::Hang {
+                *step = Step::instant(Outcome::Transient).repeated(step.count());
+            } else if step.duration >= near_max {
+                step.duration = VDuration::ZERO;
+            }
+        }
+    }
+}
+
+/// Every attempt that timed out in `trace`, up to the violating event when the violation names one,
+/// becomes an instant transient failure (scripting past-the-end attempts explicitly where needed).
+/// Attempts after the violation do not make it, so writing them out would only pad the schedule.
+fn timeouts_to_transients(schedule: &mut Schedule, trace: &Trace, violated_at: Option<u32>) {
+    let until = violated_at.map_or(trace.events.len(), |event| event as usize + 1);
+    for event in trace.events.iter().take(until) {
         if !matches!(event.kind, EventKind::AttemptTimedOut { .. }) {
             continue;
         }

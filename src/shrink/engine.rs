@@ -7,11 +7,16 @@ use std::time::{Duration, Instant};
 use thiserror::Error;
 use timelaw_core::trace::Fnv1a;
 use timelaw_core::{Case, Limits};
-use timelaw_generators::ConfigDomain;
+use timelaw_generators::{case_outside, ConfigDomain};
 use timelaw_laws::{ids, Law, Verdict, Violation};
 
+use super::order::{shape, Shape};
 use super::passes::passes;
-use crate::eval::evaluate;
+use crate::eval::{evaluate, Evaluation};
+
+/// How the shrinker runs a case when not in-process: `(case, replay)` to its evaluation. The runner
+/// passes one that runs each candidate in a child process when shrinking a hang.
+pub type Evaluator<'a, C> = &'a (dyn Fn(&Case<C>, bool) -> Evaluation + Sync);
 
 /// Limits on one shrink.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,6 +86,14 @@ pub(super) struct Shrinker<'a, S: ConfigDomain + ?Sized> {
     exhausted: bool,
     stats: PassStats,
     visited: HashSet<u64>,
+    /// Digests of candidates evaluated and refused (the failure lost, or not reproduced): never run again,
+    /// so a later round of the passes costs nothing for what an earlier round already tried.
+    refused: HashSet<u64>,
+    /// The shape of `best`: no candidate may be larger (see [`super::order`]).
+    shape: Shape,
+    /// How many domain rules `best` breaks (0 for every generated case): no candidate may break more.
+    outside: usize,
+    evaluator: Option<Evaluator<'a, S::Config>>,
 }
 
 fn digest<C: Hash>(case: &Case<C>) -> u64 {
@@ -92,25 +105,47 @@ fn digest<C: Hash>(case: &Case<C>) -> u64 {
 impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
     /// Evaluates `candidate`; keeps it as the new best when the law still fails on it, deterministically.
     pub(super) fn attempt(&mut self, candidate: Case<S::Config>) -> bool {
+        self.attempt_within(candidate, self.shape)
+    }
+
+    /// [`Shrinker::attempt`], with the candidate's shape allowed up to `shape_max` when that is larger
+    /// than the best case's (a removed timeout's cut attempts written out; see [`super::order`]).
+    pub(super) fn attempt_within(&mut self, candidate: Case<S::Config>, shape_max: Shape) -> bool {
         if candidate == self.best || self.out_of_budget() {
             return false;
         }
         // A case accepted once is never accepted again: subjects' shrink candidates may form cycles
         // (A offers B, B offers A), and this keeps the loop finite and the minimum canonical.
         let digest = digest(&candidate);
-        if self.visited.contains(&digest) {
+        if self.visited.contains(&digest) || self.refused.contains(&digest) {
+            return false;
+        }
+        if !self.admissible(&candidate, shape_max.max(self.shape)) {
             return false;
         }
         self.stats.tried += 1;
-        let Some(violation) = self.violation_on(&candidate) else { return false };
+        let Some(violation) = self.violation_on(&candidate) else {
+            self.refused.insert(digest);
+            return false;
+        };
         if self.violation_on(&candidate).as_ref() != Some(&violation) {
+            self.refused.insert(digest);
             return false; // Not deterministic: never keep it.
         }
         self.visited.insert(digest);
+        self.shape = shape(&candidate.schedule);
+        self.outside = case_outside(self.subject, &candidate).len();
         self.best = candidate;
         self.violation = violation;
         self.stats.accepted += 1;
         true
+    }
+
+    /// Whether `candidate` may replace the best case at all, before any run: its shape is no larger
+    /// (a shorter schedule beats a simpler config) and it breaks no more domain rules (a case inside the
+    /// domain never leaves it; see `timelaw_generators::membership`).
+    pub(super) fn admissible(&self, candidate: &Case<S::Config>, shape_max: Shape) -> bool {
+        shape(&candidate.schedule) <= shape_max && case_outside(self.subject, candidate).len() <= self.outside
     }
 
     /// Subject runs in one evaluation: two when the law compares a replay.
@@ -124,7 +159,7 @@ impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
 
     fn violation_on(&mut self, case: &Case<S::Config>) -> Option<Violation> {
         self.evaluations += self.runs_per_evaluation();
-        let evaluation = evaluate(self.subject, case, self.limits, self.replay);
+        let evaluation = self.run(case, self.replay);
         match evaluation.judge(self.law, case) {
             Verdict::Violated(violation) => Some(violation),
             _ => None,
@@ -134,7 +169,20 @@ impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
     /// The trace of the current best case (one more subject run, counted).
     pub(super) fn best_trace(&mut self) -> timelaw_core::Trace {
         self.evaluations += 1;
-        evaluate(self.subject, &self.best, self.limits, false).trace
+        self.run(&self.best, false).trace
+    }
+
+    /// One evaluation: through the caller's evaluator when there is one, else in-process.
+    fn run(&self, case: &Case<S::Config>, replay: bool) -> Evaluation {
+        match self.evaluator {
+            Some(evaluator) => evaluator(case, replay),
+            None => evaluate(self.subject, case, self.limits, replay),
+        }
+    }
+
+    /// The event the current violation names, if one.
+    pub(super) fn violated_at(&self) -> Option<u32> {
+        self.violation.event
     }
 
     /// The contract of the current best case.
@@ -167,8 +215,26 @@ pub fn shrink<S: ConfigDomain + ?Sized>(
     budget: ShrinkBudget,
     limits: Limits,
 ) -> Result<ShrinkOutcome<S::Config>, NotFailing> {
+    shrink_with(subject, law, case, budget, limits, None)
+}
+
+/// [`shrink`], running every case through `evaluator` when given (in-process otherwise).
+///
+/// # Errors
+/// [`NotFailing`] when `case` does not violate `law`.
+pub fn shrink_with<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    law: &Law,
+    case: Case<S::Config>,
+    budget: ShrinkBudget,
+    limits: Limits,
+    evaluator: Option<Evaluator<'_, S::Config>>,
+) -> Result<ShrinkOutcome<S::Config>, NotFailing> {
     let replay = law.id == ids::DETERMINISTIC_REPLAY;
-    let first = evaluate(subject, &case, limits, replay);
+    let first = match evaluator {
+        Some(evaluator) => evaluator(&case, replay),
+        None => evaluate(subject, &case, limits, replay),
+    };
     let violation = match first.judge(law, &case) {
         Verdict::Violated(violation) => violation,
         verdict => return Err(NotFailing { law: law.id.to_owned(), verdict }),
@@ -178,7 +244,6 @@ pub fn shrink<S: ConfigDomain + ?Sized>(
         law,
         limits,
         replay,
-        best: case,
         violation,
         evaluations: if replay { 2 } else { 1 },
         budget,
@@ -186,6 +251,11 @@ pub fn shrink<S: ConfigDomain + ?Sized>(
         exhausted: false,
         stats: PassStats { name: "", tried: 0, accepted: 0 },
         visited: HashSet::new(),
+        refused: HashSet::new(),
+        shape: shape(&case.schedule),
+        outside: case_outside(subject, &case).len(),
+        best: case,
+        evaluator,
     };
     shrinker.visited.insert(digest(&shrinker.best));
     let list = passes::<S>();

@@ -2,14 +2,24 @@
 //! law still fails, deterministically.
 //!
 //! Passes, repeated until none makes progress or the budget is spent:
-//! `drop_calls` and `drop_steps` (delta debugging over calls and over each call's steps), `shrink_config`
-//! (the subject's simpler configs, most aggressive first; when a simpler config alone loses the failure it
-//! is tried again with the schedule adapted: durations on a moved boundary move with it, and attempts that
-//! timed out under a removed timeout become transient failures), `simplify_calls` (no gap, no cancellation,
-//! idempotent), `simplify_outcomes` (toward `ok`, `transient`, `fatal`, `rate_limited`, `hang` in that
-//! order), `shrink_durations` (each duration toward zero, then toward the contract boundary that matters:
-//! a timeout, a cap, a deadline, an open duration; then a binary search), `zero_seed`, and
-//! `shrink_clock_faults` (no read failures, fewer wall jumps, smaller jumps at simpler points).
+//! `drop_calls` and `drop_steps` (delta debugging over calls and over each call's steps), `fold_calls`
+//! (a call removed with its gap folded into the next call's), `merge_steps` (two adjacent steps made one,
+//! with any outcome, simplest first), `lower_repeats`, `shrink_config` (the subject's simpler configs,
+//! most aggressive first; when a simpler config alone loses the failure it is tried again with the
+//! schedule adapted: durations on a moved boundary move with it, and attempts that timed out under a
+//! removed timeout become transient failures), `shrink_numbers` (each number of the config at its
+//! minimum, then by binary search to the smallest value that still fails), `simplify_calls` (no gap, no
+//! cancellation, idempotent), `simplify_outcomes` (toward `ok`, `transient`, `fatal`, `rate_limited`,
+//! `hang` in that order), `shrink_durations` (each duration toward zero, then toward the contract
+//! boundary that matters: a timeout, a cap, a deadline, an open duration; then a binary search to the
+//! nanosecond), `zero_seed`, and `shrink_clock_faults` (no read failures, fewer wall jumps, smaller
+//! jumps at simpler points).
+//!
+//! Shrinking minimises along the order on simplicity of [`order`]: no candidate with a larger shape
+//! (calls, then dispatches and steps, then outcomes) is accepted, so a shorter schedule beats a simpler
+//! config. No candidate that breaks more of the domain's rules than the current case
+//! (`timelaw_generators::membership`) is accepted either, so a case inside the domain never leaves it.
+//! [`moves`] lists every single move from a case, for tests of local minimality.
 //!
 //! A candidate is accepted only when the law's verdict on it is a violation, twice in a row on fresh Worlds
 //! with the same trace digest (a nondeterministic failure is never kept). Budgets bound the evaluations (every
@@ -19,6 +29,11 @@
 mod adapt;
 mod clock_passes;
 mod engine;
+mod merge;
+mod moves;
+mod numbers;
+pub mod order;
 mod passes;
 
-pub use engine::{shrink, NotFailing, PassStats, ShrinkBudget, ShrinkOutcome};
+pub use engine::{shrink, shrink_with, Evaluator, NotFailing, PassStats, ShrinkBudget, ShrinkOutcome};
+pub use moves::{moves, Move};

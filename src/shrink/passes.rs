@@ -5,17 +5,21 @@ use timelaw_generators::ConfigDomain;
 
 use super::adapt::adapt;
 use super::engine::Shrinker;
+use super::order::outcome_rank as rank;
 
 /// A pass: tries candidates, returns whether it kept any.
 pub(super) type Pass<S> = fn(&mut Shrinker<'_, S>) -> bool;
 
 /// The passes in the order they run.
-pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 9] {
+pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 12] {
     [
         ("drop_calls", drop_calls::<S>),
+        ("fold_calls", super::merge::fold_calls::<S>),
         ("drop_steps", drop_steps::<S>),
+        ("merge_steps", super::merge::merge_steps::<S>),
         ("lower_repeats", lower_repeats::<S>),
         ("shrink_config", shrink_config::<S>),
+        ("shrink_numbers", super::numbers::shrink_numbers::<S>),
         ("simplify_calls", simplify_calls::<S>),
         ("simplify_outcomes", simplify_outcomes::<S>),
         ("shrink_durations", shrink_durations::<S>),
@@ -109,7 +113,7 @@ fn lower_repeats<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bo
     progress
 }
 
-fn merge_equal_neighbours(script: &mut CallScript) {
+pub(super) fn merge_equal_neighbours(script: &mut CallScript) {
     let mut steps: Vec<timelaw_core::Step> = Vec::with_capacity(script.steps.len());
     for step in script.steps.drain(..) {
         match steps.last_mut() {
@@ -129,10 +133,16 @@ fn with_calls<C: Clone>(case: &Case<C>, calls: Vec<CallScript>) -> Case<C> {
     next
 }
 
+/// After a kept candidate the new config's candidates are tried from the same position on (a halving
+/// kept is followed by the next halving); the earlier, more aggressive ones get their turn again in the
+/// next round of the passes, so they are not re-run after every small step.
 fn shrink_config<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
     let mut progress = false;
+    let mut start = 0;
     'restart: loop {
-        for config in shrinker.subject.shrink_config(&shrinker.best.config) {
+        let candidates = shrinker.subject.shrink_config(&shrinker.best.config);
+        for (index, config) in candidates.into_iter().enumerate().skip(start) {
+            start = index;
             let mut candidate = shrinker.best.clone();
             candidate.config = config;
             let old = shrinker.contract();
@@ -142,9 +152,11 @@ fn shrink_config<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bo
                 continue 'restart;
             }
             // Only when the config alone lost the failure; the best case's trace is a counted run.
-            let adapted =
-                (!shrinker.out_of_budget()).then(|| adapt(&candidate, &old, &new, || shrinker.best_trace())).flatten();
-            if adapted.is_some_and(|adapted| shrinker.attempt(adapted)) {
+            let at = shrinker.violated_at();
+            let adapted = (!shrinker.out_of_budget())
+                .then(|| adapt(&candidate, &old, &new, || shrinker.best_trace(), at))
+                .flatten();
+            if adapted.is_some_and(|(adapted, allowance)| shrinker.attempt_within(adapted, allowance)) {
                 progress = true;
                 continue 'restart;
             }
@@ -168,16 +180,6 @@ fn simplify_calls<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> b
         }
     }
     progress
-}
-
-fn rank(outcome: Outcome) -> u8 {
-    match outcome {
-        Outcome::Ok => 0,
-        Outcome::Transient => 1,
-        Outcome::Fatal => 2,
-        Outcome::RateLimited { .. } => 3,
-        Outcome::Hang => 4,
-    }
 }
 
 fn simplify_outcomes<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
@@ -209,15 +211,15 @@ fn simplify_outcomes<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -
 }
 
 /// A duration inside a case that the shrinker may lower.
-#[derive(Clone, Copy)]
-enum Slot {
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Slot {
     Gap(usize),
     Cancel(usize),
     Step(usize, usize),
     RetryAfter(usize, usize),
 }
 
-fn slots<C>(case: &Case<C>) -> Vec<Slot> {
+pub(super) fn slots<C>(case: &Case<C>) -> Vec<Slot> {
     let mut slots = Vec::new();
     for (call, script) in case.schedule.calls.iter().enumerate() {
         slots.push(Slot::Gap(call));
@@ -232,7 +234,7 @@ fn slots<C>(case: &Case<C>) -> Vec<Slot> {
     slots
 }
 
-fn read<C>(case: &Case<C>, slot: Slot) -> Option<VDuration> {
+pub(super) fn read<C>(case: &Case<C>, slot: Slot) -> Option<VDuration> {
     let calls = &case.schedule.calls;
     match slot {
         Slot::Gap(call) => Some(calls[call].gap_before),
@@ -245,7 +247,7 @@ fn read<C>(case: &Case<C>, slot: Slot) -> Option<VDuration> {
     }
 }
 
-fn write<C: Clone>(case: &Case<C>, slot: Slot, value: VDuration) -> Case<C> {
+pub(super) fn write<C: Clone>(case: &Case<C>, slot: Slot, value: VDuration) -> Case<C> {
     let mut next = case.clone();
     let calls = &mut next.schedule.calls;
     match slot {
@@ -258,7 +260,7 @@ fn write<C: Clone>(case: &Case<C>, slot: Slot, value: VDuration) -> Case<C> {
 }
 
 /// The contract values a duration is worth trying before a binary search, smallest first.
-fn boundaries(contract: &Contract) -> Vec<VDuration> {
+pub(super) fn boundaries(contract: &Contract) -> Vec<VDuration> {
     let mut values: Vec<VDuration> = [
         contract.attempt_timeout,
         contract.attempt_timeout.map(|t| t.saturating_sub(VDuration::from_nanos(1))),

@@ -3,13 +3,8 @@
 //! these subjects.
 #![allow(dead_code)]
 
-use arbitrary::Unstructured;
-use proptest::strategy::BoxedStrategy;
 use timelaw::core::reference::{next_delay, Policy, Reference};
-use timelaw::core::{
-    Abort, AttemptResult, CallResult, Contract, ErrorKind, Outcome, SplitMix64, Subject, TieRule, World,
-};
-use timelaw::generators::{ConfigDomain, Swarm};
+use timelaw::core::{Abort, AttemptResult, CallResult, Contract, ErrorKind, Outcome, Subject, TieRule, World};
 
 /// The defect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,17 +122,4 @@ impl Planted {
     }
 }
 
-impl ConfigDomain for Planted {
-    fn sample_config(&self, rng: &mut SplitMix64, swarm: &Swarm) -> Policy {
-        Reference.sample_config(rng, swarm)
-    }
-    fn config_strategy(&self) -> BoxedStrategy<Policy> {
-        Reference.config_strategy()
-    }
-    fn arbitrary_config(&self, bytes: &mut Unstructured<'_>) -> Policy {
-        Reference.arbitrary_config(bytes)
-    }
-    fn shrink_config(&self, config: &Policy) -> Vec<Policy> {
-        Reference.shrink_config(config)
-    }
-}
+timelaw::describe_like!(Planted => Reference);

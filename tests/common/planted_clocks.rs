@@ -3,14 +3,11 @@
 //! Test code only: users never see these subjects.
 #![allow(dead_code)]
 
-use arbitrary::Unstructured;
-use proptest::strategy::BoxedStrategy;
 use timelaw::core::reference::{next_delay, Policy, Reference};
 use timelaw::core::{
-    Abort, AttemptResult, CallInfo, CallResult, ClockContract, Contract, Diagnostic, ErrorKind, Outcome, SplitMix64,
-    Subject, TieRule, VDuration, VInstant, WallInstant, World,
+    Abort, AttemptResult, CallInfo, CallResult, ClockContract, Contract, Diagnostic, ErrorKind, Outcome, Subject,
+    TieRule, VDuration, VInstant, WallInstant, World,
 };
-use timelaw::generators::{ConfigDomain, Swarm};
 
 /// The defect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,17 +160,4 @@ impl ClockPlanted {
     }
 }
 
-impl ConfigDomain for ClockPlanted {
-    fn sample_config(&self, rng: &mut SplitMix64, swarm: &Swarm) -> Policy {
-        Reference.sample_config(rng, swarm)
-    }
-    fn config_strategy(&self) -> BoxedStrategy<Policy> {
-        Reference.config_strategy()
-    }
-    fn arbitrary_config(&self, bytes: &mut Unstructured<'_>) -> Policy {
-        Reference.arbitrary_config(bytes)
-    }
-    fn shrink_config(&self, config: &Policy) -> Vec<Policy> {
-        Reference.shrink_config(config)
-    }
-}
+timelaw::describe_like!(ClockPlanted => Reference);

@@ -10,7 +10,7 @@ use super::world::TokioWorld;
 
 /// The future of [`TokioWorld::attempt`]: begins the next scripted attempt when first polled, takes its
 /// scripted duration on tokio's clock and ends with its outcome. Dropped earlier, it records the cut
-/// (see the module docs of [`crate::tokio_driver`]).
+/// (see the crate docs, [`crate`]).
 pub struct Attempt<'s> {
     world: TokioWorld<'s>,
     state: State,

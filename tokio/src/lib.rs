@@ -46,6 +46,9 @@
 //! - An attempt under its own timeout is [`TokioWorld::timed_attempt`]: exactly
 //!   `tokio::time::timeout(limit, w.attempt())` (same timer, same tie rule, same output), except that it
 //!   tells the attempt's drop guard when its own timer is the one that drops the attempt.
+//!   [`TokioWorld::attempt_within`] gives its output as the call's result (`Err(Timeout)` on elapse).
+//! - [`serve_calls`] is `run_tokio` and [`TokioWorld::for_each_call`] in one: one async function per call;
+//!   [`retryable_by_default`] classifies what `attempt_within` gives for a retry loop.
 //! - Dropped before it completes (a drop guard), an attempt records the cut at that instant, by cause:
 //!   `AttemptCancelled` when the caller's cancellation dropped it; `AttemptTimedOut` (with the time it
 //!   ran) when its own timer in [`TokioWorld::timed_attempt`] did; `AttemptDropped` (with the time it
@@ -92,10 +95,12 @@
 mod attempt;
 mod cancel;
 mod recorder;
+mod serve;
 mod world;
 
 pub use attempt::{Attempt, TimedAttempt};
 pub use recorder::{Recorder, TOKIO_SLEEP_MAX};
+pub use serve::{retryable_by_default, serve_calls};
 pub use world::TokioWorld;
 
 /// The tokio crate this driver runs on (its version is the one subjects must use).

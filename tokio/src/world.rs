@@ -4,7 +4,7 @@ use std::future::Future;
 use std::rc::Rc;
 use std::time::Duration;
 
-use timelaw_core::{Abort, CallInfo, CallResult, EventKind, VDuration, VInstant, World};
+use timelaw_core::{Abort, CallInfo, CallResult, ErrorKind, EventKind, VDuration, VInstant, World};
 use tokio::time::Instant;
 
 use super::attempt::{Attempt, TimedAttempt};
@@ -63,6 +63,46 @@ impl<'s> TokioWorld<'s> {
     /// docs).
     pub fn timed_attempt(&self, limit: Duration) -> TimedAttempt<'s> {
         TimedAttempt::new(self.clone(), limit)
+    }
+
+    /// The next scripted attempt under its own timeout of `limit` ([`TokioWorld::timed_attempt`]), as the
+    /// result a call would return after it: the attempt's own result when it completes (a tie at `limit`
+    /// included: tokio polls the attempt first), `Err(Timeout)` when the timer fires first. Pair it with
+    /// [`CallResult::retryable_by_default`] in a retry loop.
+    ///
+    /// # Errors
+    /// The World's abort.
+    ///
+    /// # Examples
+    /// ```
+    /// use std::time::Duration;
+    /// use timelaw_core::{execute, Abort, CallResult, Contract, ErrorKind, EventKind, Outcome, Schedule, Step};
+    /// use timelaw_core::{Subject, VDuration, World};
+    /// use timelaw_tokio::run_tokio;
+    ///
+    /// /// One attempt per call, cut after 50 ms.
+    /// struct OneShot;
+    /// impl Subject for OneShot {
+    ///     type Config = ();
+    ///     fn name(&self) -> &str { "one-shot" }
+    ///     fn contract(&self, _: &()) -> Contract { Contract::default() }
+    ///     fn run(&self, _: &(), world: &mut World<'_>) -> Result<(), Abort> {
+    ///         run_tokio(world, |w| async move {
+    ///             w.for_each_call(|_call| w.attempt_within(Duration::from_millis(50))).await
+    ///         })
+    ///     }
+    /// }
+    /// let slow = Step::new(VDuration::from_millis(80), Outcome::Ok);
+    /// let trace = execute(&OneShot, &(), &Schedule::single(vec![slow]), 0);
+    /// let end = trace.events.last().unwrap();
+    /// assert_eq!(end.kind, EventKind::CallEnd { result: CallResult::Err(ErrorKind::Timeout) });
+    /// assert_eq!(end.at.as_nanos(), 50_000_000);
+    /// ```
+    pub async fn attempt_within(&self, limit: Duration) -> Result<CallResult, Abort> {
+        match self.timed_attempt(limit).await {
+            Ok(outcome) => Ok(CallResult::from_outcome(outcome?)),
+            Err(_elapsed) => Ok(CallResult::Err(ErrorKind::Timeout)),
+        }
     }
 
     /// A recorded `tokio::time::sleep`.

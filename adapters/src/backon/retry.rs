@@ -171,16 +171,4 @@ async fn drive<B: BackoffBuilder>(
     }
 }
 
-impl timelaw_generators::Describe for BackonRetry {
-    fn describe<C: timelaw_generators::Choices + ?Sized>(
-        &self,
-        c: &mut C,
-        swarm: &timelaw_generators::Swarm,
-    ) -> BackonRetryConfig {
-        <BackonRetryConfig as crate::domain::AdapterConfig>::describe(c, swarm)
-    }
-
-    fn simpler(&self, config: &BackonRetryConfig) -> Vec<BackonRetryConfig> {
-        crate::domain::AdapterConfig::simpler(config)
-    }
-}
+crate::domain::describe_by_config!(BackonRetry);

@@ -141,16 +141,4 @@ fn classify(attempt: Result<Outcome, Abort>, idempotent: bool, retry_after: bool
     }
 }
 
-impl timelaw_generators::Describe for TokioRetry2Retry {
-    fn describe<C: timelaw_generators::Choices + ?Sized>(
-        &self,
-        c: &mut C,
-        swarm: &timelaw_generators::Swarm,
-    ) -> TokioRetry2RetryConfig {
-        <TokioRetry2RetryConfig as crate::domain::AdapterConfig>::describe(c, swarm)
-    }
-
-    fn simpler(&self, config: &TokioRetry2RetryConfig) -> Vec<TokioRetry2RetryConfig> {
-        crate::domain::AdapterConfig::simpler(config)
-    }
-}
+crate::domain::describe_by_config!(TokioRetry2Retry);

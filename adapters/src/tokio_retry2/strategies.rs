@@ -448,15 +448,7 @@ macro_rules! strategy_subject {
             }
         }
 
-        impl timelaw_generators::Describe for $subject {
-    fn describe<C: timelaw_generators::Choices + ?Sized>(&self, c: &mut C, swarm: &timelaw_generators::Swarm) -> $config {
-        <$config as crate::domain::AdapterConfig>::describe(c, swarm)
-    }
-
-    fn simpler(&self, config: &$config) -> Vec<$config> {
-        crate::domain::AdapterConfig::simpler(config)
-    }
-}
+        crate::domain::describe_by_config!($subject);
     };
 }
 

@@ -222,16 +222,4 @@ pub(crate) fn outcome(result: Result<(), Failure>) -> Result<CallResult, Abort> 
     }
 }
 
-impl timelaw_generators::Describe for TowerBackoff {
-    fn describe<C: timelaw_generators::Choices + ?Sized>(
-        &self,
-        c: &mut C,
-        swarm: &timelaw_generators::Swarm,
-    ) -> TowerBackoffConfig {
-        <TowerBackoffConfig as crate::domain::AdapterConfig>::describe(c, swarm)
-    }
-
-    fn simpler(&self, config: &TowerBackoffConfig) -> Vec<TowerBackoffConfig> {
-        crate::domain::AdapterConfig::simpler(config)
-    }
-}
+crate::domain::describe_by_config!(TowerBackoff);

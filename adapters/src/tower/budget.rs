@@ -232,16 +232,4 @@ async fn serve<'s>(w: &AsyncWorld<'s>, budget: &Arc<TpsBudget>, call: CallInfo) 
     outcome(result)
 }
 
-impl timelaw_generators::Describe for TowerBudget {
-    fn describe<C: timelaw_generators::Choices + ?Sized>(
-        &self,
-        c: &mut C,
-        swarm: &timelaw_generators::Swarm,
-    ) -> TowerBudgetConfig {
-        <TowerBudgetConfig as crate::domain::AdapterConfig>::describe(c, swarm)
-    }
-
-    fn simpler(&self, config: &TowerBudgetConfig) -> Vec<TowerBudgetConfig> {
-        crate::domain::AdapterConfig::simpler(config)
-    }
-}
+crate::domain::describe_by_config!(TowerBudget);

@@ -6,6 +6,9 @@ use super::circuit::Breaker;
 use super::policy::Policy;
 use crate::clock::ClockContract;
 use crate::contract::{Contract, JitterBounds, TieRule};
+use crate::mechanisms::{
+    AboveCap, CircuitPolicy, CooldownTie, InterruptTie, OpenShape, RetryAfterCombine, RetryAfterPolicy, Unstated,
+};
 use crate::schedule::Outcome;
 use crate::subject::Subject;
 use crate::time::{VDuration, VInstant};
@@ -62,6 +65,24 @@ impl Subject for Reference {
             circuit: p.circuit,
             retry_budget: p.retry_budget,
             clocks: Some(ClockContract::MONOTONIC),
+            retry_elapsed_max: p.retry_elapsed_max,
+            retry_after: Some(RetryAfterPolicy {
+                combine: if p.honor_retry_after {
+                    RetryAfterCombine::MaxWithBackoff
+                } else {
+                    RetryAfterCombine::Ignored
+                },
+                above_cap: AboveCap::GiveUp,
+            }),
+            jitter_clipped_at_cap: true,
+            circuit_policy: CircuitPolicy::CountWindow,
+            circuit_open_shape: OpenShape::Constant,
+            circuit_cooldown_tie: CooldownTie::AdmitsAtEnd,
+            circuit_counts_cancellation: false,
+            retry_budget_window: None,
+            retry_budget_admits: true,
+            interrupt_tie: Some(InterruptTie::DeadlineFirst),
+            unstated: Unstated::default(),
         }
     }
 
@@ -147,6 +168,7 @@ fn retry_loop(
 ) -> Result<CallResult, Abort> {
     stamp_start(world)?;
     let deadline_at = policy.deadline.map(|deadline| call.started.saturating_add(deadline));
+    let retries_until = policy.retry_elapsed_max.map(|limit| call.started.saturating_add(limit));
     let mut slept = VDuration::ZERO;
     let mut previous_delay = None;
     let mut attempt = 0;
@@ -178,6 +200,9 @@ fn retry_loop(
             return Ok(CallResult::Err(failure));
         };
         if policy.sleep_budget.is_some_and(|budget| slept.saturating_add(delay) > budget) {
+            return Ok(CallResult::Err(failure));
+        }
+        if retries_until.is_some_and(|at| world.now().saturating_add(delay) > at) {
             return Ok(CallResult::Err(failure));
         }
         if deadline_at.is_some_and(|at| world.now().saturating_add(delay) >= at) {

@@ -41,7 +41,8 @@
 //! # Cancellation
 //! Before each attempt, after each failed or cut attempt and after each cut sleep, the deadline is checked first, then
 //! cancellation: a call whose deadline and cancellation fall on the same instant returns
-//! `DeadlineExceeded`. A cancelled call returns `Err(Cancelled)` and dispatches nothing more.
+//! `DeadlineExceeded` (the contract declares it: `interrupt_tie` is `DeadlineFirst`). A cancelled call
+//! returns `Err(Cancelled)` and dispatches nothing more.
 //!
 //! # Clocks
 //! Every limit is measured on the monotonic clock (the contract says so: `clocks` is
@@ -59,6 +60,11 @@
 //! # Sleep budget
 //! The delays of one call add up to at most `sleep_budget`; a retry that would exceed it is not taken
 //! and the call returns its last error.
+//!
+//! # Elapsed-time limit
+//! With `retry_elapsed_max`, no retry starts later than that after its call started: a retry whose delay
+//! would wake after `started + retry_elapsed_max` is not taken and the call returns its last error; one
+//! waking exactly then is taken.
 //!
 //! # Circuit breaker
 //! A count-based breaker around whole calls. Closed, it keeps the results of the last `window` calls and

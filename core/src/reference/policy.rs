@@ -107,6 +107,8 @@ pub struct Policy {
     pub deadline: Option<VDuration>,
     /// The delays of one call add up to at most this.
     pub sleep_budget: Option<VDuration>,
+    /// No retry starts later than this after its call started.
+    pub retry_elapsed_max: Option<VDuration>,
     /// A circuit breaker around whole calls.
     pub circuit: Option<CircuitContract>,
     /// A retry budget over the calls of a case.
@@ -132,6 +134,8 @@ pub struct PolicyFields {
     deadline: Option<VDuration>,
     #[serde(default)]
     sleep_budget: Option<VDuration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    retry_elapsed_max: Option<VDuration>,
     #[serde(default)]
     circuit: Option<CircuitContract>,
     #[serde(default)]
@@ -151,6 +155,7 @@ impl TryFrom<PolicyFields> for Policy {
             attempt_timeout: f.attempt_timeout,
             deadline: f.deadline,
             sleep_budget: f.sleep_budget,
+            retry_elapsed_max: f.retry_elapsed_max,
             circuit: f.circuit,
             retry_budget: f.retry_budget,
         };
@@ -171,6 +176,7 @@ impl From<Policy> for PolicyFields {
             attempt_timeout: p.attempt_timeout,
             deadline: p.deadline,
             sleep_budget: p.sleep_budget,
+            retry_elapsed_max: p.retry_elapsed_max,
             circuit: p.circuit,
             retry_budget: p.retry_budget,
         }
@@ -210,6 +216,7 @@ impl Policy {
             attempt_timeout: None,
             deadline: None,
             sleep_budget: None,
+            retry_elapsed_max: None,
             circuit: None,
             retry_budget: None,
         }

@@ -1,27 +1,11 @@
-//! The law suite: both loops against the whole catalogue (a violation is shrunk and written to
-//! tests/fixtures), and the fuzz target's body on fixed inputs.
-use user_crate::{SyncRetry, TokioRetry};
+//! The law suite: each loop against the whole catalogue (a violation is shrunk and written to tests/fixtures).
+use user_crate::{SYNC_RETRY, TOKIO_RETRY};
 
 #[test]
-fn sync_loop_keeps_its_promises() {
-    timelaw::check(&SyncRetry).cases(20_000).fixtures("tests/fixtures").run().assert_holds();
-}
-
-#[test]
-fn tokio_loop_keeps_its_promises() {
-    // tokio cannot time out between two instants within one millisecond (its timer granularity): pinned as a
-    // known violation in tests/fixtures, and left out of the search.
-    timelaw::check(&TokioRetry)
-        .without_laws(&["eventually_succeeds"])
-        .cases(5_000)
-        .fixtures("tests/fixtures")
-        .run()
-        .assert_holds();
-}
-
-#[test]
-fn fuzz_target_takes_any_bytes() {
-    for byte in 0..=255u8 {
-        timelaw::fuzz::check_bytes(&SyncRetry, &[byte; 48]); // as fuzz/fuzz_targets/sync_retry.rs does
-    }
+fn both_loops_keep_their_promises() {
+    timelaw::check(&SYNC_RETRY).fixtures("tests/fixtures").run().assert_holds();
+    // tokio cannot time out within a millisecond (its timer granularity): a known violation in tests/fixtures.
+    timelaw::check(&TOKIO_RETRY).without_laws(&["eventually_succeeds"]).fixtures("tests/fixtures").run().assert_holds();
+    (0..=255).for_each(|byte| timelaw::fuzz::check_bytes(&SYNC_RETRY, &[byte; 48]));
+    // the fuzz target's body
 }

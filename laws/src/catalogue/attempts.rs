@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 use timelaw_core::{Contract, EventKind};
 
+use super::budget_model::BudgetModel;
 use super::support::{is_failed_attempt, is_interrupted};
 use crate::ids;
 use crate::law::{Law, LawKind, Observation};
@@ -156,11 +157,12 @@ fn non_idempotent_not_retried(observation: &Observation<'_>) -> Verdict {
     })
 }
 
-/// `retry_budget_respected`: over the whole case, the retries made so far (attempts numbered 2 or more)
-/// never exceed [`BudgetContract::allowed`](timelaw_core::BudgetContract::allowed) for the calls started so
-/// far.
+/// `retry_budget_respected`: the retries taken never exceed
+/// [`BudgetContract::allowed`](timelaw_core::BudgetContract::allowed) for the calls started: over the
+/// whole case, or within `retry_budget_window` when the contract states one (see
+/// [`super::budget_model`]).
 ///
-/// - Needs: `retry_budget`.
+/// - Needs: `retry_budget` (reads `retry_budget_window`).
 /// - Violated at the first retry beyond the budget.
 /// - Vacuous when no call retried.
 /// - Example violation: `min_retries = 1, retry_percent = 0` and two retries in one case.
@@ -174,19 +176,20 @@ pub const RETRY_BUDGET_RESPECTED: Law = Law {
 };
 
 fn retry_budget_respected(observation: &Observation<'_>) -> Verdict {
-    let Some(budget) = observation.contract.retry_budget else {
+    let Some(mut model) = BudgetModel::of(observation.contract) else {
         return Verdict::NotApplicable;
     };
-    // (calls started, retries made)
-    monitor(&observation.trace.events, (0_u32, 0_u64), |(calls, retries), event| match event.kind {
-        EventKind::CallStart { .. } => {
-            *calls = calls.saturating_add(1);
-            Check::Skip
+    let events = &observation.trace.events;
+    let mut verdict = Verdict::Vacuous;
+    for (index, event) in events.iter().enumerate() {
+        if event.kind != EventKind::AttemptStart || event.attempt < 2 {
+            continue;
         }
-        EventKind::AttemptStart if event.attempt >= 2 => {
-            *retries += 1;
-            Check::that(*retries <= budget.allowed(*calls), "a retry exceeded the retry budget")
+        model.advance(events, index);
+        if !model.has_room() {
+            return Verdict::violated_at(event.seq, "a retry exceeded the retry budget");
         }
-        _ => Check::Skip,
-    })
+        verdict = Verdict::Holds;
+    }
+    verdict
 }

@@ -1,38 +1,96 @@
-//! A model of the contract's circuit breaker, replayed over the calls of a trace, for the circuit laws.
+//! A model of the contract's circuit breaker, replayed over the calls of a trace: what the circuit laws
+//! judge against, public so a user's own law can use it too.
 //!
 //! The semantics are those of the reference interpreter (see `timelaw_core::reference`, section "Circuit
-//! breaker"): closed, it keeps the results of the last `window` admitted calls and opens when at least
-//! `min_calls` results are there and `failures * 100 >= failure_percent * results` (every error but
-//! `Cancelled` is a failure; a call rejected with `CircuitOpen` is not a result). Open, it rejects until
-//! `open_for` has passed since the `CallEnd` of the call that opened it; the first call at or after that
-//! instant turns it half-open. Half-open, it admits at most `half_open_probes` probes: one failure
-//! reopens it, that many successes close it with an empty window; a probe that is not a result frees its
-//! slot.
+//! breaker"), widened by what a contract can state about its breaker ([`BreakerSpec`]):
+//! - Closed, it opens by its [`CircuitPolicy`]: the count window (the results of the last `window`
+//!   admitted calls, at least `min_calls` of them, `failures * 100 >= failure_percent * results`), a run
+//!   of consecutive failures, or the results of the calls that ended within a time window. Every error
+//!   but `Cancelled` is a failure; `Cancelled` is one too when the contract says cancellation counts; a
+//!   call ending `Err(CircuitOpen)` is never a result.
+//! - Open, it rejects until its open period has passed since the `CallEnd` of the call that opened it:
+//!   period `n` since it last closed lasts [`OpenShape::period`]; a call exactly at the end is admitted
+//!   or not by the [`CooldownTie`]. The first call it admits turns it half-open.
+//! - Half-open, it admits at most `half_open_probes` probes: one failure reopens it, that many successes
+//!   close it with an empty window; a probe that is not a result (a cancelled one, unless cancellation
+//!   counts) frees its slot.
 //!
 //! The model is driven by the observed results of the calls it admits; it ignores the results of calls
 //! it would have rejected.
+//!
+//! ```
+//! use timelaw_core::{CallResult, CircuitContract, Contract, ErrorKind, VDuration, VInstant};
+//! use timelaw_laws::catalogue::breaker_model::{Admission, BreakerModel, BreakerSpec};
+//!
+//! let circuit = CircuitContract {
+//!     window: 2, min_calls: 2, failure_percent: 100, open_for: VDuration::from_millis(10), half_open_probes: 1,
+//! };
+//! let contract = Contract { circuit: Some(circuit), ..Contract::default() };
+//! let mut model = BreakerModel::new(BreakerSpec::of(&contract).unwrap());
+//! let at = VInstant::from_nanos;
+//! for _ in 0..2 {
+//!     assert!(model.admit(at(0)).is_admitted());
+//!     model.record(CallResult::Err(ErrorKind::Transient), at(0));
+//! }
+//! assert_eq!(model.admit(at(5_000_000)), Admission::Open);
+//! assert!(model.admit(at(10_000_000)).is_admitted(), "the cooldown ended: a probe");
+//! ```
 
 use std::collections::VecDeque;
 
-use timelaw_core::{CallResult, CircuitContract, ErrorKind, Event, EventKind, Rejection, VInstant};
+use timelaw_core::{
+    CallResult, CircuitContract, CircuitPolicy, Contract, CooldownTie, ErrorKind, Event, EventKind, OpenShape,
+    Rejection, VDuration, VInstant,
+};
 
-/// The results in the closed state's window: a bit ring (no allocation) up to 128 results, a queue beyond.
+/// What a contract states about its breaker: the parameters and how they are read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BreakerSpec {
+    /// Window, minimum calls, failure rate, first open period, probes.
+    pub params: CircuitContract,
+    /// When it opens.
+    pub policy: CircuitPolicy,
+    /// How long each open period lasts.
+    pub open_shape: OpenShape,
+    /// Whether a call exactly at the end of an open period is admitted.
+    pub cooldown_tie: CooldownTie,
+    /// Whether a cancelled call is a failure.
+    pub counts_cancellation: bool,
+}
+
+impl BreakerSpec {
+    /// The breaker `contract` states; `None` when it states none (no `circuit`, or an unstated one).
+    pub fn of(contract: &Contract) -> Option<BreakerSpec> {
+        Some(BreakerSpec {
+            params: contract.circuit?,
+            policy: contract.circuit_policy,
+            open_shape: contract.circuit_open_shape,
+            cooldown_tie: contract.circuit_cooldown_tie,
+            counts_cancellation: contract.circuit_counts_cancellation,
+        })
+    }
+}
+
+/// The results the closed state remembers (`true` is a failure): a bit ring (no allocation) up to 128
+/// results, a queue beyond; for a time window, the results with the instants they ended.
 #[derive(Clone, Debug)]
 enum Window {
     Bits { bits: u128, len: u32 },
     Queue(VecDeque<bool>),
+    Timed(VecDeque<(VInstant, bool)>),
 }
 
 impl Window {
-    fn new(size: u32) -> Window {
-        if size <= 128 {
-            Window::Bits { bits: 0, len: 0 }
-        } else {
-            Window::Queue(VecDeque::new())
+    fn new(spec: &BreakerSpec) -> Window {
+        match spec.policy {
+            CircuitPolicy::TimeWindow { .. } => Window::Timed(VecDeque::new()),
+            _ if spec.params.window <= 128 => Window::Bits { bits: 0, len: 0 },
+            _ => Window::Queue(VecDeque::new()),
         }
     }
-    /// Pushes a result (`true` for a failure); returns `(results, failures)`.
-    fn push(&mut self, size: u32, failed: bool) -> (u32, u32) {
+    /// Pushes a result that ended at `at`; returns `(results, failures)` in the window.
+    fn push(&mut self, spec: &BreakerSpec, failed: bool, at: VInstant) -> (u32, u32) {
+        let size = spec.params.window;
         match self {
             Window::Bits { bits, len } => {
                 *bits = (*bits << 1) | u128::from(failed);
@@ -47,8 +105,18 @@ impl Window {
                     queue.pop_front();
                 }
                 queue.push_back(failed);
-                let failures = queue.iter().filter(|&&failed| failed).count();
-                (queue.len() as u32, failures as u32) // Both at most `size`, a u32.
+                count(queue.iter().copied())
+            }
+            Window::Timed(queue) => {
+                let span = match spec.policy {
+                    CircuitPolicy::TimeWindow { window } => window,
+                    _ => VDuration::MAX,
+                };
+                while queue.front().is_some_and(|&(ended, _)| ended.saturating_add(span) <= at) {
+                    queue.pop_front();
+                }
+                queue.push_back((at, failed));
+                count(queue.iter().map(|&(_, failed)| failed))
             }
         }
     }
@@ -56,64 +124,127 @@ impl Window {
         match self {
             Window::Bits { bits, len } => (*bits, *len) = (0, 0),
             Window::Queue(queue) => queue.clear(),
+            Window::Timed(queue) => queue.clear(),
         }
     }
 }
 
+/// `(results, failures)`, each saturated into a `u32`.
+fn count(results: impl Iterator<Item = bool>) -> (u32, u32) {
+    let (total, failures) =
+        results.fold((0_u64, 0_u64), |(total, failures), failed| (total + 1, failures + u64::from(failed)));
+    (u32::try_from(total).unwrap_or(u32::MAX), u32::try_from(failures).unwrap_or(u32::MAX))
+}
+
 /// The model's state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Phase {
-    Closed,
-    Open { opened_at: VInstant },
-    HalfOpen { probes: u32, successes: u32 },
+pub enum Phase {
+    /// Calls flow; `after_probes` when it closed because its probes succeeded (not since the start).
+    Closed {
+        /// It closed from half-open.
+        after_probes: bool,
+    },
+    /// Calls are rejected until `until` (admitted at `until` or only after it, by the cooldown tie).
+    Open {
+        /// When it opened.
+        opened_at: VInstant,
+        /// When the open period ends.
+        until: VInstant,
+    },
+    /// Probes are let through.
+    HalfOpen {
+        /// Probes holding a slot now.
+        probes: u32,
+        /// Probes admitted in this half-open period, freed slots included.
+        admitted: u32,
+        /// Probes that succeeded.
+        successes: u32,
+    },
 }
 
 /// What the model decides for a call starting now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Admission {
-    /// Admitted; `after_cooldown` when this call turned an open breaker half-open.
-    Admit { after_cooldown: bool },
+pub enum Admission {
+    /// Admitted. `after_cooldown` when this call turned an open breaker half-open; `freed_slot` when it is
+    /// a probe admitted only because an earlier probe freed its slot.
+    Admit {
+        /// This call ended the open period.
+        after_cooldown: bool,
+        /// This probe took a slot an earlier probe freed.
+        freed_slot: bool,
+    },
     /// Rejected: open, before the cooldown ended.
     Open,
     /// Rejected: half-open with every probe slot taken.
     ProbesTaken,
 }
 
-/// The breaker model. See the module docs.
-#[derive(Clone, Debug)]
-pub(crate) struct Model {
-    params: CircuitContract,
-    pub(crate) phase: Phase,
-    window: Window,
+impl Admission {
+    /// `true` for [`Admission::Admit`].
+    pub fn is_admitted(self) -> bool {
+        matches!(self, Admission::Admit { .. })
+    }
 }
 
-impl Model {
-    pub(crate) fn new(params: CircuitContract) -> Model {
-        Model { params, phase: Phase::Closed, window: Window::new(params.window) }
+/// The breaker model. See the module docs.
+#[derive(Clone, Debug)]
+pub struct BreakerModel {
+    spec: BreakerSpec,
+    phase: Phase,
+    window: Window,
+    consecutive_failures: u32,
+    /// Open periods since the breaker last closed.
+    openings: u32,
+}
+
+impl BreakerModel {
+    /// A closed breaker.
+    pub fn new(spec: BreakerSpec) -> BreakerModel {
+        BreakerModel {
+            spec,
+            phase: Phase::Closed { after_probes: false },
+            window: Window::new(&spec),
+            consecutive_failures: 0,
+            openings: 0,
+        }
     }
 
-    pub(crate) fn admit(&mut self, now: VInstant) -> Admission {
+    /// The current state.
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// Decides for a call starting at `now` (an open breaker whose period ended turns half-open).
+    pub fn admit(&mut self, now: VInstant) -> Admission {
         let mut after_cooldown = false;
-        if let Phase::Open { opened_at } = self.phase {
-            if now < opened_at.saturating_add(self.params.open_for) {
+        if let Phase::Open { until, .. } = self.phase {
+            let waiting = match self.spec.cooldown_tie {
+                CooldownTie::AdmitsAtEnd => now < until,
+                CooldownTie::AdmitsAfterEnd => now <= until,
+            };
+            if waiting {
                 return Admission::Open;
             }
-            self.phase = Phase::HalfOpen { probes: 0, successes: 0 };
+            self.phase = Phase::HalfOpen { probes: 0, admitted: 0, successes: 0 };
             after_cooldown = true;
         }
-        if let Phase::HalfOpen { probes, .. } = &mut self.phase {
-            if *probes >= self.params.half_open_probes {
+        let mut freed_slot = false;
+        if let Phase::HalfOpen { probes, admitted, .. } = &mut self.phase {
+            if *probes >= self.spec.params.half_open_probes {
                 return Admission::ProbesTaken;
             }
+            freed_slot = *admitted >= self.spec.params.half_open_probes;
             *probes += 1;
+            *admitted = admitted.saturating_add(1);
         }
-        Admission::Admit { after_cooldown }
+        Admission::Admit { after_cooldown, freed_slot }
     }
 
     /// Records the result of an admitted call that returned at `at`.
-    pub(crate) fn record(&mut self, result: CallResult, at: VInstant) {
+    pub fn record(&mut self, result: CallResult, at: VInstant) {
         let failed = match result {
             CallResult::Ok => false,
+            CallResult::Err(ErrorKind::Cancelled) if self.spec.counts_cancellation => true,
             CallResult::Err(ErrorKind::Cancelled | ErrorKind::CircuitOpen) => {
                 if let Phase::HalfOpen { probes, .. } = &mut self.phase {
                     *probes = probes.saturating_sub(1);
@@ -123,44 +254,64 @@ impl Model {
             CallResult::Err(_) => true,
         };
         match &mut self.phase {
-            Phase::Closed => {
-                let (results, failures) = self.window.push(self.params.window, failed);
-                let over = u64::from(failures) * 100 >= u64::from(self.params.failure_percent) * u64::from(results);
-                if results >= self.params.min_calls && over {
+            Phase::Closed { .. } => {
+                if self.trips(failed, at) {
                     self.open(at);
                 }
             }
             Phase::HalfOpen { .. } if failed => self.open(at),
             Phase::HalfOpen { successes, .. } => {
                 *successes += 1;
-                if *successes >= self.params.half_open_probes {
+                if *successes >= self.spec.params.half_open_probes {
                     self.window.clear();
-                    self.phase = Phase::Closed;
+                    self.consecutive_failures = 0;
+                    self.openings = 0;
+                    self.phase = Phase::Closed { after_probes: true };
                 }
             }
             Phase::Open { .. } => {}
         }
     }
 
+    /// Records a closed-state result; `true` when it opens the breaker.
+    fn trips(&mut self, failed: bool, at: VInstant) -> bool {
+        let params = self.spec.params;
+        self.consecutive_failures = if failed { self.consecutive_failures.saturating_add(1) } else { 0 };
+        if let CircuitPolicy::ConsecutiveFailures { threshold } = self.spec.policy {
+            return failed && self.consecutive_failures >= threshold;
+        }
+        let (results, failures) = self.window.push(&self.spec, failed, at);
+        let over = u64::from(failures) * 100 >= u64::from(params.failure_percent) * u64::from(results);
+        results >= params.min_calls && over
+    }
+
     fn open(&mut self, at: VInstant) {
         self.window.clear();
-        self.phase = Phase::Open { opened_at: at };
+        self.consecutive_failures = 0;
+        self.openings = self.openings.saturating_add(1);
+        let period = self.spec.open_shape.period(self.spec.params.open_for, self.openings);
+        self.phase = Phase::Open { opened_at: at, until: at.saturating_add(period) };
     }
 }
 
 /// What one call did, as the circuit laws see it.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct CallFacts {
-    pub(crate) started: VInstant,
-    pub(crate) first_attempt: Option<u32>,
-    pub(crate) rejected_open: Option<u32>,
-    pub(crate) end: Option<(u32, VInstant, CallResult)>,
-    pub(crate) leaves_half_open: bool,
+pub struct CallFacts {
+    /// When the call started.
+    pub started: VInstant,
+    /// The index of its first `AttemptStart`.
+    pub first_attempt: Option<u32>,
+    /// The index of its first `Rejected { CircuitOpen }`.
+    pub rejected_open: Option<u32>,
+    /// Its `CallEnd`: index, instant, result.
+    pub end: Option<(u32, VInstant, CallResult)>,
+    /// The subject reported a transition out of half-open during the call.
+    pub leaves_half_open: bool,
 }
 
 impl CallFacts {
-    /// Facts of one call's events (never empty).
-    pub(crate) fn of(call: &[Event]) -> CallFacts {
+    /// Facts of one call's events (see [`crate::temporal::per_call`]).
+    pub fn of(call: &[Event]) -> CallFacts {
         let mut facts = CallFacts {
             started: call.first().map_or(VInstant::EPOCH, |event| event.at),
             first_attempt: None,
@@ -184,16 +335,20 @@ impl CallFacts {
         facts
     }
     /// The call returned this.
-    pub(crate) fn result(&self) -> Option<CallResult> {
+    pub fn result(&self) -> Option<CallResult> {
         self.end.map(|(_, _, result)| result)
     }
     /// The subject refused the call: a circuit-open rejection (or result) and no attempt.
-    pub(crate) fn rejected(&self) -> bool {
+    pub fn rejected(&self) -> bool {
         let open_result = self.result() == Some(CallResult::Err(ErrorKind::CircuitOpen));
         self.first_attempt.is_none() && (self.rejected_open.is_some() || open_result)
     }
+    /// The event to blame for a refusal: the rejection, else the `CallEnd`.
+    pub fn refusal_event(&self) -> Option<u32> {
+        self.rejected_open.or(self.end.map(|(seq, _, _)| seq))
+    }
     /// Feeds the call's result to `model` when the model admitted it.
-    pub(crate) fn record(&self, model: &mut Model, admission: Admission) {
+    pub fn record(&self, model: &mut BreakerModel, admission: Admission) {
         if let (Admission::Admit { .. }, Some((_, at, result))) = (admission, self.end) {
             model.record(result, at);
         }

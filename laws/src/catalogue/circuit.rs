@@ -4,7 +4,7 @@
 
 use timelaw_core::{CallResult, Contract, ErrorKind, EventKind};
 
-use super::breaker_model::{Admission, CallFacts, Model, Phase};
+use super::breaker_model::{Admission, BreakerModel, BreakerSpec, CallFacts, Phase};
 use crate::ids;
 use crate::law::{Law, LawKind, Observation};
 use crate::temporal::per_call;
@@ -16,18 +16,18 @@ fn has_circuit(contract: &Contract) -> bool {
 
 /// Replays the breaker model over the calls: `judge(facts, admission, model_before)` returns `None` when
 /// the call says nothing, or the call's verdict. Merges the verdicts and stops at the first violation.
-fn replay(
+pub fn replay_breaker(
     observation: &Observation<'_>,
     mut judge: impl FnMut(&CallFacts, Admission, Phase) -> Option<Verdict>,
 ) -> Verdict {
-    let Some(params) = observation.contract.circuit else {
+    let Some(spec) = BreakerSpec::of(observation.contract) else {
         return Verdict::NotApplicable;
     };
-    let mut model = Model::new(params);
+    let mut model = BreakerModel::new(spec);
     let mut verdict = Verdict::Vacuous;
     for call in per_call(&observation.trace.events) {
         let facts = CallFacts::of(call);
-        let before = model.phase;
+        let before = model.phase();
         let admission = model.admit(facts.started);
         if let Some(call_verdict) = judge(&facts, admission, before) {
             verdict = verdict.merge(call_verdict);
@@ -59,7 +59,7 @@ pub const CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH: Law = Law {
 };
 
 fn circuit_open_rejects_without_dispatch(observation: &Observation<'_>) -> Verdict {
-    replay(observation, |facts, admission, _| {
+    replay_breaker(observation, |facts, admission, _| {
         let open = admission == Admission::Open;
         match (facts.first_attempt, facts.rejected_open) {
             (Some(attempt), Some(_)) => {
@@ -93,8 +93,8 @@ pub const CIRCUIT_HALF_OPEN_AFTER_COOLDOWN: Law = Law {
 };
 
 fn circuit_half_open_after_cooldown(observation: &Observation<'_>) -> Verdict {
-    replay(observation, |facts, admission, _| {
-        if admission != (Admission::Admit { after_cooldown: true }) {
+    replay_breaker(observation, |facts, admission, _| {
+        if !matches!(admission, Admission::Admit { after_cooldown: true, .. }) {
             return None;
         }
         if !facts.rejected() {
@@ -134,11 +134,11 @@ fn half_open_probe_limit(observation: &Observation<'_>) -> Verdict {
         observation.trace.events.iter().any(|event| matches!(event.kind, EventKind::CircuitTransition { .. }));
     // Probes used in the current half-open period; `None` outside one.
     let mut period: Option<u32> = None;
-    replay(observation, |facts, admission, before| {
+    replay_breaker(observation, |facts, admission, before| {
         if !reports && !matches!(before, Phase::HalfOpen { .. }) {
             period = None; // The model decided after the previous call.
         }
-        if admission == (Admission::Admit { after_cooldown: true }) {
+        if matches!(admission, Admission::Admit { after_cooldown: true, .. }) {
             period = Some(0);
         }
         let used = period.as_mut()?;
@@ -154,5 +154,145 @@ fn half_open_probe_limit(observation: &Observation<'_>) -> Verdict {
             period = None;
         }
         Some(verdict)
+    })
+}
+
+/// A refusal law over the breaker model: calls for which `owed(admission, phase before)` says the model
+/// admits them must not be refused (a circuit-open rejection or result with no attempt).
+fn admitted_not_refused(
+    observation: &Observation<'_>,
+    owed: fn(Admission, Phase) -> bool,
+    message: &'static str,
+) -> Verdict {
+    replay_breaker(observation, |facts, admission, before| {
+        if !owed(admission, before) {
+            return None;
+        }
+        if !facts.rejected() {
+            return Some(Verdict::Holds);
+        }
+        Some(Verdict::Violated(crate::verdict::Violation {
+            event: facts.refusal_event(),
+            message: std::borrow::Cow::Borrowed(message),
+        }))
+    })
+}
+
+/// `circuit_closed_admits`: a closed breaker below its threshold admits every call. While the breaker
+/// model has been closed since the start, the subject does not refuse a call as circuit-open.
+///
+/// - Needs: `circuit` (reads `circuit_policy`, `circuit_open_shape`, `circuit_cooldown_tie`,
+///   `circuit_counts_cancellation`).
+/// - Violated at the `Rejected { CircuitOpen }` (or the `CallEnd` returning `Err(CircuitOpen)`) of a call
+///   the closed model admits.
+/// - Vacuous when no call started while the model was closed from the start.
+/// - Example violation: a breaker that rejects every call, even the first.
+pub const CIRCUIT_CLOSED_ADMITS: Law = Law {
+    id: ids::CIRCUIT_CLOSED_ADMITS,
+    title: "a closed breaker below its threshold admits every call",
+    kind: LawKind::Safety,
+    needs: &["circuit"],
+    applies: has_circuit,
+    check: |observation| {
+        admitted_not_refused(
+            observation,
+            |admission, before| admission.is_admitted() && before == Phase::Closed { after_probes: false },
+            "a closed breaker below its threshold refused a call",
+        )
+    },
+};
+
+/// `circuit_closes_after_probes`: a breaker whose probes all succeed closes. Once the model closed
+/// because `half_open_probes` probes succeeded, the subject does not refuse the calls that follow (until
+/// the model opens again).
+///
+/// - Needs: `circuit` (reads the same fields as [`CIRCUIT_CLOSED_ADMITS`]).
+/// - Violated at the refusal of a call the model, closed after its probes, admits.
+/// - Vacuous when the model never closed after probes.
+/// - Example violation: `half_open_probes = 1`, the probe succeeds, and the next call is still rejected.
+pub const CIRCUIT_CLOSES_AFTER_PROBES: Law = Law {
+    id: ids::CIRCUIT_CLOSES_AFTER_PROBES,
+    title: "a breaker whose probes all succeed closes",
+    kind: LawKind::Safety,
+    needs: &["circuit"],
+    applies: has_circuit,
+    check: |observation| {
+        admitted_not_refused(
+            observation,
+            |admission, before| admission.is_admitted() && before == Phase::Closed { after_probes: true },
+            "the probes succeeded but the breaker did not close",
+        )
+    },
+};
+
+/// `circuit_probe_slot_freed`: a probe that ends without a result (cancelled, when cancellation does not
+/// count as a failure) frees its slot: the next call while half-open is admitted as a probe.
+///
+/// - Needs: `circuit` (reads `circuit_counts_cancellation`).
+/// - Violated at the refusal of a call the model admits only because an earlier probe freed its slot.
+/// - Vacuous when no probe slot was freed and reused.
+/// - Example violation: `half_open_probes = 1`, the probe is cancelled, and every later call is rejected.
+pub const CIRCUIT_PROBE_SLOT_FREED: Law = Law {
+    id: ids::CIRCUIT_PROBE_SLOT_FREED,
+    title: "a probe cancelled before its result frees its slot",
+    kind: LawKind::Safety,
+    needs: &["circuit"],
+    applies: has_circuit,
+    check: |observation| {
+        admitted_not_refused(
+            observation,
+            |admission, _| matches!(admission, Admission::Admit { freed_slot: true, .. }),
+            "a probe slot freed by a cancelled probe was never given back",
+        )
+    },
+};
+
+/// `circuit_open_period_as_declared`: every open period the subject reports lasts at least what the
+/// contract declares. Between the subject's `CircuitTransition` to open and its next transition from open
+/// to half-open, at least [`timelaw_core::OpenShape::period`] of the `n`-th opening since the subject last
+/// reported closing passes (strictly more with `CooldownTie::AdmitsAfterEnd`). The other side, a probe
+/// admitted once the period ends, is [`super::CIRCUIT_HALF_OPEN_AFTER_COOLDOWN`].
+///
+/// - Needs: `circuit` (reads `circuit_open_shape`, `circuit_cooldown_tie`).
+/// - Compares: instants, exactly.
+/// - Violated at the early transition to half-open.
+/// - Vacuous when the subject reported no transition from open to half-open.
+/// - Example violation: an exponential open period from 100ms doubling, and the second period ends after
+///   100ms.
+pub const CIRCUIT_OPEN_PERIOD_AS_DECLARED: Law = Law {
+    id: ids::CIRCUIT_OPEN_PERIOD_AS_DECLARED,
+    title: "open periods last as long as the declared shape says",
+    kind: LawKind::Safety,
+    needs: &["circuit", "circuit_open_shape"],
+    applies: has_circuit,
+    check: circuit_open_period_as_declared,
+};
+
+fn circuit_open_period_as_declared(observation: &Observation<'_>) -> Verdict {
+    use timelaw_core::CircuitState;
+    let contract = observation.contract;
+    let Some(params) = contract.circuit else {
+        return Verdict::NotApplicable;
+    };
+    let strict = contract.circuit_cooldown_tie == timelaw_core::CooldownTie::AdmitsAfterEnd;
+    // (openings since the last close, when the current open period started)
+    let start = (0_u32, None::<timelaw_core::VInstant>);
+    crate::temporal::monitor(&observation.trace.events, start, |(openings, opened_at), event| match event.kind {
+        EventKind::CircuitTransition { to: CircuitState::Closed, .. } => {
+            *openings = 0;
+            crate::temporal::Check::Skip
+        }
+        EventKind::CircuitTransition { to: CircuitState::Open, .. } => {
+            *openings = openings.saturating_add(1);
+            *opened_at = Some(event.at);
+            crate::temporal::Check::Skip
+        }
+        EventKind::CircuitTransition { from: CircuitState::Open, to: CircuitState::HalfOpen } => {
+            let Some(opened) = opened_at.take() else { return crate::temporal::Check::Skip };
+            let end = opened.saturating_add(contract.circuit_open_shape.period(params.open_for, *openings));
+            let ok = if strict { event.at > end } else { event.at >= end };
+            crate::temporal::Check::that(ok, "the breaker turned half-open before its declared open period ended")
+        }
+        _ => crate::temporal::Check::Skip,
     })
 }

@@ -26,7 +26,8 @@ fn sleep_check(
 /// documents as exceeding it ([`JitterBounds::around`] the cap, computed exactly) and by the contract's
 /// tolerance ([`Contract::tolerance`]: `delay_tolerance` plus `delay_tolerance_ppb` of the bound).
 ///
-/// - Needs: `delay_max` (reads `jitter`, `delay_tolerance`, `delay_tolerance_ppb`).
+/// - Needs: `delay_max` (reads `jitter`, `jitter_clipped_at_cap`: a clipped jitter never widens the cap,
+///   `delay_tolerance`, `delay_tolerance_ppb`).
 /// - Compares: each recorded sleep with the bound, exactly in whole nanoseconds (a bound past 584 years
 ///   admits every sleep).
 /// - Violated at the first `SleepRequested` above the bound.
@@ -44,7 +45,10 @@ pub const DELAY_WITHIN_CAP: Law = Law {
 fn delay_within_cap(observation: &Observation<'_>) -> Verdict {
     let contract = observation.contract;
     let cap = contract.delay_max.unwrap_or(VDuration::MAX);
-    let jittered = contract.jitter.unwrap_or_default().around(Promised::exactly(cap));
+    let jittered = match contract.jitter_clipped_at_cap {
+        true => Promised::exactly(cap),
+        false => contract.jitter.unwrap_or_default().around(Promised::exactly(cap)),
+    };
     let bound = Promised::between(0, jittered.high_nanos()).widen(contract.tolerance());
     let high = VDuration::from_nanos(u64::try_from(jittered.high_nanos()).unwrap_or(u64::MAX));
     let describe = move |duration| match contract.tolerance() == Default::default() {
@@ -170,10 +174,12 @@ fn backoff_shape_without_jitter(observation: &Observation<'_>) -> Verdict {
 /// `min(cap, initial)..=min(cap, max(initial, factor * previous sleep))` (the usual
 /// `min(cap, random(initial, previous * factor))`, the previous sleep starting at `initial`). Right after a
 /// rate-limited attempt when `honors_retry_after`, any `retry_after <= d <= max(high, retry_after)` is
-/// accepted.
+/// accepted. With `jitter_clipped_at_cap`, the range is clipped at `delay_max`; `JitterBounds::Range` is
+/// an explicit range relative to the base.
 ///
 /// - Needs: `backoff`, and a `jitter` other than `None` unless the backoff is decorrelated (reads
-///   `delay_max`, `honors_retry_after`, `delay_tolerance`, `delay_tolerance_ppb`).
+///   `delay_max`, `jitter_clipped_at_cap`, `honors_retry_after`, `delay_tolerance`,
+///   `delay_tolerance_ppb`).
 /// - Compares: each recorded sleep with bounds computed exactly from the exact promised value (see
 ///   [`timelaw_core::promise`]), widened by the contract's tolerance ([`Contract::tolerance`]).
 /// - Violated at the first sleep out of its bounds.
@@ -196,16 +202,33 @@ fn jitter_applies(contract: &Contract) -> bool {
     }
 }
 
-fn jitter_bounds(contract: &Contract, shape: BackoffShape, state: &DelayState) -> Promised {
+/// The range the sleep before retry `n` may take by the backoff and jitter alone (no retry-after):
+/// `jitter.around(min(backoff.promised(n), cap))`, the decorrelated bounds after `previous`, clipped at
+/// the cap when the contract says so. Without a stated backoff, `delay_min..=cap`.
+pub(super) fn backoff_bounds(contract: &Contract, n: u32, previous: Option<VDuration>) -> Promised {
     let cap = contract.delay_max.unwrap_or(VDuration::MAX);
-    let bounds = match shape.decorrelated_bounds(state.previous, cap) {
+    let Some(shape) = contract.backoff else {
+        return Promised::between(
+            u128::from(contract.delay_min.unwrap_or(VDuration::ZERO).as_nanos()),
+            u128::from(cap.as_nanos()),
+        );
+    };
+    let bounds = match shape.decorrelated_bounds(previous, cap) {
         Some(bounds) => bounds,
         None => {
             let beyond = Promised::between(u128::MAX, u128::MAX);
-            let base = shape.promised(state.sleeps).unwrap_or(beyond).min(cap);
+            let base = shape.promised(n).unwrap_or(beyond).min(cap);
             contract.jitter.unwrap_or_default().around(base)
         }
     };
+    if contract.jitter_clipped_at_cap {
+        return bounds.min(cap);
+    }
+    bounds
+}
+
+fn jitter_bounds(contract: &Contract, state: &DelayState) -> Promised {
+    let bounds = backoff_bounds(contract, state.sleeps, state.previous);
     match (contract.honors_retry_after, state.retry_after) {
         (true, Some(retry_after)) => {
             let floor = u128::from(retry_after.as_nanos());
@@ -217,16 +240,13 @@ fn jitter_bounds(contract: &Contract, shape: BackoffShape, state: &DelayState) -
 
 fn jitter_within_bounds(observation: &Observation<'_>) -> Verdict {
     let contract = observation.contract;
-    let Some(shape) = contract.backoff else {
-        return Verdict::NotApplicable;
-    };
     let tolerance = contract.tolerance();
     monitor(&observation.trace.events, DelayState::default(), |state, event| {
         let Some(duration) = state.observe(event) else {
             return Check::Skip;
         };
         state.sleeps += 1;
-        let bounds = jitter_bounds(contract, shape, state);
+        let bounds = jitter_bounds(contract, state);
         state.previous = Some(duration);
         if bounds.widen(tolerance).admits(duration) {
             return Check::Pass;
@@ -384,5 +404,95 @@ fn notify_matches_sleep(observation: &Observation<'_>) -> Verdict {
             Check::fail("a notification announced a sleep that never came")
         }
         _ => Check::Skip,
+    })
+}
+
+/// `retry_after_as_declared`: a rate-limited answer is handled by the declared retry-after policy. The
+/// sleep right after an attempt that ended `RateLimited { retry_after }`, with `b` the range the backoff
+/// and jitter allow for that sleep ([`JitterBounds::around`], clipped when the contract says so):
+/// - at or below the cap: `max(b, retry_after)` for `MaxWithBackoff`, exactly `retry_after` for
+///   `ReplacesBackoff`, `b` for `Ignored`;
+/// - above the cap: no retry for `GiveUp`, exactly the cap for `Clamp`, exactly `retry_after` for
+///   `SleepAnyway` (and `b` for `Ignored`).
+///
+/// (Whether the backoff advances after a replaced delay is not judged.)
+///
+/// - Needs: `retry_after` (reads `delay_max`, `backoff`, `jitter`, `jitter_clipped_at_cap`, the
+///   tolerance).
+/// - Compares: the recorded sleep with the range, exactly, widened by the contract's tolerance.
+/// - Violated at the sleep off the policy, or at the retry (its sleep or its `AttemptStart`) after a
+///   retry-after above the cap with `GiveUp`.
+/// - Vacuous when no rate-limited attempt was followed by a sleep or a retry.
+/// - Example violation: `ReplacesBackoff`, a 429 asking for 2s, and a 3s sleep (the backoff's).
+pub const RETRY_AFTER_AS_DECLARED: Law = Law {
+    id: ids::RETRY_AFTER_AS_DECLARED,
+    title: "a rate-limited answer is handled by the declared retry-after policy",
+    kind: LawKind::Safety,
+    needs: &["retry_after"],
+    applies: |contract| contract.retry_after.is_some(),
+    check: retry_after_as_declared,
+};
+
+/// The range the sleep after a rate-limited attempt may take, or `None` when no retry may follow.
+fn retry_after_range(contract: &Contract, state: &DelayState, retry_after: VDuration) -> Option<Promised> {
+    use timelaw_core::{AboveCap, RetryAfterCombine};
+    let policy = contract.retry_after.unwrap_or_default();
+    let cap = contract.delay_max.unwrap_or(VDuration::MAX);
+    let backoff = backoff_bounds(contract, state.sleeps, state.previous);
+    let exactly = |duration: VDuration| Promised::exactly(duration);
+    let floor = u128::from(retry_after.as_nanos());
+    Some(match (policy.combine, retry_after > cap, policy.above_cap) {
+        (RetryAfterCombine::Ignored, _, _) => backoff,
+        (_, true, AboveCap::GiveUp) => return None,
+        (_, true, AboveCap::Clamp) => exactly(cap),
+        (_, true, AboveCap::SleepAnyway) | (RetryAfterCombine::ReplacesBackoff, false, _) => exactly(retry_after),
+        (RetryAfterCombine::MaxWithBackoff, false, _) => {
+            Promised::between(backoff.low_nanos().max(floor), backoff.high_nanos().max(floor))
+        }
+    })
+}
+
+fn retry_after_as_declared(observation: &Observation<'_>) -> Verdict {
+    let contract = observation.contract;
+    let tolerance = contract.tolerance();
+    // The delay state, and the retry-after still waiting for its sleep or retry.
+    let start = (DelayState::default(), None::<VDuration>);
+    monitor(&observation.trace.events, start, |(state, pending), event| {
+        if let EventKind::AttemptEnd { outcome: Outcome::RateLimited { retry_after } } = event.kind {
+            state.observe(event);
+            *pending = Some(retry_after);
+            return Check::Skip;
+        }
+        let attempt_start = event.kind == EventKind::AttemptStart;
+        let sleep = state.observe(event);
+        let due = sleep.is_some() || attempt_start;
+        let Some(retry_after) = pending.take_if(|_| due) else {
+            if matches!(event.kind, EventKind::CallStart { .. } | EventKind::CallEnd { .. }) {
+                *pending = None;
+            }
+            if let Some(duration) = sleep {
+                state.sleeps += 1;
+                state.previous = Some(duration);
+            }
+            return Check::Skip;
+        };
+        let Some(duration) = sleep else {
+            // A retry with no sleep: allowed only when the range admits zero.
+            let range = retry_after_range(contract, state, retry_after);
+            return Check::that(
+                range.is_some_and(|range| range.widen(tolerance).admits(VDuration::ZERO)),
+                "a retry followed a rate-limited answer against the declared retry-after policy",
+            );
+        };
+        state.sleeps += 1;
+        let range = retry_after_range(contract, state, retry_after);
+        state.previous = Some(duration);
+        match range {
+            None => Check::fail("a retry-after above the cap was retried, but the contract gives up"),
+            Some(range) if range.widen(tolerance).admits(duration) => Check::Pass,
+            Some(range) => Check::Fail(Cow::Owned(format!(
+                "after a retry-after of {retry_after} the sleep was {duration}, the declared policy allows {range}"
+            ))),
+        }
     })
 }

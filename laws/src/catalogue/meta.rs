@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use timelaw_core::{Abort, LimitKind, Limits, TraceEnd, VInstant};
+use timelaw_core::{Abort, EventKind, LimitKind, Limits, TraceEnd, VInstant};
 
 use super::support::last_index;
 use crate::ids;
@@ -111,13 +111,17 @@ fn never_panics(observation: &Observation<'_>) -> Verdict {
 /// - Compares: how the run ended ([`TraceEnd`]) with the contract and the documented, generous default
 ///   [`Limits`]:
 ///   - a hang ([`Abort::Hung`]: an attempt with neither an end, a timeout nor a cancellation) is a
-///     violation: the subject makes no progress;
+///     violation: the subject makes no progress; so is a run the watchdog gave up on
+///     ([`Abort::NoProgress`]: "no progress for N ms", no World call for that long);
 ///   - a run stopped at a count limit ("stopped at the step limit (N sleeps)") is a violation when the
 ///     limit is at least the documented default (no correct subject needs that many; a subject that
 ///     does can raise `TIMELAW_*_MAX`), or when it is the attempt limit and at least the
 ///     `max_attempts * calls` the contract promises;
 ///   - a run stopped at a lower count limit set for the run, or at the virtual time limit (long sleeps
 ///     are not a loop), is inconclusive, and so are the liveness laws on its truncated trace;
+///   - a run cut at a count limit while the subject was still consuming a long scripted run
+///     ([`Abort::LongRunCut`]) is inconclusive, like the time-limit cut, unless the subject had already
+///     made more attempts than `max_attempts * calls`: then it is judged like the step limit;
 ///   - a run stopped for another reason (exhausted scripted randomness, a misuse of the World, an invalid
 ///     config) is inconclusive.
 /// - Violated at the last event.
@@ -134,8 +138,17 @@ pub const TERMINATES: Law = Law {
 
 fn terminates(observation: &Observation<'_>) -> Verdict {
     match &observation.trace.end {
-        TraceEnd::Aborted(abort @ Abort::Hung { .. }) => {
+        TraceEnd::Aborted(abort @ (Abort::Hung { .. } | Abort::NoProgress { .. })) => {
             Verdict::violated_with(last_index(observation.trace), abort.to_string())
+        }
+        // A cut inside a long scripted run is no violation, unless the subject was already past the
+        // attempts its contract allows: then it is judged like the step limit it reached.
+        TraceEnd::Aborted(Abort::LongRunCut { kind, limit }) if past_promise(observation) => {
+            let abort = Abort::StepLimit { kind: *kind, limit: *limit };
+            match judge_limit(observation, *kind, *limit) {
+                Ok(reason) => Verdict::violated_with(last_index(observation.trace), format!("{abort}: {reason}")),
+                Err(reason) => Verdict::Inconclusive(Cow::Owned(format!("{abort}: {reason}"))),
+            }
         }
         TraceEnd::Aborted(abort @ Abort::StepLimit { kind, limit }) => match judge_limit(observation, *kind, *limit) {
             Ok(reason) => Verdict::violated_with(last_index(observation.trace), format!("{abort}: {reason}")),
@@ -144,6 +157,14 @@ fn terminates(observation: &Observation<'_>) -> Verdict {
         TraceEnd::Aborted(abort) => Verdict::Inconclusive(Cow::Owned(abort.to_string())),
         TraceEnd::Complete | TraceEnd::Panicked(_) => Verdict::Holds,
     }
+}
+
+/// Whether the run made more attempts than the contract's `max_attempts` over all its calls.
+fn past_promise(observation: &Observation<'_>) -> bool {
+    let Some(max) = observation.contract.max_attempts else { return false };
+    let promised = u64::from(max).saturating_mul(observation.schedule.calls.len() as u64);
+    let attempts = observation.trace.events.iter().filter(|event| event.kind == EventKind::AttemptStart).count();
+    attempts as u64 > promised
 }
 
 /// Whether a run stopped at the `kind` limit `limit` failed to terminate (`Ok` with the reason) or was

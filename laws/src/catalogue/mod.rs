@@ -7,7 +7,9 @@
 //! | delays | [`DELAY_WITHIN_CAP`], [`DELAY_AT_LEAST_MIN`], [`BACKOFF_SHAPE_WITHOUT_JITTER`], [`JITTER_WITHIN_BOUNDS`], [`TOTAL_SLEEP_WITHIN_BUDGET`], [`RETRY_AFTER_HONORED`], [`NOTIFY_MATCHES_SLEEP`] |
 //! | outcomes | [`SUCCESS_ENDS_CALL`], [`FATAL_NOT_RETRIED`], [`RESULT_MATCHES_LAST_ATTEMPT`], [`EVENTUALLY_SUCCEEDS`] |
 //! | time limits | [`TIMEOUT_TRANSLATED_TO_ERR`], [`TIMEOUT_BOUNDARY_IS_EXPIRED`], [`DEADLINE_RESPECTED`], [`CANCELLATION_STOPS_WORK`], [`TIMEOUT_DOES_NOT_END_STREAM`] |
-//! | circuit breaker | [`CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH`], [`CIRCUIT_HALF_OPEN_AFTER_COOLDOWN`], [`HALF_OPEN_PROBE_LIMIT`] |
+//! | circuit breaker | [`CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH`], [`CIRCUIT_HALF_OPEN_AFTER_COOLDOWN`], [`HALF_OPEN_PROBE_LIMIT`], [`CIRCUIT_OPEN_PERIOD_AS_DECLARED`] |
+//! | refusing too much | [`CIRCUIT_CLOSED_ADMITS`], [`CIRCUIT_CLOSES_AFTER_PROBES`], [`CIRCUIT_PROBE_SLOT_FREED`], [`RETRY_BUDGET_ADMITS_WITH_ROOM`], [`ELAPSED_LIMIT_DOES_NOT_STOP_EARLY`], [`RATE_LIMITED_RETRIED_BELOW_CAP`], [`NO_UNDECLARED_REJECTION`] |
+//! | declared promises | [`NO_RETRY_AFTER_ELAPSED_LIMIT`], [`RETRY_AFTER_AS_DECLARED`], [`INTERRUPT_TIE_AS_DECLARED`] |
 //! | every subject | [`CLOCK_MONOTONIC`], [`DETERMINISTIC_REPLAY`], [`NEVER_PANICS`], [`TERMINATES`] |
 //! | two clocks | [`WALL_JUMP_KEEPS_MONOTONIC_LIMITS`], [`WALL_JUMP_BACK_NO_PANIC`], [`FAILED_READ_HANDLED_AS_DECLARED`] |
 //!
@@ -19,32 +21,48 @@
 //! tolerance ([`timelaw_core::Contract::tolerance`], absolute plus relative, zero unless the subject's
 //! arithmetic is inexact) widens it. Each law's doc names what it compares.
 //!
+//! The models the laws replay are public for a user's own laws: [`breaker_model`] (the circuit breaker a
+//! contract states), [`budget_model`] (the retry budget, with its window) and [`support`] (event
+//! classification and the call walk); [`replay_breaker`] replays the breaker model over a trace's calls.
+//!
 //! Architecture invariant: on the common path (holds, vacuous, not applicable) no law allocates; a
 //! violation may format its message. Every law walks the events once (the circuit laws twice).
 
 mod attempts;
-mod breaker_model;
+pub mod breaker_model;
+pub mod budget_model;
 mod circuit;
 mod clocks;
 mod delays;
 mod meta;
 mod outcomes;
+mod promises;
+mod refusal;
 mod registry;
-mod support;
+pub mod support;
 mod timeouts;
 
 pub use attempts::{
     ATTEMPTS_WITHIN_MAX, EXHAUSTED_RETRIES_RETURN_ERR, NON_IDEMPOTENT_NOT_RETRIED, NO_SLEEP_AFTER_FINAL_ATTEMPT,
     RETRY_BUDGET_RESPECTED,
 };
-pub use circuit::{CIRCUIT_HALF_OPEN_AFTER_COOLDOWN, CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH, HALF_OPEN_PROBE_LIMIT};
+pub use circuit::{
+    replay_breaker, CIRCUIT_CLOSED_ADMITS, CIRCUIT_CLOSES_AFTER_PROBES, CIRCUIT_HALF_OPEN_AFTER_COOLDOWN,
+    CIRCUIT_OPEN_PERIOD_AS_DECLARED, CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH, CIRCUIT_PROBE_SLOT_FREED,
+    HALF_OPEN_PROBE_LIMIT,
+};
 pub use clocks::{FAILED_READ_HANDLED_AS_DECLARED, WALL_JUMP_BACK_NO_PANIC, WALL_JUMP_KEEPS_MONOTONIC_LIMITS};
 pub use delays::{
     BACKOFF_SHAPE_WITHOUT_JITTER, DELAY_AT_LEAST_MIN, DELAY_WITHIN_CAP, JITTER_WITHIN_BOUNDS, NOTIFY_MATCHES_SLEEP,
-    RETRY_AFTER_HONORED, TOTAL_SLEEP_WITHIN_BUDGET,
+    RETRY_AFTER_AS_DECLARED, RETRY_AFTER_HONORED, TOTAL_SLEEP_WITHIN_BUDGET,
 };
 pub use meta::{CLOCK_MONOTONIC, DETERMINISTIC_REPLAY, NEVER_PANICS, TERMINATES};
 pub use outcomes::{EVENTUALLY_SUCCEEDS, FATAL_NOT_RETRIED, RESULT_MATCHES_LAST_ATTEMPT, SUCCESS_ENDS_CALL};
+pub use promises::{INTERRUPT_TIE_AS_DECLARED, NO_RETRY_AFTER_ELAPSED_LIMIT};
+pub use refusal::{
+    ELAPSED_LIMIT_DOES_NOT_STOP_EARLY, NO_UNDECLARED_REJECTION, RATE_LIMITED_RETRIED_BELOW_CAP,
+    RETRY_BUDGET_ADMITS_WITH_ROOM,
+};
 pub use registry::{Catalogue, LawError};
 pub use timeouts::{
     CANCELLATION_STOPS_WORK, DEADLINE_RESPECTED, TIMEOUT_BOUNDARY_IS_EXPIRED, TIMEOUT_DOES_NOT_END_STREAM,
@@ -54,7 +72,7 @@ pub use timeouts::{
 use crate::law::Law;
 
 /// Every standard law, in blueprint order (the order of [`crate::ids::ALL`]).
-pub static STANDARD: [Law; 31] = [
+pub static STANDARD: [Law; 42] = [
     ATTEMPTS_WITHIN_MAX,
     DELAY_WITHIN_CAP,
     DELAY_AT_LEAST_MIN,
@@ -86,4 +104,15 @@ pub static STANDARD: [Law; 31] = [
     WALL_JUMP_KEEPS_MONOTONIC_LIMITS,
     WALL_JUMP_BACK_NO_PANIC,
     FAILED_READ_HANDLED_AS_DECLARED,
+    CIRCUIT_CLOSED_ADMITS,
+    CIRCUIT_CLOSES_AFTER_PROBES,
+    CIRCUIT_PROBE_SLOT_FREED,
+    RETRY_BUDGET_ADMITS_WITH_ROOM,
+    ELAPSED_LIMIT_DOES_NOT_STOP_EARLY,
+    RATE_LIMITED_RETRIED_BELOW_CAP,
+    NO_UNDECLARED_REJECTION,
+    NO_RETRY_AFTER_ELAPSED_LIMIT,
+    RETRY_AFTER_AS_DECLARED,
+    CIRCUIT_OPEN_PERIOD_AS_DECLARED,
+    INTERRUPT_TIE_AS_DECLARED,
 ];

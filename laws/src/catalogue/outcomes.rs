@@ -122,8 +122,9 @@ fn result_matches_last_attempt(observation: &Observation<'_>) -> Verdict {
 /// `honors_retry_after`, a retry-after within `delay_max`), a timeout (a hang or a step as long as the
 /// timeout, only with `attempt_timeout`) if `retry_on.timeout`.
 ///
-/// - Needs: `max_attempts` and `retry_on`, and no `deadline`, `sleep_budget`, `circuit` or
-///   `retry_budget` (each of those may legitimately stop retries; the law does not apply then).
+/// - Needs: `max_attempts` and `retry_on`, and no `deadline`, `sleep_budget`, `retry_elapsed_max`,
+///   `circuit` or `retry_budget`, stated or unstated (`unstated`): each of those may legitimately stop
+///   retries, so the law does not apply then.
 /// - Violated at the call's `CallEnd` when it is not `Ok`; on a complete trace where the call never
 ///   ended (or never started), at the last event. Inconclusive on a truncated trace.
 /// - Vacuous when no call met the precondition.
@@ -139,10 +140,8 @@ pub const EVENTUALLY_SUCCEEDS: Law = Law {
 };
 
 fn eventually_applies(contract: &Contract) -> bool {
-    let limits_free = contract.deadline.is_none()
-        && contract.sleep_budget.is_none()
-        && contract.circuit.is_none()
-        && contract.retry_budget.is_none();
+    // Stated or unstated ("unknown" is not "absent"): each may legitimately stop retries.
+    let limits_free = !contract.has_time_limit() && !contract.has_circuit() && !contract.has_retry_budget();
     limits_free && contract.max_attempts.is_some() && contract.retry_on.is_some()
 }
 

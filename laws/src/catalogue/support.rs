@@ -3,7 +3,7 @@
 use timelaw_core::{CallResult, ErrorKind, Event, EventKind, Outcome, Trace};
 
 /// The result a call returned, for a `CallEnd` event.
-pub(crate) fn end_of(event: &Event) -> Option<CallResult> {
+pub fn end_of(event: &Event) -> Option<CallResult> {
     match event.kind {
         EventKind::CallEnd { result } => Some(result),
         _ => None,
@@ -12,7 +12,7 @@ pub(crate) fn end_of(event: &Event) -> Option<CallResult> {
 
 /// For an event that ends an attempt, the result the attempt stands for (`Err(Timeout)` for a timeout,
 /// `Err(Cancelled)` for a cancellation); `None` for every other event.
-pub(crate) fn attempt_result(kind: &EventKind) -> Option<CallResult> {
+pub fn attempt_result(kind: &EventKind) -> Option<CallResult> {
     match *kind {
         EventKind::AttemptEnd { outcome } => Some(CallResult::from_outcome(outcome)),
         EventKind::AttemptTimedOut { .. } => Some(CallResult::Err(ErrorKind::Timeout)),
@@ -24,33 +24,33 @@ pub(crate) fn attempt_result(kind: &EventKind) -> Option<CallResult> {
 /// `true` for every event that ends an attempt: those with a result ([`attempt_result`]) and
 /// `AttemptDropped`, an attempt dropped by something other than its own timeout or the caller's
 /// cancellation (it stands for no result: what the call returns is up to whatever dropped it).
-pub(crate) fn ends_attempt(kind: &EventKind) -> bool {
+pub fn ends_attempt(kind: &EventKind) -> bool {
     attempt_result(kind).is_some() || matches!(kind, EventKind::AttemptDropped { .. })
 }
 
 /// `true` for an event that ends an attempt without success.
-pub(crate) fn is_failed_attempt(kind: &EventKind) -> bool {
+pub fn is_failed_attempt(kind: &EventKind) -> bool {
     attempt_result(kind).is_some_and(|result| !result.is_ok())
 }
 
 /// `true` for `AttemptEnd` with exactly `outcome`'s variant.
-pub(crate) fn ended_with(kind: &EventKind, wanted: fn(Outcome) -> bool) -> bool {
+pub fn ended_with(kind: &EventKind, wanted: fn(Outcome) -> bool) -> bool {
     matches!(*kind, EventKind::AttemptEnd { outcome } if wanted(outcome))
 }
 
 /// `true` for a call result caused by the caller or the clock rather than by the attempts.
-pub(crate) fn is_interrupted(result: CallResult) -> bool {
+pub fn is_interrupted(result: CallResult) -> bool {
     matches!(result, CallResult::Err(ErrorKind::Cancelled | ErrorKind::DeadlineExceeded))
 }
 
 /// The index of the last event of the trace.
-pub(crate) fn last_index(trace: &Trace) -> Option<u32> {
+pub fn last_index(trace: &Trace) -> Option<u32> {
     trace.events.last().map(|event| event.seq)
 }
 
 /// The events of call `call`, found from `cursor` on (calls appear in ascending order); advances the
 /// cursor past them. Empty when the call never started.
-pub(crate) fn take_call<'a>(events: &'a [Event], cursor: &mut usize, call: u32) -> &'a [Event] {
+pub fn take_call<'a>(events: &'a [Event], cursor: &mut usize, call: u32) -> &'a [Event] {
     while events.get(*cursor).is_some_and(|event| event.call < call) {
         *cursor += 1;
     }

@@ -402,3 +402,100 @@ impl Subject for Misdeclared {
         Reference.run(&config.policy, world)
     }
 }
+
+/// The reference interpreter running `policy` while promising `contract`: a subject whose behaviour is
+/// known and whose promise is wrong on purpose (the broken subject of a law's table test).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Claims;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ClaimsConfig {
+    pub policy: Policy,
+    pub contract: Contract,
+}
+
+impl Subject for Claims {
+    type Config = ClaimsConfig;
+    fn name(&self) -> &str {
+        "claims"
+    }
+    fn contract(&self, config: &ClaimsConfig) -> Contract {
+        config.contract
+    }
+    fn run(&self, config: &ClaimsConfig, world: &mut World<'_>) -> Result<(), Abort> {
+        Reference.run(&config.policy, world)
+    }
+}
+
+/// Runs the reference with `policy`, promising what `edit` makes of its honest contract.
+pub fn claiming(policy: Policy, edit: impl FnOnce(&mut Contract), schedule: Schedule) -> Run {
+    let mut contract = Reference.contract(&policy);
+    edit(&mut contract);
+    run(&Claims, &ClaimsConfig { policy, contract }, schedule)
+}
+
+/// A defect of [`BrokenBreaker`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum BreakerBug {
+    /// No defect: the reference breaker around one attempt per call.
+    None,
+    /// Rejects every call.
+    RejectsAll,
+    /// A cancelled probe never gives its slot back.
+    KeepsCancelledProbeSlot,
+    /// Rejects the call right after the probes closed the breaker.
+    StaysOpenAfterProbes,
+}
+
+/// The reference breaker around one attempt per call, with one defect, promising the reference's
+/// breaker contract.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BrokenBreaker;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct BrokenBreakerConfig {
+    pub policy: Policy,
+    pub bug: BreakerBug,
+}
+
+impl Subject for BrokenBreaker {
+    type Config = BrokenBreakerConfig;
+    fn name(&self) -> &str {
+        "broken-breaker"
+    }
+    fn contract(&self, config: &BrokenBreakerConfig) -> Contract {
+        Reference.contract(&config.policy)
+    }
+    fn run(&self, config: &BrokenBreakerConfig, world: &mut World<'_>) -> Result<(), Abort> {
+        use timelaw_core::reference::Breaker;
+        use timelaw_core::{CircuitState, Rejection};
+        let Some(params) = config.policy.circuit else { return Ok(()) };
+        let mut breaker = Breaker::new(params);
+        let mut reject_next = false;
+        world.for_each_call(|world, _call| {
+            let admitted = breaker.admit(world)?;
+            if !admitted || config.bug == BreakerBug::RejectsAll || std::mem::take(&mut reject_next) {
+                world.reject(Rejection::CircuitOpen)?;
+                return Ok(CallResult::Err(ErrorKind::CircuitOpen));
+            }
+            let result = match world.dispatch()? {
+                AttemptResult::Completed(outcome) => CallResult::from_outcome(outcome),
+                AttemptResult::TimedOut => CallResult::Err(ErrorKind::Timeout),
+                AttemptResult::Cancelled => CallResult::Err(ErrorKind::Cancelled),
+            };
+            let before = breaker.state();
+            let keeps_slot = config.bug == BreakerBug::KeepsCancelledProbeSlot;
+            if !(keeps_slot && result == CallResult::Err(ErrorKind::Cancelled)) {
+                breaker.record(world, result)?;
+            }
+            let closed_by_probes = before == CircuitState::HalfOpen && breaker.state() == CircuitState::Closed;
+            reject_next = config.bug == BreakerBug::StaysOpenAfterProbes && closed_by_probes;
+            Ok(result)
+        })
+    }
+}
+
+/// Runs [`BrokenBreaker`] with `bug`.
+pub fn broken_breaker(policy: Policy, bug: BreakerBug, schedule: Schedule) -> Run {
+    run(&BrokenBreaker, &BrokenBreakerConfig { policy, bug }, schedule)
+}

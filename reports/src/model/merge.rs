@@ -136,6 +136,7 @@ pub fn merge(reports: &[Report]) -> Result<Report, MergeError> {
         }
         merged.boundary_cases = merged.boundary_cases.saturating_add(report.boundary_cases);
         merged.time_limit_cuts = merged.time_limit_cuts.saturating_add(report.time_limit_cuts);
+        merged.long_run_cuts = merged.long_run_cuts.saturating_add(report.long_run_cuts);
         for (row, other) in merged.boundaries.iter_mut().zip(&report.boundaries) {
             row.cases = row.cases.saturating_add(other.cases);
         }

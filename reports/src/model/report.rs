@@ -66,6 +66,11 @@ pub struct Report {
     /// their liveness laws inconclusive; never a violation by itself). Zero in reports that predate it.
     #[serde(default)]
     pub time_limit_cuts: u64,
+    /// How many cases the World cut at a count limit (attempts, sleeps, events) while the subject was
+    /// still working through a long scripted run (judged like time-limit cuts). Zero in reports that
+    /// predate it.
+    #[serde(default)]
+    pub long_run_cuts: u64,
     /// The options of the run that shards must agree on (`--cases`, `--collect`, shrink budget, step
     /// limits). `None` in reports that predate it.
     #[serde(default)]
@@ -227,6 +232,7 @@ impl Report {
             boundaries: Vec::new(),
             boundary_cases: 0,
             time_limit_cuts: 0,
+            long_run_cuts: 0,
             settings: None,
         }
     }

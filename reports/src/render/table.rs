@@ -75,6 +75,7 @@ fn header(report: &Report) -> Vec<String> {
     }
     lines.extend(boundary_lines(report));
     lines.push(time_limit_line(report));
+    lines.push(long_run_line(report));
     lines
 }
 
@@ -86,6 +87,17 @@ fn time_limit_line(report: &Report) -> String {
     format!(
         "  cut      {cuts} cases ({share:.1}%) at the virtual time limit: safety laws judged on the prefix, \
          liveness laws inconclusive"
+    )
+}
+
+/// `  cut      3 cases (0.0%) at a step limit inside a long scripted run: ...`: the cases the World cut
+/// at a count limit while the subject was still consuming a long script, never violations by themselves.
+fn long_run_line(report: &Report) -> String {
+    let cuts = report.long_run_cuts;
+    let share = if report.cases == 0 { 0.0 } else { cuts as f64 * 100.0 / report.cases as f64 };
+    format!(
+        "  cut      {cuts} cases ({share:.1}%) at a step limit inside a long scripted run: safety laws judged \
+         on the prefix, liveness laws inconclusive"
     )
 }
 

@@ -1,0 +1,119 @@
+//! A model of the contract's retry budget, walked over a trace's events: what the budget laws judge
+//! against, public so a user's own law can use it too.
+//!
+//! A budget allows `min_retries + calls * retry_percent / 100` retries
+//! ([`BudgetContract::allowed`](timelaw_core::BudgetContract::allowed)), counting the calls started and the
+//! retries taken over the whole case or, with a window ([`Contract::retry_budget_window`]), only those at
+//! instants within the window before now (an event at `t` counts at `now` while `now - t < window`). A
+//! retry is taken at its `AttemptStart` (attempt 2 or more); with [`BudgetModel::spent_at_sleep`] it is
+//! taken at the sleep before it instead (a subject that spends its budget before it sleeps, so a sleep
+//! cut by cancellation still spent it), and at its `AttemptStart` only when no sleep came right before.
+//! Events are in time order, so the window slides with two cursors and nothing is allocated.
+//!
+//! ```
+//! use timelaw_core::{BudgetContract, Contract, Event, EventKind, VInstant};
+//! use timelaw_laws::catalogue::budget_model::BudgetModel;
+//!
+//! let contract = Contract { retry_budget: Some(BudgetContract { min_retries: 1, retry_percent: 0 }), ..Contract::default() };
+//! let events = [
+//!     Event { seq: 0, at: VInstant::EPOCH, call: 0, attempt: 0, kind: EventKind::CallStart { idempotent: true } },
+//!     Event { seq: 1, at: VInstant::EPOCH, call: 0, attempt: 2, kind: EventKind::AttemptStart },
+//! ];
+//! let mut model = BudgetModel::of(&contract).unwrap();
+//! model.advance(&events, 1); // Counts events 0..1: the call, no retry yet.
+//! assert_eq!((model.retries(), model.allowed()), (0, 1));
+//! model.advance(&events, 2);
+//! assert_eq!(model.retries(), 1);
+//! ```
+
+use timelaw_core::{BudgetContract, Contract, Event, EventKind, VDuration, VInstant};
+
+/// The retry budget's standing while walking a trace. See the module docs.
+#[derive(Clone, Copy, Debug)]
+pub struct BudgetModel {
+    params: BudgetContract,
+    window: Option<VDuration>,
+    spent_at_sleep: bool,
+    /// Events before this index are counted.
+    head: usize,
+    /// Events before this index have left the window.
+    tail: usize,
+    calls: u32,
+    retries: u64,
+}
+
+impl BudgetModel {
+    /// The budget `contract` states; `None` without a stated `retry_budget`.
+    pub fn of(contract: &Contract) -> Option<BudgetModel> {
+        Some(BudgetModel {
+            params: contract.retry_budget?,
+            window: contract.retry_budget_window,
+            spent_at_sleep: false,
+            head: 0,
+            tail: 0,
+            calls: 0,
+            retries: 0,
+        })
+    }
+
+    /// The same model taking a retry at the sleep before it (see the module docs).
+    pub fn spent_at_sleep(self) -> BudgetModel {
+        BudgetModel { spent_at_sleep: true, ..self }
+    }
+
+    /// Counts `events[..index]`, then drops what left the window by the instant of `events[index]` (the
+    /// last event's instant when `index` is past the end). `index` never moves back.
+    pub fn advance(&mut self, events: &[Event], index: usize) {
+        let index = index.min(events.len());
+        while self.head < index {
+            let delta = self.weight(events, self.head);
+            self.calls = self.calls.saturating_add(delta.0);
+            self.retries = self.retries.saturating_add(delta.1);
+            self.head += 1;
+        }
+        let Some(window) = self.window else { return };
+        let now = events.get(index).or(events.last()).map_or(VInstant::EPOCH, |event| event.at);
+        while self.tail < self.head && events[self.tail].at.saturating_add(window) <= now {
+            let delta = self.weight(events, self.tail);
+            self.calls = self.calls.saturating_sub(delta.0);
+            self.retries = self.retries.saturating_sub(delta.1);
+            self.tail += 1;
+        }
+    }
+
+    /// `(calls, retries)` event `index` adds.
+    fn weight(&self, events: &[Event], index: usize) -> (u32, u64) {
+        let slept_before = || {
+            let previous = index.checked_sub(1).and_then(|before| events.get(before));
+            previous.is_some_and(|event| {
+                matches!(event.kind, EventKind::SleepRequested { .. } | EventKind::SleepClamped { .. })
+            })
+        };
+        match events[index].kind {
+            EventKind::CallStart { .. } => (1, 0),
+            EventKind::SleepRequested { .. } if self.spent_at_sleep => (0, 1),
+            EventKind::AttemptStart if events[index].attempt >= 2 && !(self.spent_at_sleep && slept_before()) => (0, 1),
+            _ => (0, 0),
+        }
+    }
+
+    /// Retries taken in the window.
+    pub fn retries(&self) -> u64 {
+        self.retries
+    }
+
+    /// Calls started in the window.
+    pub fn calls(&self) -> u32 {
+        self.calls
+    }
+
+    /// Retries the budget allows for the calls in the window.
+    pub fn allowed(&self) -> u64 {
+        self.params.allowed(self.calls)
+    }
+
+    /// `true` when one more retry fits.
+    pub fn has_room(&self) -> bool {
+        self.retries < self.allowed()
+    }
+}

@@ -1,0 +1,277 @@
+//! Laws that catch a subject refusing too much: giving up on a retry the contract owes, rejecting a retry
+//! its budget has room for, or rejecting a call by a mechanism the contract does not declare. (The circuit
+//! breaker's refusal laws live with the other circuit laws.)
+
+use timelaw_core::{CallResult, Contract, ErrorKind, Event, EventKind, Outcome, Rejection, VDuration, VInstant};
+
+use super::budget_model::BudgetModel;
+use super::delays::backoff_bounds;
+use super::support::attempt_result;
+use crate::ids;
+use crate::law::{always_applies, Law, LawKind, Observation};
+use crate::temporal::{each_call, monitor, Check};
+use crate::verdict::Verdict;
+
+/// `no_undeclared_rejection`: no call is rejected by a mechanism the contract does not declare: a
+/// circuit-open rejection (or `Err(CircuitOpen)` result) needs a circuit breaker, a budget rejection a
+/// retry budget, stated or unstated ([`Contract::has_circuit`], [`Contract::has_retry_budget`]).
+///
+/// - Needs: nothing (reads `circuit`, `retry_budget`, `unstated`).
+/// - Violated at the first rejection (or `CallEnd` with `Err(CircuitOpen)`) by an undeclared mechanism.
+/// - Vacuous when nothing was rejected.
+/// - Example violation: a subject with no breaker in its contract returns `Err(CircuitOpen)`.
+pub const NO_UNDECLARED_REJECTION: Law = Law {
+    id: ids::NO_UNDECLARED_REJECTION,
+    title: "no call is rejected by a mechanism the contract does not declare",
+    kind: LawKind::Safety,
+    needs: &[],
+    applies: always_applies,
+    check: no_undeclared_rejection,
+};
+
+fn no_undeclared_rejection(observation: &Observation<'_>) -> Verdict {
+    let contract = observation.contract;
+    monitor(&observation.trace.events, (), |(), event| {
+        let declared = match event.kind {
+            EventKind::Rejected { reason: Rejection::CircuitOpen }
+            | EventKind::CallEnd { result: CallResult::Err(ErrorKind::CircuitOpen) } => contract.has_circuit(),
+            EventKind::Rejected { reason: Rejection::BudgetExhausted } => contract.has_retry_budget(),
+            _ => return Check::Skip,
+        };
+        Check::that(declared, "a call was rejected by a mechanism the contract does not declare")
+    })
+}
+
+/// `retry_budget_admits_with_room`: a retry budget with room admits a retry. At every budget rejection,
+/// the retries taken in the budget's window are already at what it allows (see [`super::budget_model`];
+/// a retry is taken at the sleep before it, for a subject that spends its budget before sleeping).
+///
+/// - Needs: `retry_budget` and `retry_budget_admits` (the stated budget is exact, not only an upper
+///   bound; reads `retry_budget_window`).
+/// - Violated at a `Rejected { BudgetExhausted }` while the budget has room.
+/// - Vacuous when the budget rejected nothing.
+/// - Example violation: `min_retries = 5`, and the first retry of the case is rejected.
+pub const RETRY_BUDGET_ADMITS_WITH_ROOM: Law = Law {
+    id: ids::RETRY_BUDGET_ADMITS_WITH_ROOM,
+    title: "a retry budget with room admits a retry",
+    kind: LawKind::Safety,
+    needs: &["retry_budget", "retry_budget_admits"],
+    applies: |contract| contract.retry_budget.is_some() && contract.retry_budget_admits,
+    check: retry_budget_admits_with_room,
+};
+
+fn retry_budget_admits_with_room(observation: &Observation<'_>) -> Verdict {
+    let Some(model) = BudgetModel::of(observation.contract) else {
+        return Verdict::NotApplicable;
+    };
+    let mut model = model.spent_at_sleep();
+    let events = &observation.trace.events;
+    let mut verdict = Verdict::Vacuous;
+    for (index, event) in events.iter().enumerate() {
+        if event.kind != (EventKind::Rejected { reason: Rejection::BudgetExhausted }) {
+            continue;
+        }
+        model.advance(events, index);
+        if model.has_room() {
+            return Verdict::violated_with(
+                Some(event.seq),
+                format!(
+                    "the budget rejected a retry with room: {} retries taken of {} allowed",
+                    model.retries(),
+                    model.allowed()
+                ),
+            );
+        }
+        verdict = Verdict::Holds;
+    }
+    verdict
+}
+
+/// `elapsed_limit_does_not_stop_early`: an elapsed-time limit does not stop retries before it is
+/// reached. A call whose last attempt failed retryably, with attempts left, gives up only when some
+/// stated limit forbids the next retry even at the longest delay the contract allows for it: the
+/// elapsed-time limit, the deadline, the sleep budget, a retry-after above the cap (by the declared
+/// retry-after policy). Calls that are not idempotent, were cancelled, interrupted, rejected, or saw a
+/// clock fault are not judged.
+///
+/// - Needs: `retry_elapsed_max`, `max_attempts`, `retry_on`, and no retry budget, circuit breaker or
+///   unstated mechanism (each may legitimately stop retries).
+/// - Compares: the end of the last attempt plus the longest allowed next delay with each limit, exactly.
+/// - Violated at the `CallEnd` of a call that gave up early.
+/// - Holds on calls that retried; vacuous when no call retried or gave up.
+/// - Example violation: `retry_elapsed_max = 10s`, 10ms delays, and the call gives up after 1s.
+pub const ELAPSED_LIMIT_DOES_NOT_STOP_EARLY: Law = Law {
+    id: ids::ELAPSED_LIMIT_DOES_NOT_STOP_EARLY,
+    title: "an elapsed-time limit does not stop retries early",
+    kind: LawKind::Safety,
+    needs: &["retry_elapsed_max", "max_attempts", "retry_on"],
+    applies: |contract| contract.retry_elapsed_max.is_some() && owes_retries(contract),
+    check: |observation| gives_no_retry_up(observation, |_| true),
+};
+
+/// `rate_limited_retried_below_cap`: a rate-limited answer whose retry-after the declared policy can
+/// wait (at or below the cap, or above it with `Clamp` / `SleepAnyway`, or `Ignored`) is retried when
+/// the contract retries rate limits and attempts are left, unless a stated limit forbids the retry (as in
+/// [`ELAPSED_LIMIT_DOES_NOT_STOP_EARLY`]).
+///
+/// - Needs: `retry_after`, `retry_on` with `rate_limited`, `max_attempts`, and no retry budget, circuit
+///   breaker or unstated mechanism.
+/// - Violated at the `CallEnd` returning `Err(RateLimited)` without a retry it was owed.
+/// - Holds on calls that retried after a rate limit; vacuous otherwise.
+/// - Example violation: `max_attempts = 3`, a 429 asking for 1s under a 5s cap, and the call gives up.
+pub const RATE_LIMITED_RETRIED_BELOW_CAP: Law = Law {
+    id: ids::RATE_LIMITED_RETRIED_BELOW_CAP,
+    title: "a rate limit with a retry-after the policy can wait is retried",
+    kind: LawKind::Safety,
+    needs: &["retry_after", "retry_on", "max_attempts"],
+    applies: |contract| {
+        contract.retry_after.is_some()
+            && contract.retry_on.is_some_and(|retry_on| retry_on.rate_limited)
+            && owes_retries(contract)
+    },
+    check: |observation| gives_no_retry_up(observation, |outcome| matches!(outcome, Some(Outcome::RateLimited { .. }))),
+};
+
+/// The contract states enough to owe retries, and nothing unstated or budgeted may stop them.
+fn owes_retries(contract: &Contract) -> bool {
+    contract.max_attempts.is_some()
+        && contract.retry_on.is_some()
+        && !contract.has_retry_budget()
+        && !contract.has_circuit()
+        && !contract.unstated.any()
+}
+
+/// What one call did, for the give-up laws.
+struct Ending {
+    started: VInstant,
+    /// `(end instant, outcome)` of the last finished attempt; the outcome is `None` for a timeout.
+    last: Option<(VInstant, Option<Outcome>)>,
+    attempts: u32,
+    slept: VDuration,
+    previous_sleep: Option<VDuration>,
+    sleeps: u32,
+    end: Option<(u32, CallResult)>,
+    /// Not idempotent, cancelled, rejected, clock faults, a dropped attempt: not judged.
+    excused: bool,
+}
+
+fn ending(call: &[Event]) -> Ending {
+    let started = call.first().map_or(VInstant::EPOCH, |event| event.at);
+    let mut ending = Ending {
+        started,
+        last: None,
+        attempts: 0,
+        slept: VDuration::ZERO,
+        previous_sleep: None,
+        sleeps: 0,
+        end: None,
+        excused: false,
+    };
+    for event in call {
+        match event.kind {
+            EventKind::CallStart { idempotent } => ending.excused |= !idempotent,
+            EventKind::AttemptStart => ending.attempts += 1,
+            EventKind::AttemptEnd { outcome } => ending.last = Some((event.at, Some(outcome))),
+            EventKind::AttemptTimedOut { .. } => ending.last = Some((event.at, None)),
+            EventKind::SleepRequested { duration } => {
+                ending.slept = ending.slept.saturating_add(duration);
+                ending.previous_sleep = Some(duration);
+                ending.sleeps += 1;
+            }
+            EventKind::CallEnd { result } => ending.end = Some((event.seq, result)),
+            EventKind::AttemptCancelled
+            | EventKind::AttemptDropped { .. }
+            | EventKind::SleepCancelled
+            | EventKind::SleepClamped { .. }
+            | EventKind::Rejected { .. }
+            | EventKind::ClockReadFailed { .. }
+            | EventKind::WallJump { .. }
+            | EventKind::Diagnostic { .. }
+            | EventKind::Panic => ending.excused = true,
+            _ => {}
+        }
+    }
+    ending
+}
+
+/// Judges every call whose last attempt's outcome passes `judged`: a call that retried after such an
+/// attempt holds; one that gave up while owed a retry is violated.
+fn gives_no_retry_up(observation: &Observation<'_>, judged: fn(Option<Outcome>) -> bool) -> Verdict {
+    let contract = observation.contract;
+    each_call(&observation.trace.events, |call| {
+        let retried = call.iter().enumerate().any(|(index, event)| {
+            let outcome = match event.kind {
+                EventKind::AttemptEnd { outcome } => Some(outcome),
+                _ => None,
+            };
+            attempt_result(&event.kind).is_some_and(|result| !result.is_ok())
+                && judged(outcome)
+                && call[index + 1..].iter().any(|later| later.kind == EventKind::AttemptStart)
+        });
+        let ending = ending(call);
+        match ending.last {
+            Some((_, outcome)) if judged(outcome) && owed_retry(contract, &ending) => {
+                let seq = ending.end.map(|(seq, _)| seq);
+                Verdict::Violated(crate::verdict::Violation {
+                    event: seq,
+                    message: std::borrow::Cow::Borrowed(
+                        "the call gave up although its contract owed it another retry within every limit",
+                    ),
+                })
+            }
+            _ if retried => Verdict::Holds,
+            _ => Verdict::Vacuous,
+        }
+    })
+}
+
+/// `true` when the call ended on its last attempt's retryable failure although the contract owed it
+/// another retry within every stated limit.
+fn owed_retry(contract: &Contract, ending: &Ending) -> bool {
+    let (Some(max), Some(retry_on), Some((ended_at, outcome))) =
+        (contract.max_attempts, contract.retry_on, ending.last)
+    else {
+        return false;
+    };
+    let (failure, retryable) = match outcome {
+        None => (ErrorKind::Timeout, retry_on.timeout),
+        Some(Outcome::Transient) => (ErrorKind::Transient, retry_on.transient),
+        Some(Outcome::RateLimited { .. }) => (ErrorKind::RateLimited, retry_on.rate_limited),
+        Some(_) => return false,
+    };
+    let gave_up = ending.end.is_some_and(|(_, result)| result == CallResult::Err(failure));
+    if ending.excused || !retryable || !gave_up || ending.attempts >= max {
+        return false;
+    }
+    let Some(delay) = longest_next_delay(contract, ending, outcome) else {
+        return false;
+    };
+    let retry_at = ended_at.saturating_add(delay);
+    let within =
+        |limit: Option<VDuration>, at: VInstant| limit.is_none_or(|limit| at <= ending.started.saturating_add(limit));
+    let before_deadline = contract.deadline.is_none_or(|deadline| retry_at < ending.started.saturating_add(deadline));
+    let budget_ok = contract.sleep_budget.is_none_or(|budget| ending.slept.saturating_add(delay) <= budget);
+    delay < VDuration::MAX && within(contract.retry_elapsed_max, retry_at) && before_deadline && budget_ok
+}
+
+/// The longest delay the contract allows before the next retry (tolerance included); `None` when the
+/// contract lets the subject give up instead (a retry-after above the cap with `GiveUp`, or an unstated
+/// retry-after policy after a rate limit).
+fn longest_next_delay(contract: &Contract, ending: &Ending, outcome: Option<Outcome>) -> Option<VDuration> {
+    use timelaw_core::{AboveCap, RetryAfterCombine};
+    let backoff = backoff_bounds(contract, ending.sleeps + 1, ending.previous_sleep).widen(contract.tolerance());
+    let saturate = |nanos: u128| VDuration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX));
+    let high = saturate(backoff.high_nanos());
+    let Some(Outcome::RateLimited { retry_after }) = outcome else {
+        return Some(high);
+    };
+    let policy = contract.retry_after?;
+    let cap = contract.delay_max.unwrap_or(VDuration::MAX);
+    match (policy.combine, retry_after > cap, policy.above_cap) {
+        (RetryAfterCombine::Ignored, _, _) => Some(high),
+        (_, true, AboveCap::GiveUp) => None,
+        (_, true, AboveCap::Clamp) => Some(cap),
+        (_, true, AboveCap::SleepAnyway) | (RetryAfterCombine::ReplacesBackoff, false, _) => Some(retry_after),
+        (RetryAfterCombine::MaxWithBackoff, false, _) => Some(high.max(retry_after)),
+    }
+}

@@ -1,0 +1,178 @@
+//! Laws for the new promises: no_retry_after_elapsed_limit, retry_after_as_declared,
+//! circuit_open_period_as_declared, interrupt_tie_as_declared, the explicit jitter range and jitter
+//! clipped at the cap; and "unknown is not absent" (unstated mechanisms).
+
+mod support;
+
+use support::*;
+use timelaw_core::reference::{Backoff, Policy};
+use timelaw_core::{
+    AboveCap, CallScript, CircuitContract, Contract, CooldownTie, InterruptTie, JitterBounds, OpenShape, Outcome,
+    RetryAfterCombine, RetryAfterPolicy, Schedule, Unstated,
+};
+use timelaw_laws::ids;
+
+#[track_caller]
+fn check(id: &str, run: Run, expect: Expect) {
+    assert_verdict(id, &run, expect);
+}
+
+/// A policy of `max_attempts` attempts 10ms apart, capped at 1s, with `edit` applied.
+fn retrying(max_attempts: u32, edit: impl FnOnce(&mut Policy)) -> Policy {
+    let mut policy = Policy::new(max_attempts, Backoff::Constant { delay: ms(10) }, ms(1000));
+    edit(&mut policy);
+    policy
+}
+
+#[test]
+fn no_retry_after_elapsed_limit() {
+    let id = ids::NO_RETRY_AFTER_ELAPSED_LIMIT;
+    let limit = |millis| retrying(4, move |p| p.retry_elapsed_max = Some(ms(millis)));
+    check(id, reference(limit(20), single(&[T, T, T, OK])), Expect::Holds);
+    check(id, reference(limit(20), single(&[OK])), Expect::Vacuous);
+    check(id, reference(retrying(4, |_| ()), single(&[T, OK])), Expect::NotApplicable);
+    // No limit in the subject, 15ms promised: the retry at 20ms is late.
+    let promised = |contract: &mut Contract| contract.retry_elapsed_max = Some(ms(15));
+    check(id, claiming(retrying(4, |_| ()), promised, single(&[T, T, T, OK])), Expect::At(9));
+}
+
+fn retry_after(combine: RetryAfterCombine, above_cap: AboveCap) -> impl FnOnce(&mut Contract) {
+    move |contract: &mut Contract| contract.retry_after = Some(RetryAfterPolicy { combine, above_cap })
+}
+
+#[test]
+fn retry_after_as_declared() {
+    use AboveCap::*;
+    use RetryAfterCombine::*;
+    let id = ids::RETRY_AFTER_AS_DECLARED;
+    let honoring = retrying(3, |p| p.honor_retry_after = true);
+    let ignoring = retrying(3, |_| ());
+    check(id, reference(honoring.clone(), single(&[rate_limited(500), OK])), Expect::Holds);
+    check(id, reference(honoring.clone(), single(&[rate_limited(5), OK])), Expect::Holds);
+    check(id, reference(ignoring.clone(), single(&[rate_limited(500), OK])), Expect::Holds);
+    check(id, reference(honoring.clone(), single(&[T, OK])), Expect::Vacuous);
+    check(id, reference(honoring.clone(), single(&[rate_limited(2000), OK])), Expect::Vacuous);
+    // The naive loop states no retry-after policy.
+    check(id, naive(promise(3, ms(10)), Bug::None, single(&[rate_limited(5), OK])), Expect::NotApplicable);
+    // Replaces the backoff: a 5ms retry-after is slept as the 10ms backoff.
+    let replaces = retry_after(ReplacesBackoff, GiveUp);
+    check(id, claiming(honoring.clone(), replaces, single(&[rate_limited(5), OK])), Expect::At(4));
+    // Sleeps anyway above the cap: honoured, as long as the subject retries.
+    let anyway = retry_after(MaxWithBackoff, SleepAnyway);
+    check(id, claiming(honoring.clone(), anyway, single(&[rate_limited(2000), OK])), Expect::Vacuous);
+    // Gives up above the cap, but the subject ignores the retry-after and retries after 10ms.
+    let gives_up = retry_after(MaxWithBackoff, GiveUp);
+    check(id, claiming(ignoring.clone(), gives_up, single(&[rate_limited(2000), OK])), Expect::At(4));
+    // Clamps at the cap, but the subject sleeps its 10ms backoff.
+    let clamps = retry_after(MaxWithBackoff, Clamp);
+    check(id, claiming(ignoring, clamps, single(&[rate_limited(2000), OK])), Expect::At(4));
+}
+
+/// Window 4, opens at 2 results with half of them failed, open for 100ms, one probe.
+fn behind() -> Policy {
+    let circuit =
+        CircuitContract { window: 4, min_calls: 2, failure_percent: 50, open_for: ms(100), half_open_probes: 1 };
+    Policy { circuit: Some(circuit), ..Policy::new(1, Backoff::Constant { delay: ms(10) }, ms(1000)) }
+}
+
+fn stream(calls: &[(u64, Outcome)]) -> Schedule {
+    Schedule::new(
+        calls
+            .iter()
+            .map(|&(gap, outcome)| CallScript { gap_before: ms(gap), ..CallScript::outcomes(&[outcome]) })
+            .collect(),
+    )
+}
+
+/// Opens at 0, the probe at 100ms fails and reopens it, the next probe at 200ms succeeds.
+const REOPENS: &[(u64, Outcome)] = &[(0, T), (0, T), (100, T), (100, OK)];
+
+#[test]
+fn circuit_open_period_as_declared() {
+    let id = ids::CIRCUIT_OPEN_PERIOD_AS_DECLARED;
+    check(id, reference(behind(), stream(REOPENS)), Expect::Holds);
+    check(id, reference(behind(), stream(&[(0, OK), (0, OK)])), Expect::Vacuous);
+    check(id, reference(retrying(1, |_| ()), stream(REOPENS)), Expect::NotApplicable);
+    let longer = |contract: &mut Contract| contract.circuit.as_mut().unwrap().open_for = ms(200);
+    check(id, claiming(behind(), longer, stream(REOPENS)), Expect::At(10));
+    // Doubling open periods: the second one should last 200ms, the subject's lasts 100ms.
+    let doubling = |contract: &mut Contract| {
+        contract.circuit_open_shape = OpenShape::Exponential { factor_milli: 2000, max: ms(1000) }
+    };
+    check(id, claiming(behind(), doubling, stream(REOPENS)), Expect::At(16));
+    let capped = |contract: &mut Contract| {
+        contract.circuit_open_shape = OpenShape::Exponential { factor_milli: 2000, max: ms(100) }
+    };
+    check(id, claiming(behind(), capped, stream(REOPENS)), Expect::Holds);
+    let strictly_after = |contract: &mut Contract| contract.circuit_cooldown_tie = CooldownTie::AdmitsAfterEnd;
+    check(id, claiming(behind(), strictly_after, stream(REOPENS)), Expect::At(10));
+}
+
+/// One hanging call cancelled after `cancel_ms`, under a deadline of `deadline_ms`.
+fn interrupted(deadline_ms: u64, cancel_ms: u64) -> (Policy, Schedule) {
+    let policy = retrying(3, |p| p.deadline = Some(ms(deadline_ms)));
+    let script = CallScript { cancel_after: Some(ms(cancel_ms)), ..CallScript::outcomes(&[HANG]) };
+    (policy, Schedule::new(vec![script]))
+}
+
+#[test]
+fn interrupt_tie_as_declared() {
+    let id = ids::INTERRUPT_TIE_AS_DECLARED;
+    let (policy, tie) = interrupted(10, 10);
+    check(id, reference(policy.clone(), tie.clone()), Expect::Holds);
+    let (policy_apart, apart) = interrupted(10, 5);
+    check(id, reference(policy_apart, apart), Expect::Vacuous);
+    check(id, reference(retrying(3, |_| ()), tie.clone()), Expect::NotApplicable);
+    let silent = |contract: &mut Contract| contract.interrupt_tie = None;
+    check(id, claiming(policy.clone(), silent, tie.clone()), Expect::NotApplicable);
+    let cancellation_first = |contract: &mut Contract| contract.interrupt_tie = Some(InterruptTie::CancellationFirst);
+    check(id, claiming(policy, cancellation_first, tie), Expect::At(3));
+}
+
+#[test]
+fn jitter_as_an_explicit_range_and_clipped_at_the_cap() {
+    let id = ids::JITTER_WITHIN_BOUNDS;
+    let range = |low_milli, high_milli| {
+        move |contract: &mut Contract| contract.jitter = Some(JitterBounds::Range { low_milli, high_milli })
+    };
+    // The reference without jitter sleeps exactly the 10ms base.
+    check(id, claiming(retrying(3, |_| ()), range(500, 1000), single(&[T, OK])), Expect::Holds);
+    check(id, claiming(retrying(3, |_| ()), range(1000, 1500), single(&[T, OK])), Expect::Holds);
+    check(id, claiming(retrying(3, |_| ()), range(500, 1000), single(&[OK])), Expect::Vacuous);
+    check(id, claiming(retrying(3, |_| ()), range(0, 900), single(&[T, OK])), Expect::At(4));
+    check(id, claiming(retrying(3, |_| ()), range(1100, 1500), single(&[T, OK])), Expect::At(4));
+    // A 20ms sleep under a claimed 10ms cap with additive jitter up to 100%: allowed unless clipped.
+    let twenty = Policy::new(3, Backoff::Constant { delay: ms(20) }, ms(20));
+    let additive = |clipped| {
+        move |contract: &mut Contract| {
+            contract.delay_max = Some(ms(10));
+            contract.jitter = Some(JitterBounds::Additive { ratio_milli: 1000 });
+            contract.jitter_clipped_at_cap = clipped;
+        }
+    };
+    let cap = ids::DELAY_WITHIN_CAP;
+    check(cap, claiming(twenty.clone(), additive(false), single(&[T, OK])), Expect::Holds);
+    check(cap, claiming(twenty, additive(true), single(&[T, OK])), Expect::At(4));
+}
+
+#[test]
+fn unknown_is_not_absent() {
+    let id = ids::EVENTUALLY_SUCCEEDS;
+    let policy = retrying(3, |_| ());
+    check(id, reference(policy.clone(), single(&[T, OK])), Expect::Holds);
+    let unstated = |unstated: Unstated| move |contract: &mut Contract| contract.unstated = unstated;
+    let circuit = Unstated { circuit: true, ..Unstated::default() };
+    let budget = Unstated { retry_budget: true, ..Unstated::default() };
+    let time = Unstated { time_limit: true, ..Unstated::default() };
+    for mechanism in [circuit, budget, time] {
+        check(id, claiming(policy.clone(), unstated(mechanism), single(&[T, OK])), Expect::NotApplicable);
+        // The laws that need a breaker's or budget's parameters do not apply to an unstated one.
+        let run = claiming(policy.clone(), unstated(mechanism), single(&[T, OK]));
+        for law in [ids::CIRCUIT_CLOSED_ADMITS, ids::RETRY_BUDGET_RESPECTED, ids::RETRY_BUDGET_ADMITS_WITH_ROOM] {
+            check(law, run.clone(), Expect::NotApplicable);
+        }
+    }
+    // An elapsed-time limit may stop retries too.
+    let elapsed = |contract: &mut Contract| contract.retry_elapsed_max = Some(ms(1000));
+    check(id, claiming(policy, elapsed, single(&[T, OK])), Expect::NotApplicable);
+}

@@ -1,0 +1,229 @@
+//! Laws for refusing too much: circuit_closed_admits, circuit_closes_after_probes,
+//! circuit_probe_slot_freed, circuit_half_open_after_cooldown (its tie rule and open shape),
+//! retry_budget_admits_with_room, elapsed_limit_does_not_stop_early, rate_limited_retried_below_cap,
+//! no_undeclared_rejection. Each has cases where it holds, is vacuous, is not applicable, and a broken
+//! subject (in this test code) that violates it.
+
+mod support;
+
+use support::*;
+use timelaw_core::reference::{Backoff, Policy};
+use timelaw_core::{
+    AboveCap, BudgetContract, CallScript, CircuitContract, CircuitPolicy, Contract, CooldownTie, Outcome,
+    RetryAfterCombine, RetryAfterPolicy, Schedule, Unstated,
+};
+use timelaw_laws::ids;
+
+#[track_caller]
+fn check(id: &str, run: Run, expect: Expect) {
+    assert_verdict(id, &run, expect);
+}
+
+/// Window 4, opens at 2 results with half of them failed, open for 100ms, `probes` half-open probes.
+fn breaker(min_calls: u32, probes: u32) -> CircuitContract {
+    CircuitContract { window: 4, min_calls, failure_percent: 50, open_for: ms(100), half_open_probes: probes }
+}
+
+/// One attempt per call, behind `circuit`.
+fn behind(circuit: CircuitContract) -> Policy {
+    Policy { circuit: Some(circuit), ..Policy::new(1, Backoff::Constant { delay: ms(10) }, ms(1000)) }
+}
+
+/// One single-step call per `(gap before it in ms, outcome)`; a `None` outcome is a hanging call cancelled
+/// after 5ms.
+fn stream(calls: &[(u64, Option<Outcome>)]) -> Schedule {
+    let script = |&(gap, outcome): &(u64, Option<Outcome>)| CallScript {
+        gap_before: ms(gap),
+        cancel_after: outcome.is_none().then_some(ms(5)),
+        ..CallScript::outcomes(&[outcome.unwrap_or(HANG)])
+    };
+    Schedule::new(calls.iter().map(script).collect())
+}
+
+const HEALTHY: &[(u64, Option<Outcome>)] = &[(0, Some(OK)), (0, Some(OK)), (0, Some(T))];
+const OPENS_THEN_REJECTS: &[(u64, Option<Outcome>)] = &[(0, Some(T)), (0, Some(T)), (0, Some(OK))];
+/// Opens, probes successfully after the cooldown, then a call on the closed breaker.
+const PROBE_CLOSES: &[(u64, Option<Outcome>)] = &[(0, Some(T)), (0, Some(T)), (100, Some(OK)), (0, Some(OK))];
+/// Opens, a cancelled probe, then a call that takes the freed slot.
+const CANCELLED_PROBE: &[(u64, Option<Outcome>)] = &[(0, Some(T)), (0, Some(T)), (100, None), (0, Some(OK))];
+
+#[test]
+fn circuit_closed_admits() {
+    let id = ids::CIRCUIT_CLOSED_ADMITS;
+    check(id, reference(behind(breaker(2, 1)), stream(HEALTHY)), Expect::Holds);
+    check(id, reference(behind(breaker(2, 1)), stream(OPENS_THEN_REJECTS)), Expect::Holds);
+    check(id, reference(behind(breaker(2, 1)), Schedule::new(vec![])), Expect::Vacuous);
+    check(
+        id,
+        reference(Policy::new(1, Backoff::Constant { delay: ms(1) }, ms(1)), stream(HEALTHY)),
+        Expect::NotApplicable,
+    );
+    check(id, broken_breaker(behind(breaker(2, 1)), BreakerBug::None, stream(HEALTHY)), Expect::Holds);
+    check(id, broken_breaker(behind(breaker(2, 1)), BreakerBug::RejectsAll, stream(HEALTHY)), Expect::At(1));
+    // Claiming a breaker that opens later than the real one: the third call is refused while closed.
+    let later = |contract: &mut Contract| contract.circuit = Some(breaker(3, 1));
+    check(id, claiming(behind(breaker(2, 1)), later, stream(OPENS_THEN_REJECTS)), Expect::At(10));
+    // Consecutive failures: two in a row open it (holds); claiming three is violated.
+    let consecutive = |threshold| {
+        move |contract: &mut Contract| contract.circuit_policy = CircuitPolicy::ConsecutiveFailures { threshold }
+    };
+    let full = CircuitContract { failure_percent: 100, ..breaker(2, 1) };
+    check(id, claiming(behind(full), consecutive(2), stream(OPENS_THEN_REJECTS)), Expect::Holds);
+    check(id, claiming(behind(full), consecutive(3), stream(OPENS_THEN_REJECTS)), Expect::At(10));
+    // A time window of 1ms forgets the first failure by the second: the breaker should stay closed.
+    let time_window = |contract: &mut Contract| {
+        contract.circuit_policy = CircuitPolicy::TimeWindow { window: ms(1) };
+    };
+    let spaced: &[(u64, Option<Outcome>)] = &[(0, Some(T)), (5, Some(T)), (0, Some(OK))];
+    check(id, claiming(behind(full), time_window, stream(spaced)), Expect::At(10));
+}
+
+#[test]
+fn circuit_closes_after_probes() {
+    let id = ids::CIRCUIT_CLOSES_AFTER_PROBES;
+    check(id, reference(behind(breaker(2, 1)), stream(PROBE_CLOSES)), Expect::Holds);
+    check(id, reference(behind(breaker(2, 1)), stream(OPENS_THEN_REJECTS)), Expect::Vacuous);
+    check(id, reference(behind(breaker(2, 1)), stream(HEALTHY)), Expect::Vacuous);
+    check(id, broken_breaker(behind(breaker(2, 1)), BreakerBug::None, stream(PROBE_CLOSES)), Expect::Holds);
+    let bug = BreakerBug::StaysOpenAfterProbes;
+    check(id, broken_breaker(behind(breaker(2, 1)), bug, stream(PROBE_CLOSES)), Expect::At(16));
+}
+
+#[test]
+fn circuit_probe_slot_freed() {
+    let id = ids::CIRCUIT_PROBE_SLOT_FREED;
+    check(id, reference(behind(breaker(2, 1)), stream(CANCELLED_PROBE)), Expect::Holds);
+    check(id, reference(behind(breaker(2, 1)), stream(PROBE_CLOSES)), Expect::Vacuous);
+    check(id, broken_breaker(behind(breaker(2, 1)), BreakerBug::None, stream(CANCELLED_PROBE)), Expect::Holds);
+    let bug = BreakerBug::KeepsCancelledProbeSlot;
+    check(id, broken_breaker(behind(breaker(2, 1)), bug, stream(CANCELLED_PROBE)), Expect::At(15));
+    // When the contract counts a cancelled call as a failure, the cancelled probe reopens the breaker:
+    // no slot is freed, so the law has nothing to judge.
+    let counts = |contract: &mut Contract| contract.circuit_counts_cancellation = true;
+    check(id, claiming(behind(breaker(2, 1)), counts, stream(CANCELLED_PROBE)), Expect::Vacuous);
+}
+
+#[test]
+fn cooldown_tie_and_cancellation_as_failure_move_the_model() {
+    // Claiming "rejects until the open period is over": the reference's probe at exactly 100ms is a call
+    // dispatched while open.
+    let after_end = |contract: &mut Contract| contract.circuit_cooldown_tie = CooldownTie::AdmitsAfterEnd;
+    let id = ids::CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH;
+    check(id, reference(behind(breaker(2, 1)), stream(PROBE_CLOSES)), Expect::Vacuous);
+    check(id, claiming(behind(breaker(2, 1)), after_end, stream(PROBE_CLOSES)), Expect::At(11));
+    // Claiming that a cancelled call is a failure: the cancelled probe reopens the modelled breaker, and
+    // the reference dispatches the next call.
+    let counts = |contract: &mut Contract| contract.circuit_counts_cancellation = true;
+    check(id, claiming(behind(breaker(2, 1)), counts, stream(CANCELLED_PROBE)), Expect::At(15));
+}
+
+/// A policy of `max_attempts` attempts with no delay, with `edit` applied.
+fn quick(max_attempts: u32, edit: impl FnOnce(&mut Policy)) -> Policy {
+    let mut policy = Policy::new(max_attempts, Backoff::Constant { delay: ms(0) }, ms(0));
+    edit(&mut policy);
+    policy
+}
+
+/// A policy of `max_attempts` attempts 10ms apart, capped at 1s, with `edit` applied.
+fn retrying(max_attempts: u32, edit: impl FnOnce(&mut Policy)) -> Policy {
+    let mut policy = Policy::new(max_attempts, Backoff::Constant { delay: ms(10) }, ms(1000));
+    edit(&mut policy);
+    policy
+}
+
+#[test]
+fn retry_budget_admits_with_room() {
+    let id = ids::RETRY_BUDGET_ADMITS_WITH_ROOM;
+    let budget = |min_retries| BudgetContract { min_retries, retry_percent: 0 };
+    let two = quick(3, |p| p.retry_budget = Some(budget(2)));
+    let three_calls = calls(&[&[T, T, OK], &[T, OK], &[OK]]);
+    check(id, reference(two.clone(), three_calls.clone()), Expect::Holds);
+    check(id, reference(two.clone(), calls(&[&[T, OK]])), Expect::Vacuous);
+    check(id, reference(quick(3, |_| ()), three_calls.clone()), Expect::NotApplicable);
+    // An upper bound only (like tower's budget): not applicable.
+    let bound_only = |contract: &mut Contract| contract.retry_budget_admits = false;
+    check(id, claiming(two.clone(), bound_only, three_calls.clone()), Expect::NotApplicable);
+    // A budget of 2 claiming 3: the third retry is refused with room.
+    let more = |contract: &mut Contract| contract.retry_budget = Some(budget(3));
+    check(id, claiming(two.clone(), more, three_calls.clone()), Expect::At(15));
+    // Claiming a 1ms window: by the second call the first call's retries have left it.
+    let spaced = Schedule::new(vec![
+        CallScript::outcomes(&[T, T, OK]),
+        CallScript { gap_before: ms(5), ..CallScript::outcomes(&[T, OK]) },
+    ]);
+    let window = |contract: &mut Contract| contract.retry_budget_window = Some(ms(1));
+    check(id, claiming(two, window, spaced), Expect::At(15));
+}
+
+#[test]
+fn retry_budget_respected_within_its_window() {
+    let id = ids::RETRY_BUDGET_RESPECTED;
+    let one = |contract: &mut Contract| {
+        contract.retry_budget = Some(BudgetContract { min_retries: 1, retry_percent: 0 });
+        contract.retry_budget_window = Some(ms(1));
+    };
+    let two = quick(3, |p| p.retry_budget = Some(BudgetContract { min_retries: 2, retry_percent: 0 }));
+    let spaced = |gap| {
+        Schedule::new(vec![
+            CallScript::outcomes(&[T, OK]),
+            CallScript { gap_before: ms(gap), ..CallScript::outcomes(&[T, OK]) },
+        ])
+    };
+    // One retry per millisecond: two calls 5ms apart keep it, two back to back do not.
+    check(id, claiming(two.clone(), one, spaced(5)), Expect::Holds);
+    check(id, claiming(two, one, calls(&[&[T, T, OK]])), Expect::At(9));
+}
+
+#[test]
+fn elapsed_limit_does_not_stop_early() {
+    let id = ids::ELAPSED_LIMIT_DOES_NOT_STOP_EARLY;
+    let limit = |millis| retrying(4, move |p| p.retry_elapsed_max = Some(ms(millis)));
+    check(id, reference(limit(1000), single(&[T, T, OK])), Expect::Holds);
+    // 10ms delays: the retry at 20ms is allowed by a 20ms limit, the one at 30ms is not.
+    check(id, reference(limit(20), single(&[T, T, T, OK])), Expect::Holds);
+    check(id, reference(limit(1000), single(&[OK])), Expect::Vacuous);
+    check(id, reference(retrying(4, |_| ()), single(&[T, OK])), Expect::NotApplicable);
+    // Unknown is not absent: an unstated breaker may stop retries.
+    let unstated = |contract: &mut Contract| contract.unstated = Unstated { circuit: true, ..Unstated::default() };
+    check(id, claiming(limit(1000), unstated, single(&[T, OK])), Expect::NotApplicable);
+    // Stops at 15ms while promising 1s.
+    let later = |contract: &mut Contract| contract.retry_elapsed_max = Some(ms(1000));
+    check(id, claiming(limit(15), later, single(&[T, T, T, OK])), Expect::At(7));
+}
+
+#[test]
+fn rate_limited_retried_below_cap() {
+    let id = ids::RATE_LIMITED_RETRIED_BELOW_CAP;
+    let honoring = retrying(3, |p| p.honor_retry_after = true);
+    check(id, reference(honoring.clone(), single(&[rate_limited(500), OK])), Expect::Holds);
+    check(id, reference(honoring.clone(), single(&[T, OK])), Expect::Vacuous);
+    // Above the 1s cap the reference gives up, as it declares.
+    check(id, reference(honoring.clone(), single(&[rate_limited(2000), OK])), Expect::Vacuous);
+    let no_rate_limits = retrying(3, |p| p.retry_on.rate_limited = false);
+    check(id, reference(no_rate_limits, single(&[rate_limited(5), OK])), Expect::NotApplicable);
+    // Claiming it clamps a retry-after above the cap: the reference's giving up is refusing too much.
+    let clamps = |contract: &mut Contract| {
+        contract.retry_after =
+            Some(RetryAfterPolicy { combine: RetryAfterCombine::MaxWithBackoff, above_cap: AboveCap::Clamp })
+    };
+    check(id, claiming(honoring, clamps, single(&[rate_limited(2000), OK])), Expect::At(3));
+}
+
+#[test]
+fn no_undeclared_rejection() {
+    let id = ids::NO_UNDECLARED_REJECTION;
+    check(id, reference(behind(breaker(2, 1)), stream(OPENS_THEN_REJECTS)), Expect::Holds);
+    check(id, reference(behind(breaker(2, 1)), stream(HEALTHY)), Expect::Vacuous);
+    let budget = retrying(3, |p| p.retry_budget = Some(BudgetContract { min_retries: 0, retry_percent: 0 }));
+    check(id, reference(budget.clone(), single(&[T, OK])), Expect::Holds);
+    // An unstated breaker is still a breaker.
+    let unstated = |contract: &mut Contract| {
+        contract.circuit = None;
+        contract.unstated.circuit = true;
+    };
+    check(id, claiming(behind(breaker(2, 1)), unstated, stream(OPENS_THEN_REJECTS)), Expect::Holds);
+    let no_breaker = |contract: &mut Contract| contract.circuit = None;
+    check(id, claiming(behind(breaker(2, 1)), no_breaker, stream(OPENS_THEN_REJECTS)), Expect::At(10));
+    let no_budget = |contract: &mut Contract| contract.retry_budget = None;
+    check(id, claiming(budget, no_budget, single(&[T, OK])), Expect::At(3));
+}

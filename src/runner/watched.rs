@@ -1,0 +1,204 @@
+//! The search under the watchdog ([`crate::watchdog`]): worker threads take chunks of case indices,
+//! count every World call on their heartbeat, and send a tally per chunk; the calling thread merges the
+//! tallies and watches the heartbeats. A worker whose subject makes no World call for the case timeout
+//! is abandoned: its case is recorded as hung (saved to the scratch area at once), the rest of its
+//! chunk (the cases before the hang too: their tally stayed with the thread) goes back in the queue,
+//! and a new worker takes its place. Every case that does not hang is judged exactly once into the
+//! merged tally, so verdicts and fixtures do not depend on thread count or timing.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use timelaw_core::{mix, Heartbeat};
+use timelaw_generators::coverage::classify;
+use timelaw_generators::{sample_case, swarm_for, ConfigDomain};
+use timelaw_laws::Catalogue;
+
+use super::persist::Finds;
+use super::progress::Progress;
+use super::search::{judge_case_with, COVERAGE_EVERY, PROGRESS_CASES};
+use super::tally::Tally;
+use crate::config::Config;
+use crate::watchdog::{hung, poll_interval, spawn_abandonable, Watch};
+
+/// Case indices a worker takes at a time.
+const CHUNK_CASES: u64 = 256;
+/// After this many abandoned threads no replacement worker is started: each abandoned thread keeps
+/// spinning on a core until the process ends, and more of them would starve the run (and make the
+/// watchdog see hangs that are only starvation). The cases left are not judged (the counts show it).
+pub const ABANDONED_MAX: u64 = 16;
+/// `Slot::current` of a worker between cases.
+const IDLE: u64 = u64::MAX;
+
+/// The case indices still to judge: requeued ranges first, then the next fresh chunk.
+struct Queue {
+    requeued: Mutex<Vec<(u64, u64)>>,
+    next: AtomicU64,
+    last: u64,
+}
+
+impl Queue {
+    fn take(&self) -> Option<(u64, u64)> {
+        if let Some(range) = self.requeued.lock().unwrap_or_else(PoisonError::into_inner).pop() {
+            return Some(range);
+        }
+        let start = self.next.fetch_add(CHUNK_CASES, Ordering::Relaxed);
+        (start < self.last).then(|| (start, start.saturating_add(CHUNK_CASES).min(self.last)))
+    }
+    fn requeue(&self, first: u64, last: u64) {
+        if first < last {
+            self.requeued.lock().unwrap_or_else(PoisonError::into_inner).push((first, last));
+        }
+    }
+}
+
+/// What the watchdog sees of one worker.
+struct Slot {
+    heartbeat: Heartbeat,
+    current: AtomicU64,
+    range: Mutex<(u64, u64)>,
+}
+
+enum Message<C> {
+    Chunk(Box<Tally<C>>),
+    Idle,
+}
+
+/// Everything a worker borrows.
+struct Shared<'s, S: ConfigDomain + ?Sized> {
+    subject: &'s S,
+    laws: &'s Catalogue,
+    config: &'s Config,
+    progress: &'s dyn Progress,
+    finds: Option<&'s Finds<'s, S>>,
+    queue: Queue,
+}
+
+/// The search of [`super::search_saving`] with the watchdog on (`config.case_timeout_ms > 0`).
+pub(super) fn watched_search<'s, S: ConfigDomain + ?Sized>(
+    subject: &'s S,
+    laws: &'s Catalogue,
+    config: &'s Config,
+    progress: &'s dyn Progress,
+    finds: Option<&'s Finds<'s, S>>,
+) -> Tally<S::Config> {
+    let (first, last) = config.case_range();
+    let queue = Queue { requeued: Mutex::default(), next: AtomicU64::new(first), last };
+    let shared = Arc::new(Shared { subject, laws, config, progress, finds, queue });
+    let (sender, receiver) = mpsc::channel();
+    let poll = poll_interval(Duration::from_millis(config.case_timeout_ms));
+    let mut workers: Vec<(Arc<Slot>, Watch)> = Vec::new();
+    let mut handles = Vec::new();
+    for _ in 0..rayon::current_num_threads().max(1) {
+        let (slot, handle) = start_worker(&shared, sender.clone());
+        workers.push((slot, Watch::new(0, IDLE, poll)));
+        handles.extend(handle);
+    }
+    let keep = config.violations_per_law();
+    let mut tally = Tally::new(laws.len(), keep);
+    let timeout = Duration::from_millis(config.case_timeout_ms);
+    let mut live = handles.len();
+    while live > 0 {
+        match receiver.recv_timeout(poll) {
+            Ok(Message::Chunk(chunk)) => tally = tally.merge(*chunk),
+            Ok(Message::Idle) => live -= 1,
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+        for (slot, watch) in &mut workers {
+            let current = slot.current.load(Ordering::Relaxed);
+            if slot.heartbeat.is_abandoned() || watch.stalled_for(slot.heartbeat.beats(), current) < timeout {
+                continue;
+            }
+            if current == IDLE {
+                continue;
+            }
+            slot.heartbeat.abandon();
+            let (chunk_first, chunk_last) = *slot.range.lock().unwrap_or_else(PoisonError::into_inner);
+            shared.queue.requeue(chunk_first, current);
+            shared.queue.requeue(current.saturating_add(1), chunk_last);
+            record_hang(&shared, current, &mut tally);
+            tally.abandoned_threads = tally.abandoned_threads.saturating_add(1);
+            live -= 1;
+            if tally.abandoned_threads >= ABANDONED_MAX {
+                continue; // No replacement: see ABANDONED_MAX.
+            }
+            let (replacement, handle) = start_worker(&shared, sender.clone());
+            *slot = replacement;
+            *watch = Watch::new(0, IDLE, poll);
+            // The abandoned worker never says it is idle; its replacement will, if it started.
+            live += usize::from(handle.is_some());
+            handles.extend(handle);
+        }
+    }
+    for handle in handles {
+        if handle.is_finished() {
+            let _ = handle.join(); // Workers that sent Idle return at once; abandoned ones are left.
+        }
+    }
+    tally
+}
+
+/// Starts a worker on its own slot; `None` for the handle when the OS refused a thread (its work stays
+/// in the queue for the others).
+fn start_worker<'s, S: ConfigDomain + ?Sized>(
+    shared: &Arc<Shared<'s, S>>,
+    sender: Sender<Message<S::Config>>,
+) -> (Arc<Slot>, Option<std::thread::JoinHandle<()>>) {
+    let slot = Arc::new(Slot { heartbeat: Heartbeat::new(), current: AtomicU64::new(IDLE), range: Mutex::default() });
+    let (mine, theirs) = (Arc::clone(&slot), Arc::clone(shared));
+    let handle = spawn_abandonable("timelaw-worker".to_owned(), move || work(&theirs, &mine, &sender)).ok();
+    (slot, handle)
+}
+
+/// A worker: judges chunks until the queue is empty, sending one tally per chunk.
+fn work<S: ConfigDomain + ?Sized>(shared: &Shared<'_, S>, slot: &Slot, sender: &Sender<Message<S::Config>>) {
+    let keep = shared.config.violations_per_law();
+    while let Some((first, last)) = shared.queue.take() {
+        *slot.range.lock().unwrap_or_else(PoisonError::into_inner) = (first, last);
+        let mut tally = Tally::new(shared.laws.len(), keep);
+        for index in first..last {
+            if shared.finds.is_some_and(Finds::failed) {
+                break;
+            }
+            slot.current.store(index, Ordering::Relaxed);
+            judge_case_with(
+                shared.subject,
+                shared.laws,
+                shared.config,
+                index,
+                &mut tally,
+                shared.finds,
+                Some(&slot.heartbeat),
+            );
+            if index % PROGRESS_CASES == PROGRESS_CASES - 1 {
+                shared.progress.advance(PROGRESS_CASES);
+            }
+        }
+        slot.current.store(IDLE, Ordering::Relaxed);
+        if sender.send(Message::Chunk(Box::new(tally))).is_err() {
+            return;
+        }
+    }
+    let _ = sender.send(Message::Idle);
+}
+
+/// Records case `index` as hung: every law judges the hung evaluation ("no progress for N ms" for
+/// `terminates`), and a kept violation is saved to the scratch area at once.
+fn record_hang<S: ConfigDomain + ?Sized>(shared: &Shared<'_, S>, index: u64, tally: &mut Tally<S::Config>) {
+    let config = shared.config;
+    let case = sample_case(shared.subject, mix(config.seed, index), &swarm_for(config.seed, index));
+    let evaluation = hung(shared.subject, &case, config.case_timeout_ms);
+    if index.is_multiple_of(COVERAGE_EVERY) {
+        tally.coverage.record(classify(&case.schedule, &evaluation.contract));
+    }
+    let observation = evaluation.observation(&case);
+    for (law_index, law) in shared.laws.iter().enumerate() {
+        let kept = tally.record(law_index, index, &case, &evaluation.trace, law.judge(&observation));
+        if let (true, Some(finds)) = (kept, shared.finds) {
+            finds.offer_evaluated(law, index, &case, Some(&evaluation));
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! Every single shrink move from a case ([`moves`]): what "1-minimal" is measured against. A minimum
+//! is 1-minimal when no single move keeps the failure; the checked-in minima are tested that way.
+
+use timelaw_core::{Case, Outcome, VDuration};
+use timelaw_generators::{case_outside, ConfigDomain};
+
+use super::merge::{folded, merged};
+use super::order::{outcome_rank, shape};
+use super::passes::{boundaries, merge_equal_neighbours, read, slots, write};
+
+/// One shrink move applied to a case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Move<C> {
+    /// What the move did, in words ("drop call 1", "circuit.window = 2").
+    pub name: String,
+    /// The case after it.
+    pub case: Case<C>,
+}
+
+/// Every single move the shrinker may make from `case`, in the order of its passes: drop a call, fold
+/// a call's gap into the next, drop a step, merge two adjacent steps (any outcome), lower a repeat (to
+/// 1 and by one), merge equal neighbours, each simpler config the domain offers (unless its own simpler
+/// configs lead back to `case`'s within three steps: a cycle, in which neither is simpler), each config
+/// number at
+/// its minimum, halved and one lower, no cancellation, idempotent, no gap, each simpler outcome, each
+/// duration at zero, halved, one nanosecond lower and at each contract boundary below it, seed zero,
+/// and each clock fault dropped. Only moves the shrinker may accept are listed: none is larger in the
+/// order on simplicity ([`super::order`]) or breaks more domain rules than `case`.
+///
+/// The coupled form of a config move (the schedule adapted to the moved boundaries) needs a run of the
+/// subject, so it is not listed; the plain config move is.
+pub fn moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>) -> Vec<Move<S::Config>> {
+    let mut out = Vec::new();
+    schedule_moves(case, &mut out);
+    config_moves(subject, case, &mut out);
+    detail_moves(subject, case, &mut out);
+    let (limit, outside) = (shape(&case.schedule), case_outside(subject, case).len());
+    out.retain(|m: &Move<S::Config>| {
+        m.case != *case && shape(&m.case.schedule) <= limit && case_outside(subject, &m.case).len() <= outside
+    });
+    out
+}
+
+fn push<C>(out: &mut Vec<Move<C>>, name: String, case: Case<C>) {
+    out.push(Move { name, case });
+}
+
+fn schedule_moves<C: Clone>(case: &Case<C>, out: &mut Vec<Move<C>>) {
+    for call in 0..case.schedule.calls.len() {
+        let mut dropped = case.clone();
+        dropped.schedule.calls.remove(call);
+        push(out, format!("drop call {call}"), dropped);
+        if let Some(next) = folded(case, call) {
+            push(out, format!("fold call {call} into the next"), next);
+        }
+        let steps = case.schedule.calls[call].steps.clone();
+        for (index, step) in steps.iter().enumerate() {
+            let mut dropped = case.clone();
+            dropped.schedule.calls[call].steps.remove(index);
+            push(out, format!("drop call {call} step {index}"), dropped);
+            for next in merged(case, call, index) {
+                let outcome = next.schedule.calls[call].steps[index].outcome;
+                push(out, format!("merge call {call} steps {index} and {} into {outcome:?}", index + 1), next);
+            }
+            for count in [1, step.count().saturating_sub(1)] {
+                if count >= 1 && count < step.count() {
+                    let mut lower = case.clone();
+                    lower.schedule.calls[call].steps[index] = step.repeated(count);
+                    push(out, format!("call {call} step {index} repeated {count} times"), lower);
+                }
+            }
+        }
+        let mut neighbours = case.clone();
+        merge_equal_neighbours(&mut neighbours.schedule.calls[call]);
+        push(out, format!("merge equal neighbours of call {call}"), neighbours);
+    }
+}
+
+fn config_moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>, out: &mut Vec<Move<S::Config>>) {
+    for (index, config) in subject.shrink_config(&case.config).into_iter().enumerate() {
+        // Configs that offer each other as simpler (directly or round a short cycle): neither is simpler.
+        if !leads_back(subject, &config, &case.config) {
+            push(out, format!("simpler config {index}"), Case { config, ..case.clone() });
+        }
+    }
+    for (index, number) in subject.config_numbers(&case.config).into_iter().enumerate() {
+        let lower = [number.min, number.value / 2, number.value.saturating_sub(1)];
+        for value in lower.into_iter().filter(|&value| value >= number.min && value < number.value) {
+            if let Some(config) = subject.with_config_number(&case.config, index, value) {
+                push(out, format!("{} = {value}", number.name), Case { config, ..case.clone() });
+            }
+        }
+    }
+}
+
+/// Whether `to` is among the simpler configs of `from`, or theirs, within a few steps (a bounded search:
+/// at most [`CYCLE_DEPTH`] steps and [`CYCLE_NODES`] configs).
+fn leads_back<S: ConfigDomain + ?Sized>(subject: &S, from: &S::Config, to: &S::Config) -> bool {
+    let mut frontier = vec![from.clone()];
+    let mut seen = 0;
+    for _ in 0..CYCLE_DEPTH {
+        let mut next = Vec::new();
+        for config in &frontier {
+            for simpler in subject.shrink_config(config) {
+                if simpler == *to {
+                    return true;
+                }
+                seen += 1;
+                if seen > CYCLE_NODES {
+                    return false;
+                }
+                next.push(simpler);
+            }
+        }
+        frontier = next;
+    }
+    false
+}
+
+/// How many steps of simpler configs [`leads_back`] follows.
+const CYCLE_DEPTH: usize = 3;
+/// How many configs [`leads_back`] looks at, at most.
+const CYCLE_NODES: usize = 2_000;
+
+fn detail_moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>, out: &mut Vec<Move<S::Config>>) {
+    for call in 0..case.schedule.calls.len() {
+        let mut edited = [case.clone(), case.clone(), case.clone()];
+        edited[0].schedule.calls[call].cancel_after = None;
+        edited[1].schedule.calls[call].idempotent = true;
+        edited[2].schedule.calls[call].gap_before = VDuration::ZERO;
+        for (edit, next) in ["no cancellation", "idempotent", "no gap"].into_iter().zip(edited) {
+            push(out, format!("call {call}: {edit}"), next);
+        }
+        for (index, step) in case.schedule.calls[call].steps.iter().enumerate() {
+            let simpler = [
+                Outcome::Ok,
+                Outcome::Transient,
+                Outcome::Fatal,
+                Outcome::RateLimited { retry_after: VDuration::ZERO },
+            ];
+            for outcome in simpler.into_iter().filter(|o| outcome_rank(*o) < outcome_rank(step.outcome)) {
+                let mut next = case.clone();
+                let slot = &mut next.schedule.calls[call].steps[index];
+                slot.outcome = outcome;
+                if step.outcome == Outcome::Hang {
+                    slot.duration = VDuration::ZERO;
+                }
+                push(out, format!("call {call} step {index} outcome {outcome:?}"), next);
+            }
+        }
+    }
+    let limits = boundaries(&subject.contract(&case.config));
+    for slot in slots(case) {
+        let Some(value) = read(case, slot) else { continue };
+        let one = VDuration::from_nanos(1);
+        let mut lower = vec![VDuration::ZERO, value.div(2), value.saturating_sub(one)];
+        lower.extend(limits.iter().copied().filter(|limit| *limit < value));
+        for to in lower.into_iter().filter(|to| *to < value) {
+            push(out, format!("{slot:?} = {to:?}"), write(case, slot, to));
+        }
+    }
+    if case.seed != 0 {
+        push(out, "seed 0".to_owned(), Case { seed: 0, ..case.clone() });
+    }
+    for index in 0..case.schedule.clock.wall_jumps.len() {
+        let mut next = case.clone();
+        next.schedule.clock.wall_jumps.remove(index);
+        push(out, format!("drop wall jump {index}"), next);
+    }
+    for index in 0..case.schedule.clock.read_failures.len() {
+        let mut next = case.clone();
+        next.schedule.clock.read_failures.remove(index);
+        push(out, format!("drop read failure {index}"), next);
+    }
+}

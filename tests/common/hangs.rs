@@ -1,0 +1,93 @@
+//! A planted hang in pure code: a retry loop that paces its delay with a busy loop whose step is zero
+//! for delays of 1 to 7 ns, so it never calls the World again. Test code only; `tests/hangs.rs` finds it
+//! with the watchdog and pins its fixture, `tests/replay.rs` replays that fixture (bounded by the
+//! watchdog too).
+#![allow(dead_code)]
+
+use serde::{Deserialize, Serialize};
+use timelaw::core::{Abort, AttemptResult, CallResult, Contract, ErrorKind, Outcome, Subject, VDuration, World};
+use timelaw::generators::{Choices, Describe, Swarm};
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpinConfig {
+    /// Attempts per call.
+    pub max_attempts: u32,
+    /// The delay between attempts.
+    pub delay: VDuration,
+}
+
+/// A retry loop that paces its delay in eighths with a busy loop in pure code; with `planted`, a delay
+/// of 1 to 7 ns makes the step zero and the loop never ends. Without it the step is at least 1 ns.
+#[derive(Clone, Copy)]
+pub struct Spin {
+    /// Whether the defect is planted.
+    pub planted: bool,
+}
+
+impl Spin {
+    fn pace(&self, delay: VDuration) -> u64 {
+        let (total, mut waited) = (delay.as_nanos(), 0_u64);
+        let step = if self.planted { total / 8 } else { (total / 8).max(1) };
+        let mut rounds = 0_u64;
+        while waited < total {
+            waited = waited.saturating_add(step);
+            rounds = std::hint::black_box(rounds.wrapping_add(1));
+        }
+        rounds
+    }
+}
+
+impl Subject for Spin {
+    type Config = SpinConfig;
+    fn name(&self) -> &str {
+        if self.planted {
+            "planted-spins-forever"
+        } else {
+            "spin"
+        }
+    }
+    fn contract(&self, config: &SpinConfig) -> Contract {
+        Contract { max_attempts: Some(config.max_attempts), ..Contract::default() }
+    }
+    fn run(&self, config: &SpinConfig, world: &mut World<'_>) -> Result<(), Abort> {
+        world.for_each_call(|world, _| {
+            for attempt in 1..=config.max_attempts {
+                match world.dispatch()? {
+                    AttemptResult::Completed(Outcome::Ok) => return Ok(CallResult::Ok),
+                    AttemptResult::Completed(Outcome::Transient) if attempt < config.max_attempts => {}
+                    _ => return Ok(CallResult::Err(ErrorKind::Transient)),
+                }
+                // Pacing at most 8 rounds per delay (more for the huge ones is still bounded: delays
+                // are drawn below 1 s).
+                self.pace(config.delay);
+                world.sleep(config.delay)?;
+            }
+            Ok(CallResult::Err(ErrorKind::Transient))
+        })
+    }
+}
+
+impl Describe for Spin {
+    fn describe<C: Choices + ?Sized>(&self, c: &mut C, _swarm: &Swarm) -> SpinConfig {
+        let max_attempts = u32::try_from(c.between(1, 5)).unwrap_or(1); // At most 5.
+        let delay = match c.weighted(&[2_000, 1]) {
+            0 => VDuration::from_millis(c.between(0, 1_000)),
+            _ => VDuration::from_nanos(c.between(0, 15)),
+        };
+        SpinConfig { max_attempts, delay }
+    }
+
+    /// Fewer attempts (1, one less) and shorter delays (zero, 1 ns, half, 1 ns less), simplest first.
+    fn simpler(&self, config: &SpinConfig) -> Vec<SpinConfig> {
+        let max = config.max_attempts;
+        let attempts = [1, max.saturating_sub(1)].into_iter().filter(|&m| m >= 1 && m < max);
+        let delay = config.delay.as_nanos();
+        let delays = [0, 1, delay / 2, delay.saturating_sub(1)].into_iter().filter(|&d| d < delay);
+        let with_attempts = attempts.map(|max_attempts| SpinConfig { max_attempts, ..config.clone() });
+        let with_delays = delays.map(|nanos| SpinConfig { delay: VDuration::from_nanos(nanos), ..config.clone() });
+        let mut out: Vec<SpinConfig> = with_attempts.chain(with_delays).collect();
+        out.dedup();
+        out
+    }
+}

@@ -1,0 +1,59 @@
+//! The watchdog's limits, in a test binary of their own (every abandoned thread spins until the process
+//! ends): a subject that hangs on every case costs at most `ABANDONED_MAX` threads, after which the cases
+//! left are not judged; with the watchdog off the search gives the same verdicts as with it on.
+
+use serde::{Deserialize, Serialize};
+use timelaw::core::{Abort, Contract, Subject, World};
+use timelaw::generators::{Choices, Describe, Swarm};
+use timelaw::reference::Reference;
+use timelaw::runner::ABANDONED_MAX;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+struct Nothing;
+
+/// Starts a call, then spins in pure code for good.
+#[derive(Clone, Copy)]
+struct AlwaysSpins;
+
+impl Subject for AlwaysSpins {
+    type Config = Nothing;
+    fn name(&self) -> &str {
+        "always-spins"
+    }
+    fn contract(&self, _config: &Nothing) -> Contract {
+        Contract::default()
+    }
+    fn run(&self, _config: &Nothing, world: &mut World<'_>) -> Result<(), Abort> {
+        world.start_call()?;
+        let mut rounds = 0_u64;
+        loop {
+            rounds = std::hint::black_box(rounds.wrapping_add(1));
+        }
+    }
+}
+
+impl Describe for AlwaysSpins {
+    fn describe<C: Choices + ?Sized>(&self, _c: &mut C, _swarm: &Swarm) -> Nothing {
+        Nothing
+    }
+}
+
+#[test]
+fn a_subject_that_always_hangs_costs_at_most_abandoned_max_threads() {
+    let output = timelaw::check(&AlwaysSpins).cases(200).threads(2).case_timeout_ms(50).env(false).run();
+    assert_eq!(output.abandoned_threads, ABANDONED_MAX);
+    let terminates = output.laws.iter().find(|law| law.law.id == "terminates").unwrap();
+    assert_eq!(terminates.counts.violated, ABANDONED_MAX);
+    assert_eq!(terminates.counts.cases, ABANDONED_MAX, "the cases left after the last thread are not judged");
+    assert_eq!(terminates.counterexamples[0].violation.message, "no progress for 50 ms");
+}
+
+#[test]
+fn the_watchdog_changes_no_verdict_of_a_subject_that_never_hangs() {
+    let counts = |timeout_ms| {
+        let output = timelaw::check(&Reference).cases(3_000).seed(5).case_timeout_ms(timeout_ms).env(false).run();
+        assert_eq!(output.abandoned_threads, 0);
+        output.laws.iter().map(|law| (law.law.id, law.counts)).collect::<Vec<_>>()
+    };
+    assert_eq!(counts(0), counts(2_000));
+}

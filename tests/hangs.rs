@@ -1,0 +1,148 @@
+//! Hangs in pure code: a subject that loops without calling the World is caught by the per-case
+//! watchdog as a `terminates` violation ("no progress for N ms"), its raw counterexample is written at
+//! once, the run goes on without the hung thread, and every case that does not hang is judged as it
+//! would be without the watchdog. The case timeout here is 200 ms (the default is 2,000 ms), so the
+//! tests stay short in CI.
+
+use std::path::PathBuf;
+
+mod common;
+
+use common::hangs::{Spin, SpinConfig};
+use timelaw::config::Shard;
+use timelaw::laws::Catalogue;
+use timelaw::runner::{run, RunOutput, Silent};
+use timelaw::Config;
+
+/// The case timeout of these tests.
+const TIMEOUT_MS: u64 = 200;
+
+fn scratch(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("timelaw-hangs-{}-{name}", std::process::id()))
+}
+
+fn check_run(subject: &Spin, shard: Option<Shard>, threads: usize, fixtures: Option<PathBuf>) -> RunOutput<SpinConfig> {
+    let laws = Catalogue::standard();
+    let config =
+        Config { cases: 100_000, shard, threads, seed: 7, case_timeout_ms: TIMEOUT_MS, fixtures, ..Config::default() };
+    run(subject, &laws, &config, &Silent)
+}
+
+/// The one normal run of 100,000 cases of the planted hang (shared by the tests: each hang it meets
+/// leaves a thread spinning until the test process ends), with its fixture written into a scratch
+/// folder.
+fn planted_run() -> &'static RunOutput<SpinConfig> {
+    static OUTPUT: std::sync::OnceLock<RunOutput<SpinConfig>> = std::sync::OnceLock::new();
+    OUTPUT.get_or_init(|| check_run(&Spin { planted: true }, None, 2, Some(scratch("found"))))
+}
+
+/// The hang the planted run kept for `terminates`.
+fn planted_hang() -> &'static timelaw::runner::Counterexample<SpinConfig> {
+    let law = planted_run().laws.iter().find(|law| law.law.id == "terminates").unwrap();
+    law.counterexamples.first().expect("the hang is found in 100,000 cases")
+}
+
+#[test]
+fn a_pure_loop_is_a_terminates_violation_and_the_run_goes_on() {
+    let (output, found) = (planted_run(), planted_hang());
+    assert_eq!(found.violation.message, format!("no progress for {TIMEOUT_MS} ms"));
+    assert!(found.hang);
+    assert!((1..=7).contains(&found.found.config.delay.as_nanos()), "{:?}", found.found);
+    // Every case was judged by every law, the hung ones included.
+    assert!(output.laws.iter().all(|law| law.counts.cases == 100_000));
+    assert!(output.abandoned_threads >= 1);
+    let written = found.fixture.clone().expect("a fixture is written");
+    let text = std::fs::read_to_string(&written).unwrap();
+    assert!(text.contains("no progress for 200 ms"), "{text}");
+}
+
+/// The canonical minimum of the planted hang: one retry after 1 ns (the smallest delay whose pacing step
+/// is zero), one instant transient failure, seed 0.
+fn minimum() -> timelaw::core::Case<SpinConfig> {
+    use timelaw::core::{Case, Outcome, Schedule, Step, VDuration};
+    let config = SpinConfig { max_attempts: 2, delay: VDuration::from_nanos(1) };
+    Case::new(config, Schedule::single(vec![Step::instant(Outcome::Transient)]), 0)
+}
+
+fn terminates_of(counts: &[(&str, timelaw::reports::Counts)]) -> u64 {
+    counts.iter().find(|(id, _)| *id == "terminates").map(|(_, counts)| counts.violated).unwrap()
+}
+
+#[test]
+fn the_same_seed_gives_the_same_verdicts_on_every_case_that_does_not_hang() {
+    // The thousand cases around the hang the planted run found (shard 1/100 is cases 0..1000).
+    let index = u32::try_from(planted_hang().case_index / 1_000).unwrap();
+    let shard = Some(Shard { index: index + 1, count: 100 });
+    let run_counts = |planted, threads| {
+        let output = check_run(&Spin { planted }, shard, threads, None);
+        let counts: Vec<_> = output.laws.iter().map(|law| (law.law.id, law.counts)).collect();
+        (counts, output.abandoned_threads)
+    };
+    let (one, hung_one) = run_counts(true, 1);
+    let (three, hung_three) = run_counts(true, 3);
+    assert_eq!((&one, hung_one), (&three, hung_three), "the same verdicts on 1 and 3 threads");
+    assert!(hung_one > 0, "the shard holds the hang");
+    // Against the correct subject, only the hung cases differ: each is a `terminates` violation.
+    let (correct, hung_correct) = run_counts(false, 2);
+    assert_eq!(hung_correct, 0);
+    assert_eq!(terminates_of(&one), terminates_of(&correct) + hung_one);
+}
+
+/// The planted hang's fixture, checked in under tests/fixtures/planted/ as a `known_violation` and
+/// replayed by tests/replay.rs (under the watchdog's default 2,000 ms there). `TIMELAW_BLESS=1`
+/// rewrites it.
+#[test]
+fn the_hang_is_pinned_as_a_known_violation() {
+    let bless = common::bless::bless();
+    let found = planted_hang();
+    // Shrunk in child processes (this test binary, run again per candidate) to the exact minimum.
+    assert_eq!(found.shrunk, minimum());
+    assert!(found.shrink_evaluations > 0);
+    let written = found.fixture.clone().expect("a fixture is written");
+    let mut fixture: timelaw::fixture::Fixture<SpinConfig> =
+        serde_json::from_str(&std::fs::read_to_string(&written).unwrap()).unwrap();
+    assert!(fixture.provenance.shrunk);
+    fixture.status = timelaw::fixture::Status::KnownViolation;
+    fixture.note = Some("planted hang: the subject spins in pure code on delays of 1 to 7 ns".to_owned());
+    let expected_text = format!("{}\n", serde_json::to_string_pretty(&fixture).unwrap());
+    let target = std::path::Path::new("tests/fixtures/planted").join(written.file_name().unwrap());
+    if bless {
+        std::fs::write(&target, &expected_text).unwrap();
+    }
+    let checked_in = std::fs::read_to_string(&target).unwrap_or_default();
+    assert_eq!(checked_in, expected_text, "{} is stale; rerun with TIMELAW_BLESS=1", target.display());
+}
+
+/// A libFuzzer `-timeout` artifact (`timeout-<sha>`) imports like a crash: the watchdog bounds the run,
+/// and the fixture pins "no progress for N ms".
+#[test]
+fn a_libfuzzer_timeout_artifact_imports_like_a_crash() {
+    let subject = Spin { planted: true };
+    let mut rng = timelaw::core::SplitMix64::new(13);
+    let bytes = (0..100_000)
+        .map(|_| (0..64).map(|_| rng.next_u64() as u8).collect::<Vec<u8>>()) // the low byte: truncation meant
+        .find(|bytes| {
+            let case = timelaw::generators::arbitrary_case(&subject, bytes);
+            let first = case.schedule.calls.first().filter(|call| call.cancel_after.is_none());
+            let first = first.map(|call| call.step(1).outcome);
+            let delay_ns = case.config.delay.as_nanos();
+            case.config.max_attempts >= 2
+                && first == Some(timelaw::core::Outcome::Transient)
+                && (1..=7).contains(&delay_ns)
+        })
+        .expect("a byte string that decodes to a hanging case");
+    let dir = scratch("timeout-artifact");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let artifact = dir.join("timeout-5bd1e1a2c0ffee00");
+    std::fs::write(&artifact, &bytes).unwrap();
+    let registry = timelaw::Registry::new().with(subject);
+    let dyn_subject = registry.get("planted-spins-forever").unwrap();
+    let config = Config { case_timeout_ms: TIMEOUT_MS, ..Config::default() };
+    let placed = dyn_subject.import_crash(&Catalogue::standard(), &artifact, &dir, &config).unwrap();
+    let text = std::fs::read_to_string(placed.path()).unwrap();
+    assert!(text.contains("\"law\": \"terminates\""), "{text}");
+    assert!(text.contains("no progress for 200 ms"), "{text}");
+    assert!(text.contains("\"source\": \"fuzz\""), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

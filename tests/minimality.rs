@@ -1,0 +1,139 @@
+//! Local minimality: every pinned minimum is 1-minimal. For each checked-in fixture (the planted bugs,
+//! their reference regressions' cases, the adapter findings) and each stated minimum of
+//! `tests/common/minima.rs`, every single shrink move (`timelaw::shrink::moves`) is applied and none may
+//! still violate the law.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::minima::stated_minimum;
+use common::planted::{Planted, BUGS};
+use timelaw::core::Limits;
+use timelaw::eval::evaluate;
+use timelaw::laws::Catalogue;
+use timelaw::registry::Registry;
+use timelaw::shrink::moves;
+use timelaw::Config;
+
+fn registry() -> Registry {
+    common::registry::planted_registry()
+}
+
+/// Checked-in fixtures that an older shrinker pinned and that a single move of today's shrinker still
+/// simplifies: each with the reason it stays (the fixture folder is data: it is never rewritten here).
+/// `excused_fixtures_shrink_again_to_one_minimal_cases` shows today's shrinker takes each further.
+const NOT_ONE_MINIMAL: &[(&str, &str)] = &[
+    (
+        "backoff_shape_without_jitter--exponential-backoff--bc95e3ee224f8a15.json",
+        "pinned before the config candidates reached factor 131071 with min 1 ms and no max",
+    ),
+    (
+        "deadline_respected--tokio-timeout-loop--2197dab3f71ba8ec.json",
+        "its first call waits 1 ns (outside the domain) and its attempt is 1 ns longer than needed",
+    ),
+    (
+        "delay_within_cap--backon-fibonacci--23f30f02b4c28e95.json",
+        "jitter off keeps the violation: the same minimum as delay_within_cap--backon-fibonacci--451372849791ffe8",
+    ),
+    (
+        "jitter_within_bounds--exponential-backoff--675674bc1faea100.json",
+        "a min of 1 ms (a simpler delay in the adapter's domain) keeps the violation",
+    ),
+    ("never_panics--exponential-backoff--595b18a4cc817f64.json", "fewer attempts and a zero max still panic"),
+];
+
+fn fixtures(dir: &str) -> Vec<PathBuf> {
+    timelaw::fixture::list(Path::new(dir)).expect("the fixture folder lists")
+}
+
+#[track_caller]
+fn check_fixture(registry: &Registry, path: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let header = timelaw::fixture::parse_header(path, &text).unwrap();
+    let subject = registry.for_fixture(path, &header.subject).unwrap();
+    subject.violating_moves(&Catalogue::standard(), path, &text, &Config::default()).unwrap()
+}
+
+#[test]
+fn every_checked_in_minimum_is_one_minimal() {
+    let registry = registry();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for dir in ["tests/fixtures/planted", "tests/fixtures/adapters"] {
+        for path in fixtures(dir) {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let violating = check_fixture(&registry, &path);
+            checked += 1;
+            let excused = NOT_ONE_MINIMAL.iter().any(|(file, _)| *file == name);
+            match (violating.is_empty(), excused) {
+                (true, true) => failures.push(format!("{name} is 1-minimal now: remove it from NOT_ONE_MINIMAL")),
+                (false, false) => failures.push(format!("{name}: still violated after {violating:?}")),
+                _ => {}
+            }
+        }
+    }
+    assert!(checked >= 30, "only {checked} fixtures checked");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The stated minima (the planted bugs' canonical minima, which the reference regressions replay):
+/// no single move keeps the planted bug's violation.
+#[test]
+fn every_stated_minimum_is_one_minimal() {
+    for (bug, law) in BUGS {
+        let law = *Catalogue::standard().get(law).unwrap();
+        let minimum = stated_minimum(bug);
+        let subject = Planted(bug);
+        let judge = |case: &timelaw::core::Case<timelaw::reference::Policy>| {
+            evaluate(&subject, case, Limits::default(), false).judge(&law, case)
+        };
+        assert!(judge(&minimum).is_violated(), "{bug:?}: the stated minimum does not fail");
+        let all = moves(&subject, &minimum);
+        assert!(!all.is_empty(), "{bug:?}: no moves");
+        for step in all {
+            assert!(!judge(&step.case).is_violated(), "{bug:?}: `{}` still fails", step.name);
+        }
+    }
+}
+
+/// A case that is not minimal is caught: one more transient failure than the stated minimum needs.
+#[test]
+fn a_case_one_move_from_its_minimum_is_not_one_minimal() {
+    use timelaw::core::{Outcome, Step};
+    let (bug, law) = BUGS[0];
+    let law = *Catalogue::standard().get(law).unwrap();
+    let mut padded = stated_minimum(bug);
+    padded.schedule.calls[0].steps.push(Step::instant(Outcome::Transient));
+    let subject = Planted(bug);
+    let still: Vec<String> = moves(&subject, &padded)
+        .into_iter()
+        .filter(|step| evaluate(&subject, &step.case, Limits::default(), false).judge(&law, &step.case).is_violated())
+        .map(|step| step.name)
+        .collect();
+    assert!(still.contains(&"drop call 0 step 1".to_owned()), "{still:?}");
+}
+
+/// Each excused fixture, shrunk again (a copy, in a scratch folder) by today's shrinker, gives a
+/// 1-minimal case: the excuse is the fixture's age, not a shrinker that stops early.
+#[test]
+fn excused_fixtures_shrink_again_to_one_minimal_cases() {
+    let registry = registry();
+    let scratch = std::env::temp_dir().join(format!("timelaw-minimality-{}", std::process::id()));
+    for (name, _why) in NOT_ONE_MINIMAL {
+        let _ = std::fs::remove_dir_all(&scratch);
+        std::fs::create_dir_all(&scratch).unwrap();
+        let copy = scratch.join(name);
+        std::fs::copy(Path::new("tests/fixtures/adapters").join(name), &copy).unwrap();
+        let text = std::fs::read_to_string(&copy).unwrap();
+        let header = timelaw::fixture::parse_header(&copy, &text).unwrap();
+        let subject = registry.for_fixture(&copy, &header.subject).unwrap();
+        let placed = subject.shrink_fixture(&Catalogue::standard(), &copy, &text, &Config::default()).unwrap();
+        let shrunk = match placed {
+            timelaw::fixture::Placed::Written(path) => path,
+            other => panic!("{name}: {other:?}"),
+        };
+        assert_eq!(check_fixture(&registry, &shrunk), Vec::<String>::new(), "{name} shrunk to {}", shrunk.display());
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+}

@@ -1,0 +1,117 @@
+//! The planted refusal bugs: each is found by a normal run within 100,000 cases, shrinks to its exact
+//! minimum, and is pinned by a checked-in `known_violation` fixture (`TIMELAW_BLESS=1` rewrites them).
+
+mod common;
+
+use std::path::Path;
+
+use common::planted_refusal::{RefusalBug, RefusalPlanted, REFUSAL_BUGS};
+use timelaw::core::reference::{Backoff, Policy};
+use timelaw::core::{CallScript, Case, CircuitContract, Outcome, Schedule, Step, Subject, VDuration};
+use timelaw::fixture::{self, Status};
+use timelaw::laws::Catalogue;
+use timelaw::laws::Verdict;
+use timelaw::runner::{run, Silent};
+use timelaw::Config;
+
+const PLANTED_DIR: &str = "tests/fixtures/planted";
+const CASES_MAX: u64 = 100_000;
+
+/// The first violation of `law` by `bug` in a normal run: its case index and its minimum.
+fn found(bug: RefusalBug, law: &str, seed: u64) -> (u64, Case<Policy>) {
+    let laws = Catalogue::standard().select(&[law]).unwrap();
+    let config = Config { cases: CASES_MAX, seed, threads: 1, ..Config::default() };
+    let output = run(&RefusalPlanted(bug), &laws, &config, &Silent);
+    let example = output.laws[0].counterexamples.first().unwrap_or_else(|| panic!("{bug:?} not found"));
+    (example.case_index, example.shrunk.clone())
+}
+
+/// The canonical minimum of each planted refusal bug, in words, with the breaker's `failure_percent` as a
+/// parameter: the minimum has 1 (the smallest), and any value opens a one-call window on one failure.
+fn expected(bug: RefusalBug, failure_percent: u32) -> Case<Policy> {
+    let simplest = Policy::new(1, Backoff::Constant { delay: VDuration::ZERO }, VDuration::ZERO);
+    let circuit =
+        CircuitContract { window: 1, min_calls: 1, failure_percent, open_for: VDuration::ZERO, half_open_probes: 1 };
+    let behind = Policy { circuit: Some(circuit), ..simplest.clone() };
+    let empty = || CallScript::new(vec![]);
+    let cancelled_at_once = || CallScript { cancel_after: Some(VDuration::ZERO), ..empty() };
+    match bug {
+        // One call to a closed breaker: rejected.
+        RefusalBug::RejectsEverything => Case::new(behind, Schedule::new(vec![empty()]), 0),
+        // A failure opens the breaker for no time; the probe is cancelled at once; the next call finds its
+        // slot still taken.
+        RefusalBug::CancelledProbeKeepsSlot => {
+            let failing = CallScript::new(vec![Step::instant(Outcome::Transient)]);
+            Case::new(behind, Schedule::new(vec![failing, cancelled_at_once(), empty()]), 0)
+        }
+        // A deadline of zero and a cancellation at zero: the call returns Cancelled.
+        RefusalBug::CancellationWinsTie => {
+            let policy = Policy { deadline: Some(VDuration::ZERO), ..simplest };
+            Case::new(policy, Schedule::new(vec![cancelled_at_once()]), 0)
+        }
+    }
+}
+
+fn verdict(bug: RefusalBug, law: &str, case: &Case<Policy>) -> Verdict {
+    let law = *Catalogue::standard().get(law).unwrap();
+    timelaw::eval::evaluate(&RefusalPlanted(bug), case, Config::default().limits, false).judge(&law, case)
+}
+
+#[test]
+fn each_planted_refusal_bug_is_found_and_shrinks_to_its_minimum() {
+    for (bug, law) in REFUSAL_BUGS {
+        for seed in [0, 1, 2] {
+            let (index, minimum) = found(bug, law, seed);
+            assert!(index < CASES_MAX, "{bug:?} found at case {index}");
+            let shown = serde_json::to_string(&minimum).unwrap();
+            assert_eq!(minimum, expected(bug, 1), "{bug:?} (seed {seed}) shrank to {shown}");
+        }
+        for percent in [1, 50, 100] {
+            let pinned = expected(bug, percent);
+            assert!(verdict(bug, law, &pinned).is_violated(), "{bug:?}: the pinned minimum must violate {law}");
+        }
+    }
+}
+
+#[test]
+fn the_reference_keeps_what_the_planted_bugs_break() {
+    use timelaw::core::reference::Reference;
+    for (bug, law) in REFUSAL_BUGS {
+        let law_data = *Catalogue::standard().get(law).unwrap();
+        let case = expected(bug, 50);
+        let judged =
+            timelaw::eval::evaluate(&Reference, &case, Config::default().limits, false).judge(&law_data, &case);
+        assert_eq!(judged, Verdict::Holds, "{bug:?}: the reference on the same case");
+    }
+}
+
+#[test]
+fn checked_in_planted_refusal_fixtures_are_the_current_minima() {
+    let bless = common::bless::bless();
+    let scratch = std::env::temp_dir().join(format!("timelaw-bless-refusal-{}", std::process::id()));
+    for (bug, law) in REFUSAL_BUGS {
+        let laws = Catalogue::standard().select(&[law]).unwrap();
+        let config =
+            Config { cases: CASES_MAX, seed: 0, threads: 1, fixtures: Some(scratch.clone()), ..Config::default() };
+        let output = run(&RefusalPlanted(bug), &laws, &config, &Silent);
+        let written = output.laws[0]
+            .counterexamples
+            .first()
+            .and_then(|example| example.fixture.clone())
+            .expect("a fixture is written");
+        let mut fixture: fixture::Fixture<Policy> =
+            serde_json::from_str(&std::fs::read_to_string(&written).unwrap()).unwrap();
+        fixture.status = Status::KnownViolation;
+        fixture.note =
+            Some(format!("planted bug {bug:?}: this subject is broken on purpose, so the violation must reproduce"));
+        let expected = format!("{}\n", serde_json::to_string_pretty(&fixture).unwrap());
+        let name = fixture::file_name(law, RefusalPlanted(bug).name(), &fixture.case);
+        let target = Path::new(PLANTED_DIR).join(name);
+        if bless {
+            std::fs::write(&target, &expected).unwrap();
+        }
+        let checked_in = std::fs::read_to_string(&target).unwrap_or_default();
+        assert_eq!(checked_in, expected, "{} is stale; rerun with TIMELAW_BLESS=1", target.display());
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+}
