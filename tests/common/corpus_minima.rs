@@ -1,7 +1,11 @@
 //! The canonical minimum of every corpus bug, written by reasoning about the bug (then confirmed by
 //! `tests/corpus.rs`: each violates its law, and the reference holds it). "Minimum" follows the order of
-//! simplicity: fewer calls, then fewer steps, then simpler outcomes (ok, transient, fatal, rate-limited,
-//! hang), then a simpler config, then smaller durations; the seed is 0. Test code only.
+//! simplicity (`timelaw::shrink::order`): fewer calls, then fewer dispatches and steps, then simpler
+//! outcomes (ok, transient, fatal, rate-limited, hang), then a simpler config, then smaller durations;
+//! the seed is 0. Among the cases that use no feature the bug does not need: a shrinker only removes and
+//! lowers, and a feature added can buy a smaller shape (a 0 ns attempt timeout fails an empty call, so
+//! "timeout 0, no step" is smaller by the order than "one transient step"), which a found case without
+//! that feature can never reach. Test code only.
 #![allow(dead_code)]
 
 use timelaw::core::reference::{Backoff, Jitter, Policy};

@@ -8,14 +8,11 @@
 //! loop itself, the breaker's state (`corpus_breaker.rs`) and the retry budget's counters.
 #![allow(dead_code)]
 
-use arbitrary::Unstructured;
-use proptest::strategy::BoxedStrategy;
 use timelaw::core::reference::{capped_base, next_delay, Backoff, Jitter, Policy, Reference};
 use timelaw::core::{
-    Abort, AttemptResult, CallInfo, CallResult, Contract, Diagnostic, ErrorKind, Outcome, Rejection, SplitMix64,
-    Subject, TieRule, VDuration, VInstant, Wake, World,
+    Abort, AttemptResult, CallInfo, CallResult, Contract, Diagnostic, ErrorKind, Outcome, Rejection, Subject, TieRule,
+    VDuration, VInstant, Wake, World,
 };
-use timelaw::generators::{ConfigDomain, Swarm};
 
 use super::corpus_breaker::{BreakerSlip, SlipBreaker};
 
@@ -445,17 +442,5 @@ fn whole_millis(duration: VDuration) -> VDuration {
     VDuration::from_nanos(duration.as_nanos() / MS_NS * MS_NS)
 }
 
-impl ConfigDomain for Slipped {
-    fn sample_config(&self, rng: &mut SplitMix64, swarm: &Swarm) -> Policy {
-        Reference.sample_config(rng, swarm)
-    }
-    fn config_strategy(&self) -> BoxedStrategy<Policy> {
-        Reference.config_strategy()
-    }
-    fn arbitrary_config(&self, bytes: &mut Unstructured<'_>) -> Policy {
-        Reference.arbitrary_config(bytes)
-    }
-    fn shrink_config(&self, config: &Policy) -> Vec<Policy> {
-        Reference.shrink_config(config)
-    }
-}
+// The reference's domain, whole: its description, simpler configs, membership and shrinkable numbers.
+timelaw::describe_like!(Slipped => Reference);
