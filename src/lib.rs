@@ -110,6 +110,22 @@
 //! reported in [`runner::RunOutput::store`], raw counterexamples are saved in `DIR/.timelaw/pending/` as
 //! soon as they are found, and what a killed run left there is recovered by the next run.
 //!
+//! ## Durations as text
+//! Fixtures write every duration as exact text (`"1ms"`, `"1.5s"`, `"1.000000001s"`, `"max"`) and read
+//! the older integers of nanoseconds too. [`duration_text`] is the serde module for a config's own
+//! `std::time::Duration` fields:
+//! ```
+//! #[derive(serde::Serialize, serde::Deserialize)]
+//! struct MyConfig {
+//!     #[serde(with = "timelaw::duration_text")]
+//!     timeout: std::time::Duration,
+//! }
+//! let config = MyConfig { timeout: std::time::Duration::from_micros(1_500_000) };
+//! assert_eq!(serde_json::to_string(&config).unwrap(), r#"{"timeout":"1.5s"}"#);
+//! let old: MyConfig = serde_json::from_str(r#"{"timeout":1500000000}"#).unwrap();
+//! assert_eq!(old.timeout, config.timeout);
+//! ```
+//!
 //! ## Fuzzing
 //! [`fuzz::check_bytes`] is the whole body of a cargo fuzz target for a subject;
 //! [`fuzz::check_bytes_except`] skips inputs whose every violation is a known one (see [`known`]).
@@ -144,6 +160,7 @@ pub use timelaw_reports as reports;
 
 pub use arbitrary;
 pub use proptest;
+pub use timelaw_core::duration_text;
 pub use timelaw_core::float::{self, float_tolerance, F32, F64};
 pub use timelaw_core::sync_loop;
 pub use timelaw_generators::draw;

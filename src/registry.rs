@@ -151,6 +151,12 @@ pub trait DynSubject: Sync {
         text: &str,
         config: &Config,
     ) -> Result<Vec<String>, FixtureError>;
+    /// The fixture `text` read from `path` rewritten in the current format version, or `None` when it is
+    /// current already (`timelaw fixtures upgrade`).
+    ///
+    /// # Errors
+    /// A bad fixture (it is then never rewritten).
+    fn upgrade(&self, path: &Path, text: &str) -> Result<Option<String>, FixtureError>;
     /// Runs the fixture's case again and judges its law.
     ///
     /// # Errors
@@ -278,6 +284,10 @@ impl<S: ConfigDomain> DynSubject for S {
             _ => None,
         };
         Ok(crate::shrink::moves(self, &fixture.case).iter().filter_map(still).collect())
+    }
+
+    fn upgrade(&self, path: &Path, text: &str) -> Result<Option<String>, FixtureError> {
+        fixture::migrate::upgrade::<S::Config>(path, text)
     }
 
     fn explain(&self, laws: &Catalogue, path: &Path, text: &str, config: &Config) -> Result<Explanation, FixtureError> {

@@ -56,7 +56,7 @@ fn first_fixture(dir: &Path) -> PathBuf {
 fn check_prints_a_table_json_and_junit_that_agree() {
     let table = check(&["check", "--cases", "500", "--seed", "7"], 0, &["attempts_within_max", "never_panics"], &[]);
     let json =
-        check(&["check", "--cases", "500", "--seed", "7", "--format", "json"], 0, &["\"schema_version\": 1"], &[]);
+        check(&["check", "--cases", "500", "--seed", "7", "--format", "json"], 0, &["\"schema_version\": 2"], &[]);
     let junit = check(&["check", "--cases", "500", "--seed", "7", "--format", "junit"], 0, &["<testsuite"], &[]);
     assert_eq!(stderr(&table), "", "no progress bar when stderr is not a terminal");
     assert!(!stdout(&table).contains('\u{1b}'), "no colour with NO_COLOR or off a terminal");
@@ -178,8 +178,8 @@ fn a_known_violation_explains_shrinks_and_a_crash_imports() {
     check(&["replay", written.to_str().unwrap()], 0, &["1 passed"], &[]);
     // Bytes a fuzzer could have saved: they decode to an exponential-backoff config that panics.
     let crash: [u8; 32] = [
-        148, 204, 116, 17, 215, 23, 241, 69, 121, 178, 170, 16, 15, 187, 179, 79, 165, 147, 254, 174, 210, 114, 72,
-        183, 98, 227, 171, 88, 5, 240, 118, 90,
+        90, 230, 79, 167, 25, 111, 37, 21, 247, 196, 148, 10, 144, 129, 87, 120, 2, 41, 244, 107, 119, 44, 160, 1, 65,
+        12, 209, 87, 18, 146, 175, 153,
     ];
     let artifact = dir.join("crash-0001");
     std::fs::write(&artifact, crash).unwrap();

@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 const REFERENCE_FIXTURE: &str = "tests/fixtures/reference/fatal_not_retried--reference--925a5b655c5df803.json";
-const BACKON_FIXTURE: &str = "tests/fixtures/adapters/delay_within_cap--backon-exponential--3f77ba277d591716.json";
+const BACKON_FIXTURE: &str = "tests/fixtures/adapters/delay_within_cap--backon-exponential--d33bc17ec2cef0a6.json";
 
 fn command() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_timelaw"));
@@ -84,7 +84,7 @@ fn unknown_fields_anywhere_are_errors_with_place_and_name() {
     check_reading(r, typo("\"shrunk\"", "\"shrunk\": true, \"shrank\""), 2, &["unknown field `shrank`"]);
     check_reading(r, typo("\"note\"", "\"notes\": null, \"note\""), 2, &["unknown field `notes`"]);
     check_reading(r, typo("\"jitter\"", "\"jiter\": 1, \"jitter\""), 2, &["field `case.config", "`jiter`"]);
-    check_reading(r, typo("\"delay\": 0", "\"delay\": 0, \"dealy\": 0"), 2, &["unknown field `dealy`"]);
+    check_reading(r, typo("\"delay\": \"0\"", "\"delay\": \"0\", \"dealy\": 0"), 2, &["unknown field `dealy`"]);
     let retry_on = "field `case.config.retry_on.fatal`";
     check_reading(r, typo("\"timeout\": true", "\"timeout\": true, \"fatal\": true"), 2, &[retry_on]);
     let b = BACKON_FIXTURE;
@@ -95,9 +95,13 @@ fn unknown_fields_anywhere_are_errors_with_place_and_name() {
 #[test]
 fn versions_bom_nan_and_wrong_configs_are_named() {
     let r = REFERENCE_FIXTURE;
-    let version = |v: &'static str| move |text: &str| text.replacen("\"version\": 1,", v, 1);
+    let version = |v: &'static str| move |text: &str| text.replacen("\"version\": 2,", v, 1);
     check_reading(r, version("\"version\": 0,"), 2, &["fixture format version 0 does not exist"]);
-    check_reading(r, version("\"version\": 2,"), 2, &["fixture format version 2 is newer than this timelaw"]);
+    check_reading(r, version("\"version\": 3,"), 2, &["fixture format version 3 is newer than this timelaw"]);
+    check_reading(r, version("\"version\": 1,"), 0, &["1 passed"]);
+    let gap = "field `case.schedule.calls[0].gap_before`: `5 ms` is not a VDuration: ` ms` is not a unit; expected a duration";
+    check_reading(r, |text| text.replacen("\"gap_before\": \"0\"", "\"gap_before\": \"5 ms\"", 1), 2, &[gap]);
+    check_reading(r, |text| text.replacen("\"gap_before\": \"0\"", "\"gap_before\": 0", 1), 0, &["1 passed"]);
     check_reading(r, |text| format!("\u{feff}{text}"), 0, &["1 passed"]);
     let nan = "field `case.config.factor`: `NaN` is not a JSON number";
     check_reading(BACKON_FIXTURE, |text| text.replacen("\"factor\": 2.0", "\"factor\": NaN", 1), 2, &[nan]);
@@ -256,14 +260,13 @@ fn temporaries(dir: &Path) -> Vec<PathBuf> {
     snapshot(dir).into_keys().filter(|path| path.extension().is_some_and(|ext| ext == "tmp")).collect()
 }
 
-/// A fuzz artifact whose case violates a law of `backon-exponential`.
+/// A fuzz artifact whose case violates a law of `backon-exponential` (`delay_within_cap`: `min_delay` above
+/// `max_delay`).
 const VIOLATING_ARTIFACT: &str = concat!(
-    "cc59c8982cac8795961e6816171d32db0e55322c3b6e834b0877a8710277ab48219eb12e9eba0e2471359b0762a8d350",
-    "07889ac6a92a62fde60c265ea0c8d1c82e35964ac6b99a76d0edb3272719a683a41464edca4742fe5089a0be5044e8ca",
-    "925f831a2577c06b45604850df599d76e32b993ee6c5904cf340b0407cc285052fdf5ef7b538e56bf030b06988088a74",
-    "7e9c2207c4a63c163991076052570dcfa43de408e57902a0bb0dcc6cf24392d92d4692596767dd9f95627da3d82218a6",
-    "5d440cf13789cb28de9a3709793c2b833ee76754a465881f73cb288d9599a0b2efb355cb3ef92c3f228d348603d9a607",
-    "2d90ba677edf8b6892b8b02384feffbf",
+    "7ba57537a397405770c34603f6477334b2315f57affb65d26fe586f5c0cf10a5c8688ae7da560ec3d91e19bba0473969",
+    "8f40c0afec44a4a07b04ea45cb1d6e3510a830e626558584d11071e5b542ef1e6a8cd5a3b8a29f9e5b593a8744014ee0",
+    "68ff2d899c54d657e5fe198db8dbc2d0764c42a52202f8ef3a29e56436dc3ce36d135534244522ad61c56ba42ef6a5a3",
+    "4a34ea4c5a1763cd203c5e247de30b4679cb866311258ba6aa961837ed4adcf5476ffb0a6aad25a6d88a9623d5db5153",
 );
 
 fn from_hex(text: &str) -> Vec<u8> {

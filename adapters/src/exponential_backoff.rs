@@ -7,6 +7,8 @@
 //! (`fastrand::seed`) right before it creates the iterator, so the jitter is replayable from the case
 //! seed on any thread.
 
+use std::time::Duration;
+
 use exponential_backoff::Backoff;
 use serde::{Deserialize, Serialize};
 use timelaw_core::{
@@ -24,10 +26,13 @@ use timelaw_generators::draw::{self, offer, MS, SEC};
 /// | field | call | domain (simplest first) |
 /// |---|---|---|
 /// | `max_attempts` | `Backoff::new(max_attempts, ..)` | 3 (the default), 1..=6, 7..=13, up to 1000 |
-/// | `min` | `Backoff::new(_, min, _)` | 0 ns..=1 h, 100 ms (the default) |
+/// | `min` | `Backoff::new(_, min, _)` | 0 ns..=1 h, 100 ms (the default); one in eight a boundary value up to `Duration::MAX` |
 /// | `max` | `Backoff::new(_, _, max)`; `None` is "no max duration" | 10 s (the default), above `min`, none, below `min` |
 /// | `jitter_milli` | `set_jitter(jitter_milli / 1000)`, which accepts `0..=1` | 0, 300 (the default), 1..=1000 |
 /// | `factor` | `set_factor` | 2 (the default), 0..=10, 11..=1000, `u32::MAX` |
+///
+/// Durations are `std::time::Duration`, as the crate takes them, drawn with [`draw::std_delay`] (the
+/// boundary vocabulary of [`draw::boundary_durations`] included) and written as text in fixtures.
 ///
 /// `max_attempts == 0` is not drawn: the iterator is then empty and the documented loop never runs the
 /// operation, so what the call returns is the caller's choice, not the crate's.
@@ -37,9 +42,11 @@ pub struct ExponentialBackoffConfig {
     /// Attempts, the first included.
     pub max_attempts: u32,
     /// The first delay and the floor of every delay.
-    pub min: VDuration,
+    #[serde(with = "timelaw_core::duration_text")]
+    pub min: Duration,
     /// The cap; `None` for no cap.
-    pub max: Option<VDuration>,
+    #[serde(with = "timelaw_core::duration_text::option")]
+    pub max: Option<Duration>,
     /// The jitter in thousandths.
     pub jitter_milli: u32,
     /// The growth factor.
@@ -51,8 +58,8 @@ impl Default for ExponentialBackoffConfig {
     fn default() -> ExponentialBackoffConfig {
         ExponentialBackoffConfig {
             max_attempts: 3,
-            min: MS.saturating_mul(100),
-            max: Some(VDuration::from_secs(10)),
+            min: Duration::from_millis(100),
+            max: Some(Duration::from_secs(10)),
             jitter_milli: 300,
             factor: 2,
         }
@@ -62,7 +69,7 @@ impl Default for ExponentialBackoffConfig {
 impl ExponentialBackoffConfig {
     /// The `Backoff` this config describes.
     pub fn backoff(&self) -> Backoff {
-        let mut backoff = Backoff::new(self.max_attempts, self.min.to_std(), self.max.map(VDuration::to_std));
+        let mut backoff = Backoff::new(self.max_attempts, self.min, self.max);
         backoff.set_jitter(self.jitter_milli.min(1000) as f32 / 1000.0);
         backoff.set_factor(self.factor);
         backoff
@@ -76,12 +83,12 @@ fn describe_once<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> ExponentialBa
         2 => c.between(7, 13),
         _ => c.between(14, 1000),
     } as u32; // At most 1000.
-    let min = draw::delay(c, MS.saturating_mul(100));
+    let min = draw::std_delay(c, MS.saturating_mul(100));
     let max = match c.weighted(&[2, 4, 1, 1]) {
-        0 => Some(VDuration::from_secs(10)),
-        1 => Some(min.saturating_add(draw::delay(c, SEC))),
+        0 => Some(Duration::from_secs(10)),
+        1 => Some(min.saturating_add(draw::std_delay(c, SEC))),
         2 => None,
-        _ => Some(draw::delay(c, SEC)),
+        _ => Some(draw::std_delay(c, SEC)),
     };
     let jitter_milli = optional(c, swarm.jitter, 1, 2, |c| match c.weighted(&[1, 2]) {
         0 => 300,
@@ -108,16 +115,17 @@ impl AdapterConfig for ExponentialBackoffConfig {
     /// - `jitter`: symmetric by `jitter` ("Set the amount of jitter per backoff", which the crate applies
     ///   up and down), 1 ns tolerance for its integer rounding.
     fn contract(&self) -> Contract {
+        let min = VDuration::from_std(self.min);
         let backoff = match self.factor {
-            0 => BackoffShape::Constant { delay: self.min },
-            factor => BackoffShape::Exponential { initial: self.min, factor_milli: u64::from(factor) * 1000 },
+            0 => BackoffShape::Constant { delay: min },
+            factor => BackoffShape::Exponential { initial: min, factor_milli: u64::from(factor) * 1000 },
         };
         let jittered = self.jitter_milli > 0;
         let ratio_milli = u64::from(self.jitter_milli.min(1000));
         Contract {
             max_attempts: Some(self.max_attempts),
-            delay_min: Some(self.min),
-            delay_max: self.max,
+            delay_min: Some(min),
+            delay_max: self.max.map(VDuration::from_std),
             backoff: Some(backoff),
             jitter: Some(if jittered { JitterBounds::Symmetric { ratio_milli } } else { JitterBounds::None }),
             delay_tolerance: if jittered { VDuration::from_nanos(1) } else { VDuration::ZERO },
@@ -137,10 +145,10 @@ impl AdapterConfig for ExponentialBackoffConfig {
         push(ExponentialBackoffConfig { factor: self.factor / 2, ..self.clone() });
         push(ExponentialBackoffConfig { max: None, ..self.clone() });
         push(ExponentialBackoffConfig { jitter_milli: self.jitter_milli / 2, ..self.clone() });
-        for min in draw::simpler_delays(self.min) {
+        for min in draw::simpler_std_delays(self.min) {
             push(ExponentialBackoffConfig { min, ..self.clone() });
         }
-        for max in self.max.map(draw::simpler_delays).into_iter().flatten() {
+        for max in self.max.map(draw::simpler_std_delays).into_iter().flatten() {
             push(ExponentialBackoffConfig { max: Some(max), ..self.clone() });
         }
         out

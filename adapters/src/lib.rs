@@ -7,7 +7,9 @@
 //! use timelaw_core::{execute, EventKind, Outcome, Schedule, Step, Subject, VDuration};
 //!
 //! let s = VDuration::from_millis;
-//! let config = BackonFibonacciConfig { jitter: false, min_delay: s(1000), max_delay: Some(s(1500)), max_times: Some(3) };
+//! // backon takes `std::time::Duration`, so the config does too (written as text, "1.5s", in fixtures).
+//! let ms = std::time::Duration::from_millis;
+//! let config = BackonFibonacciConfig { jitter: false, min_delay: ms(1000), max_delay: Some(ms(1500)), max_times: Some(3) };
 //! let three_failures = Schedule::single(vec![Step::instant(Outcome::Transient); 3]);
 //! let trace = execute(&BackonFibonacci, &config, &three_failures, 0);
 //! let sleeps: Vec<VDuration> = trace.events.iter().filter_map(|event| match event.kind {

@@ -15,7 +15,9 @@ use crate::tokio_driver::{run_tokio, TokioWorld};
 use timelaw_core::sync_loop::retryable;
 use timelaw_generators::draw::{self, offer, MS};
 
-/// The loop's settings, all in whole milliseconds (tokio's timer resolution).
+/// The loop's settings, all in whole milliseconds (tokio's timer resolution). They are the application's
+/// own settings, not a crate's API, so they stay `VDuration` (text in fixtures) and are not drawn past
+/// a minute; the crates' `std::time::Duration` settings reach `Duration::MAX`.
 ///
 /// | field | domain (simplest first) |
 /// |---|---|

@@ -75,17 +75,18 @@ fn tokio_retry2_tables() {
     // "500ms, 500ms, 1000ms, 1500ms".
     let fibonacci = FibonacciStrategy { millis: 500, factor: 1, max_delay: None, take: Some(4) };
     check(&TokioRetry2Fibonacci, fibonacci, 9, &[500, 500, 1000, 1500], 5);
-    let fixed = FixedStrategy { interval: VDuration::from_millis(500), take };
+    let fixed = FixedStrategy { interval: VDuration::from_millis(500).to_std(), take };
     check(&TokioRetry2Fixed, fixed, 9, &[500, 500, 500], 4);
     // "Start at 100ms, increase by 200ms each retry": 100, 300, 500 ms.
     let linear = LinearStrategy {
-        initial: VDuration::from_millis(100),
-        increment: Some(VDuration::from_millis(200)),
+        initial: VDuration::from_millis(100).to_std(),
+        increment: Some(VDuration::from_millis(200).to_std()),
         max_delay: None,
         take,
     };
     check(&TokioRetry2Linear, linear, 9, &[100, 300, 500], 4);
     // "stops_increasing_at_max_delay": 2, 4, 4 ms.
-    let capped = ExponentialStrategy { base_millis: 2, factor: 1, max_delay: Some(VDuration::from_millis(4)), take };
+    let capped =
+        ExponentialStrategy { base_millis: 2, factor: 1, max_delay: Some(VDuration::from_millis(4).to_std()), take };
     check(&TokioRetry2Exponential, capped, 9, &[2, 4, 4], 4);
 }

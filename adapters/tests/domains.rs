@@ -59,23 +59,23 @@ enum Jitter {
 #[test]
 fn backon() {
     let exponential =
-        r#"{"jitter":false,"factor":2.0,"min_delay":0,"max_delay":60000000000,"max_times":3,"total_delay":null}"#;
+        r#"{"jitter":false,"factor":2.0,"min_delay":"0","max_delay":"60s","max_times":3,"total_delay":null}"#;
     check(&BackonExponential, exponential, Jitter::Swarmed);
-    check(&BackonFibonacci, r#"{"jitter":false,"min_delay":0,"max_delay":60000000000,"max_times":3}"#, Jitter::Swarmed);
-    check(&BackonConstant, r#"{"delay":0,"max_times":3,"jitter":false}"#, Jitter::Swarmed);
-    let retry = r#"{"backoff":{"constant":{"delay":0,"max_times":3,"jitter":false}},"notify":false}"#;
+    check(&BackonFibonacci, r#"{"jitter":false,"min_delay":"0","max_delay":"60s","max_times":3}"#, Jitter::Swarmed);
+    check(&BackonConstant, r#"{"delay":"0","max_times":3,"jitter":false}"#, Jitter::Swarmed);
+    let retry = r#"{"backoff":{"constant":{"delay":"0","max_times":3,"jitter":false}},"notify":false}"#;
     check(&BackonRetry, retry, Jitter::Swarmed);
 }
 
 #[test]
 fn tower() {
-    check(&TowerBackoff, r#"{"min":0,"max":1,"jitter":0.0,"max_retries":0}"#, Jitter::Swarmed);
-    check(&TowerBudget, r#"{"ttl":1000000000,"min_per_sec":0,"retry_percent":0.2}"#, Jitter::Absent);
+    check(&TowerBackoff, r#"{"min":"0","max":"1ns","jitter":0.0,"max_retries":0}"#, Jitter::Swarmed);
+    check(&TowerBudget, r#"{"ttl":"1s","min_per_sec":0,"retry_percent":0.2}"#, Jitter::Absent);
 }
 
 #[test]
 fn exponential_backoff() {
-    let simplest = r#"{"max_attempts":3,"min":0,"max":10000000000,"jitter_milli":0,"factor":2}"#;
+    let simplest = r#"{"max_attempts":3,"min":"0","max":"10s","jitter_milli":0,"factor":2}"#;
     check(&ExponentialBackoffSubject, simplest, Jitter::Swarmed);
 }
 
@@ -85,9 +85,9 @@ fn tokio_retry2() {
     let factor = r#"{"initial_millis":500,"base_factor":2.0,"max_delay":null,"take":3}"#;
     check(&TokioRetry2ExponentialFactor, factor, Jitter::Absent);
     check(&TokioRetry2Fibonacci, r#"{"millis":10,"factor":1,"max_delay":null,"take":3}"#, Jitter::Absent);
-    check(&TokioRetry2Fixed, r#"{"interval":0,"take":3}"#, Jitter::Absent);
-    check(&TokioRetry2Linear, r#"{"initial":0,"increment":null,"max_delay":null,"take":3}"#, Jitter::Absent);
-    let retry = r#"{"strategy":{"fixed":{"interval":0,"take":3}},"notify":false,"retry_after":false}"#;
+    check(&TokioRetry2Fixed, r#"{"interval":"0","take":3}"#, Jitter::Absent);
+    check(&TokioRetry2Linear, r#"{"initial":"0","increment":null,"max_delay":null,"take":3}"#, Jitter::Absent);
+    let retry = r#"{"strategy":{"fixed":{"interval":"0","take":3}},"notify":false,"retry_after":false}"#;
     check(&TokioRetry2Retry, retry, Jitter::Absent);
 }
 
@@ -95,7 +95,36 @@ fn tokio_retry2() {
 fn tokio_timeout_loop() {
     check(
         &TokioTimeoutLoop,
-        r#"{"max_attempts":1,"attempt_timeout":1000000,"delay":0,"deadline":null}"#,
+        r#"{"max_attempts":1,"attempt_timeout":"1ms","delay":"0","deadline":null}"#,
         Jitter::Absent,
     );
+}
+
+/// Whether some of 4,000 sampled configs of `subject` has `field` at `Duration::MAX` (the boundary
+/// vocabulary reaches a crate's `std::time::Duration` fields), and most have it at most an hour.
+#[track_caller]
+fn check_reaches_duration_max<S: ConfigDomain>(subject: &S, field: fn(&S::Config) -> Option<std::time::Duration>) {
+    let fields: Vec<std::time::Duration> = (0..4000)
+        .filter_map(|index| field(&subject.sample_config(&mut SplitMix64::new(mix(3, index)), &swarm_for(3, index))))
+        .collect();
+    let name = subject.name();
+    assert!(fields.contains(&std::time::Duration::MAX), "{name}: Duration::MAX never drawn");
+    let ordinary = fields.iter().filter(|d| **d <= std::time::Duration::from_secs(3600)).count();
+    assert!(ordinary * 4 > fields.len() * 3, "{name}: only {ordinary} of {} values are ordinary", fields.len());
+}
+
+#[test]
+fn std_duration_fields_reach_duration_max() {
+    check_reaches_duration_max(&BackonExponential, |c| Some(c.min_delay));
+    check_reaches_duration_max(&BackonExponential, |c| c.max_delay);
+    check_reaches_duration_max(&BackonExponential, |c| c.total_delay);
+    check_reaches_duration_max(&BackonFibonacci, |c| Some(c.min_delay));
+    check_reaches_duration_max(&BackonConstant, |c| Some(c.delay));
+    check_reaches_duration_max(&ExponentialBackoffSubject, |c| Some(c.min));
+    check_reaches_duration_max(&ExponentialBackoffSubject, |c| c.max);
+    check_reaches_duration_max(&TowerBackoff, |c| Some(c.min));
+    check_reaches_duration_max(&TokioRetry2Fixed, |c| Some(c.interval));
+    check_reaches_duration_max(&TokioRetry2Linear, |c| Some(c.initial));
+    check_reaches_duration_max(&TokioRetry2Linear, |c| c.increment);
+    check_reaches_duration_max(&TokioRetry2Exponential, |c| c.max_delay);
 }

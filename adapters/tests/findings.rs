@@ -4,14 +4,16 @@
 mod support;
 
 use timelaw_adapters::backon::{
-    BackonBuilder, BackonExponential, BackonExponentialConfig, BackonFibonacci, BackonFibonacciConfig, BackonRetry,
-    BackonRetryConfig,
+    BackonBuilder, BackonConstant, BackonConstantConfig, BackonExponential, BackonExponentialConfig, BackonFibonacci,
+    BackonFibonacciConfig, BackonRetry, BackonRetryConfig,
 };
 use timelaw_adapters::exponential_backoff::{ExponentialBackoffConfig, ExponentialBackoffSubject};
-use timelaw_adapters::tokio_retry2::{FixedStrategy, Strategy, TokioRetry2Retry, TokioRetry2RetryConfig};
+use timelaw_adapters::tokio_retry2::{
+    FixedStrategy, LinearStrategy, Strategy, TokioRetry2Retry, TokioRetry2RetryConfig,
+};
 use timelaw_adapters::tokio_timeout_loop::{TokioTimeoutLoop, TokioTimeoutLoopConfig};
-use timelaw_adapters::tower::{TowerBudget, TowerBudgetConfig};
-use timelaw_adapters::F32;
+use timelaw_adapters::tower::{TowerBackoff, TowerBackoffConfig, TowerBudget, TowerBudgetConfig};
+use timelaw_adapters::{F32, F64};
 use timelaw_core::{execute, CallScript, Case, Outcome, Schedule, Step, Subject, VDuration};
 use timelaw_laws::Verdict;
 
@@ -53,7 +55,7 @@ fn check<S: Subject>(subject: &S, config: S::Config, schedule: Schedule, law: &s
 }
 
 fn backon_exponential(max_delay: VDuration) -> BackonExponentialConfig {
-    BackonExponentialConfig { max_delay: Some(max_delay), ..BackonExponentialConfig::default() }
+    BackonExponentialConfig { max_delay: Some(max_delay.to_std()), ..BackonExponentialConfig::default() }
 }
 
 #[test]
@@ -74,8 +76,12 @@ fn backon_first_delay_ignores_a_cap_below_min_delay() {
 
 #[test]
 fn backon_fibonacci_overshoots_its_cap_once() {
-    let fibonacci =
-        |max| BackonFibonacciConfig { jitter: false, min_delay: ms(1000), max_delay: Some(max), max_times: Some(3) };
+    let fibonacci = |max: VDuration| BackonFibonacciConfig {
+        jitter: false,
+        min_delay: ms(1000).to_std(),
+        max_delay: Some(max.to_std()),
+        max_times: Some(3),
+    };
     // 1 s, 1 s, then 1 s + 1 s = 2 s although max_delay is 1.5 s.
     check(&BackonFibonacci, fibonacci(ms(1500)), failures(3), "delay_within_cap", ViolatedAt(9, "SleepRequested"));
     check(&BackonFibonacci, fibonacci(ms(2000)), failures(3), "delay_within_cap", Holds);
@@ -83,10 +89,10 @@ fn backon_fibonacci_overshoots_its_cap_once() {
 
 #[test]
 fn backon_total_delay_overflows_without_a_cap() {
-    let huge = |max_delay| BackonExponentialConfig {
+    let huge = |max_delay: Option<VDuration>| BackonExponentialConfig {
         factor: F32(1e30),
-        max_delay,
-        total_delay: Some(ms(5000)),
+        max_delay: max_delay.map(VDuration::to_std),
+        total_delay: Some(ms(5000).to_std()),
         ..BackonExponentialConfig::default()
     };
     // The second delay saturates to Duration::MAX and `cumulative + delay` panics.
@@ -101,7 +107,7 @@ fn exponential(
     jitter_milli: u32,
     factor: u32,
 ) -> ExponentialBackoffConfig {
-    ExponentialBackoffConfig { max_attempts, min, max, jitter_milli, factor }
+    ExponentialBackoffConfig { max_attempts, min: min.to_std(), max: max.map(VDuration::to_std), jitter_milli, factor }
 }
 
 #[test]
@@ -154,7 +160,11 @@ fn exponential_backoff_stops_growing_at_u32_max() {
 }
 
 fn tokio_retry2(interval: VDuration, notify: bool, retry_after: bool) -> TokioRetry2RetryConfig {
-    TokioRetry2RetryConfig { strategy: Strategy::Fixed(FixedStrategy { interval, take: Some(3) }), notify, retry_after }
+    TokioRetry2RetryConfig {
+        strategy: Strategy::Fixed(FixedStrategy { interval: interval.to_std(), take: Some(3) }),
+        notify,
+        retry_after,
+    }
 }
 
 #[test]
@@ -186,7 +196,8 @@ fn tokio_retry2_notifies_the_previous_delay() {
 
 #[test]
 fn tower_budget_rounds_the_ratio_up() {
-    let budget = |ratio| TowerBudgetConfig { ttl: VDuration::from_secs(1), min_per_sec: 0, retry_percent: F32(ratio) };
+    let budget =
+        |ratio| TowerBudgetConfig { ttl: VDuration::from_secs(1).to_std(), min_per_sec: 0, retry_percent: F32(ratio) };
     let ok = CallScript::outcomes(&[Outcome::Ok]);
     let schedule = Schedule::new(vec![ok.clone(), ok, CallScript::outcomes(&[Outcome::Transient; 3])]);
     // 0.6 retries per deposit: two deposits allow 1.2 retries, tower grants one per deposit.
@@ -228,4 +239,59 @@ fn tokio_timeout_cannot_tell_apart_two_instants_in_one_millisecond() {
     );
     schedule.calls[0].gap_before = VDuration::ZERO;
     check(&TokioTimeoutLoop, timeout_loop(ms(10), VDuration::ZERO, None), schedule, "eventually_succeeds", Holds);
+}
+
+#[test]
+fn tower_jitter_on_a_huge_min_overflows_duration_new() {
+    // Seconds past 2^64 / jitter saturate at u64::MAX, and the jittered nanoseconds carry a second more.
+    let huge = |jitter| TowerBackoffConfig {
+        min: std::time::Duration::new(u64::MAX / 2, 999_999_999),
+        max: Some(std::time::Duration::MAX),
+        jitter: F64(jitter),
+        max_retries: 3,
+    };
+    check(&TowerBackoff, huge(97.782), failures(1), "never_panics", ViolatedAt(3, "Panic"));
+    check(&TowerBackoff, huge(0.5), failures(1), "never_panics", Holds);
+}
+
+#[test]
+fn tokio_retry2_retry_panics_on_a_delay_past_the_instant_range() {
+    let linear = |initial| TokioRetry2RetryConfig {
+        strategy: Strategy::Linear(LinearStrategy { initial, increment: None, max_delay: None, take: Some(3) }),
+        notify: false,
+        retry_after: false,
+    };
+    // `Instant::now() + duration` in `RetryIf::retry`: past i64::MAX seconds the monotonic clock overflows.
+    let past = std::time::Duration::new(i64::MAX as u64, 500_000_000);
+    check(&TokioRetry2Retry, linear(past), failures(1), "never_panics", ViolatedAt(3, "Panic"));
+    check(&TokioRetry2Retry, linear(std::time::Duration::MAX), failures(1), "never_panics", ViolatedAt(3, "Panic"));
+    check(&TokioRetry2Retry, linear(std::time::Duration::from_secs(1 << 40)), failures(1), "never_panics", Holds);
+}
+
+#[test]
+fn backon_jitter_on_a_huge_delay_overflows() {
+    // `delay + delay.mul_f32(rng)` and `next += ...`: plain additions past `Duration::MAX`.
+    let huge = std::time::Duration::new(u64::MAX, 999_000_000);
+    let fine = std::time::Duration::from_secs(1 << 62);
+    let constant = |delay| BackonConstantConfig { delay, max_times: Some(3), jitter: true };
+    check(&BackonConstant, constant(huge), failures(1), "never_panics", ViolatedAt(3, "Panic"));
+    check(&BackonConstant, constant(fine), failures(1), "never_panics", Holds);
+    let fibonacci = |min_delay| BackonFibonacciConfig {
+        jitter: true,
+        min_delay,
+        max_delay: Some(std::time::Duration::from_millis(1)),
+        max_times: Some(3),
+    };
+    check(&BackonFibonacci, fibonacci(huge), failures(1), "never_panics", ViolatedAt(3, "Panic"));
+    check(&BackonFibonacci, fibonacci(fine), failures(1), "never_panics", Holds);
+}
+
+#[test]
+fn tower_backoff_stops_doubling_after_32_backoffs() {
+    let config =
+        TowerBackoffConfig { min: std::time::Duration::from_millis(1), max: None, jitter: F64(0.0), max_retries: 40 };
+    // Sleep 33 is 1 ms * (2^32 - 1): `2_u32.saturating_pow(32)` is `u32::MAX`.
+    let law = "backoff_shape_without_jitter";
+    check(&TowerBackoff, config.clone(), failures(33), law, ViolatedAt(99, "SleepRequested"));
+    check(&TowerBackoff, config, failures(32), law, Holds);
 }

@@ -21,6 +21,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::clock::{ClockKind, ClockReads, WallInstant};
+use crate::duration_text;
 use crate::time::{VDuration, VInstant};
 
 /// Where in a run a wall jump happens.
@@ -36,14 +37,31 @@ pub enum JumpAt {
     Attempt(u32),
 }
 
-/// One jump of the wall clock.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// One jump of the wall clock. Written `{"at": ..., "by": "-1.5s"}` (signed duration text,
+/// [`duration_text::signed`]); the older `"by_ns": -1500000000` is read too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WallJump {
     /// When.
     pub at: JumpAt,
     /// By how much, in nanoseconds; negative moves the wall clock backwards.
+    #[serde(rename = "by", alias = "by_ns", deserialize_with = "duration_text::signed::deserialize")]
     pub by_ns: i64,
+}
+
+impl Serialize for WallJump {
+    /// `by` as text; in the integer form of [`duration_text::with_integer_nanos`] the older `by_ns`.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut out = serializer.serialize_struct("WallJump", 2)?;
+        out.serialize_field("at", &self.at)?;
+        if duration_text::integer_nanos() {
+            out.serialize_field("by_ns", &self.by_ns)?;
+        } else {
+            out.serialize_field("by", &duration_text::signed::to_text(self.by_ns))?;
+        }
+        out.end()
+    }
 }
 
 /// Where a run of failed reads starts.

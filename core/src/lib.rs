@@ -19,6 +19,7 @@
 //!
 //! ## Virtual time
 //! [`VDuration`] and [`VInstant`] count nanoseconds on `u64` with saturating arithmetic ([`time`]).
+//! Files write durations as exact text (`"1.5s"`, `"max"`), through [`duration_text`].
 //!
 //! ## Randomness
 //! [`SplitMix64`] with a fixed algorithm, [`mix`] for per-case seeds, and [`Scripted`] values ([`rng`]).
@@ -46,6 +47,7 @@ pub mod clock;
 pub mod clock_faults;
 pub mod contract;
 mod contract_shapes;
+pub mod duration_text;
 pub mod exec;
 pub mod float;
 pub mod heartbeat;

@@ -39,9 +39,7 @@
 
 use std::time::Duration;
 
-use crate::{
-    Abort, AttemptResult, CallInfo, CallResult, Contract, ErrorKind, Outcome, RetryOn, VDuration, Wake, World,
-};
+use crate::{Abort, AttemptResult, CallInfo, CallResult, Contract, ErrorKind, Outcome, RetryOn, Wake, World};
 
 /// The laws that judge this loop rather than the crate behind it: whether a success ends the call, a
 /// fatal error or a non-idempotent call stops retrying, exhausted retries return the last error, the
@@ -164,7 +162,8 @@ pub fn sleep(world: &mut World<'_>, delay: Duration) -> Result<Option<CallResult
     if world.is_cancelled() {
         return Ok(cancelled);
     }
-    Ok(match world.sleep(VDuration::from_std(delay))? {
+    // Up to `Duration::MAX`: a delay past `VDuration::MAX` is recorded as clamped (`World::sleep_std`).
+    Ok(match world.sleep_std(delay)? {
         Wake::Elapsed => None,
         Wake::Cancelled => cancelled,
     })
@@ -173,6 +172,7 @@ pub fn sleep(world: &mut World<'_>, delay: Duration) -> Result<Option<CallResult
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::VDuration;
 
     #[track_caller]
     fn check(policy: Contract) {

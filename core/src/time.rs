@@ -15,13 +15,16 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::duration_text;
 
 const NANOS_PER_MICRO: u64 = 1_000;
 const NANOS_PER_MILLI: u64 = 1_000_000;
 const NANOS_PER_SEC: u64 = 1_000_000_000;
 
-/// A span of virtual time in nanoseconds. Serialized as a plain integer of nanoseconds.
+/// A span of virtual time in nanoseconds. Serialized as exact text (`"15ms"`, `"max"`,
+/// [`duration_text`]); an integer of nanoseconds (the older form) is read too.
 ///
 /// ```
 /// use timelaw_core::VDuration;
@@ -29,9 +32,9 @@ const NANOS_PER_SEC: u64 = 1_000_000_000;
 /// assert_eq!(d, VDuration::from_millis(15));
 /// assert_eq!(VDuration::MAX.saturating_add(d), VDuration::MAX);
 /// assert_eq!(d.to_string(), "15ms");
+/// assert_eq!(serde_json::to_string(&VDuration::from_micros(1500)).unwrap(), "\"1.5ms\"");
 /// ```
-#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(transparent)]
+#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct VDuration(u64);
 
 impl VDuration {
@@ -149,7 +152,9 @@ impl fmt::Debug for VDuration {
     }
 }
 
-/// A point in virtual time: nanoseconds since the start of the run. Serialized as a plain integer.
+/// A point in virtual time: nanoseconds since the start of the run. Serialized as the exact text of the
+/// time since the epoch (`"1.5s"`, `"max"` for [`VInstant::END`], [`duration_text`]); an integer of
+/// nanoseconds is read too.
 ///
 /// ```
 /// use timelaw_core::{VDuration, VInstant};
@@ -157,8 +162,7 @@ impl fmt::Debug for VDuration {
 /// assert_eq!(t.duration_since(VInstant::EPOCH), VDuration::from_millis(300));
 /// assert_eq!(VInstant::END.saturating_add(VDuration::from_secs(1)), VInstant::END);
 /// ```
-#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(transparent)]
+#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct VInstant(u64);
 
 impl VInstant {
@@ -208,6 +212,30 @@ impl fmt::Display for VInstant {
 impl fmt::Debug for VInstant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self, f)
+    }
+}
+
+impl Serialize for VDuration {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        duration_text::serialize(self, serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for VDuration {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<VDuration, D::Error> {
+        duration_text::deserialize(deserializer)
+    }
+}
+
+impl Serialize for VInstant {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        duration_text::serialize(self, serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for VInstant {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<VInstant, D::Error> {
+        duration_text::deserialize(deserializer)
     }
 }
 

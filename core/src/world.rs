@@ -519,6 +519,12 @@ impl<'s> World<'s> {
     /// The sleep or time limit; misuse.
     pub fn sleep(&mut self, duration: VDuration) -> Result<Wake, Abort> {
         self.begin_sleep(duration)?;
+        self.sleep_recorded(duration)
+    }
+
+    /// Moves the clock through a sleep of `duration` already recorded, cut by a cancellation strictly
+    /// inside it.
+    fn sleep_recorded(&mut self, duration: VDuration) -> Result<Wake, Abort> {
         let wake_at = self.clock.saturating_add(duration);
         match self.cancel_at().map(|at| at.max(self.clock)) {
             Some(cut) if cut < wake_at => {
@@ -536,7 +542,8 @@ impl<'s> World<'s> {
     /// Sleeps a `std::time::Duration` as a user passes it, up to `Duration::MAX`. A duration past
     /// [`VDuration::MAX`] (about 584 years) cannot be represented: it is recorded as asked, saturated
     /// (`SleepRequested` with `VDuration::MAX`), followed by `SleepClamped` to `VDuration::MAX`, and the
-    /// World sleeps that long (which passes the time limit: the run is cut there). Never panics.
+    /// World sleeps that long (which passes the time limit: the run is cut there, unless a cancellation
+    /// cuts the sleep first). Never panics.
     ///
     /// # Errors
     /// As [`World::sleep`].
@@ -547,9 +554,7 @@ impl<'s> World<'s> {
         }
         self.begin_sleep(saturated)?;
         self.record_sleep_clamped(saturated)?;
-        let wake_at = self.clock.saturating_add(saturated);
-        self.advance_to(wake_at)?;
-        Ok(Wake::Elapsed)
+        self.sleep_recorded(saturated)
     }
 
     /// Records a sleep request without moving the clock (for drivers with their own timers).

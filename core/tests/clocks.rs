@@ -1,6 +1,7 @@
 //! The World's two clocks: the wall clock moves with the monotonic one plus the scheduled jumps, every read
 //! is counted, scheduled read failures fail exactly the reads they name.
 
+use timelaw_core::duration_text::with_integer_nanos;
 use timelaw_core::{
     ClockFaults, ClockKind, Contract, EventKind, FailFrom, JumpAt, Outcome, ReadFailed, ReadFailure, Schedule, Step,
     Subject, Trace, VDuration, VInstant, WallInstant, WallJump, World,
@@ -119,12 +120,21 @@ fn schedules_without_clock_faults_serialize_as_before() {
     let json = serde_json::to_string(&schedule).unwrap();
     assert_eq!(
         json,
+        r#"{"calls":[{"gap_before":"0","steps":[{"duration":"0","outcome":"ok"}],"cancel_after":null,"idempotent":true}]}"#
+    );
+    // The integer form (fixture names hash it) is the one written before durations were text.
+    let old = with_integer_nanos(|| serde_json::to_string(&schedule).unwrap());
+    assert_eq!(
+        old,
         r#"{"calls":[{"gap_before":0,"steps":[{"duration":0,"outcome":"ok"}],"cancel_after":null,"idempotent":true}]}"#
     );
     let with_jump = schedule.with_clock(jumps(&[(JumpAt::Sleep(1), -5)]));
     let json = serde_json::to_string(&with_jump).unwrap();
-    assert!(json.ends_with(r#""clock":{"wall_jumps":[{"at":{"sleep":1},"by_ns":-5}]}}"#), "{json}");
+    assert!(json.ends_with(r#""clock":{"wall_jumps":[{"at":{"sleep":1},"by":"-5ns"}]}}"#), "{json}");
     assert_eq!(serde_json::from_str::<Schedule>(&json).unwrap(), with_jump);
+    let old = with_integer_nanos(|| serde_json::to_string(&with_jump).unwrap());
+    assert!(old.ends_with(r#""clock":{"wall_jumps":[{"at":{"sleep":1},"by_ns":-5}]}}"#), "{old}");
+    assert_eq!(serde_json::from_str::<Schedule>(&old).unwrap(), with_jump);
     let unknown = r#"{"calls":[],"clock":{"wall_jumps":[],"typo":1}}"#;
     assert!(serde_json::from_str::<Schedule>(unknown).is_err());
 }

@@ -215,8 +215,9 @@ impl Choices for Simplest {
 /// variant of an existing subject, such as a deliberately broken copy of the reference interpreter.
 ///
 /// ```
-/// use timelaw_core::{Abort, Contract, Policy, Subject, World};
-/// use timelaw_generators::{describe_like, reference::Reference, simplest_config};
+/// use timelaw_core::reference::{Policy, Reference};
+/// use timelaw_core::{Abort, Contract, Subject, World};
+/// use timelaw_generators::{describe_like, simplest_config};
 ///
 /// /// The reference interpreter under another name (a real variant would change `run`).
 /// #[derive(Clone, Debug)]

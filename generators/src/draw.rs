@@ -131,6 +131,30 @@ pub fn std_duration<C: Choices + ?Sized>(c: &mut C, ordinary: impl FnOnce(&mut C
     }
 }
 
+/// [`delay`] as a user passes it to a crate that takes a `std::time::Duration`: one time in eight a
+/// [`boundary_durations`] value (up to `Duration::MAX`), otherwise an ordinary [`delay`]. Zero answers
+/// give zero.
+///
+/// ```
+/// use std::time::Duration;
+/// use timelaw_generators::draw::{std_delay, SEC};
+/// use timelaw_generators::Choices;
+/// let mut rng = timelaw_core::SplitMix64::new(7);
+/// let delays: Vec<Duration> = (0..4000).map(|_| std_delay(&mut rng, SEC)).collect();
+/// assert!(delays.contains(&Duration::MAX));
+/// assert!(delays.iter().filter(|d| **d <= Duration::from_secs(3600)).count() > 3000); // mostly ordinary
+/// ```
+pub fn std_delay<C: Choices + ?Sized>(c: &mut C, default: VDuration) -> StdDuration {
+    std_duration(c, |c| delay(c, default).to_std())
+}
+
+/// Simpler versions of a `std::time::Duration` delay: zero, one millisecond, and the delay rounded down
+/// to whole milliseconds and halved (exact up to `Duration::MAX`).
+pub fn simpler_std_delays(delay: StdDuration) -> [StdDuration; 4] {
+    let whole = StdDuration::new(delay.as_secs(), delay.subsec_millis() * 1_000_000);
+    [StdDuration::ZERO, StdDuration::from_millis(1), whole, whole / 2]
+}
+
 /// Offers `candidate` to `out` when it differs from `original` and is new. Every legal config is a
 /// candidate: a run that sleeps past the World's virtual time limit is cut there, never filtered out.
 pub fn offer<T: PartialEq>(out: &mut Vec<T>, original: &T, candidate: T) {

@@ -39,7 +39,7 @@
 //! declaration order:
 //!
 //! ```text
-//! { "schema_version": 1, "timelaw_version": "0.1.0", "subject": "reference", "seed": 42,
+//! { "schema_version": 2, "timelaw_version": "0.1.0", "subject": "reference", "seed": 42,
 //!   "cases": 1000, "threads": 2, "shard": {"index": 1, "count": 2} | null,
 //!   "swarm": ["jitter: on"], "case_range": [0, 1000] | null,
 //!   "laws": [ { "id": "attempts_within_max", "title": "...", "kind": "safety" | "liveness",
@@ -51,7 +51,8 @@
 //!               "first_inconclusive": { "case_index": 3, "reason": "..." } | null } ] }
 //! ```
 //!
-//! Within a schema version fields are only ever added; a reader ignores fields it does not know.
+//! Within a schema version fields are only ever added; a reader ignores fields it does not know. Schema 2
+//! writes the durations inside `violation.case` as exact text (`"250ms"`, `"max"`), like fixture format 2.
 //!
 //! ## Merging shards
 //! [`merge`] puts the JSON reports of the shards `1/N ..= N/N` of one run together into exactly the report

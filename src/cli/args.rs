@@ -67,11 +67,30 @@ pub enum Command {
         #[arg(long)]
         bless: bool,
     },
+    /// Work with fixture files.
+    Fixtures {
+        /// The fixture operation.
+        #[command(subcommand)]
+        command: FixturesCommand,
+    },
     /// Work with JSON reports.
     Report {
         /// The report operation.
         #[command(subcommand)]
         command: ReportCommand,
+    },
+}
+
+/// `timelaw fixtures ...`.
+#[derive(Debug, Subcommand)]
+pub enum FixturesCommand {
+    /// Rewrite fixtures of an older format version in the current one, in place (folders are searched
+    /// recursively). Prints each file it upgraded; a file it cannot read is named with its error and left
+    /// as it is (exit code 2).
+    Upgrade {
+        /// Fixture files or folders.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
     },
 }
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use timelaw_laws::Catalogue;
 use timelaw_reports::{merge, parse_json, render_json, render_junit, render_table, render_timeline, Report};
 
-use super::args::{CheckArgs, Command, Format, ListFormat, ReportCommand, CLI_CASES};
+use super::args::{CheckArgs, Command, FixturesCommand, Format, ListFormat, ReportCommand, CLI_CASES};
 use super::bar::{color_terminal, Bar};
 use super::{CliError, EXIT_ERROR, EXIT_HOLDS, EXIT_VIOLATED};
 use crate::config::{Config, StopAt, ENV_ALL, ENV_REPLAY, ENV_SHRINK};
@@ -46,6 +46,7 @@ pub(super) fn dispatch(registry: &Registry, command: Command) -> Result<u8, CliE
         Command::ImportCrash { artifact, subject, fixtures, bless } => {
             import_crash(registry, &artifact, &subject, &fixtures, bless)
         }
+        Command::Fixtures { command: FixturesCommand::Upgrade { paths } } => upgrade_fixtures(registry, &paths),
         Command::Report { command: ReportCommand::Merge { files, format } } => merge_reports(&files, format),
     }
 }
@@ -129,9 +130,8 @@ fn subjects(registry: &Registry) -> Result<u8, CliError> {
     Ok(EXIT_HOLDS)
 }
 
-fn replay(registry: &Registry, paths: &[PathBuf]) -> Result<u8, CliError> {
-    let laws = Catalogue::standard();
-    let config = Config::default().with_env_vars(ENV_REPLAY)?;
+/// The fixture files under `paths`; a path with none is an error.
+fn fixture_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, CliError> {
     let mut files = Vec::new();
     for path in paths {
         let found = fixture::list(path)?;
@@ -140,6 +140,13 @@ fn replay(registry: &Registry, paths: &[PathBuf]) -> Result<u8, CliError> {
         }
         files.extend(found);
     }
+    Ok(files)
+}
+
+fn replay(registry: &Registry, paths: &[PathBuf]) -> Result<u8, CliError> {
+    let laws = Catalogue::standard();
+    let config = Config::default().with_env_vars(ENV_REPLAY)?;
+    let files = fixture_files(paths)?;
     let (mut passed, mut failed, mut broken, mut warned) = (0, 0, 0, 0);
     for file in &files {
         let result = replay_file(registry, &laws, file, &config);
@@ -172,6 +179,48 @@ fn replay(registry: &Registry, paths: &[PathBuf]) -> Result<u8, CliError> {
         (1.., 0) => EXIT_VIOLATED,
         _ => EXIT_HOLDS,
     })
+}
+
+/// `timelaw fixtures upgrade`: the one command that rewrites a user's files, because it is asked to.
+fn upgrade_fixtures(registry: &Registry, paths: &[PathBuf]) -> Result<u8, CliError> {
+    let files = fixture_files(paths)?;
+    let (mut upgraded, mut current, mut broken) = (0, 0, 0);
+    for file in &files {
+        match upgrade_file(registry, file) {
+            Ok(true) => {
+                upgraded += 1;
+                out_line(&format!("upgraded {}", file.display()))?;
+            }
+            Ok(false) => current += 1,
+            Err(error) => {
+                broken += 1;
+                eprintln!("ERROR   {error} (left as it is)");
+            }
+        }
+    }
+    let version = fixture::VERSION;
+    out_line(&format!(
+        "{upgraded} upgraded to version {version}, {current} already version {version}, {broken} errors, {} fixtures",
+        files.len()
+    ))?;
+    Ok(if broken > 0 { EXIT_ERROR } else { EXIT_HOLDS })
+}
+
+/// Rewrites `file` in the current format when it is older (`true`), through a temporary file and a
+/// rename of the real file behind any symbolic link; a file that does not parse is never written.
+fn upgrade_file(registry: &Registry, file: &Path) -> Result<bool, fixture::FixtureError> {
+    let text = fixture::read_text(file)?;
+    let header = fixture::parse_header(file, &text)?;
+    if header.version == fixture::VERSION {
+        return Ok(false);
+    }
+    let subject = registry.for_fixture(file, &header.subject)?;
+    let Some(upgraded) = subject.upgrade(file, &text)? else {
+        return Ok(false);
+    };
+    let real = std::fs::canonicalize(file).map_err(|error| fixture::FixtureError::io(file, error))?;
+    fixture::write_atomic(&real, &upgraded)?;
+    Ok(true)
 }
 
 /// Prints the store's notes on stderr; a write error ends the command (exit 2) before any report.

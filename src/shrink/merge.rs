@@ -1,5 +1,6 @@
 //! Shrink passes that join parts of a schedule: `fold_calls` (a call removed with its gap folded into
-//! the next call's, so the calls after it still arrive when they did) and `merge_steps` (two adjacent
+//! the next call's, so the calls after it still arrive when they did; or a call's gap moved to the next
+//! call, so it arrives earlier and the others when they did) and `merge_steps` (two adjacent
 //! steps replaced by one, taking both durations, with each outcome from the simplest: two transient
 //! failures may become one fatal failure; fewer dispatches beat simpler outcomes).
 
@@ -16,6 +17,21 @@ pub(super) fn folded<C: Clone>(case: &Case<C>, index: usize) -> Option<Case<C>> 
     let following = next.schedule.calls.get_mut(index + 1)?;
     following.gap_before = following.gap_before.saturating_add(gap);
     next.schedule.calls.remove(index);
+    Some(next)
+}
+
+/// Call `index` arriving with no gap, its gap added to the next call's (so every later call arrives
+/// when it did); `None` for the last call or a call without a gap. The sum of the gaps stays; the
+/// gaps, compared call by call, get smaller (item 5 of [`super::order`]).
+pub(super) fn shifted<C: Clone>(case: &Case<C>, index: usize) -> Option<Case<C>> {
+    let gap = case.schedule.calls.get(index)?.gap_before;
+    if gap.is_zero() {
+        return None;
+    }
+    let mut next = case.clone();
+    let following = next.schedule.calls.get_mut(index + 1)?;
+    following.gap_before = following.gap_before.saturating_add(gap);
+    next.schedule.calls[index].gap_before = VDuration::ZERO;
     Some(next)
 }
 
@@ -42,13 +58,22 @@ pub(super) fn merged<C: Clone>(case: &Case<C>, call: usize, step: usize) -> Vec<
         .collect()
 }
 
-/// `fold_calls`: each call but the last removed with its gap folded into the next, from the last.
+/// `fold_calls`: each call but the last removed with its gap folded into the next, from the last; then
+/// each call's gap moved to the next call (the call arrives earlier, the later ones when they did).
 pub(super) fn fold_calls<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
     let mut progress = false;
     let mut index = shrinker.best.schedule.calls.len().saturating_sub(1);
     while index > 0 && !shrinker.out_of_budget() {
         index -= 1;
         if let Some(candidate) = folded(&shrinker.best, index) {
+            progress |= shrinker.attempt(candidate);
+        }
+    }
+    for index in 0..shrinker.best.schedule.calls.len().saturating_sub(1) {
+        if shrinker.out_of_budget() {
+            break;
+        }
+        if let Some(candidate) = shifted(&shrinker.best, index) {
             progress |= shrinker.attempt(candidate);
         }
     }

@@ -4,7 +4,7 @@
 use timelaw_core::{Case, Outcome, VDuration};
 use timelaw_generators::{case_outside, ConfigDomain};
 
-use super::merge::{folded, merged};
+use super::merge::{folded, merged, shifted};
 use super::order::{outcome_rank, shape};
 use super::passes::{boundaries, merge_equal_neighbours, read, slots, write};
 
@@ -52,6 +52,9 @@ fn schedule_moves<C: Clone>(case: &Case<C>, out: &mut Vec<Move<C>>) {
         push(out, format!("drop call {call}"), dropped);
         if let Some(next) = folded(case, call) {
             push(out, format!("fold call {call} into the next"), next);
+        }
+        if let Some(next) = shifted(case, call) {
+            push(out, format!("move call {call}'s gap to the next call"), next);
         }
         let steps = case.schedule.calls[call].steps.clone();
         for (index, step) in steps.iter().enumerate() {

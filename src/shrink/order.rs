@@ -8,8 +8,8 @@
 //! 4. a smaller config: the domain's own order, in which every shrink candidate it offers (and every
 //!    number it lowers) is smaller than the config it came from;
 //! 5. smaller schedule durations and features: fewer cancellations and non-idempotent calls, then the
-//!    sum of every duration (gaps, cancellation delays, attempt durations, retry-afters), then fewer
-//!    clock faults, then a smaller seed.
+//!    sum of every duration (gaps, cancellation delays, attempt durations, retry-afters), then the gaps
+//!    compared call by call (earlier arrivals first), then fewer clock faults, then a smaller seed.
 //!
 //! Items 1 to 3 are the [`Shape`] of a case. The shrinker never accepts a candidate whose shape is
 //! larger than the current case's, whatever else it simplifies, so a shorter schedule always beats a

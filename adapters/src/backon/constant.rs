@@ -2,6 +2,8 @@
 
 use backon::{BackoffBuilder, ConstantBuilder};
 use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
 use timelaw_core::{BackoffShape, Contract, VDuration};
 use timelaw_generators::{Choices, Swarm};
 
@@ -14,14 +16,15 @@ use timelaw_generators::draw::{self, offer, SEC};
 ///
 /// | field | builder call | domain (simplest first) |
 /// |---|---|---|
-/// | `delay` | `with_delay` | 0 ns..=1 h, 1 s (the default) |
+/// | `delay` | `with_delay` | 0 ns..=1 h, 1 s (the default); one in eight a boundary value up to `Duration::MAX` |
 /// | `max_times` | `with_max_times` / `without_max_times` (`None`) | 3, 0..=1000, none |
 /// | `jitter` | `with_jitter` (+ `with_jitter_seed` from the World) | off, on in a third of draws |
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BackonConstantConfig {
     /// Every delay.
-    pub delay: VDuration,
+    #[serde(with = "timelaw_core::duration_text")]
+    pub delay: Duration,
     /// Delays (retries) before giving up; `None` for `without_max_times`.
     pub max_times: Option<u32>,
     /// Add jitter.
@@ -31,14 +34,14 @@ pub struct BackonConstantConfig {
 impl Default for BackonConstantConfig {
     /// backon's defaults: 1 s, 3 times, no jitter.
     fn default() -> BackonConstantConfig {
-        BackonConstantConfig { delay: SEC, max_times: Some(3), jitter: false }
+        BackonConstantConfig { delay: SEC.to_std(), max_times: Some(3), jitter: false }
     }
 }
 
 impl BackonConstantConfig {
     /// The builder this config describes, its jitter seeded with `seed`.
     pub fn builder(&self, seed: u64) -> ConstantBuilder {
-        let mut builder = ConstantBuilder::new().with_delay(self.delay.to_std());
+        let mut builder = ConstantBuilder::new().with_delay(self.delay);
         builder = match self.max_times {
             Some(max_times) => builder.with_max_times(times(max_times)),
             None => builder.without_max_times(),
@@ -52,7 +55,7 @@ impl BackonConstantConfig {
 
 fn describe_once<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> BackonConstantConfig {
     let jitter = describe_jitter(c, swarm);
-    let delay = draw::delay(c, SEC);
+    let delay = draw::std_delay(c, SEC);
     let max_times = describe_max_times(c);
     BackonConstantConfig { delay, max_times, jitter }
 }
@@ -69,9 +72,9 @@ impl AdapterConfig for BackonConstantConfig {
     fn contract(&self) -> Contract {
         let contract = Contract {
             max_attempts: attempts(self.max_times),
-            delay_min: Some(self.delay),
-            delay_max: Some(self.delay),
-            backoff: Some(BackoffShape::Constant { delay: self.delay }),
+            delay_min: Some(VDuration::from_std(self.delay)),
+            delay_max: Some(VDuration::from_std(self.delay)),
+            backoff: Some(BackoffShape::Constant { delay: VDuration::from_std(self.delay) }),
             jitter: Some(jitter_bounds(self.jitter)),
             ..loop_contract()
         };
@@ -84,7 +87,7 @@ impl AdapterConfig for BackonConstantConfig {
         push(BackonConstantConfig::default());
         push(BackonConstantConfig { jitter: false, ..self.clone() });
         push(BackonConstantConfig { max_times: Some(self.max_times.unwrap_or(3).min(3)), ..self.clone() });
-        for delay in draw::simpler_delays(self.delay) {
+        for delay in draw::simpler_std_delays(self.delay) {
             push(BackonConstantConfig { delay, ..self.clone() });
         }
         out

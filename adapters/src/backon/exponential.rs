@@ -1,5 +1,7 @@
 //! `backon-exponential`: backon's `ExponentialBuilder`.
 
+use std::time::Duration;
+
 use backon::{BackoffBuilder, ExponentialBuilder};
 use serde::{Deserialize, Serialize};
 use timelaw_core::{BackoffShape, Contract, FloatFactor, VDuration};
@@ -19,10 +21,13 @@ use timelaw_generators::draw::{self, offer, SEC};
 /// |---|---|---|
 /// | `jitter` | `with_jitter` (+ `with_jitter_seed` from the World) | off, on in a third of draws |
 /// | `factor` | `with_factor` | 2, 1..=4, 1, 4..=16, huge (1e3, 1e10, 1e30, `f32::MAX`) |
-/// | `min_delay` | `with_min_delay` | 0 ns..=1 h, 1 s (the default) |
+/// | `min_delay` | `with_min_delay` | 0 ns..=1 h, 1 s (the default); one in eight a boundary value up to `Duration::MAX` |
 /// | `max_delay` | `with_max_delay` / `without_max_delay` (`None`) | 60 s, above `min_delay`, any (also below it), none |
 /// | `max_times` | `with_max_times` / `without_max_times` (`None`) | 3, 0..=1000, none |
-/// | `total_delay` | `with_total_delay` | none, 0 ns..=1 h |
+/// | `total_delay` | `with_total_delay` | none, 0 ns..=1 h; one in eight a boundary value |
+///
+/// Durations are `std::time::Duration`, as backon takes them, drawn with [`draw::std_delay`] (the
+/// boundary vocabulary of [`draw::boundary_durations`] included) and written as text in fixtures.
 ///
 /// Factors below 1 are not drawn: the docs say such a factor "does not make any sense".
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -33,13 +38,16 @@ pub struct BackonExponentialConfig {
     /// The growth factor.
     pub factor: F32,
     /// The first delay.
-    pub min_delay: VDuration,
+    #[serde(with = "timelaw_core::duration_text")]
+    pub min_delay: Duration,
     /// The cap; `None` for `without_max_delay`.
-    pub max_delay: Option<VDuration>,
+    #[serde(with = "timelaw_core::duration_text::option")]
+    pub max_delay: Option<Duration>,
     /// Delays (retries) before giving up; `None` for `without_max_times`.
     pub max_times: Option<u32>,
     /// The most a call may sleep in total.
-    pub total_delay: Option<VDuration>,
+    #[serde(with = "timelaw_core::duration_text::option")]
+    pub total_delay: Option<Duration>,
 }
 
 impl Default for BackonExponentialConfig {
@@ -48,8 +56,8 @@ impl Default for BackonExponentialConfig {
         BackonExponentialConfig {
             jitter: false,
             factor: F32(2.0),
-            min_delay: SEC,
-            max_delay: Some(VDuration::from_secs(60)),
+            min_delay: Duration::from_secs(1),
+            max_delay: Some(Duration::from_secs(60)),
             max_times: Some(3),
             total_delay: None,
         }
@@ -61,10 +69,10 @@ impl BackonExponentialConfig {
     pub fn builder(&self, seed: u64) -> ExponentialBuilder {
         let mut builder = ExponentialBuilder::new()
             .with_factor(self.factor.0)
-            .with_min_delay(self.min_delay.to_std())
-            .with_total_delay(self.total_delay.map(VDuration::to_std));
+            .with_min_delay(self.min_delay)
+            .with_total_delay(self.total_delay);
         builder = match self.max_delay {
-            Some(max) => builder.with_max_delay(max.to_std()),
+            Some(max) => builder.with_max_delay(max),
             None => builder.without_max_delay(),
         };
         builder = match self.max_times {
@@ -88,11 +96,11 @@ fn factor<C: Choices + ?Sized>(c: &mut C) -> F32 {
     }
 }
 
-fn max_delay<C: Choices + ?Sized>(c: &mut C, min_delay: VDuration) -> Option<VDuration> {
+fn max_delay<C: Choices + ?Sized>(c: &mut C, min_delay: Duration) -> Option<Duration> {
     match c.weighted(&[2, 4, 2, 1]) {
-        0 => Some(VDuration::from_secs(60)),
-        1 => Some(min_delay.saturating_add(draw::delay(c, SEC))),
-        2 => Some(draw::delay(c, SEC)),
+        0 => Some(Duration::from_secs(60)),
+        1 => Some(min_delay.saturating_add(draw::std_delay(c, SEC))),
+        2 => Some(draw::std_delay(c, SEC)),
         _ => None,
     }
 }
@@ -100,10 +108,10 @@ fn max_delay<C: Choices + ?Sized>(c: &mut C, min_delay: VDuration) -> Option<VDu
 fn describe_once<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> BackonExponentialConfig {
     let jitter = describe_jitter(c, swarm);
     let factor = factor(c);
-    let min_delay = draw::delay(c, SEC);
+    let min_delay = draw::std_delay(c, SEC);
     let max_delay = max_delay(c, min_delay);
     let max_times = describe_max_times(c);
-    let total_delay = optional(c, swarm.sleep_budget, 1, 4, |c| draw::delay(c, SEC));
+    let total_delay = optional(c, swarm.sleep_budget, 1, 4, |c| draw::std_delay(c, SEC));
     BackonExponentialConfig { jitter, factor, min_delay, max_delay, max_times, total_delay }
 }
 
@@ -124,15 +132,15 @@ impl AdapterConfig for BackonExponentialConfig {
     fn contract(&self) -> Contract {
         let contract = Contract {
             max_attempts: attempts(self.max_times),
-            delay_min: Some(self.min_delay.min(self.max_delay.unwrap_or(VDuration::MAX))),
-            delay_max: self.max_delay,
+            delay_min: Some(VDuration::from_std(self.min_delay.min(self.max_delay.unwrap_or(Duration::MAX)))),
+            delay_max: self.max_delay.map(VDuration::from_std),
             // The factor exactly as backon holds it (an `f32`, converted exactly), not rounded to thousandths.
             backoff: Some(BackoffShape::ExponentialFloat {
-                initial_nanos: u128::from(self.min_delay.as_nanos()),
+                initial_nanos: self.min_delay.as_nanos(),
                 factor: FloatFactor(f64::from(self.factor.0)),
             }),
             jitter: Some(jitter_bounds(self.jitter)),
-            sleep_budget: self.total_delay,
+            sleep_budget: self.total_delay.map(VDuration::from_std),
             ..loop_contract()
         };
         Contract { delay_tolerance: float_tolerance(&contract), ..contract }
@@ -146,10 +154,10 @@ impl AdapterConfig for BackonExponentialConfig {
         push(BackonExponentialConfig { total_delay: None, ..self.clone() });
         push(BackonExponentialConfig { factor: F32(2.0), ..self.clone() });
         push(BackonExponentialConfig { max_times: Some(self.max_times.unwrap_or(3).min(3)), ..self.clone() });
-        for min_delay in draw::simpler_delays(self.min_delay) {
+        for min_delay in draw::simpler_std_delays(self.min_delay) {
             push(BackonExponentialConfig { min_delay, ..self.clone() });
         }
-        for max_delay in self.max_delay.map(draw::simpler_delays).into_iter().flatten() {
+        for max_delay in self.max_delay.map(draw::simpler_std_delays).into_iter().flatten() {
             push(BackonExponentialConfig { max_delay: Some(max_delay), ..self.clone() });
         }
         out

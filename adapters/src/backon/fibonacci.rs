@@ -2,6 +2,8 @@
 
 use backon::{BackoffBuilder, FibonacciBuilder};
 use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
 use timelaw_core::{BackoffShape, Contract, VDuration};
 use timelaw_generators::{Choices, Swarm};
 
@@ -15,7 +17,7 @@ use timelaw_generators::draw::{self, offer, SEC};
 /// | field | builder call | domain (simplest first) |
 /// |---|---|---|
 /// | `jitter` | `with_jitter` (+ `with_jitter_seed` from the World) | off, on in a third of draws |
-/// | `min_delay` | `with_min_delay` | 0 ns..=1 h, 1 s (the default) |
+/// | `min_delay` | `with_min_delay` | 0 ns..=1 h, 1 s (the default); one in eight a boundary value up to `Duration::MAX` |
 /// | `max_delay` | `with_max_delay` / `without_max_delay` (`None`) | 60 s, above `min_delay`, any (also below it), none |
 /// | `max_times` | `with_max_times` / `without_max_times` (`None`) | 3, 0..=1000, none |
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -24,9 +26,11 @@ pub struct BackonFibonacciConfig {
     /// Add jitter.
     pub jitter: bool,
     /// The first delay and the unit of the sequence.
-    pub min_delay: VDuration,
+    #[serde(with = "timelaw_core::duration_text")]
+    pub min_delay: Duration,
     /// The cap; `None` for `without_max_delay`.
-    pub max_delay: Option<VDuration>,
+    #[serde(with = "timelaw_core::duration_text::option")]
+    pub max_delay: Option<Duration>,
     /// Delays (retries) before giving up; `None` for `without_max_times`.
     pub max_times: Option<u32>,
 }
@@ -36,8 +40,8 @@ impl Default for BackonFibonacciConfig {
     fn default() -> BackonFibonacciConfig {
         BackonFibonacciConfig {
             jitter: false,
-            min_delay: SEC,
-            max_delay: Some(VDuration::from_secs(60)),
+            min_delay: Duration::from_secs(1),
+            max_delay: Some(Duration::from_secs(60)),
             max_times: Some(3),
         }
     }
@@ -46,9 +50,9 @@ impl Default for BackonFibonacciConfig {
 impl BackonFibonacciConfig {
     /// The builder this config describes, its jitter seeded with `seed`.
     pub fn builder(&self, seed: u64) -> FibonacciBuilder {
-        let mut builder = FibonacciBuilder::new().with_min_delay(self.min_delay.to_std());
+        let mut builder = FibonacciBuilder::new().with_min_delay(self.min_delay);
         builder = match self.max_delay {
-            Some(max) => builder.with_max_delay(max.to_std()),
+            Some(max) => builder.with_max_delay(max),
             None => builder.without_max_delay(),
         };
         builder = match self.max_times {
@@ -64,11 +68,11 @@ impl BackonFibonacciConfig {
 
 fn describe_once<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> BackonFibonacciConfig {
     let jitter = describe_jitter(c, swarm);
-    let min_delay = draw::delay(c, SEC);
+    let min_delay = draw::std_delay(c, SEC);
     let max_delay = match c.weighted(&[2, 4, 2, 1]) {
-        0 => Some(VDuration::from_secs(60)),
-        1 => Some(min_delay.saturating_add(draw::delay(c, SEC))),
-        2 => Some(draw::delay(c, SEC)),
+        0 => Some(Duration::from_secs(60)),
+        1 => Some(min_delay.saturating_add(draw::std_delay(c, SEC))),
+        2 => Some(draw::std_delay(c, SEC)),
         _ => None,
     };
     let max_times = describe_max_times(c);
@@ -90,9 +94,9 @@ impl AdapterConfig for BackonFibonacciConfig {
     fn contract(&self) -> Contract {
         let contract = Contract {
             max_attempts: attempts(self.max_times),
-            delay_min: Some(self.min_delay.min(self.max_delay.unwrap_or(VDuration::MAX))),
-            delay_max: self.max_delay,
-            backoff: Some(BackoffShape::Fibonacci { initial: self.min_delay }),
+            delay_min: Some(VDuration::from_std(self.min_delay.min(self.max_delay.unwrap_or(Duration::MAX)))),
+            delay_max: self.max_delay.map(VDuration::from_std),
+            backoff: Some(BackoffShape::Fibonacci { initial: VDuration::from_std(self.min_delay) }),
             jitter: Some(jitter_bounds(self.jitter)),
             ..loop_contract()
         };
@@ -105,10 +109,10 @@ impl AdapterConfig for BackonFibonacciConfig {
         push(BackonFibonacciConfig::default());
         push(BackonFibonacciConfig { jitter: false, ..self.clone() });
         push(BackonFibonacciConfig { max_times: Some(self.max_times.unwrap_or(3).min(3)), ..self.clone() });
-        for min_delay in draw::simpler_delays(self.min_delay) {
+        for min_delay in draw::simpler_std_delays(self.min_delay) {
             push(BackonFibonacciConfig { min_delay, ..self.clone() });
         }
-        for max_delay in self.max_delay.map(draw::simpler_delays).into_iter().flatten() {
+        for max_delay in self.max_delay.map(draw::simpler_std_delays).into_iter().flatten() {
             push(BackonFibonacciConfig { max_delay: Some(max_delay), ..self.clone() });
         }
         out

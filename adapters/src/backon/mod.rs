@@ -8,6 +8,11 @@
 //! | [`BackonConstant`] | `backon-constant` | [`BackonConstantConfig`] (`ConstantBuilder`) |
 //! | [`BackonRetry`] | `backon-retry` | [`BackonRetryConfig`] (`Retryable::retry` with `when`, `notify`, `sleep`) |
 //!
+//! # Durations
+//! Every delay setting is a `std::time::Duration`, as backon takes it, drawn with
+//! [`draw::std_delay`](timelaw_generators::draw::std_delay): mostly ordinary values, one time in eight a
+//! boundary value up to `Duration::MAX`. Fixtures write them as text (`"1.5s"`, `"max"`).
+//!
 //! # Randomness
 //! backon's jitter draws from `fastrand`; every builder has `with_jitter_seed`, which the subjects seed
 //! from the World once per call, so jitter is replayable from the case seed.

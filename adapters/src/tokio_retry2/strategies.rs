@@ -1,4 +1,8 @@
 //! tokio-retry2's strategies, each behind the documented retry loop.
+//!
+//! The settings the crate takes as `std::time::Duration` (`interval`, `initial`, `increment`, `max_delay`)
+//! are `std::time::Duration`, drawn with [`draw::std_delay`] (boundary values up to `Duration::MAX`
+//! included); the ones it takes as milliseconds (`from_millis`) stay `u64` counts of milliseconds.
 
 use std::time::Duration;
 
@@ -33,10 +37,10 @@ fn describe_take<C: Choices + ?Sized>(c: &mut C) -> Option<u32> {
     }
 }
 
-fn describe_max_delay<C: Choices + ?Sized>(c: &mut C) -> Option<VDuration> {
+fn describe_max_delay<C: Choices + ?Sized>(c: &mut C) -> Option<Duration> {
     optional(c, true, 1, 2, |c| match c.weighted(&[3, 1]) {
-        0 => draw::delay(c, MS.saturating_mul(100)),
-        _ => MS.saturating_mul(c.between(1, 1000)),
+        0 => draw::std_delay(c, MS.saturating_mul(100)),
+        _ => Duration::from_millis(c.between(1, 1000)),
     })
 }
 
@@ -71,7 +75,8 @@ pub struct ExponentialStrategy {
     /// The multiplier.
     pub factor: u64,
     /// The cap.
-    pub max_delay: Option<VDuration>,
+    #[serde(with = "timelaw_core::duration_text::option")]
+    pub max_delay: Option<Duration>,
     /// Retries; `None` leaves the strategy endless.
     pub take: Option<u32>,
 }
@@ -81,7 +86,7 @@ impl ExponentialStrategy {
     pub fn delays(&self) -> Delays {
         let mut strategy = ExponentialBackoff::from_millis(self.base_millis).factor(self.factor);
         if let Some(max) = self.max_delay {
-            strategy = strategy.max_delay(max.to_std());
+            strategy = strategy.max_delay(max);
         }
         limited(strategy, self.take)
     }
@@ -110,7 +115,7 @@ impl AdapterConfig for ExponentialStrategy {
         let first = millis(self.base_millis.saturating_mul(self.factor));
         let factor_milli = self.base_millis.saturating_mul(1000);
         let shape = BackoffShape::Exponential { initial: first, factor_milli };
-        strategy_contract(self.take, shape, self.max_delay, first)
+        strategy_contract(self.take, shape, self.max_delay.map(VDuration::from_std), first)
     }
 
     fn simpler(&self) -> Vec<ExponentialStrategy> {
@@ -137,7 +142,8 @@ pub struct ExponentialFactorStrategy {
     /// The growth factor.
     pub base_factor: F64,
     /// The cap.
-    pub max_delay: Option<VDuration>,
+    #[serde(with = "timelaw_core::duration_text::option")]
+    pub max_delay: Option<Duration>,
     /// Retries; `None` leaves the strategy endless.
     pub take: Option<u32>,
 }
@@ -147,7 +153,7 @@ impl ExponentialFactorStrategy {
     pub fn delays(&self) -> Delays {
         let mut strategy = ExponentialFactorBackoff::from_millis(self.initial_millis, self.base_factor.0);
         if let Some(max) = self.max_delay {
-            strategy = strategy.max_delay(max.to_std());
+            strategy = strategy.max_delay(max);
         }
         limited(strategy, self.take)
     }
@@ -182,7 +188,7 @@ impl AdapterConfig for ExponentialFactorStrategy {
         // The factor exactly as the crate holds it (an `f64`), not rounded to thousandths.
         let factor = FloatFactor(self.base_factor.0);
         let shape = BackoffShape::ExponentialFloat { initial_nanos: u128::from(first.as_nanos()), factor };
-        let cap = Some(self.max_delay.map_or(ceiling, |max| max.min(ceiling)));
+        let cap = Some(self.max_delay.map_or(ceiling, |max| VDuration::from_std(max).min(ceiling)));
         Contract { delay_tolerance: MS, ..strategy_contract(self.take, shape, cap, first) }
     }
 
@@ -208,7 +214,8 @@ pub struct FibonacciStrategy {
     /// The multiplier.
     pub factor: u64,
     /// The cap.
-    pub max_delay: Option<VDuration>,
+    #[serde(with = "timelaw_core::duration_text::option")]
+    pub max_delay: Option<Duration>,
     /// Retries; `None` leaves the strategy endless.
     pub take: Option<u32>,
 }
@@ -218,7 +225,7 @@ impl FibonacciStrategy {
     pub fn delays(&self) -> Delays {
         let mut strategy = FibonacciBackoff::from_millis(self.millis).factor(self.factor);
         if let Some(max) = self.max_delay {
-            strategy = strategy.max_delay(max.to_std());
+            strategy = strategy.max_delay(max);
         }
         limited(strategy, self.take)
     }
@@ -244,7 +251,12 @@ impl AdapterConfig for FibonacciStrategy {
 
     fn contract(&self) -> Contract {
         let first = millis(self.millis.saturating_mul(self.factor));
-        strategy_contract(self.take, BackoffShape::Fibonacci { initial: first }, self.max_delay, first)
+        strategy_contract(
+            self.take,
+            BackoffShape::Fibonacci { initial: first },
+            self.max_delay.map(VDuration::from_std),
+            first,
+        )
     }
 
     fn simpler(&self) -> Vec<FibonacciStrategy> {
@@ -263,7 +275,8 @@ impl AdapterConfig for FibonacciStrategy {
 #[serde(deny_unknown_fields)]
 pub struct FixedStrategy {
     /// Every delay.
-    pub interval: VDuration,
+    #[serde(with = "timelaw_core::duration_text")]
+    pub interval: Duration,
     /// Retries; `None` leaves the strategy endless.
     pub take: Option<u32>,
 }
@@ -271,27 +284,28 @@ pub struct FixedStrategy {
 impl FixedStrategy {
     /// The strategy's delays.
     pub fn delays(&self) -> Delays {
-        limited(FixedInterval::new(self.interval.to_std()), self.take)
+        limited(FixedInterval::new(self.interval), self.take)
     }
 }
 
 impl AdapterConfig for FixedStrategy {
     fn describe<C: Choices + ?Sized>(c: &mut C, _swarm: &Swarm) -> FixedStrategy {
         let once =
-            |c: &mut C| FixedStrategy { interval: draw::delay(c, MS.saturating_mul(500)), take: describe_take(c) };
+            |c: &mut C| FixedStrategy { interval: draw::std_delay(c, MS.saturating_mul(500)), take: describe_take(c) };
         once(c)
     }
 
     fn contract(&self) -> Contract {
-        let shape = BackoffShape::Constant { delay: self.interval };
-        strategy_contract(self.take, shape, Some(self.interval), self.interval)
+        let interval = VDuration::from_std(self.interval);
+        let shape = BackoffShape::Constant { delay: interval };
+        strategy_contract(self.take, shape, Some(interval), interval)
     }
 
     fn simpler(&self) -> Vec<FixedStrategy> {
         let mut out = Vec::new();
         let mut push = |candidate: FixedStrategy| offer(&mut out, self, candidate);
         push(FixedStrategy { take: Some(self.take.unwrap_or(3).min(3)), ..self.clone() });
-        for interval in draw::simpler_delays(self.interval) {
+        for interval in draw::simpler_std_delays(self.interval) {
             push(FixedStrategy { interval, ..self.clone() });
         }
         out
@@ -304,11 +318,14 @@ impl AdapterConfig for FixedStrategy {
 #[serde(deny_unknown_fields)]
 pub struct LinearStrategy {
     /// The first delay.
-    pub initial: VDuration,
+    #[serde(with = "timelaw_core::duration_text")]
+    pub initial: Duration,
     /// The step; `None` is `initial`.
-    pub increment: Option<VDuration>,
+    #[serde(with = "timelaw_core::duration_text::option")]
+    pub increment: Option<Duration>,
     /// The cap.
-    pub max_delay: Option<VDuration>,
+    #[serde(with = "timelaw_core::duration_text::option")]
+    pub max_delay: Option<Duration>,
     /// Retries; `None` leaves the strategy endless.
     pub take: Option<u32>,
 }
@@ -316,12 +333,12 @@ pub struct LinearStrategy {
 impl LinearStrategy {
     /// The strategy's delays.
     pub fn delays(&self) -> Delays {
-        let mut strategy = LinearBackoff::new(self.initial.to_std());
+        let mut strategy = LinearBackoff::new(self.initial);
         if let Some(increment) = self.increment {
-            strategy = strategy.increment(increment.to_std());
+            strategy = strategy.increment(increment);
         }
         if let Some(max) = self.max_delay {
-            strategy = strategy.max_delay(max.to_std());
+            strategy = strategy.max_delay(max);
         }
         limited(strategy, self.take)
     }
@@ -330,8 +347,8 @@ impl LinearStrategy {
 impl AdapterConfig for LinearStrategy {
     fn describe<C: Choices + ?Sized>(c: &mut C, _swarm: &Swarm) -> LinearStrategy {
         let once = |c: &mut C| LinearStrategy {
-            initial: draw::delay(c, MS.saturating_mul(100)),
-            increment: optional(c, true, 1, 2, |c| draw::delay(c, MS.saturating_mul(200))),
+            initial: draw::std_delay(c, MS.saturating_mul(100)),
+            increment: optional(c, true, 1, 2, |c| draw::std_delay(c, MS.saturating_mul(200))),
             max_delay: describe_max_delay(c),
             take: describe_take(c),
         };
@@ -339,8 +356,10 @@ impl AdapterConfig for LinearStrategy {
     }
 
     fn contract(&self) -> Contract {
-        let shape = BackoffShape::Linear { initial: self.initial, step: self.increment.unwrap_or(self.initial) };
-        strategy_contract(self.take, shape, self.max_delay, self.initial)
+        let initial = VDuration::from_std(self.initial);
+        let step = VDuration::from_std(self.increment.unwrap_or(self.initial));
+        let shape = BackoffShape::Linear { initial, step };
+        strategy_contract(self.take, shape, self.max_delay.map(VDuration::from_std), initial)
     }
 
     fn simpler(&self) -> Vec<LinearStrategy> {
@@ -349,7 +368,7 @@ impl AdapterConfig for LinearStrategy {
         push(LinearStrategy { increment: None, ..self.clone() });
         push(LinearStrategy { max_delay: None, ..self.clone() });
         push(LinearStrategy { take: Some(self.take.unwrap_or(3).min(3)), ..self.clone() });
-        for initial in draw::simpler_delays(self.initial) {
+        for initial in draw::simpler_std_delays(self.initial) {
             push(LinearStrategy { initial, ..self.clone() });
         }
         out

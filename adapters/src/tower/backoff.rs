@@ -1,6 +1,8 @@
 //! `tower-backoff`: tower's `Retry` middleware sleeping by `ExponentialBackoffMaker`'s backoff, on the
 //! paused tokio runtime.
 
+use std::time::Duration;
+
 use serde::{Deserialize, Serialize};
 use timelaw_core::{
     Abort, BackoffShape, CallInfo, CallResult, Contract, Outcome, SplitMix64, Subject, VDuration, World,
@@ -13,7 +15,7 @@ use tower::ServiceExt;
 
 use super::Failure;
 use crate::domain::AdapterConfig;
-use crate::tokio_driver::{run_tokio, Recorder, TokioWorld};
+use crate::tokio_driver::{run_tokio, Recorder, TokioWorld, TOKIO_SLEEP_MAX};
 use timelaw_core::float::float_tolerance;
 use timelaw_core::float::F64;
 use timelaw_core::sync_loop::loop_contract;
@@ -24,21 +26,24 @@ use timelaw_generators::draw::{self, offer, MS};
 ///
 /// | field | meaning | domain (simplest first) |
 /// |---|---|---|
-/// | `min` | the first delay | 0 ns..=1 h, 50 ms (the default) |
-/// | `max` | the cap; `None` for the default `Duration::from_millis(u64::MAX)` | above `min`, none |
+/// | `min` | the first delay | 0 ns..=1 h, 50 ms (the default); one in eight a boundary value up to `Duration::MAX` |
+/// | `max` | the cap; `None` for the default `Duration::from_millis(u64::MAX)` | above `min` (by a drawn delay, boundary values included), none |
 /// | `jitter` | "the ratio of the base timeout that may be randomly added" | 0, 0.99 (the default), 0..=1, 1..=100 |
 /// | `max_retries` | the policy's retry limit (tower's backoff has none) | 0..=5, ..=12, ..=100 |
 ///
-/// The maker's `rng` is a [`WorldRng`] seeded from the World once per call. Configs the maker rejects
+/// Durations are `std::time::Duration`, as tower takes them, drawn with [`draw::std_delay`] and written as
+/// text in fixtures. The maker's `rng` is a [`WorldRng`] seeded from the World once per call. Configs the maker rejects
 /// (`min > max`, `max == 0`, jitter outside `0..=100`) are not drawn; a deserialized one aborts the run
 /// with the maker's error.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TowerBackoffConfig {
     /// The first delay.
-    pub min: VDuration,
+    #[serde(with = "timelaw_core::duration_text")]
+    pub min: Duration,
     /// The cap; `None` is tower's default maximum (`u64::MAX` milliseconds).
-    pub max: Option<VDuration>,
+    #[serde(with = "timelaw_core::duration_text::option")]
+    pub max: Option<Duration>,
     /// The jitter ratio.
     pub jitter: F64,
     /// Retries the policy allows per call.
@@ -48,7 +53,7 @@ pub struct TowerBackoffConfig {
 impl Default for TowerBackoffConfig {
     /// tower's `ExponentialBackoffMaker::default()` (50 ms, no cap, jitter 0.99) and 3 retries.
     fn default() -> TowerBackoffConfig {
-        TowerBackoffConfig { min: MS.saturating_mul(50), max: None, jitter: F64(0.99), max_retries: 3 }
+        TowerBackoffConfig { min: Duration::from_millis(50), max: None, jitter: F64(0.99), max_retries: 3 }
     }
 }
 
@@ -69,8 +74,8 @@ impl TowerBackoffConfig {
     /// # Errors
     /// The maker's validation error, as text.
     pub fn maker(&self, seed: u64) -> Result<ExponentialBackoffMaker<WorldRng>, String> {
-        let max = self.max.map_or(std::time::Duration::from_millis(u64::MAX), VDuration::to_std);
-        ExponentialBackoffMaker::new(self.min.to_std(), max, self.jitter.0, WorldRng(SplitMix64::new(seed)))
+        let max = self.max.unwrap_or(Duration::from_millis(u64::MAX));
+        ExponentialBackoffMaker::new(self.min, max, self.jitter.0, WorldRng(SplitMix64::new(seed)))
             .map_err(|error| error.to_string())
     }
 }
@@ -88,9 +93,9 @@ fn jitter<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> F64 {
 }
 
 fn describe_once<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> TowerBackoffConfig {
-    let min = draw::delay(c, MS.saturating_mul(50));
+    let min = draw::std_delay(c, MS.saturating_mul(50));
     let max = match c.weighted(&[3, 1]) {
-        0 => Some(min.saturating_add(draw::delay(c, VDuration::from_secs(10))).max(VDuration::from_nanos(1))),
+        0 => Some(min.saturating_add(draw::std_delay(c, VDuration::from_secs(10))).max(Duration::from_nanos(1))),
         _ => None,
     };
     let jitter = jitter(c, swarm);
@@ -115,11 +120,12 @@ impl AdapterConfig for TowerBackoffConfig {
     /// - `delay_tolerance`: tower computes the jitter in `f64`.
     fn contract(&self) -> Contract {
         let ratio_milli = (self.jitter.0 * 1000.0).ceil() as u64; // Saturating cast; the domain keeps it <= 100_000.
+        let min = VDuration::from_std(self.min);
         let contract = Contract {
             max_attempts: Some(self.max_retries.saturating_add(1)),
-            delay_min: Some(self.min),
-            delay_max: self.max,
-            backoff: Some(BackoffShape::Exponential { initial: self.min, factor_milli: 2000 }),
+            delay_min: Some(min),
+            delay_max: self.max.map(VDuration::from_std),
+            backoff: Some(BackoffShape::Exponential { initial: min, factor_milli: 2000 }),
             jitter: Some(if ratio_milli == 0 { JitterBounds::None } else { JitterBounds::Additive { ratio_milli } }),
             ..loop_contract()
         };
@@ -132,7 +138,7 @@ impl AdapterConfig for TowerBackoffConfig {
         let mut push = |candidate: TowerBackoffConfig| offer(&mut out, self, candidate);
         push(TowerBackoffConfig { jitter: F64(0.0), ..self.clone() });
         push(TowerBackoffConfig { max_retries: self.max_retries.min(3), ..self.clone() });
-        for min in draw::simpler_delays(self.min) {
+        for min in draw::simpler_std_delays(self.min) {
             push(TowerBackoffConfig { min, max: self.max.map(|max| max.max(min)), ..self.clone() });
         }
         out.retain(|config| config.maker(0).is_ok());
@@ -144,6 +150,7 @@ impl AdapterConfig for TowerBackoffConfig {
 #[derive(Clone)]
 struct BackoffPolicy {
     backoff: ExponentialBackoff<WorldRng>,
+    mirror: Mirror,
     retries_left: u32,
     idempotent: bool,
     recorder: Recorder,
@@ -157,7 +164,8 @@ impl Policy<(), (), Failure> for BackoffPolicy {
             Err(failure) if failure.retryable() && self.retries_left > 0 => {
                 self.retries_left -= 1;
                 let sleep = self.backoff.next_backoff();
-                self.recorder.record_sleep(sleep.deadline().saturating_duration_since(tokio::time::Instant::now()));
+                let asked = self.mirror.asked(&sleep);
+                self.recorder.record_sleep(asked);
                 Some(sleep)
             }
             _ => None,
@@ -166,6 +174,51 @@ impl Policy<(), (), Failure> for BackoffPolicy {
 
     fn clone_request(&mut self, _request: &()) -> Option<()> {
         self.idempotent.then_some(())
+    }
+}
+
+/// tower's backoff computed as tower 0.5.3 computes it (`ExponentialBackoff::base` and `jitter`, the same
+/// random stream), to know what it asked for: `tokio::time::sleep` clamps every sleep to 30 years
+/// (`TOKIO_SLEEP_MAX`), and the `Sleep` tower returns tells only its clamped deadline.
+#[derive(Clone, Debug)]
+struct Mirror {
+    min: Duration,
+    max: Duration,
+    jitter: f64,
+    rng: WorldRng,
+    iterations: u32,
+}
+
+impl Mirror {
+    fn new(config: &TowerBackoffConfig, seed: u64) -> Mirror {
+        let max = config.max.unwrap_or(Duration::from_millis(u64::MAX));
+        Mirror { min: config.min, max, jitter: config.jitter.0, rng: WorldRng(SplitMix64::new(seed)), iterations: 0 }
+    }
+
+    /// The next backoff (where tower's own arithmetic overflows, tower has panicked before this runs).
+    fn next(&mut self) -> Duration {
+        let base = self.min.checked_mul(2_u32.saturating_pow(self.iterations)).unwrap_or(self.max).min(self.max);
+        self.iterations = self.iterations.saturating_add(1);
+        if self.jitter == 0.0 {
+            return base;
+        }
+        let rand_jitter = self.rng.next_f64() * self.jitter;
+        let secs = Duration::from_secs((base.as_secs() as f64 * rand_jitter) as u64); // Saturating casts, as tower's.
+        let nanos = Duration::from_nanos(u64::from((f64::from(base.subsec_nanos()) * rand_jitter) as u32));
+        let jitter = secs.checked_add(nanos).unwrap_or(Duration::MAX).min(self.max.saturating_sub(base));
+        base.saturating_add(jitter)
+    }
+
+    /// What tower asked for: the mirror's value when tokio's sleep agrees with it (up to the clamp), else
+    /// the time to the sleep's deadline (the mirror would have drifted; tokio's view is the truth).
+    fn asked(&mut self, sleep: &tokio::time::Sleep) -> Duration {
+        let left = sleep.deadline().saturating_duration_since(tokio::time::Instant::now());
+        let mirrored = self.next();
+        if mirrored.min(TOKIO_SLEEP_MAX) == left {
+            mirrored
+        } else {
+            left
+        }
     }
 }
 
@@ -195,6 +248,7 @@ async fn serve(w: &TokioWorld<'_>, config: &TowerBackoffConfig, call: CallInfo) 
     let mut maker = config.maker(seed).map_err(Abort::InvalidConfig)?;
     let policy = BackoffPolicy {
         backoff: maker.make_backoff(),
+        mirror: Mirror::new(config, seed),
         retries_left: config.max_retries,
         idempotent: call.idempotent,
         recorder: w.recorder(),

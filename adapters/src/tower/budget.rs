@@ -3,6 +3,7 @@
 
 use std::cell::RefCell;
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use timelaw_core::exec::{run_async, AsyncWorld};
@@ -25,7 +26,7 @@ use timelaw_generators::draw::{offer, SEC};
 ///
 /// | field | meaning | domain (simplest first) |
 /// |---|---|---|
-/// | `ttl` | "how long a single `deposit` should be considered"; 1 s..=60 s | 1 s, 10 s (the default), 60 s, 1 s..=60 s |
+/// | `ttl` | "how long a single `deposit` should be considered"; 1 s..=60 s (a `std::time::Duration`; `TpsBudget::new` asserts the range, so the boundary values outside it are not legal) | 1 s, 10 s (the default), 60 s, 1 s..=60 s |
 /// | `min_per_sec` | "the minimum rate of retries allowed"; below `i32::MAX` | 0, 10 (the default), 0..=100, huge |
 /// | `retry_percent` | despite its name a ratio: "if `0.1` is used, then for every 10 calls to `deposit`, 1 retry will be allowed"; 0..=1000 | 0.2 (the default), whole hundredths up to 1, up to 10, up to 1000 |
 ///
@@ -37,7 +38,8 @@ use timelaw_generators::draw::{offer, SEC};
 #[serde(deny_unknown_fields)]
 pub struct TowerBudgetConfig {
     /// How long a deposit counts.
-    pub ttl: VDuration,
+    #[serde(with = "timelaw_core::duration_text")]
+    pub ttl: Duration,
     /// Retries per second allowed whatever the traffic.
     pub min_per_sec: u32,
     /// Retries allowed per deposit (a ratio).
@@ -47,7 +49,7 @@ pub struct TowerBudgetConfig {
 impl Default for TowerBudgetConfig {
     /// tower's `TpsBudget::default()`: 10 s, 10 per second, 0.2.
     fn default() -> TowerBudgetConfig {
-        TowerBudgetConfig { ttl: VDuration::from_secs(10), min_per_sec: 10, retry_percent: F32(0.2) }
+        TowerBudgetConfig { ttl: Duration::from_secs(10), min_per_sec: 10, retry_percent: F32(0.2) }
     }
 }
 
@@ -63,10 +65,12 @@ impl TowerBudgetConfig {
     /// # Errors
     /// The first field out of range.
     pub fn validate(&self) -> Result<(), String> {
-        let ttl_ok = (SEC..=VDuration::from_secs(60)).contains(&self.ttl);
+        let ttl_ok = (Duration::from_secs(1)..=Duration::from_secs(60)).contains(&self.ttl);
         let percent_ok = (0.0..=1000.0).contains(&self.retry_percent.0);
         match (ttl_ok, percent_ok, self.min_per_sec < i32::MAX as u32) {
-            (false, _, _) => Err(format!("ttl {} is outside 1s..=60s", self.ttl)),
+            (false, _, _) => {
+                Err(format!("ttl {} is outside 1s..=60s", timelaw_core::duration_text::to_text(&self.ttl)))
+            }
             (_, false, _) => Err(format!("retry_percent {} is outside 0..=1000", self.retry_percent.0)),
             (_, _, false) => Err(format!("min_per_sec {} is not below i32::MAX", self.min_per_sec)),
             _ => Ok(()),
@@ -85,7 +89,8 @@ impl AdapterConfig for TowerBudgetConfig {
             1 => VDuration::from_secs(10),
             2 => VDuration::from_secs(60),
             _ => c.duration_between(SEC, VDuration::from_secs(60)),
-        };
+        }
+        .to_std();
         let min_per_sec = match c.weighted(&[4, 2, 3, 1]) {
             0 => 0,
             1 => 10,
@@ -111,7 +116,7 @@ impl AdapterConfig for TowerBudgetConfig {
     ///   mirrors from the World's monotonic clock; it takes no clock, `SystemTime` or start instant, and the
     ///   docs say nothing of wall time, so `clocks` stays unstated.
     fn contract(&self) -> Contract {
-        let reserve = u128::from(self.min_per_sec) * u128::from(self.ttl.as_nanos()) / 1_000_000_000;
+        let reserve = u128::from(self.min_per_sec) * self.ttl.as_nanos() / 1_000_000_000;
         let min_retries = u32::try_from(reserve).unwrap_or(u32::MAX);
         Contract {
             retry_budget: Some(BudgetContract { min_retries, retry_percent: self.percent() }),
@@ -124,7 +129,7 @@ impl AdapterConfig for TowerBudgetConfig {
         let mut out = Vec::new();
         let mut push = |candidate: TowerBudgetConfig| offer(&mut out, self, candidate);
         push(TowerBudgetConfig { min_per_sec: 0, ..self.clone() });
-        push(TowerBudgetConfig { ttl: SEC, ..self.clone() });
+        push(TowerBudgetConfig { ttl: SEC.to_std(), ..self.clone() });
         push(TowerBudgetConfig { retry_percent: F32(self.retry_percent.0.trunc().max(0.0)), ..self.clone() });
         push(TowerBudgetConfig { min_per_sec: self.min_per_sec / 2, ..self.clone() });
         out
@@ -186,7 +191,7 @@ impl Subject for TowerBudget {
         config.validate().map_err(Abort::InvalidConfig)?;
         let clock = frozen_clock()?;
         let _inside = clock.enter(); // `TpsBudget` reads this runtime's paused clock.
-        let budget = Arc::new(TpsBudget::new(config.ttl.to_std(), config.min_per_sec, config.retry_percent.0));
+        let budget = Arc::new(TpsBudget::new(config.ttl, config.min_per_sec, config.retry_percent.0));
         run_async(world, |w| async move {
             while let Some(call) = w.start_call()? {
                 let result = serve(&w, &budget, call).await?;

@@ -9,8 +9,9 @@ use super::counts::Counts;
 use super::settings::Settings;
 
 /// The version of the JSON schema this crate writes and reads. Bumped on any change that is not the addition
-/// of a field.
-pub const SCHEMA_VERSION: u32 = 1;
+/// of a field. Version 2: durations inside `violation.case` are exact text (`"1.5s"`), as in fixture
+/// format version 2; version 1 wrote integers of nanoseconds there.
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// The timelaw version written into new reports (`timelaw_version`).
 pub const TIMELAW_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -135,7 +136,7 @@ pub struct ViolationSummary {
     pub event: Option<u32>,
     /// The law's sentence about what went wrong, for the shrunk case.
     pub message: String,
-    /// The shrunk case, as the subject serializes it.
+    /// The shrunk case, as the subject serializes it (durations as text, like a fixture's `case`).
     pub case: serde_json::Value,
     /// How many evaluations the shrinker spent.
     pub shrink_evaluations: u64,

@@ -118,7 +118,7 @@ mod tests {
     #[test]
     fn broken_reports_name_the_field() {
         assert_eq!(report().validate(), Ok(()));
-        check(|r| r.schema_version = 2, "schema_version 2 is not supported: this timelaw reads schema_version 1");
+        check(|r| r.schema_version = 3, "schema_version 3 is not supported: this timelaw reads schema_version 2");
         check(|r| r.shard = Some(Shard { index: 0, count: 2 }), "shard: 0/2 is not a shard: need 1 <= K <= N");
         check(|r| r.shard = Some(Shard { index: 3, count: 2 }), "shard: 3/2 is not a shard: need 1 <= K <= N");
         check(|r| r.case_range = Some((5, 4)), "case_range: start 5 is after end 4");

@@ -84,10 +84,10 @@ mod tests {
         check("[1]", "line 1, column 1: expected a JSON object (`{`) holding a report, found `[`");
         check("\n  null", "line 2, column 3: expected a JSON object (`{`) holding a report, found `n`");
         check(
-            "{\n  \"schema_version\": 2\n}",
-            "schema_version 2 is not supported: this timelaw reads schema_version 1",
+            "{\n  \"schema_version\": 1\n}",
+            "schema_version 1 is not supported: this timelaw reads schema_version 2",
         );
-        check("{\n  \"schema_version\": 1\n}", "line 3, column 1: missing field `timelaw_version`");
+        check("{\n  \"schema_version\": 2\n}", "line 3, column 1: missing field `timelaw_version`");
         check(
             &full.replace("\"seed\": 1", "\"seed\": \"one\""),
             "line 5, column 15: invalid type: string \"one\", expected u64",
