@@ -124,12 +124,11 @@ fn tower_backoff_clips_its_jitter_at_max() {
 }
 
 #[test]
-fn tower_budget_window_is_its_ttl() {
-    // "The `ttl` is the duration of how long a single `deposit` should be considered."
-    let window = |ttl| Mechanisms { budget_window: Some(v_secs(ttl)), ..NONE };
-    check(&TowerBudget, TowerBudgetConfig::default(), window(10));
-    check(&TowerBudget, TowerBudgetConfig { ttl: secs(1), ..TowerBudgetConfig::default() }, window(1));
-    check(&TowerBudget, TowerBudgetConfig { ttl: secs(60), ..TowerBudgetConfig::default() }, window(60));
+fn tower_budget_states_no_window_under_its_frozen_clock() {
+    // The docs' window is `ttl`, but the subject freezes tokio's clock: nothing expires, so the budget
+    // is over the whole case (a windowed model would forget deposits `TpsBudget` still holds).
+    check(&TowerBudget, TowerBudgetConfig::default(), NONE);
+    check(&TowerBudget, TowerBudgetConfig { ttl: secs(1), ..TowerBudgetConfig::default() }, NONE);
 }
 
 #[test]
@@ -152,4 +151,27 @@ fn tokio_timeout_loop_sleeps_its_delay_whatever_the_retry_after() {
     let deadline = TokioTimeoutLoopConfig { deadline: Some(v_secs(1)), ..TokioTimeoutLoopConfig::default() };
     // The deadline is stated (`deadline`), the tie with cancellation is not.
     check(&TokioTimeoutLoop, deadline, Mechanisms { retry_after: IGNORED, ..NONE });
+}
+
+#[test]
+fn tower_budget_window_would_misread_the_frozen_clock() {
+    use timelaw_core::{execute, CallScript, Case, Outcome, Schedule, Step};
+    use timelaw_laws::{Catalogue, Observation};
+    // A deposit at 0 s and a retry at 1 s (the ttl): `TpsBudget` still holds the deposit, so with a
+    // budget window of `ttl` the law would blame tower for a retry the whole-case budget allows.
+    let config = TowerBudgetConfig { ttl: secs(1), min_per_sec: 0, retry_percent: timelaw_adapters::F32(2.0) };
+    let slow_failure = CallScript {
+        steps: vec![Step { duration: v_secs(1), ..Step::instant(Outcome::Transient) }],
+        ..CallScript::outcomes(&[])
+    };
+    let case = Case::new(config.clone(), Schedule::new(vec![CallScript::outcomes(&[]), slow_failure]), 0);
+    let trace = execute(&TowerBudget, &case.config, &case.schedule, case.seed);
+    let catalogue = Catalogue::standard();
+    let law = catalogue.get("retry_budget_respected").expect("a standard law");
+    let judge =
+        |contract: &Contract| (law.check)(&Observation::single_run(&case.schedule, case.seed, contract, &trace));
+    let stated = TowerBudget.contract(&config);
+    assert!(!judge(&stated).is_violated(), "the stated whole-case budget holds");
+    let windowed = Contract { retry_budget_window: Some(v_secs(1)), ..stated };
+    assert!(judge(&windowed).is_violated(), "a ttl window forgets the deposit tower still holds");
 }
