@@ -37,6 +37,13 @@ pub fn message_class(message: &str) -> String {
     let mut class = String::with_capacity(message.len());
     let mut rest = message;
     while let Some(first) = rest.chars().next() {
+        // `forever` is how a duration at the end of time prints: a value like any other.
+        let word_start = !class.ends_with(|c: char| c.is_alphanumeric());
+        if let Some(after) = rest.strip_prefix(FOREVER).filter(|after| word_start && !starts_alphanumeric(after)) {
+            class.push('#');
+            rest = after;
+            continue;
+        }
         if !first.is_ascii_digit() {
             class.push(first);
             rest = &rest[first.len_utf8()..];
@@ -44,9 +51,9 @@ pub fn message_class(message: &str) -> String {
         }
         let digits = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
         rest = &rest[digits..];
-        let unit = ["ms", "us", "ns", "s"].iter().find(|unit| {
-            rest.strip_prefix(**unit).is_some_and(|after| !after.starts_with(|c: char| c.is_alphanumeric()))
-        });
+        let unit = ["ms", "us", "ns", "s"]
+            .iter()
+            .find(|unit| rest.strip_prefix(**unit).is_some_and(|after| !starts_alphanumeric(after)));
         if let Some(unit) = unit {
             rest = &rest[unit.len()..];
         }
@@ -57,6 +64,13 @@ pub fn message_class(message: &str) -> String {
         class = class.replace("#..=#", "#");
     }
     class
+}
+
+/// How a duration at the end of time prints (`VDuration::MAX`'s `Display`).
+const FOREVER: &str = "forever";
+
+fn starts_alphanumeric(text: &str) -> bool {
+    text.starts_with(|c: char| c.is_alphanumeric())
 }
 
 /// How a verdict now compares with a known violation's stored verdict.
@@ -175,6 +189,9 @@ mod tests {
         class("the call returned Err(Fatal)", "the call returned Err(Fatal)");
         class("", "");
         class("µ 12", "µ #");
+        class("slept forever, above the cap 120s", "slept #, above the cap #");
+        class("slept forevermore and foreverx", "slept forevermore and foreverx"); // Words, not the value.
+        class("a xforever", "a xforever");
     }
 
     #[track_caller]
