@@ -232,7 +232,7 @@ const FEATURES_OFF: [fn(&mut Policy); 10] = [
 ];
 
 /// One number made simpler (each keeps the policy valid or is dropped by `simpler`).
-const SIMPLER_NUMBERS: [fn(&mut Policy); 21] = [
+const SIMPLER_NUMBERS: [fn(&mut Policy); 24] = [
     |p| p.max_attempts = 1,
     |p| p.max_attempts = p.max_attempts.div_ceil(2),
     |p| p.max_attempts = p.max_attempts.saturating_sub(1).max(1),
@@ -259,10 +259,41 @@ const SIMPLER_NUMBERS: [fn(&mut Policy); 21] = [
     |p| p.deadline = p.deadline.map(|_| VDuration::ZERO),
     |p| p.retry_elapsed_max = p.retry_elapsed_max.map(|d| d.div(2)),
     |p| p.retry_elapsed_max = p.retry_elapsed_max.map(|_| VDuration::ZERO),
+    |p| with_tied_limits(p, |d| d.div(2)),
+    |p| with_tied_limits(p, |_| VDuration::ZERO),
+    |p| {
+        // The first delay folded into the elapsed-time limit: a retry that woke on the limit after the
+        // first delay now wakes on the lowered limit at once, so "the retry starts exactly on the limit"
+        // survives while the delays go to zero.
+        if let Some(limit) = p.retry_elapsed_max {
+            p.retry_elapsed_max = Some(limit.saturating_sub(p.backoff.initial().min(p.delay_max)));
+            p.backoff = with_initial(p.backoff, VDuration::ZERO);
+            p.delay_max = VDuration::ZERO;
+        }
+    },
     |p| p.circuit = p.circuit.map(simpler_circuit),
     |p| p.circuit = p.circuit.map(|c| CircuitContract { open_for: VDuration::ZERO, ..c }),
     |p| p.retry_budget = p.retry_budget.map(|b| BudgetContract { min_retries: 0, retry_percent: b.retry_percent / 2 }),
 ];
+
+/// The elapsed-time limit moved together with the attempt timeout and the deadline where they equal it
+/// (drawn so on purpose): a failure that needs "the limit ends where an attempt is cut" survives the
+/// move, where lowering one of them alone would lose it. Nothing moves when no other limit equals it.
+fn with_tied_limits(p: &mut Policy, lower: fn(VDuration) -> VDuration) {
+    let Some(limit) = p.retry_elapsed_max else { return };
+    let tied = |other: &mut Option<VDuration>| {
+        if *other == Some(limit) {
+            *other = Some(lower(limit));
+            true
+        } else {
+            false
+        }
+    };
+    let timeout_tied = tied(&mut p.attempt_timeout);
+    if tied(&mut p.deadline) || timeout_tied {
+        p.retry_elapsed_max = Some(lower(limit));
+    }
+}
 
 fn with_initial(backoff: Backoff, initial: VDuration) -> Backoff {
     match backoff {
@@ -478,5 +509,34 @@ mod tests {
         for expected in [None, Some(limit.div(2)), Some(VDuration::ZERO)] {
             assert!(limits.contains(&expected), "{expected:?} missing from {limits:?}");
         }
+    }
+
+    /// `policy` offers a simpler policy with (attempt timeout, deadline, limit, initial delay) = `expected`.
+    #[track_caller]
+    fn check_coupled(policy: Policy, expected: [Option<VDuration>; 4]) {
+        let offered: Vec<[Option<VDuration>; 4]> = Reference
+            .simpler(&policy)
+            .iter()
+            .map(|p| [p.attempt_timeout, p.deadline, p.retry_elapsed_max, Some(p.backoff.initial())])
+            .collect();
+        assert!(offered.contains(&expected), "{expected:?} missing from {offered:?}");
+    }
+
+    #[test]
+    fn the_elapsed_limit_moves_with_the_limits_it_equals_and_takes_in_the_first_delay() {
+        let ms = |n| Some(VDuration::from_millis(n));
+        let base = Policy::new(3, Backoff::Constant { delay: VDuration::from_millis(4) }, SEC);
+        let tied = |timeout, deadline, limit| Policy {
+            attempt_timeout: timeout,
+            deadline,
+            retry_elapsed_max: limit,
+            ..base.clone()
+        };
+        check_coupled(tied(ms(8), None, ms(8)), [ms(4), None, ms(4), ms(4)]);
+        check_coupled(tied(ms(8), None, ms(8)), [ms(0), None, ms(0), ms(4)]);
+        check_coupled(tied(None, ms(8), ms(8)), [None, ms(4), ms(4), ms(4)]);
+        check_coupled(tied(ms(8), ms(8), ms(8)), [ms(0), ms(0), ms(0), ms(4)]);
+        check_coupled(tied(ms(9), None, ms(8)), [ms(9), None, ms(4), ms(0)]);
+        check_coupled(tied(None, None, ms(3)), [None, None, ms(0), ms(0)]);
     }
 }
