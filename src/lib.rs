@@ -150,7 +150,7 @@ mod swarm_summary;
 pub mod watchdog;
 
 pub use config::{Config, ConfigError, Shard, StopAt};
-pub use registry::{DynSubject, Registry, ReplayOutcome};
+pub use registry::{ConfigPick, ContractSample, DynSubject, Registry, ReplayOutcome};
 pub use runner::{check, Check, CheckError, RunOutput, Summary};
 pub use timelaw_core as core;
 pub use timelaw_core::reference;

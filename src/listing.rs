@@ -2,7 +2,12 @@
 //! with the laws a fixed sample judges.
 
 use timelaw_laws::Catalogue;
-use timelaw_reports::{render_laws_json, render_laws_table, LawListing};
+use timelaw_reports::{
+    contract_view, render_contract_json, render_contract_text, render_laws_json, render_laws_table, LawListing,
+};
+
+use crate::cli::ListFormat;
+use crate::registry::{ConfigPick, DynSubject};
 
 fn rows(catalogue: &Catalogue) -> Vec<LawListing> {
     catalogue
@@ -11,6 +16,7 @@ fn rows(catalogue: &Catalogue) -> Vec<LawListing> {
             id: law.id.to_owned(),
             title: law.title.to_owned(),
             kind: law.kind,
+            mechanism: timelaw_laws::mechanism_of(law.id),
             needs: law.needs.iter().map(|field| (*field).to_owned()).collect(),
         })
         .collect()
@@ -78,4 +84,28 @@ fn subject_lines(report: &timelaw_reports::Report, harness_laws: &[&str]) -> Vec
     list("n/a     ", &absent);
     list("loop    ", harness_laws);
     lines
+}
+
+/// `timelaw contract`: `subject`'s contract for its simplest config (`simplest`) or for the config of
+/// case 0 of `timelaw check --seed SEED`, grouped by mechanism, as text or JSON.
+///
+/// # Errors
+/// A config that does not serialize to JSON.
+pub fn contract_listing(
+    subject: &dyn DynSubject,
+    simplest: bool,
+    seed: u64,
+    format: ListFormat,
+) -> Result<String, serde_json::Error> {
+    let (pick, from) = if simplest {
+        (ConfigPick::Simplest, "the simplest config of its domain".to_owned())
+    } else {
+        (ConfigPick::Seed(seed), format!("case 0 of `timelaw check --subject {} --seed {seed}`", subject.name()))
+    };
+    let sample = subject.contract_sample(pick)?;
+    let view = contract_view(subject.name(), &from, sample.config, &sample.contract, &Catalogue::standard());
+    Ok(match format {
+        ListFormat::Table => render_contract_text(&view),
+        ListFormat::Json => render_contract_json(&view),
+    })
 }

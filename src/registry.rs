@@ -124,8 +124,31 @@ pub enum OperationError {
     },
 }
 
+/// Which config `timelaw contract` shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConfigPick {
+    /// The config of case 0 of a run with this seed (`timelaw check --seed N`).
+    Seed(u64),
+    /// The domain's simplest config ([`ConfigDomain::simplest_config`]).
+    Simplest,
+}
+
+/// A config of a subject (as JSON) and the contract it states for it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContractSample {
+    /// The config, as fixtures write it.
+    pub config: serde_json::Value,
+    /// What the subject promises for it.
+    pub contract: timelaw_core::Contract,
+}
+
 /// A subject with its config type erased.
 pub trait DynSubject: Sync {
+    /// The config `pick` names and the subject's contract for it (`timelaw contract`).
+    ///
+    /// # Errors
+    /// A config that does not serialize to JSON (a map with non-string keys).
+    fn contract_sample(&self, pick: ConfigPick) -> Result<ContractSample, serde_json::Error>;
     /// Its name.
     fn name(&self) -> &str;
     /// The laws that judge the harness driving it, not the code under test (see
@@ -234,6 +257,17 @@ fn known_verdict(stored: &Verdict, verdict: &Verdict) -> (ReplayOutcome, String)
 }
 
 impl<S: ConfigDomain> DynSubject for S {
+    fn contract_sample(&self, pick: ConfigPick) -> Result<ContractSample, serde_json::Error> {
+        let config = match pick {
+            ConfigPick::Seed(seed) => {
+                let swarm = timelaw_generators::swarm_for(seed, 0);
+                timelaw_generators::sample_case(self, timelaw_core::mix(seed, 0), &swarm).config
+            }
+            ConfigPick::Simplest => self.simplest_config(),
+        };
+        Ok(ContractSample { contract: Subject::contract(self, &config), config: serde_json::to_value(&config)? })
+    }
+
     fn name(&self) -> &str {
         Subject::name(self)
     }

@@ -6,11 +6,9 @@ mod common;
 use std::path::Path;
 
 use common::planted_clocks::{ClockBug, ClockPlanted, CLOCK_BUGS};
-use timelaw::core::reference::{Backoff, Policy};
+use timelaw::core::reference::Policy;
+use timelaw::core::Case;
 use timelaw::core::Subject;
-use timelaw::core::{
-    Case, ClockFaults, ClockKind, FailFrom, JumpAt, Outcome, ReadFailure, Schedule, Step, VDuration, WallJump,
-};
 use timelaw::fixture::{self, Status};
 use timelaw::laws::Catalogue;
 use timelaw::runner::{build_fixture, run, Silent};
@@ -28,31 +26,9 @@ fn found(bug: ClockBug, law: &str, seed: u64, _fixtures: Option<&Path>) -> (u64,
     (example.case_index, example.shrunk.clone(), example.found.clone())
 }
 
-fn one_transient(clock: ClockFaults) -> Schedule {
-    Schedule::single(vec![Step::instant(Outcome::Transient)]).with_clock(clock)
-}
-
-/// The canonical minimum of each planted clock bug, in words:
+/// The canonical minimum of each planted clock bug (stated, in words, in `tests/common/corpus_minima.rs`).
 fn expected(bug: ClockBug) -> Case<Policy> {
-    let simplest = Policy::new(2, Backoff::Constant { delay: VDuration::ZERO }, VDuration::ZERO);
-    let jump =
-        |by_ns| ClockFaults { wall_jumps: vec![WallJump { at: JumpAt::Attempt(1), by_ns }], read_failures: vec![] };
-    match bug {
-        // A 1 ns limit, a transient failure, the wall clock 1 ns ahead during it: the wall-clock limit
-        // gives up where the monotonic one retries.
-        ClockBug::WallClockLimit => {
-            Case::new(Policy { deadline: Some(VDuration::from_nanos(1)), ..simplest }, one_transient(jump(1)), 0)
-        }
-        // A retry decision after the wall clock went back 1 ns during the first attempt.
-        ClockBug::PanicsOnBackwardsJump => Case::new(simplest, one_transient(jump(-1)), 0),
-        // A limit (of 0 ns: the clock is read before the comparison), a transient failure, and the first
-        // monotonic read fails: the defect returns Ok.
-        ClockBug::FailedReadAsOk => {
-            let rule = ReadFailure { clock: ClockKind::Monotonic, from: FailFrom::AfterReads(0), count: 1 };
-            let failing = ClockFaults { wall_jumps: vec![], read_failures: vec![rule] };
-            Case::new(Policy { deadline: Some(VDuration::ZERO), ..simplest }, one_transient(failing), 0)
-        }
-    }
+    common::corpus_minima::clock_minimum(bug)
 }
 
 /// The wall-clock limit is shrunk, but not always to one canonical minimum: it has two families of minima

@@ -114,6 +114,8 @@ impl AdapterConfig for ExponentialBackoffConfig {
     /// - `delay_min` / `delay_max`: `min` / `max` (the same clamp).
     /// - `jitter`: symmetric by `jitter` ("Set the amount of jitter per backoff", which the crate applies
     ///   up and down), 1 ns tolerance for its integer rounding.
+    /// - `jitter_clipped_at_cap`: the jittered delay is clamped to `min..=max` (the same clamp; `max` is
+    ///   "the max duration" of every backoff).
     fn contract(&self) -> Contract {
         let min = VDuration::from_std(self.min);
         let backoff = match self.factor {
@@ -129,6 +131,7 @@ impl AdapterConfig for ExponentialBackoffConfig {
             backoff: Some(backoff),
             jitter: Some(if jittered { JitterBounds::Symmetric { ratio_milli } } else { JitterBounds::None }),
             delay_tolerance: if jittered { VDuration::from_nanos(1) } else { VDuration::ZERO },
+            jitter_clipped_at_cap: true,
             ..loop_contract()
         }
     }

@@ -4,8 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 use timelaw_core::{
-    Abort, BackoffShape, CallInfo, CallResult, Contract, ErrorKind, JitterBounds, RetryOn, Subject, TieRule, VDuration,
-    World,
+    Abort, AboveCap, BackoffShape, CallInfo, CallResult, Contract, ErrorKind, JitterBounds, RetryAfterCombine,
+    RetryAfterPolicy, RetryOn, Subject, TieRule, VDuration, World,
 };
 use timelaw_generators::choice::optional;
 use timelaw_generators::{Choices, Swarm};
@@ -72,7 +72,10 @@ impl AdapterConfig for TokioTimeoutLoopConfig {
     /// What the loop does, stated for the laws: at most `max_attempts` attempts, each cut after
     /// `attempt_timeout` with tokio's tie rule (the inner future wins a tie: `Timeout::poll` polls it
     /// first), a constant `delay` between attempts, the call's `deadline`, transient, rate-limited and
-    /// timed-out attempts retried, the last attempt's result returned.
+    /// timed-out attempts retried, the last attempt's result returned, a retry-after not read (the loop
+    /// always sleeps `delay`). The deadline is a `tokio::time::timeout` around the loop and cancellation
+    /// drops the call's future; tokio's docs do not order the two at a tie, so `interrupt_tie` stays
+    /// unstated.
     fn contract(&self) -> Contract {
         Contract {
             max_attempts: Some(self.max_attempts),
@@ -88,6 +91,7 @@ impl AdapterConfig for TokioTimeoutLoopConfig {
             respects_idempotency: true,
             honors_cancellation: true,
             serves_stream: true,
+            retry_after: Some(RetryAfterPolicy { combine: RetryAfterCombine::Ignored, above_cap: AboveCap::GiveUp }),
             ..Contract::default()
         }
     }

@@ -40,7 +40,9 @@ fn backon() {
     check(&BackonExponential, &[shape, cap, jitter, "never_panics"]);
     check(&BackonFibonacci, &[shape, cap, jitter, "never_panics"]);
     check(&BackonConstant, &["never_panics"]);
-    check(&BackonRetry, &[shape, cap, jitter, "never_panics"]);
+    // The same cap finding seen through the retry-after laws (the `Retry` driver states `Ignored`).
+    let retry_after = ["rate_limited_retried_below_cap", "retry_after_as_declared"];
+    check(&BackonRetry, &[shape, cap, jitter, "never_panics", retry_after[0], retry_after[1]]);
 }
 
 #[test]
@@ -64,7 +66,13 @@ fn tokio_retry2() {
     check(&TokioRetry2Fixed, &[]);
     check(&TokioRetry2Linear, &[]);
     std::panic::set_hook(Box::new(|_| {}));
-    let retry = ["backoff_shape_without_jitter", "never_panics", "notify_matches_sleep", "retry_after_honored"];
+    let retry = [
+        "backoff_shape_without_jitter",
+        "never_panics",
+        "notify_matches_sleep",
+        "retry_after_as_declared",
+        "retry_after_honored",
+    ];
     check(&TokioRetry2Retry, &retry);
 }
 

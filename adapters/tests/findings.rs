@@ -295,3 +295,35 @@ fn tower_backoff_stops_doubling_after_32_backoffs() {
     check(&TowerBackoff, config.clone(), failures(33), law, ViolatedAt(99, "SleepRequested"));
     check(&TowerBackoff, config, failures(32), law, Holds);
 }
+
+fn rate_limited_once(retry_after: VDuration) -> Schedule {
+    Schedule::single(vec![Step::instant(Outcome::RateLimited { retry_after }), Step::instant(Outcome::Ok)])
+}
+
+#[test]
+fn tokio_retry2_retry_after_does_not_replace_the_strategy_delay() {
+    // "else after the specified duration": the declared `ReplacesBackoff` wants 1 s; the strategy's 10 ms is slept.
+    let config = tokio_retry2(ms(10), false, true);
+    let law = "retry_after_as_declared";
+    check(&TokioRetry2Retry, config.clone(), rate_limited_once(ms(1000)), law, ViolatedAt(3, "SleepRequested"));
+    check(&TokioRetry2Retry, config, rate_limited_once(ms(10)), law, Holds);
+}
+
+#[test]
+fn backon_retry_after_laws_meet_the_cap_below_min_delay() {
+    let retry = |max: VDuration, total: Option<VDuration>| BackonRetryConfig {
+        backoff: BackonBuilder::Exponential(BackonExponentialConfig {
+            total_delay: total.map(VDuration::to_std),
+            ..backon_exponential(max)
+        }),
+        notify: true,
+    };
+    // Without `adjust` the backoff's delay is slept; it should lie under the 500 ms cap, and is 1 s.
+    let law = "retry_after_as_declared";
+    check(&BackonRetry, retry(ms(500), None), rate_limited_once(ms(0)), law, ViolatedAt(4, "SleepRequested"));
+    check(&BackonRetry, retry(ms(2000), None), rate_limited_once(ms(0)), law, Holds);
+    // A 500 ms capped delay fits a total_delay of 800 ms, yet the 1 s first delay does not: backon gives up.
+    let law = "rate_limited_retried_below_cap";
+    check(&BackonRetry, retry(ms(500), Some(ms(800))), rate_limited_once(ms(0)), law, ViolatedAt(3, "CallEnd"));
+    check(&BackonRetry, retry(ms(2000), Some(ms(1500))), rate_limited_once(ms(0)), law, Holds);
+}

@@ -118,7 +118,7 @@ pub mod law;
 pub mod temporal;
 pub mod verdict;
 
-pub use catalogue::{Catalogue, LawError};
+pub use catalogue::{mechanism_of, Catalogue, LawError, Mechanism};
 pub use law::{always_applies, Law, LawKind, Observation, Replay};
 pub use temporal::Check;
 pub use verdict::{Verdict, Violation};

@@ -54,6 +54,9 @@ fn no_sleep_after_final_attempt() {
     check(id, naive(Contract::default(), Bug::None, single(&[T])), Expect::NotApplicable);
     check(id, naive(promise(3, ms(10)), Bug::SleepsBeforeGivingUp, single(&[T, T, T])), Expect::At(12));
     check(id, naive(promise(3, ms(10)), Bug::SleepsBeforeGivingUp, single(&[T, F])), Expect::At(8));
+    // A sleep after the final attempt is the violation even when another attempt follows it (the
+    // mutant that drops the final-attempt check still catches a sleep before giving up, not this).
+    check(id, naive(promise(3, ms(10)), Bug::ExtraAttempt, single(&[T, T, T, T])), Expect::At(12));
 }
 
 #[test]

@@ -64,6 +64,11 @@
 //! ## Catalogue listing
 //! [`render_laws_table`] and [`render_laws_json`] list the laws for `timelaw laws`.
 //!
+//! ## A subject's contract
+//! [`contract_view`] groups a [`timelaw_core::Contract`] by mechanism, each field stated, unstated or
+//! absent, with the laws it makes applicable; [`render_contract_text`] and [`render_contract_json`] print
+//! it for `timelaw contract`.
+//!
 //! ## Timeline
 //! [`render_timeline`] shows one counterexample's trace as a table with the violating event marked;
 //! [`describe_event`] puts one event into words.
@@ -80,5 +85,8 @@ pub use model::{
     merge, seed_hex, BoundaryRow, Counts, InconclusiveSummary, LawRow, LawStatus, MergeError, Report, ReportError,
     Settings, Shard, Status, ViolationSummary, SCHEMA_VERSION, TIMELAW_VERSION,
 };
-pub use render::{parse_json, render_json, render_junit, render_table};
+pub use render::{
+    contract_view, parse_json, render_contract_json, render_contract_text, render_json, render_junit, render_table,
+    value_text, ContractView, FieldView, GroupView, PromiseState,
+};
 pub use timeline::{describe_event, render_timeline};

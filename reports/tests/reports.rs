@@ -336,7 +336,7 @@ fn retry_trace() -> Trace {
     trace
 }
 
-/// The whole table, character for character: the format people read.
+/// The whole table, character for character: the format people read (laws grouped by mechanism).
 #[test]
 fn table_golden() {
     let report = Report { timelaw_version: "0.0.0-test".to_owned(), ..whole() };
@@ -354,10 +354,13 @@ fn table_golden() {
 ┌───────────────────────────────────────┬──────────┬───────┬───────┬─────────┬─────┬──────────┬──────────────┬──────────────────────────────────────────────────────┐
 │ law                                   ┆ kind     ┆ cases ┆ holds ┆ vacuous ┆ n/a ┆ violated ┆ inconclusive ┆ fixture                                              │
 ╞═══════════════════════════════════════╪══════════╪═══════╪═══════╪═════════╪═════╪══════════╪══════════════╪══════════════════════════════════════════════════════╡
+│ ── retry ──                           ┆          ┆       ┆       ┆         ┆     ┆          ┆              ┆                                                      │
 │ attempts_within_max                   ┆ safety   ┆   100 ┆    97 ┆    0.0% ┆   0 ┆        3 ┆            0 ┆ tests/fixtures/reference/attempts_within_max-11.json │
 │ eventually_succeeds                   ┆ liveness ┆   100 ┆    65 ┆   25.0% ┆   0 ┆        0 ┆           10 ┆ -                                                    │
-│ circuit_open_rejects_without_dispatch ┆ safety   ┆   100 ┆     0 ┆       - ┆ 100 ┆        0 ┆            0 ┆ -                                                    │
+│ ── delays/backoff ──                  ┆          ┆       ┆       ┆         ┆     ┆          ┆              ┆                                                      │
 │ delay_within_cap                      ┆ safety   ┆   100 ┆    64 ┆   34.0% ┆   0 ┆        2 ┆            0 ┆ tests/fixtures/reference/delay_within_cap-70.json    │
+│ ── circuit ──                         ┆          ┆       ┆       ┆         ┆     ┆          ┆              ┆                                                      │
+│ circuit_open_rejects_without_dispatch ┆ safety   ┆   100 ┆     0 ┆       - ┆ 100 ┆        0 ┆            0 ┆ -                                                    │
 └───────────────────────────────────────┴──────────┴───────┴───────┴─────────┴─────┴──────────┴──────────────┴──────────────────────────────────────────────────────┘
 never judged non-vacuously in this run: circuit_open_rejects_without_dispatch
 status: violated (exit code 1)
@@ -414,4 +417,35 @@ fn timeline_marks_the_violating_event() {
     for text in unmarked {
         assert!(!text.contains("│ ▶ ┆"), "{text}");
     }
+}
+
+#[test]
+fn table_groups_laws_by_mechanism_user_laws_last() {
+    let mut report = Report::new("reference", 1);
+    report.cases = 1;
+    for id in ["my_own_law", "never_panics", "delay_within_cap", "attempts_within_max", "delay_at_least_min"] {
+        let mut row = LawRow::new(id, "t", LawKind::Safety);
+        row.counts.add(&Verdict::Holds);
+        report.laws.push(row);
+    }
+    let table = render_table(&report, false);
+    let first_cells: Vec<&str> = table
+        .lines()
+        .filter(|line| line.starts_with('│') && !line.contains("inconclusive"))
+        .map(|line| line.split('┆').next().unwrap().trim_matches(['│', ' ']))
+        .collect();
+    let expected = [
+        "── retry ──",
+        "attempts_within_max",
+        "── delays/backoff ──",
+        "delay_within_cap",
+        "delay_at_least_min",
+        "── meta ──",
+        "never_panics",
+        "── other ──",
+        "my_own_law",
+    ];
+    assert_eq!(first_cells, expected, "{table}");
+    let json = render_json(&report);
+    assert!(!json.contains("mechanism") && !json.contains("──"), "the JSON report is unchanged: {json}");
 }

@@ -34,6 +34,9 @@ pub enum Command {
     },
     /// List the built-in subjects.
     Subjects,
+    /// Print a subject's contract for a sample config, grouped by mechanism: what is stated, unstated
+    /// and absent, and which laws apply.
+    Contract(ContractArgs),
     /// Replay fixture files (folders are searched recursively).
     Replay {
         /// Fixture files or folders.
@@ -146,6 +149,23 @@ pub struct CheckArgs {
     /// Without it an existing fixture is never changed or removed.
     #[arg(long)]
     pub bless: bool,
+}
+
+/// `timelaw contract` options.
+#[derive(Debug, Args)]
+pub struct ContractArgs {
+    /// The subject (see `timelaw subjects`).
+    #[arg(long, default_value = "reference", value_parser = Text(plain))]
+    pub subject: String,
+    /// Show the config of case 0 of `timelaw check --seed S`, decimal or 0x hex [default: 0].
+    #[arg(long, value_name = "S", allow_negative_numbers = true, value_parser = Text(parse_seed_text))]
+    pub seed: Option<u64>,
+    /// Show the simplest config of the subject's domain instead.
+    #[arg(long, conflicts_with = "seed")]
+    pub simplest: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ListFormat::Table)]
+    pub format: ListFormat,
 }
 
 fn plain(text: &str) -> Result<String, String> {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use timelaw_laws::Catalogue;
 use timelaw_reports::{merge, parse_json, render_json, render_junit, render_table, render_timeline, Report};
 
-use super::args::{CheckArgs, Command, FixturesCommand, Format, ListFormat, ReportCommand, CLI_CASES};
+use super::args::{CheckArgs, Command, ContractArgs, FixturesCommand, Format, ListFormat, ReportCommand, CLI_CASES};
 use super::bar::{color_terminal, Bar};
 use super::{CliError, EXIT_ERROR, EXIT_HOLDS, EXIT_VIOLATED};
 use crate::config::{Config, StopAt, ENV_ALL, ENV_REPLAY, ENV_SHRINK};
@@ -40,6 +40,7 @@ pub(super) fn dispatch(registry: &Registry, command: Command) -> Result<u8, CliE
         Command::Check(args) => check(registry, args),
         Command::Laws { format } => laws(format),
         Command::Subjects => subjects(registry),
+        Command::Contract(args) => contract(registry, &args),
         Command::Replay { paths } => replay(registry, &paths),
         Command::Shrink { file, bless } => shrink(registry, &file, bless),
         Command::Explain { file } => explain(registry, &file),
@@ -127,6 +128,17 @@ fn laws(format: ListFormat) -> Result<u8, CliError> {
 
 fn subjects(registry: &Registry) -> Result<u8, CliError> {
     out(&crate::listing::subjects_listing(registry, &Catalogue::standard()))?;
+    Ok(EXIT_HOLDS)
+}
+
+fn unknown_subject(registry: &Registry, name: &str) -> CliError {
+    CliError::Message(format!("unknown subject {name:?} (known subjects: {})", registry.names().join(", ")))
+}
+
+fn contract(registry: &Registry, args: &ContractArgs) -> Result<u8, CliError> {
+    let subject = registry.get(&args.subject).ok_or_else(|| unknown_subject(registry, &args.subject))?;
+    let text = crate::listing::contract_listing(subject, args.simplest, args.seed.unwrap_or(0), args.format)?;
+    out(&text)?;
     Ok(EXIT_HOLDS)
 }
 

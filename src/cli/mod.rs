@@ -20,7 +20,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-pub use args::{CheckArgs, Cli, Command, Format, ListFormat, ReportCommand, EXIT_CODES};
+pub use args::{CheckArgs, Cli, Command, ContractArgs, Format, ListFormat, ReportCommand, EXIT_CODES};
 pub use bar::Bar;
 
 use crate::registry::Registry;

@@ -1,5 +1,10 @@
 //! Shared test code: planted-bug subjects and their stated minima.
 pub mod bless;
+pub mod corpus;
+pub mod corpus_breaker;
+pub mod corpus_measure;
+pub mod corpus_minima;
+pub mod corpus_subject;
 pub mod extremes;
 pub mod hangs;
 pub mod minima;

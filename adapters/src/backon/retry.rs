@@ -3,7 +3,9 @@
 
 use backon::{BackoffBuilder, Retryable};
 use serde::{Deserialize, Serialize};
-use timelaw_core::{Abort, CallInfo, CallResult, Contract, Outcome, Subject, World};
+use timelaw_core::{
+    Abort, AboveCap, CallInfo, CallResult, Contract, Outcome, RetryAfterCombine, RetryAfterPolicy, Subject, World,
+};
 use timelaw_generators::{Choices, Swarm};
 
 use super::{BackonConstantConfig, BackonExponentialConfig, BackonFibonacciConfig};
@@ -81,8 +83,12 @@ impl AdapterConfig for BackonRetryConfig {
     /// The builder's contract, plus `notifies` when a callback is installed: "When a retry happens, the
     /// input function will be invoked with the error and the sleep duration before pausing."
     /// Cancellation is dropping the future, which the driver does at the cancellation instant.
+    /// - `retry_after`: ignored, as the driver installs no `adjust` function: "If no `adjust` function is
+    ///   specified, the original backoff duration from the input will be used without modification."
+    ///   The jitter is not clipped at the cap (`with_jitter` adds up to the current delay after the cap).
     fn contract(&self) -> Contract {
-        Contract { notifies: self.notify, ..self.backoff.contract() }
+        let retry_after = RetryAfterPolicy { combine: RetryAfterCombine::Ignored, above_cap: AboveCap::GiveUp };
+        Contract { notifies: self.notify, retry_after: Some(retry_after), ..self.backoff.contract() }
     }
 
     fn simpler(&self) -> Vec<BackonRetryConfig> {

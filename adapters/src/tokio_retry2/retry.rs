@@ -4,7 +4,9 @@
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use timelaw_core::{Abort, CallInfo, CallResult, Contract, Outcome, Subject, World};
+use timelaw_core::{
+    Abort, AboveCap, CallInfo, CallResult, Contract, Outcome, RetryAfterCombine, RetryAfterPolicy, Subject, World,
+};
 use timelaw_generators::{Choices, Swarm};
 use tokio_retry2::{Retry, RetryError};
 
@@ -44,9 +46,23 @@ impl AdapterConfig for TokioRetry2RetryConfig {
     ///   user reads that as the delay before the retry being announced.
     /// - `honors_retry_after` with `retry_after`: `RetryError::retry_after` "Creates a transient error
     ///   which is retried after the specified duration."
+    /// - `retry_after` with `retry_after`: the retry-after replaces the strategy's delay, whatever its size
+    ///   ("If the `retry_after` is `None` the operation should be retried according to the defined
+    ///   strategy policy, else after the specified duration."; the docs name no cap for it). Without
+    ///   `retry_after` set, rate limits are plain transient errors and no retry-after is read.
     /// - Cancellation is dropping the future, which the driver does at the cancellation instant.
     fn contract(&self) -> Contract {
-        Contract { notifies: self.notify, honors_retry_after: self.retry_after, ..self.strategy.contract() }
+        let policy = RetryAfterPolicy { combine: RetryAfterCombine::ReplacesBackoff, above_cap: AboveCap::SleepAnyway };
+        let retry_after = match self.retry_after {
+            true => policy,
+            false => RetryAfterPolicy { combine: RetryAfterCombine::Ignored, above_cap: AboveCap::GiveUp },
+        };
+        Contract {
+            notifies: self.notify,
+            honors_retry_after: self.retry_after,
+            retry_after: Some(retry_after),
+            ..self.strategy.contract()
+        }
     }
 
     fn simpler(&self) -> Vec<TokioRetry2RetryConfig> {

@@ -111,9 +111,10 @@ impl AdapterConfig for TowerBackoffConfig {
     /// - `backoff`: exponential from `min`, doubling ("The backoff duration will increase exponentially
     ///   for every subsequent backoff, up to a maximum duration").
     /// - `delay_min`: `min` ("The minimum amount of time to wait before resuming an operation").
-    /// - `delay_max`: `max` ("The maximum amount of time to wait before resuming an operation"); tower
-    ///   clips its jitter at `max`, but the contract's jitter bounds cannot say so, so the cap law reads
-    ///   the cap widened by the jitter.
+    /// - `delay_max`: `max` ("The maximum amount of time to wait before resuming an operation").
+    /// - `jitter_clipped_at_cap`: tower's jitter is "a random, uniform duration on `[0, base*self.jitter]`
+    ///   no greater than `self.max`" (the doc of `ExponentialBackoff::jitter`, which caps it at
+    ///   `max - base`), so the jittered delay never exceeds `max`.
     /// - `jitter`: up to `jitter` times the base is added ("The ratio of the base timeout that may be
     ///   randomly added to a backoff").
     /// - `max_attempts`: `max_retries + 1` (the policy's limit).
@@ -127,6 +128,7 @@ impl AdapterConfig for TowerBackoffConfig {
             delay_max: self.max.map(VDuration::from_std),
             backoff: Some(BackoffShape::Exponential { initial: min, factor_milli: 2000 }),
             jitter: Some(if ratio_milli == 0 { JitterBounds::None } else { JitterBounds::Additive { ratio_milli } }),
+            jitter_clipped_at_cap: true,
             ..loop_contract()
         };
         let tolerance = if ratio_milli == 0 { VDuration::ZERO } else { float_tolerance(&contract) };

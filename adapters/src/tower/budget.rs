@@ -111,6 +111,12 @@ impl AdapterConfig for TowerBudgetConfig {
     ///   ("the percentage of calls to `deposit` that can be retried. This is in addition to any retries
     ///   allowed for via `min_per_sec`"). The policy deposits once per successful call, so deposits never
     ///   outnumber the calls started.
+    /// - `retry_budget_window`: none. The docs give one ("The `ttl` is the duration of how long a single
+    ///   `deposit` should be considered"), but this subject freezes tokio's clock (see the type's docs), so
+    ///   nothing expires and every call of a case lies in one window: the whole-case budget is exact here,
+    ///   and stating `ttl` would make the budget model forget deposits that `TpsBudget` still holds.
+    /// - `retry_budget_admits`: false: the docs promise an upper bound, not that a retry with room is
+    ///   admitted (the withdraw amount is an integer: "(1.0 / retry_percent) as isize").
     /// - No attempt limit: the budget is the limit.
     /// - Clocks: `TpsBudget` measures its `ttl` window with `tokio::time::Instant`, which the paused runtime
     ///   mirrors from the World's monotonic clock; it takes no clock, `SystemTime` or start instant, and the

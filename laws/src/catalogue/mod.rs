@@ -21,6 +21,10 @@
 //! tolerance ([`timelaw_core::Contract::tolerance`], absolute plus relative, zero unless the subject's
 //! arithmetic is inexact) widens it. Each law's doc names what it compares.
 //!
+//! Each law's mechanism (retry, delays/backoff, timing, rate/retry-after, circuit, budget, clocks, meta)
+//! and each contract field's are one table, [`LAW_MECHANISMS`] and [`CONTRACT_FIELDS`] ([`mechanism_of`]);
+//! the listings group by it.
+//!
 //! The models the laws replay are public for a user's own laws: [`breaker_model`] (the circuit breaker a
 //! contract states), [`budget_model`] (the retry budget, with its window) and [`support`] (event
 //! classification and the call walk); [`replay_breaker`] replays the breaker model over a trace's calls.
@@ -34,6 +38,7 @@ pub mod budget_model;
 mod circuit;
 mod clocks;
 mod delays;
+mod mechanism;
 mod meta;
 mod outcomes;
 mod promises;
@@ -56,6 +61,7 @@ pub use delays::{
     BACKOFF_SHAPE_WITHOUT_JITTER, DELAY_AT_LEAST_MIN, DELAY_WITHIN_CAP, JITTER_WITHIN_BOUNDS, NOTIFY_MATCHES_SLEEP,
     RETRY_AFTER_AS_DECLARED, RETRY_AFTER_HONORED, TOTAL_SLEEP_WITHIN_BUDGET,
 };
+pub use mechanism::{field_mechanism, mechanism_of, Mechanism, CONTRACT_FIELDS, LAW_MECHANISMS};
 pub use meta::{CLOCK_MONOTONIC, DETERMINISTIC_REPLAY, NEVER_PANICS, TERMINATES};
 pub use outcomes::{EVENTUALLY_SUCCEEDS, FATAL_NOT_RETRIED, RESULT_MATCHES_LAST_ATTEMPT, SUCCESS_ENDS_CALL};
 pub use promises::{INTERRUPT_TIE_AS_DECLARED, NO_RETRY_AFTER_ELAPSED_LIMIT};

@@ -10,7 +10,9 @@ const COLUMNS: [&str; 9] = ["law", "kind", "cases", "holds", "vacuous", "n/a", "
 const NUMERIC_COLUMNS: std::ops::Range<usize> = 2..8;
 
 /// Renders `report` for a terminal or a log: a header block (subject, timelaw version, seed in hex and
-/// decimal, cases and their range, threads, shard, swarm options), a table with one row per law (id, kind,
+/// decimal, cases and their range, threads, shard, swarm options), a table with one row per law grouped by
+/// mechanism ([`timelaw_laws::mechanism_of`]; a `── retry ──` row opens each group, in
+/// [`timelaw_laws::Mechanism::ALL`] order, a user's laws last under `── other ──`) (id, kind,
 /// cases, holds, vacuous share in percent of the applicable cases, not applicable, violated, inconclusive,
 /// fixture path), the status with its exit code, then a paragraph per violated law (id, sentence, case and
 /// event index, fixture path, the `TIMELAW_SEED` that reproduces it) and per inconclusive law.
@@ -119,7 +121,15 @@ fn boundary_lines(report: &Report) -> Vec<String> {
 fn laws_table(report: &Report, color: bool) -> Table {
     let mut table = style::table(color);
     table.set_header(COLUMNS);
-    for row in &report.laws {
+    let mechanisms: Vec<_> = report.laws.iter().map(|row| timelaw_laws::mechanism_of(&row.id)).collect();
+    let mut previous = None;
+    for index in crate::catalogue::grouped_order(&mechanisms) {
+        let row = &report.laws[index];
+        let group = crate::catalogue::group_name(mechanisms[index]);
+        if previous != Some(group) {
+            table.add_row(group_row(group));
+            previous = Some(group);
+        }
         let tone = Tone::of_law(row.status());
         let counts = &row.counts;
         let vacuous = if counts.applicable() == 0 { "-".to_owned() } else { percent(counts.vacuous_share()) };
@@ -143,6 +153,13 @@ fn laws_table(report: &Report, color: bool) -> Table {
         }
     }
     table
+}
+
+/// The row that opens a mechanism's group of laws: `── circuit ──` in the law column, the rest empty.
+fn group_row(group: &str) -> Vec<String> {
+    let mut cells = vec![String::new(); COLUMNS.len()];
+    cells[0] = format!("── {group} ──");
+    cells
 }
 
 /// Under the table: which laws judge the harness (marked `(loop)`), and which laws no case of this run

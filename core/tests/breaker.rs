@@ -1,0 +1,62 @@
+//! The reference circuit breaker's opening rule and probe slots, call by call: the cases a mutation run
+//! of `core/src/reference/circuit.rs` (`bash .ci/mutants reference --file core/src/reference/circuit.rs`)
+//! showed no other test pinned.
+
+use timelaw_core::reference::{Backoff, Policy, Reference};
+use timelaw_core::{
+    execute, CallResult, CallScript, CircuitContract, ErrorKind, EventKind, Outcome, Schedule, VDuration,
+};
+
+const OK: CallResult = CallResult::Ok;
+const TRANSIENT: CallResult = CallResult::Err(ErrorKind::Transient);
+const CANCELLED: CallResult = CallResult::Err(ErrorKind::Cancelled);
+const REJECTED: CallResult = CallResult::Err(ErrorKind::CircuitOpen);
+
+/// A breaker of `window` results, opening at `min_calls` results and `failure_percent`, open for 1 s
+/// (or `open_for`), one probe.
+fn circuit(window: u32, min_calls: u32, failure_percent: u32, open_for: VDuration) -> CircuitContract {
+    CircuitContract { window, min_calls, failure_percent, open_for, half_open_probes: 1 }
+}
+
+/// A call whose one attempt has `outcome`, at once after the previous call.
+fn call(outcome: Outcome) -> CallScript {
+    CallScript::outcomes(&[outcome])
+}
+
+/// A call cancelled the instant it starts.
+fn cancelled() -> CallScript {
+    CallScript { cancel_after: Some(VDuration::ZERO), ..CallScript::outcomes(&[]) }
+}
+
+#[track_caller]
+fn check(circuit: CircuitContract, calls: Vec<CallScript>, expect: &[CallResult]) {
+    let policy = Policy {
+        circuit: Some(circuit),
+        ..Policy::new(1, Backoff::Constant { delay: VDuration::ZERO }, VDuration::ZERO)
+    };
+    let trace = execute(&Reference, &policy, &Schedule::new(calls), 0);
+    let results: Vec<CallResult> = trace
+        .events
+        .iter()
+        .filter_map(|event| match event.kind {
+            EventKind::CallEnd { result } => Some(result),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results, expect);
+}
+
+#[test]
+fn opening_rule_and_probe_slots() {
+    let second = VDuration::from_secs(1);
+    let (ok, t) = (Outcome::Ok, Outcome::Transient);
+    // Successes alone never open it, even where `failure_percent * results` is exactly 100.
+    check(circuit(2, 2, 50, second), vec![call(ok), call(ok), call(ok)], &[OK, OK, OK]);
+    // One failure in two results is 50%, below 100%: it stays closed.
+    check(circuit(2, 2, 100, second), vec![call(t), call(ok), call(ok)], &[TRANSIENT, OK, OK]);
+    // ... and at 50% it opens.
+    check(circuit(2, 2, 50, second), vec![call(t), call(ok), call(ok)], &[TRANSIENT, OK, REJECTED]);
+    // A cancelled probe frees its slot: the next call probes (and closes it) instead of being rejected.
+    let calls = vec![call(t), cancelled(), call(ok), call(ok)];
+    check(circuit(1, 1, 100, VDuration::ZERO), calls, &[TRANSIENT, CANCELLED, OK, OK]);
+}

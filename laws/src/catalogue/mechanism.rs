@@ -1,0 +1,168 @@
+//! Which mechanism each standard law and each contract field belongs to: the one table `timelaw laws`,
+//! the report table and `timelaw contract` group by.
+//!
+//! A law's mechanism is data kept here rather than a field on [`Law`](crate::Law), so a user's law
+//! written as a struct literal keeps compiling; a law with no entry (a user's law) is grouped under
+//! "other laws" by the listings. The tests in `laws/tests/mechanism.rs` fail when a standard law or a
+//! contract field has no mechanism.
+
+use serde::{Deserialize, Serialize};
+
+use crate::ids;
+
+/// The mechanism a law judges or a contract field describes. Listings print groups in this order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mechanism {
+    /// Attempts, which outcomes are retried, what a call returns.
+    Retry,
+    /// The delays between attempts: backoff shape, cap, minimum, jitter, sleep budget, notifications.
+    Delays,
+    /// Attempt timeouts, deadlines, elapsed-time limits, cancellation and their tie rules.
+    Timing,
+    /// Rate-limited answers and their retry-after.
+    RateLimit,
+    /// The circuit breaker.
+    Circuit,
+    /// The retry budget.
+    Budget,
+    /// The monotonic and wall clocks: jumps and failed reads.
+    Clocks,
+    /// What holds for every subject whatever it promises (no panic, termination, determinism).
+    Meta,
+}
+
+impl Mechanism {
+    /// Every mechanism, in listing order.
+    pub const ALL: [Mechanism; 8] = [
+        Mechanism::Retry,
+        Mechanism::Delays,
+        Mechanism::Timing,
+        Mechanism::RateLimit,
+        Mechanism::Circuit,
+        Mechanism::Budget,
+        Mechanism::Clocks,
+        Mechanism::Meta,
+    ];
+
+    /// The name listings print as a group header.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Mechanism::Retry => "retry",
+            Mechanism::Delays => "delays/backoff",
+            Mechanism::Timing => "timing",
+            Mechanism::RateLimit => "rate/retry-after",
+            Mechanism::Circuit => "circuit",
+            Mechanism::Budget => "budget",
+            Mechanism::Clocks => "clocks",
+            Mechanism::Meta => "meta",
+        }
+    }
+}
+
+impl std::fmt::Display for Mechanism {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+use Mechanism::{Budget, Circuit, Clocks, Delays, Meta, RateLimit, Retry, Timing};
+
+/// Each standard law's mechanism, in catalogue order ([`ids::ALL`]).
+pub static LAW_MECHANISMS: [(&str, Mechanism); 42] = [
+    (ids::ATTEMPTS_WITHIN_MAX, Retry),
+    (ids::DELAY_WITHIN_CAP, Delays),
+    (ids::DELAY_AT_LEAST_MIN, Delays),
+    (ids::BACKOFF_SHAPE_WITHOUT_JITTER, Delays),
+    (ids::JITTER_WITHIN_BOUNDS, Delays),
+    (ids::NO_SLEEP_AFTER_FINAL_ATTEMPT, Retry),
+    (ids::SUCCESS_ENDS_CALL, Retry),
+    (ids::FATAL_NOT_RETRIED, Retry),
+    (ids::TIMEOUT_TRANSLATED_TO_ERR, Timing),
+    (ids::TIMEOUT_BOUNDARY_IS_EXPIRED, Timing),
+    (ids::DEADLINE_RESPECTED, Timing),
+    (ids::TOTAL_SLEEP_WITHIN_BUDGET, Delays),
+    (ids::RETRY_AFTER_HONORED, RateLimit),
+    (ids::RESULT_MATCHES_LAST_ATTEMPT, Retry),
+    (ids::EVENTUALLY_SUCCEEDS, Retry),
+    (ids::EXHAUSTED_RETRIES_RETURN_ERR, Retry),
+    (ids::CLOCK_MONOTONIC, Clocks),
+    (ids::DETERMINISTIC_REPLAY, Meta),
+    (ids::NEVER_PANICS, Meta),
+    (ids::TERMINATES, Meta),
+    (ids::CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH, Circuit),
+    (ids::CIRCUIT_HALF_OPEN_AFTER_COOLDOWN, Circuit),
+    (ids::HALF_OPEN_PROBE_LIMIT, Circuit),
+    (ids::RETRY_BUDGET_RESPECTED, Budget),
+    (ids::NON_IDEMPOTENT_NOT_RETRIED, Retry),
+    (ids::CANCELLATION_STOPS_WORK, Timing),
+    (ids::TIMEOUT_DOES_NOT_END_STREAM, Timing),
+    (ids::NOTIFY_MATCHES_SLEEP, Delays),
+    (ids::WALL_JUMP_KEEPS_MONOTONIC_LIMITS, Clocks),
+    (ids::WALL_JUMP_BACK_NO_PANIC, Clocks),
+    (ids::FAILED_READ_HANDLED_AS_DECLARED, Clocks),
+    (ids::CIRCUIT_CLOSED_ADMITS, Circuit),
+    (ids::CIRCUIT_CLOSES_AFTER_PROBES, Circuit),
+    (ids::CIRCUIT_PROBE_SLOT_FREED, Circuit),
+    (ids::RETRY_BUDGET_ADMITS_WITH_ROOM, Budget),
+    (ids::ELAPSED_LIMIT_DOES_NOT_STOP_EARLY, Timing),
+    (ids::RATE_LIMITED_RETRIED_BELOW_CAP, RateLimit),
+    (ids::NO_UNDECLARED_REJECTION, Meta),
+    (ids::NO_RETRY_AFTER_ELAPSED_LIMIT, Timing),
+    (ids::RETRY_AFTER_AS_DECLARED, RateLimit),
+    (ids::CIRCUIT_OPEN_PERIOD_AS_DECLARED, Circuit),
+    (ids::INTERRUPT_TIE_AS_DECLARED, Timing),
+];
+
+/// Each field of [`timelaw_core::Contract`] (its serde name) with its mechanism, in declaration order.
+/// `unstated` spans mechanisms (its flags name them) and is listed under [`Mechanism::Meta`].
+pub static CONTRACT_FIELDS: [(&str, Mechanism); 32] = [
+    ("max_attempts", Retry),
+    ("delay_min", Delays),
+    ("delay_max", Delays),
+    ("backoff", Delays),
+    ("jitter", Delays),
+    ("delay_tolerance", Delays),
+    ("delay_tolerance_ppb", Delays),
+    ("attempt_timeout", Timing),
+    ("timeout_tie", Timing),
+    ("deadline", Timing),
+    ("sleep_budget", Delays),
+    ("retry_on", Retry),
+    ("honors_retry_after", RateLimit),
+    ("reports_last_result", Retry),
+    ("respects_idempotency", Retry),
+    ("honors_cancellation", Timing),
+    ("notifies", Delays),
+    ("serves_stream", Timing),
+    ("circuit", Circuit),
+    ("retry_budget", Budget),
+    ("clocks", Clocks),
+    ("retry_elapsed_max", Timing),
+    ("retry_after", RateLimit),
+    ("jitter_clipped_at_cap", Delays),
+    ("circuit_policy", Circuit),
+    ("circuit_open_shape", Circuit),
+    ("circuit_cooldown_tie", Circuit),
+    ("circuit_counts_cancellation", Circuit),
+    ("retry_budget_window", Budget),
+    ("retry_budget_admits", Budget),
+    ("interrupt_tie", Timing),
+    ("unstated", Meta),
+];
+
+/// The mechanism of the standard law `id`; `None` for a law outside the standard catalogue.
+///
+/// ```
+/// use timelaw_laws::catalogue::{mechanism_of, Mechanism};
+/// assert_eq!(mechanism_of("half_open_probe_limit"), Some(Mechanism::Circuit));
+/// assert_eq!(mechanism_of("my_own_law"), None);
+/// ```
+pub fn mechanism_of(id: &str) -> Option<Mechanism> {
+    LAW_MECHANISMS.iter().find(|(law, _)| *law == id).map(|(_, mechanism)| *mechanism)
+}
+
+/// The mechanism of the contract field `name` (its serde name); `None` for a name that is no field.
+pub fn field_mechanism(name: &str) -> Option<Mechanism> {
+    CONTRACT_FIELDS.iter().find(|(field, _)| *field == name).map(|(_, mechanism)| *mechanism)
+}

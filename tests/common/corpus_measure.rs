@@ -1,0 +1,61 @@
+//! Measuring one planted bug on one run seed: the first violation in case-index order (as the runner
+//! finds it, one thread) and its shrink. Shared by the corpus test and the `shrink_quality` bench.
+#![allow(dead_code)]
+
+use timelaw::core::reference::Policy;
+use timelaw::core::Case;
+use timelaw::eval::evaluate;
+use timelaw::generators::ConfigDomain;
+use timelaw::laws::{Catalogue, Verdict};
+use timelaw::runner::{check_case, Tally};
+use timelaw::shrink::{shrink, ShrinkBudget};
+use timelaw::Config;
+
+/// What one seed gave.
+#[derive(Clone, Debug)]
+pub struct Measured {
+    /// The index of the first violating case; `None` when none was found within the cases.
+    pub case_index: Option<u64>,
+    /// The case as found.
+    pub found: Option<Case<Policy>>,
+    /// The shrunk case.
+    pub shrunk: Option<Case<Policy>>,
+    /// Subject runs the shrink spent (its first run of the found case included).
+    pub evaluations: u64,
+}
+
+/// The run options of a measurement: one thread, no replay runs, the default limits and shrink budget.
+pub fn run_config(seed: u64, cases_max: u64) -> Config {
+    Config { cases: cases_max, seed, threads: 1, replay_every: 0, ..Config::default() }
+}
+
+/// Searches cases `0..cases_max` of `seed` in order for the first violation of `law`, then shrinks it
+/// with the runner's budget.
+pub fn measure_seed<S: ConfigDomain<Config = Policy>>(subject: &S, law: &str, seed: u64, cases_max: u64) -> Measured {
+    let laws = Catalogue::standard().select(&[law]).expect("corpus laws are in the catalogue");
+    let config = run_config(seed, cases_max);
+    let mut tally = Tally::new(1, 1);
+    let mut index = 0;
+    while index < cases_max && tally.found[0].is_empty() {
+        check_case(subject, &laws, &config, index, &mut tally);
+        index += 1;
+    }
+    let Some(found) = tally.found[0].first() else {
+        return Measured { case_index: None, found: None, shrunk: None, evaluations: 0 };
+    };
+    let law = *laws.iter().next().expect("one law selected");
+    let budget = ShrinkBudget { evals_max: config.shrink_evals_max, time_max: None };
+    let outcome = shrink(subject, &law, found.case.clone(), budget, config.limits).expect("the found case fails");
+    Measured {
+        case_index: Some(found.case_index),
+        found: Some(found.case.clone()),
+        shrunk: Some(outcome.case),
+        evaluations: outcome.evaluations,
+    }
+}
+
+/// The verdict of `law` on `case` for `subject`.
+pub fn judge<S: ConfigDomain<Config = Policy>>(subject: &S, law: &str, case: &Case<Policy>) -> Verdict {
+    let law = *Catalogue::standard().get(law).expect("corpus laws are in the catalogue");
+    evaluate(subject, case, Config::default().limits, false).judge(&law, case)
+}
