@@ -13,6 +13,7 @@
 //! | `attempt_timeout` | none, or 0..=60 s |
 //! | `deadline` | none, or 0..=10 min |
 //! | `sleep_budget` | none, or 0..=1 h |
+//! | `retry_elapsed_max` | none, or 0..=10 min, or a boundary value: 0, 1 ns, the attempt timeout, the attempt timeout plus the initial delay, the deadline (drawn last) |
 //! | `circuit` | none, or window 1..=128 (mostly ≤ 10), min_calls 1..=window, failure_percent 1..=100, open_for 0..=10 min, 1..=3 probes |
 //! | `retry_budget` | none, or 0..=10 retries plus 0..=1000 percent |
 //!
@@ -63,6 +64,9 @@ pub fn describe_policy<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> Policy 
     let sleep_budget = optional(c, swarm.sleep_budget, 1, 2, |c| limit(c, HOUR));
     let circuit = optional(c, swarm.circuit, 1, 2, |c| circuit(c, swarm));
     let retry_budget = optional(c, swarm.retry_budget, 1, 2, |c| budget(c));
+    // Drawn last, so that every answer above keeps its meaning for the configs drawn before it existed.
+    let aims = Aims { attempt_timeout, deadline, first_delay: initial };
+    let retry_elapsed_max = optional(c, swarm.retry_elapsed_max, 1, 2, |c| elapsed_limit(c, swarm, aims));
     let policy = Policy {
         max_attempts,
         backoff,
@@ -73,7 +77,7 @@ pub fn describe_policy<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> Policy 
         attempt_timeout,
         deadline,
         sleep_budget,
-        retry_elapsed_max: None, // Not drawn yet: drawing it would move every later answer.
+        retry_elapsed_max,
         circuit,
         retry_budget,
     };
@@ -103,6 +107,34 @@ fn factor<C: Choices + ?Sized>(c: &mut C) -> u32 {
 /// A timeout, deadline, budget or open duration: zero in one draw of ten, else up to 1 s or up to `max`.
 fn limit<C: Choices + ?Sized>(c: &mut C, max: VDuration) -> VDuration {
     scaled_duration(c, &[(1, VDuration::ZERO), (6, SEC), (3, max)])
+}
+
+/// The instants of a call an elapsed-time limit may sit exactly on, known from the policy alone.
+#[derive(Clone, Copy)]
+struct Aims {
+    attempt_timeout: Option<VDuration>,
+    deadline: Option<VDuration>,
+    first_delay: VDuration,
+}
+
+/// An elapsed-time limit: with the swarm's boundary bias a boundary value (0, 1 ns, the end of a first
+/// attempt cut by the timeout, the first retry after it, the deadline), else a plain [`limit`] up to
+/// 10 min. The schedule aims attempts at the limit too ([`crate::schedule`]).
+fn elapsed_limit<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm, aims: Aims) -> VDuration {
+    let plain = limit(c, VDuration::from_secs(600));
+    if !biased(c, swarm) {
+        return plain;
+    }
+    let timeout = aims.attempt_timeout;
+    let boundaries = [
+        Some(VDuration::ZERO),
+        Some(VDuration::from_nanos(1)),
+        timeout,
+        timeout.map(|timeout| timeout.saturating_add(aims.first_delay)),
+        aims.deadline,
+    ];
+    let available = boundaries.map(|boundary| u32::from(boundary.is_some()));
+    boundaries[c.weighted(&available)].unwrap_or(plain)
 }
 
 fn circuit<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> CircuitContract {
@@ -186,7 +218,8 @@ impl Describe for Reference {
 }
 
 /// One feature switched off.
-const FEATURES_OFF: [fn(&mut Policy); 9] = [
+const FEATURES_OFF: [fn(&mut Policy); 10] = [
+    |p| p.retry_elapsed_max = None,
     |p| p.circuit = None,
     |p| p.retry_budget = None,
     |p| p.sleep_budget = None,
@@ -199,7 +232,7 @@ const FEATURES_OFF: [fn(&mut Policy); 9] = [
 ];
 
 /// One number made simpler (each keeps the policy valid or is dropped by `simpler`).
-const SIMPLER_NUMBERS: [fn(&mut Policy); 19] = [
+const SIMPLER_NUMBERS: [fn(&mut Policy); 24] = [
     |p| p.max_attempts = 1,
     |p| p.max_attempts = p.max_attempts.div_ceil(2),
     |p| p.max_attempts = p.max_attempts.saturating_sub(1).max(1),
@@ -224,10 +257,43 @@ const SIMPLER_NUMBERS: [fn(&mut Policy); 19] = [
     |p| p.sleep_budget = p.sleep_budget.map(|d| d.div(2)),
     |p| p.attempt_timeout = p.attempt_timeout.map(|_| VDuration::ZERO),
     |p| p.deadline = p.deadline.map(|_| VDuration::ZERO),
+    |p| p.retry_elapsed_max = p.retry_elapsed_max.map(|d| d.div(2)),
+    |p| p.retry_elapsed_max = p.retry_elapsed_max.map(|_| VDuration::ZERO),
+    |p| with_tied_limits(p, |d| d.div(2)),
+    |p| with_tied_limits(p, |_| VDuration::ZERO),
+    |p| {
+        // The first delay folded into the elapsed-time limit: a retry that woke on the limit after the
+        // first delay now wakes on the lowered limit at once, so "the retry starts exactly on the limit"
+        // survives while the delays go to zero.
+        if let Some(limit) = p.retry_elapsed_max {
+            p.retry_elapsed_max = Some(limit.saturating_sub(p.backoff.initial().min(p.delay_max)));
+            p.backoff = with_initial(p.backoff, VDuration::ZERO);
+            p.delay_max = VDuration::ZERO;
+        }
+    },
     |p| p.circuit = p.circuit.map(simpler_circuit),
     |p| p.circuit = p.circuit.map(|c| CircuitContract { open_for: VDuration::ZERO, ..c }),
     |p| p.retry_budget = p.retry_budget.map(|b| BudgetContract { min_retries: 0, retry_percent: b.retry_percent / 2 }),
 ];
+
+/// The elapsed-time limit moved together with the attempt timeout and the deadline where they equal it
+/// (drawn so on purpose): a failure that needs "the limit ends where an attempt is cut" survives the
+/// move, where lowering one of them alone would lose it. Nothing moves when no other limit equals it.
+fn with_tied_limits(p: &mut Policy, lower: fn(VDuration) -> VDuration) {
+    let Some(limit) = p.retry_elapsed_max else { return };
+    let tied = |other: &mut Option<VDuration>| {
+        if *other == Some(limit) {
+            *other = Some(lower(limit));
+            true
+        } else {
+            false
+        }
+    };
+    let timeout_tied = tied(&mut p.attempt_timeout);
+    if tied(&mut p.deadline) || timeout_tied {
+        p.retry_elapsed_max = Some(lower(limit));
+    }
+}
 
 fn with_initial(backoff: Backoff, initial: VDuration) -> Backoff {
     match backoff {
@@ -277,7 +343,7 @@ fn small(value: u64) -> u32 {
 }
 
 /// Every number of a policy, in the order the shrinker lowers them.
-const NUMBERS: [PolicyNumber; 15] = [
+const NUMBERS: [PolicyNumber; 16] = [
     ("max_attempts", 1, |p| Some(u64::from(p.max_attempts)), |p, v| p.max_attempts = small(v)),
     ("backoff.initial", 0, |p| Some(p.backoff.initial().as_nanos()), |p, v| p.backoff = with_initial(p.backoff, ns(v))),
     (
@@ -310,6 +376,12 @@ const NUMBERS: [PolicyNumber; 15] = [
     ("attempt_timeout", 0, |p| p.attempt_timeout.map(VDuration::as_nanos), |p, v| p.attempt_timeout = Some(ns(v))),
     ("deadline", 0, |p| p.deadline.map(VDuration::as_nanos), |p, v| p.deadline = Some(ns(v))),
     ("sleep_budget", 0, |p| p.sleep_budget.map(VDuration::as_nanos), |p, v| p.sleep_budget = Some(ns(v))),
+    (
+        "retry_elapsed_max",
+        0,
+        |p| p.retry_elapsed_max.map(VDuration::as_nanos),
+        |p, v| p.retry_elapsed_max = Some(ns(v)),
+    ),
     (
         "circuit.min_calls",
         1,
@@ -374,12 +446,13 @@ mod tests {
             sleep_budget: Some(VDuration::from_secs(2)),
             circuit: Some(circuit),
             retry_budget: Some(BudgetContract { min_retries: 4, retry_percent: 20 }),
+            retry_elapsed_max: Some(VDuration::from_millis(7)),
             ..Policy::new(5, Backoff::Exponential { initial: VDuration::from_millis(1), factor: 16 }, SEC)
         };
         let numbers = Reference.config_numbers(&policy);
         let names: Vec<&str> = numbers.iter().map(|number| number.name).collect();
         assert!(names.contains(&"circuit.failure_percent") && names.contains(&"circuit.open_for"), "{names:?}");
-        assert!(!names.contains(&"backoff.step"), "{names:?}");
+        assert!(!names.contains(&"backoff.step") && names.contains(&"retry_elapsed_max"), "{names:?}");
         for (index, number) in numbers.iter().enumerate() {
             let lowered = Reference.with_config_number(&policy, index, number.value).expect("the same value is valid");
             assert_eq!(lowered, policy, "{}", number.name);
@@ -389,5 +462,81 @@ mod tests {
         }
         let window = names.iter().position(|name| *name == "circuit.window").unwrap();
         assert_eq!(Reference.with_config_number(&policy, window, 2), None, "a window below min_calls is invalid");
+    }
+
+    /// Which kind of elapsed-time limit a drawn policy has.
+    #[track_caller]
+    fn check_drawn(kind: fn(&Policy) -> bool, what: &str) {
+        let swarm = Swarm { boundary_percent: 60, ..Swarm::everything() };
+        let mut rng = timelaw_core::SplitMix64::new(11);
+        let policies: Vec<Policy> = (0..4000).map(|_| describe_policy(&mut rng, &swarm)).collect();
+        assert!(policies.iter().all(|policy| policy.validate().is_ok()));
+        assert!(policies.iter().any(kind), "no policy in 4000 has {what}");
+    }
+
+    #[test]
+    fn the_elapsed_limit_is_drawn_at_its_boundaries_and_between() {
+        check_drawn(|p| p.retry_elapsed_max.is_none(), "no limit");
+        check_drawn(|p| p.retry_elapsed_max == Some(VDuration::ZERO), "a limit of 0");
+        check_drawn(|p| p.retry_elapsed_max == Some(ns(1)), "a limit of 1 ns");
+        check_drawn(|p| p.attempt_timeout.is_some_and(|t| p.retry_elapsed_max == Some(t)), "the attempt timeout");
+        check_drawn(
+            |p| p.attempt_timeout.is_some_and(|t| p.retry_elapsed_max == Some(t.saturating_add(p.backoff.initial()))),
+            "the attempt timeout plus the first delay",
+        );
+        check_drawn(|p| p.deadline.is_some() && p.retry_elapsed_max == p.deadline, "the deadline");
+        check_drawn(|p| p.retry_elapsed_max.is_some_and(|d| d > SEC), "an ordinary limit above 1 s");
+    }
+
+    #[test]
+    fn a_swarm_without_the_elapsed_limit_never_draws_it_and_keeps_older_answers() {
+        let off = Swarm { retry_elapsed_max: false, ..Swarm::everything() };
+        let mut with = timelaw_core::SplitMix64::new(5);
+        for _ in 0..500 {
+            let mut without = with.clone();
+            let drawn = describe_policy(&mut with, &Swarm::everything());
+            let plain = describe_policy(&mut without, &off);
+            assert_eq!(plain.retry_elapsed_max, None);
+            assert_eq!(Policy { retry_elapsed_max: None, ..drawn.clone() }, plain, "the limit is drawn last");
+        }
+    }
+
+    #[test]
+    fn simpler_policies_drop_halve_and_zero_the_elapsed_limit() {
+        let limit = VDuration::from_millis(10);
+        let policy = Policy { retry_elapsed_max: Some(limit), ..Policy::new(3, Backoff::Constant { delay: SEC }, SEC) };
+        let limits: Vec<Option<VDuration>> = Reference.simpler(&policy).iter().map(|p| p.retry_elapsed_max).collect();
+        for expected in [None, Some(limit.div(2)), Some(VDuration::ZERO)] {
+            assert!(limits.contains(&expected), "{expected:?} missing from {limits:?}");
+        }
+    }
+
+    /// `policy` offers a simpler policy with (attempt timeout, deadline, limit, initial delay) = `expected`.
+    #[track_caller]
+    fn check_coupled(policy: Policy, expected: [Option<VDuration>; 4]) {
+        let offered: Vec<[Option<VDuration>; 4]> = Reference
+            .simpler(&policy)
+            .iter()
+            .map(|p| [p.attempt_timeout, p.deadline, p.retry_elapsed_max, Some(p.backoff.initial())])
+            .collect();
+        assert!(offered.contains(&expected), "{expected:?} missing from {offered:?}");
+    }
+
+    #[test]
+    fn the_elapsed_limit_moves_with_the_limits_it_equals_and_takes_in_the_first_delay() {
+        let ms = |n| Some(VDuration::from_millis(n));
+        let base = Policy::new(3, Backoff::Constant { delay: VDuration::from_millis(4) }, SEC);
+        let tied = |timeout, deadline, limit| Policy {
+            attempt_timeout: timeout,
+            deadline,
+            retry_elapsed_max: limit,
+            ..base.clone()
+        };
+        check_coupled(tied(ms(8), None, ms(8)), [ms(4), None, ms(4), ms(4)]);
+        check_coupled(tied(ms(8), None, ms(8)), [ms(0), None, ms(0), ms(4)]);
+        check_coupled(tied(None, ms(8), ms(8)), [None, ms(4), ms(4), ms(4)]);
+        check_coupled(tied(ms(8), ms(8), ms(8)), [ms(0), ms(0), ms(0), ms(4)]);
+        check_coupled(tied(ms(9), None, ms(8)), [ms(9), None, ms(4), ms(0)]);
+        check_coupled(tied(None, None, ms(3)), [None, None, ms(0), ms(0)]);
     }
 }

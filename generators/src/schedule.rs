@@ -22,7 +22,8 @@
 //! With [`Swarm::boundary_percent`], that share of durations and counts is taken from the boundary values
 //! the laws care about (see [`crate::coverage::BoundaryClass`]): attempts at, 1 ns under and 1 ns over
 //! the attempt timeout; attempts and sleeps that end exactly on the deadline (predicted from the
-//! jitter-free delays); up to `max_attempts + 1` steps; gaps at, 1 ns
+//! jitter-free delays); attempts whose next retry would start exactly on, or 1 ns after, the
+//! elapsed-time limit (`retry_elapsed_max`); up to `max_attempts + 1` steps; gaps at, 1 ns
 //! around, half and twice the circuit's open duration; retry-afters at and over the cap.
 
 use std::sync::Arc;
@@ -244,17 +245,31 @@ fn step_duration<C: Choices + ?Sized>(
     }
     let timeout = contract.attempt_timeout;
     let deadline = contract.deadline;
-    let available =
-        [timeout.is_some(), timeout.is_some(), timeout.is_some(), deadline.is_some(), deadline.is_some(), cut];
+    let elapsed_limit = contract.retry_elapsed_max;
+    // Options for the elapsed-time limit come last, so cases without one read the same answers as before.
+    let available = [
+        timeout.is_some(),
+        timeout.is_some(),
+        timeout.is_some(),
+        deadline.is_some(),
+        deadline.is_some(),
+        cut,
+        elapsed_limit.is_some(),
+        elapsed_limit.is_some(),
+    ];
     let timeout = timeout.unwrap_or_default();
     let left = deadline.unwrap_or_default().saturating_sub(elapsed);
+    let delay = predicted_delay(contract, retry);
+    let retry_left = elapsed_limit.unwrap_or_default().saturating_sub(elapsed).saturating_sub(delay);
     match pick_available(c, &available) {
         Some(0) => timeout,
         Some(1) => timeout.saturating_sub(NS),
         Some(2) => timeout.saturating_add(NS),
-        Some(3) => left, // The attempt ends on the deadline.
-        Some(4) => left.saturating_sub(predicted_delay(contract, retry)), // Its sleep does.
-        Some(_) => near_max(c),
+        Some(3) => left,                       // The attempt ends on the deadline.
+        Some(4) => left.saturating_sub(delay), // Its sleep does.
+        Some(5) => near_max(c),
+        Some(6) => retry_left, // The next retry would start exactly on the elapsed-time limit.
+        Some(_) => retry_left.saturating_add(NS), // 1 ns after it.
         None => plain,
     }
 }

@@ -104,6 +104,11 @@ pub struct Swarm {
     /// [`crate::schedule::LONG_RUN_MAX`]), so a call can fail 40 or thousands of times in a row.
     #[serde(default)]
     pub long_runs: bool,
+    /// Policies may limit how long after its call started a retry may start (the reference's
+    /// `retry_elapsed_max`); on in one batch in two. Absent from reports written before it existed (read
+    /// as off).
+    #[serde(default)]
+    pub retry_elapsed_max: bool,
 }
 
 impl Swarm {
@@ -124,10 +129,12 @@ impl Swarm {
             boundary_percent: 33,
             outcomes: OutcomeMix::BALANCED,
             long_runs: true,
+            retry_elapsed_max: true,
         }
     }
 
-    /// The swarm drawn from `seed`: each switch on with probability 1/2, the boundary share one of
+    /// The swarm drawn from `seed`: each switch on with probability 1/2 (clock faults 1/8, long runs
+    /// 1/4), the boundary share one of
     /// 0, 10, 33 or 60 percent, each outcome weight in `0..=4` (at least one of ok and transient on).
     pub fn from_seed(seed: u64) -> Swarm {
         let mut rng = SplitMix64::new(seed);
@@ -144,6 +151,8 @@ impl Swarm {
         let clock_faults = rng.below(8) == 0;
         // Drawn after `clock_faults`, so every older option stays what it was for each seed.
         let long_runs = rng.below(4) == 0;
+        // Drawn after `long_runs`, so every older option stays what it was for each seed.
+        let retry_elapsed_max = rng.below(2) == 0;
         let [jitter, attempt_timeout, deadline, sleep_budget, circuit, retry_budget, retry_after, cancellation, multi_call, non_idempotent] =
             switches;
         Swarm {
@@ -161,6 +170,7 @@ impl Swarm {
             boundary_percent,
             outcomes,
             long_runs,
+            retry_elapsed_max,
         }
     }
 }
@@ -201,6 +211,9 @@ impl fmt::Display for Swarm {
         if self.long_runs {
             write!(f, " long_runs=on")?;
         }
+        if self.retry_elapsed_max {
+            write!(f, " retry_elapsed_max=on")?;
+        }
         Ok(())
     }
 }
@@ -222,7 +235,7 @@ mod tests {
         let seen = |on: fn(&Swarm) -> bool| swarms.iter().any(on) && !swarms.iter().all(on);
         assert!(seen(|s| s.jitter) && seen(|s| s.circuit) && seen(|s| s.multi_call) && seen(|s| s.non_idempotent));
         assert!(seen(|s| s.boundary_percent > 0) && seen(|s| s.outcomes.hang > 0) && seen(|s| s.clock_faults));
-        assert!(seen(|s| s.long_runs));
+        assert!(seen(|s| s.long_runs) && seen(|s| s.retry_elapsed_max));
         assert!(swarms.iter().all(|s| s.outcomes.ok + s.outcomes.transient > 0));
     }
 
@@ -231,7 +244,8 @@ mod tests {
         let text = Swarm::everything().to_string();
         let expected = "jitter=on attempt_timeout=on deadline=on sleep_budget=on circuit=on retry_budget=on \
                         retry_after=on cancellation=on multi_call=on non_idempotent=on clock_faults=on boundary_bias=33% \
-                        outcome_weights=ok:3,transient:4,fatal:1,rate_limited:2,hang:1 long_runs=on";
+                        outcome_weights=ok:3,transient:4,fatal:1,rate_limited:2,hang:1 long_runs=on \
+                        retry_elapsed_max=on";
         assert_eq!(text, expected);
     }
 

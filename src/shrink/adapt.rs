@@ -7,7 +7,7 @@
 //! timed out into transient failures *and* every other step that only a cut could end (a hang, a
 //! duration near the end of time) in a call without a cancellation: a subject that never lets the World
 //! cut shows no timed-out attempt, and a hang left behind would make every subject fail `terminates`.
-//! Removing a deadline, a sleep budget or a circuit cuts no attempt the domain relies on (only a timeout
+//! Removing a deadline, a sleep budget, an elapsed-time limit (`retry_elapsed_max`) or a circuit cuts no attempt the domain relies on (only a timeout
 //! or a cancellation may end a hang), so their moves only follow the moved boundaries. The engine checks
 //! every candidate against the domain anyway, so a move that slips is refused, never accepted.
 
@@ -58,6 +58,7 @@ fn boundary_moves(old: &Contract, new: &Contract) -> Vec<(VDuration, VDuration)>
         (old.deadline, new.deadline),
         (old.delay_max, new.delay_max),
         (old.sleep_budget, new.sleep_budget),
+        (old.retry_elapsed_max, new.retry_elapsed_max),
         (old.circuit.map(|c| c.open_for), new.circuit.map(|c| c.open_for)),
     ];
     pairs

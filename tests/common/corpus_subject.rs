@@ -176,6 +176,8 @@ struct Progress {
     /// For [`Slip::FirstErrorReported`] and [`Slip::StaleErrorAfterSuccess`].
     first_error: Option<ErrorKind>,
     last_error: Option<ErrorKind>,
+    /// No retry wakes after this (the policy's `retry_elapsed_max` from the call's start).
+    retries_until: Option<VInstant>,
 }
 
 impl Slipped {
@@ -218,6 +220,7 @@ impl Slipped {
             retrying: false,
             first_error: None,
             last_error: None,
+            retries_until: policy.retry_elapsed_max.map(|limit| call.started.saturating_add(limit)),
         };
         loop {
             let check_deadline = if p.attempt == 0 { deadline_at } else { None };
@@ -349,6 +352,9 @@ impl Slipped {
             return Ok(Waited::GaveUp);
         }
         let wakes_at = world.now().saturating_add(delay);
+        if p.retries_until.is_some_and(|until| wakes_at > until) {
+            return Ok(Waited::GaveUp);
+        }
         let too_late = match self.0 {
             Slip::DeadlineSleepStrict => deadline_at.is_some_and(|at| wakes_at > at),
             _ => deadline_at.is_some_and(|at| wakes_at >= at),

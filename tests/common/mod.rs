@@ -10,5 +10,6 @@ pub mod hangs;
 pub mod minima;
 pub mod planted;
 pub mod planted_clocks;
+pub mod planted_elapsed;
 pub mod planted_refusal;
 pub mod registry;
