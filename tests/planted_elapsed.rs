@@ -4,12 +4,9 @@
 
 mod common;
 
-use std::path::Path;
-
 use common::planted_elapsed::{ElapsedBug, ElapsedPlanted, ELAPSED_BUGS};
 use timelaw::core::reference::{Backoff, Policy, Reference};
 use timelaw::core::{CallScript, Case, Outcome, Schedule, Step, Subject, VDuration};
-use timelaw::fixture::{self, Status};
 use timelaw::laws::{Catalogue, Verdict};
 use timelaw::runner::{run, Silent};
 use timelaw::Config;
@@ -81,31 +78,17 @@ fn the_pinned_minima_violate_and_the_reference_keeps_them() {
 
 #[test]
 fn checked_in_planted_elapsed_fixtures_are_the_current_minima() {
-    let bless = common::bless::bless();
     let scratch = std::env::temp_dir().join(format!("timelaw-bless-elapsed-{}", std::process::id()));
     for (bug, law) in ELAPSED_BUGS {
-        let laws = Catalogue::standard().select(&[law]).unwrap();
-        let config =
-            Config { cases: CASES_MAX, seed: 0, threads: 1, fixtures: Some(scratch.clone()), ..Config::default() };
-        let output = run(&ElapsedPlanted(bug), &laws, &config, &Silent);
-        let written = output.laws[0]
-            .counterexamples
-            .first()
-            .and_then(|example| example.fixture.clone())
-            .expect("a fixture is written");
-        let mut fixture: fixture::Fixture<Policy> =
-            serde_json::from_str(&std::fs::read_to_string(&written).unwrap()).unwrap();
-        fixture.status = Status::KnownViolation;
-        fixture.note =
-            Some(format!("planted bug {bug:?}: this subject is broken on purpose, so the violation must reproduce"));
-        let expected = format!("{}\n", serde_json::to_string_pretty(&fixture).unwrap());
-        let name = fixture::file_name(law, ElapsedPlanted(bug).name(), &fixture.case);
-        let target = Path::new(PLANTED_DIR).join(name);
-        if bless {
-            std::fs::write(&target, &expected).unwrap();
-        }
-        let checked_in = std::fs::read_to_string(&target).unwrap_or_default();
-        assert_eq!(checked_in, expected, "{} is stale; rerun with TIMELAW_BLESS=1", target.display());
+        let name = format!("{bug:?}");
+        common::bless::assert_planted_fixture_current(
+            &ElapsedPlanted(bug),
+            law,
+            &name,
+            CASES_MAX,
+            PLANTED_DIR,
+            &scratch,
+        );
     }
     let _ = std::fs::remove_dir_all(&scratch);
 }

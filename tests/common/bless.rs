@@ -2,6 +2,8 @@
 //! tests own, `0`/`false`/`no`/empty or unset do not.
 #![allow(dead_code)] // Each test target uses a part of the shared code.
 
+use std::path::Path;
+
 /// Whether the tests should rewrite the fixtures they own instead of comparing with them.
 ///
 /// # Panics
@@ -13,4 +15,45 @@ pub fn bless() -> bool {
         "0" | "false" | "no" | "" => false,
         other => panic!("TIMELAW_BLESS={other:?}: expected 1 or 0 (true or false)"),
     }
+}
+
+/// Runs `subject` against `law` (seed 0, one thread, `cases` at most, fixtures into `scratch`), takes the
+/// fixture it writes for the first counterexample, marks it `known_violation` with the planted-bug note
+/// for `bug`, and compares it with the file of the same name under `dir` (rewriting that file when
+/// [`bless`] says so).
+///
+/// # Panics
+/// When nothing is found, or the checked-in file differs ("stale; rerun with TIMELAW_BLESS=1").
+#[track_caller]
+pub fn assert_planted_fixture_current<S>(subject: &S, law: &str, bug: &str, cases: u64, dir: &str, scratch: &Path)
+where
+    S: timelaw::generators::ConfigDomain,
+    S::Config: serde::Serialize + serde::de::DeserializeOwned,
+{
+    use timelaw::fixture::{self, Fixture, Status};
+    let laws = timelaw::laws::Catalogue::standard().select(&[law]).unwrap();
+    let config = timelaw::Config {
+        cases,
+        seed: 0,
+        threads: 1,
+        fixtures: Some(scratch.to_owned()),
+        ..timelaw::Config::default()
+    };
+    let output = timelaw::runner::run(subject, &laws, &config, &timelaw::runner::Silent);
+    let written = output.laws[0]
+        .counterexamples
+        .first()
+        .and_then(|example| example.fixture.clone())
+        .expect("a fixture is written");
+    let mut fixture: Fixture<S::Config> = serde_json::from_str(&std::fs::read_to_string(&written).unwrap()).unwrap();
+    fixture.status = Status::KnownViolation;
+    fixture.note =
+        Some(format!("planted bug {bug}: this subject is broken on purpose, so the violation must reproduce"));
+    let expected = format!("{}\n", serde_json::to_string_pretty(&fixture).unwrap());
+    let target = Path::new(dir).join(fixture::file_name(law, subject.name(), &fixture.case));
+    if bless() {
+        std::fs::write(&target, &expected).unwrap();
+    }
+    let checked_in = std::fs::read_to_string(&target).unwrap_or_default();
+    assert_eq!(checked_in, expected, "{} is stale; rerun with TIMELAW_BLESS=1", target.display());
 }
