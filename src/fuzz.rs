@@ -24,6 +24,8 @@
 //! });
 //! ```
 
+mod coverage;
+
 use std::sync::OnceLock;
 
 use timelaw_core::Limits;
@@ -99,8 +101,10 @@ fn violations_replaying<S: ConfigDomain + ?Sized>(
 ) -> Vec<(&'static str, Verdict)> {
     let case = arbitrary_case(subject, bytes);
     let evaluation = evaluate(subject, &case, Limits::default(), replay);
-    let judged = laws.iter().map(|law| (law.id, evaluation.judge(law, &case)));
-    judged.filter(|(_, verdict)| verdict.is_violated()).collect()
+    coverage::hidden(|| {
+        let judged = laws.iter().map(|law| (law.id, evaluation.judge(law, &case)));
+        judged.filter(|(_, verdict)| verdict.is_violated()).collect()
+    })
 }
 
 /// The first of `found` (violations of `subject`) that `known` does not mask, or `None` when every one
