@@ -8,8 +8,8 @@ use support::*;
 use timelaw_core::reference::{Backoff, Policy};
 use timelaw_core::Declared;
 use timelaw_core::{
-    AboveCap, BackoffShape, CallScript, CircuitContract, Contract, CooldownTie, InterruptTie, JitterBounds, OpenShape,
-    Outcome, RetryAfterCombine, RetryAfterPolicy, Schedule, Unstated,
+    AboveCap, BackoffShape, CallResult, CallScript, CircuitContract, Contract, CooldownTie, ErrorKind, EventKind,
+    InterruptTie, JitterBounds, OpenShape, Outcome, RetryAfterCombine, RetryAfterPolicy, Schedule, Unstated,
 };
 use timelaw_laws::ids;
 
@@ -184,6 +184,45 @@ fn interrupt_tie_as_declared() {
     let cancellation_first =
         |contract: &mut Contract| contract.timing.interrupt_tie = Some(InterruptTie::CancellationFirst);
     check(id, claiming(policy, cancellation_first, tie), Expect::At(3));
+}
+
+/// The naive loop (which does not cut an attempt at its deadline) on one hanging call with a deadline of
+/// `deadline_ms` and a cancellation at `cancel_ms`, with a timer granularity of `granularity_ms` and its
+/// call's result replaced by `result` when given.
+fn late(deadline_ms: u64, cancel_ms: u64, granularity_ms: u64, result: Option<CallResult>) -> Run {
+    let mut contract = promise(3, ms(10));
+    contract.timing.deadline = Some(ms(deadline_ms));
+    contract.timing.interrupt_tie = Some(InterruptTie::DeadlineFirst);
+    contract.timing.timer_granularity = ms(granularity_ms);
+    let script = CallScript { cancel_after: Some(ms(cancel_ms)), ..CallScript::outcomes(&[HANG]) };
+    let mut run = naive(contract, Bug::None, Schedule::new(vec![script]));
+    for event in run.trace.events.iter_mut() {
+        if let (EventKind::CallEnd { result: ended }, Some(result)) = (&mut event.kind, result) {
+            *ended = result;
+        }
+    }
+    run
+}
+
+#[test]
+fn interruptions_off_the_tie_return_the_first() {
+    let id = ids::INTERRUPT_TIE_AS_DECLARED;
+    let deadline = Some(CallResult::Err(ErrorKind::DeadlineExceeded));
+    // Both fallen when the hang is cut by the cancellation at 20ms: the deadline at 10ms came first.
+    check(id, late(10, 20, 0, None), Expect::At(3));
+    check(id, late(10, 20, 0, deadline), Expect::Holds);
+    check(id, late(10, 20, 5, None), Expect::At(3));
+    // Timers that may fire 10ms late cannot order instants 10ms apart: not judged.
+    check(id, late(10, 20, 10, None), Expect::Vacuous);
+    // The cancellation came first: returned before the deadline fell, nothing to judge.
+    check(id, late(20, 10, 0, None), Expect::Vacuous);
+    // The reference returns at its deadline, before the cancellation falls: nothing to judge.
+    let (policy, apart) = interrupted(10, 20);
+    check(id, reference(policy, apart), Expect::Vacuous);
+    // At an exact tie the granularity does not matter: the declared order decides.
+    let cancelled = Some(CallResult::Err(ErrorKind::Cancelled));
+    check(id, late(10, 10, 10, cancelled), Expect::At(3));
+    check(id, late(10, 10, 10, deadline), Expect::Holds);
 }
 
 #[test]

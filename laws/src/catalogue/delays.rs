@@ -497,7 +497,9 @@ impl RetryAfterWalk {
         let sleep = self.state.observe(event);
         let due = sleep.is_some() || event.kind == EventKind::AttemptStart;
         match event.kind {
-            EventKind::CallStart { .. } | EventKind::CallEnd { .. } => (self.replaced, self.backoff_due) = (false, false),
+            EventKind::CallStart { .. } | EventKind::CallEnd { .. } => {
+                (self.replaced, self.backoff_due) = (false, false)
+            }
             EventKind::AttemptEnd { .. } | EventKind::AttemptTimedOut { .. } => self.backoff_due = self.replaced,
             _ => {}
         }
