@@ -417,6 +417,10 @@ pub struct TimingContract {
     /// "The deadline is checked before cancellation" (or the reverse): what a call returns when its
     /// deadline and the caller's cancellation fall on the same instant; `None`: the docs do not say.
     pub interrupt_tie: Option<InterruptTie>,
+    /// "Timers have millisecond resolution" (tokio): the subject's timers may fire up to this late, so of
+    /// two interruptions at most this far apart (but not at the same instant) either may be noticed first.
+    /// Zero for exact timers.
+    pub timer_granularity: VDuration,
     /// A failed call (a timeout included) does not end a stream: later calls still run.
     pub serves_stream: bool,
     /// Which clock each limit is measured on and what a failed clock read means; `None`: the subject's

@@ -159,6 +159,7 @@ impl ContractForm {
                 limit_unstated: unstated.time_limit,
                 honors_cancellation: flag(self.honors_cancellation),
                 interrupt_tie: self.interrupt_tie,
+                timer_granularity: VDuration::ZERO,
                 serves_stream: flag(self.serves_stream),
                 clocks: self.clocks,
             },

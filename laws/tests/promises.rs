@@ -8,8 +8,8 @@ use support::*;
 use timelaw_core::reference::{Backoff, Policy};
 use timelaw_core::Declared;
 use timelaw_core::{
-    AboveCap, CallScript, CircuitContract, Contract, CooldownTie, InterruptTie, JitterBounds, OpenShape, Outcome,
-    RetryAfterCombine, RetryAfterPolicy, Schedule, Unstated,
+    AboveCap, BackoffShape, CallResult, CallScript, CircuitContract, Contract, CooldownTie, ErrorKind, EventKind,
+    InterruptTie, JitterBounds, OpenShape, Outcome, RetryAfterCombine, RetryAfterPolicy, Schedule, Unstated,
 };
 use timelaw_laws::ids;
 
@@ -67,6 +67,51 @@ fn retry_after_as_declared() {
     // Clamps at the cap, but the subject sleeps its 10ms backoff.
     let clamps = retry_after(MaxWithBackoff, Clamp);
     check(id, claiming(ignoring, clamps, single(&[rate_limited(2000), OK])), Expect::At(4));
+}
+
+/// The naive loop with a backoff doubling from 10ms (capped at 1s) and a retry-after that replaces it,
+/// with `edit` applied to its contract.
+fn replacing(bug: Bug, edit: impl FnOnce(&mut Contract), schedule: Schedule) -> Run {
+    let mut contract = promise(4, ms(10));
+    contract.delays.min = None;
+    contract.delays.backoff = Some(BackoffShape::Exponential { initial: ms(10), factor_milli: 2000 });
+    let policy = RetryAfterPolicy { combine: RetryAfterCombine::ReplacesBackoff, above_cap: AboveCap::GiveUp };
+    contract.rate.retry_after = Some(policy);
+    edit(&mut contract);
+    naive(contract, bug, schedule)
+}
+
+#[test]
+fn a_replaced_delay_does_not_advance_the_backoff() {
+    let id = ids::RETRY_AFTER_AS_DECLARED;
+    let (keeps, advances) = (Bug::None, Bug::AdvancesReplacedBackoff);
+    let as_is = |_: &mut Contract| ();
+    // Slept 5ms (the retry-after), then 10ms: the first backoff delay, not the second.
+    check(id, replacing(keeps, as_is, single(&[rate_limited(5), T, OK])), Expect::Holds);
+    check(id, replacing(keeps, as_is, single(&[T, rate_limited(5), T, OK])), Expect::Holds);
+    check(id, replacing(keeps, as_is, single(&[rate_limited(5), rate_limited(7), T, OK])), Expect::Holds);
+    check(id, replacing(keeps, as_is, single(&[T, T, OK])), Expect::Vacuous);
+    // Advanced anyway: 20ms after the replaced delay (event 8 is that sleep), 40ms after a backoff delay.
+    check(id, replacing(advances, as_is, single(&[rate_limited(5), T, OK])), Expect::At(8));
+    check(id, replacing(advances, as_is, single(&[T, rate_limited(5), T, OK])), Expect::At(12));
+    // Nothing to tell apart: the retry-after ends the call, or the backoff is constant.
+    check(id, replacing(advances, as_is, single(&[rate_limited(5), OK])), Expect::Holds);
+    let constant = |c: &mut Contract| c.delays.backoff = Some(BackoffShape::Constant { delay: ms(10) });
+    check(id, replacing(advances, constant, single(&[rate_limited(5), T, OK])), Expect::Holds);
+    // Judged against the jitter range of the right delay: full jitter allows 0..=10ms, not 20ms.
+    let full = |c: &mut Contract| c.delays.jitter = Some(JitterBounds::Full);
+    check(id, replacing(keeps, full, single(&[rate_limited(5), T, OK])), Expect::Holds);
+    check(id, replacing(advances, full, single(&[rate_limited(5), T, OK])), Expect::At(8));
+    // Widened by the tolerance: 10ms either way covers the advanced 20ms.
+    let tolerant = |c: &mut Contract| c.delays.tolerance = ms(10);
+    check(id, replacing(advances, tolerant, single(&[rate_limited(5), T, OK])), Expect::Holds);
+    // Max with the backoff advances it (10ms, then 20ms): the law asks nothing more of it.
+    let max_with = |c: &mut Contract| {
+        c.rate.retry_after =
+            Some(RetryAfterPolicy { combine: RetryAfterCombine::MaxWithBackoff, above_cap: AboveCap::GiveUp });
+        c.rate.honors_retry_after = true;
+    };
+    check(id, replacing(keeps, max_with, single(&[rate_limited(5), T, OK])), Expect::Holds);
 }
 
 /// Window 4, opens at 2 results with half of them failed, open for 100ms, one probe.
@@ -139,6 +184,45 @@ fn interrupt_tie_as_declared() {
     let cancellation_first =
         |contract: &mut Contract| contract.timing.interrupt_tie = Some(InterruptTie::CancellationFirst);
     check(id, claiming(policy, cancellation_first, tie), Expect::At(3));
+}
+
+/// The naive loop (which does not cut an attempt at its deadline) on one hanging call with a deadline of
+/// `deadline_ms` and a cancellation at `cancel_ms`, with a timer granularity of `granularity_ms` and its
+/// call's result replaced by `result` when given.
+fn late(deadline_ms: u64, cancel_ms: u64, granularity_ms: u64, result: Option<CallResult>) -> Run {
+    let mut contract = promise(3, ms(10));
+    contract.timing.deadline = Some(ms(deadline_ms));
+    contract.timing.interrupt_tie = Some(InterruptTie::DeadlineFirst);
+    contract.timing.timer_granularity = ms(granularity_ms);
+    let script = CallScript { cancel_after: Some(ms(cancel_ms)), ..CallScript::outcomes(&[HANG]) };
+    let mut run = naive(contract, Bug::None, Schedule::new(vec![script]));
+    for event in run.trace.events.iter_mut() {
+        if let (EventKind::CallEnd { result: ended }, Some(result)) = (&mut event.kind, result) {
+            *ended = result;
+        }
+    }
+    run
+}
+
+#[test]
+fn interruptions_off_the_tie_return_the_first() {
+    let id = ids::INTERRUPT_TIE_AS_DECLARED;
+    let deadline = Some(CallResult::Err(ErrorKind::DeadlineExceeded));
+    // Both fallen when the hang is cut by the cancellation at 20ms: the deadline at 10ms came first.
+    check(id, late(10, 20, 0, None), Expect::At(3));
+    check(id, late(10, 20, 0, deadline), Expect::Holds);
+    check(id, late(10, 20, 5, None), Expect::At(3));
+    // Timers that may fire 10ms late cannot order instants 10ms apart: not judged.
+    check(id, late(10, 20, 10, None), Expect::Vacuous);
+    // The cancellation came first: returned before the deadline fell, nothing to judge.
+    check(id, late(20, 10, 0, None), Expect::Vacuous);
+    // The reference returns at its deadline, before the cancellation falls: nothing to judge.
+    let (policy, apart) = interrupted(10, 20);
+    check(id, reference(policy, apart), Expect::Vacuous);
+    // At an exact tie the granularity does not matter: the declared order decides.
+    let cancelled = Some(CallResult::Err(ErrorKind::Cancelled));
+    check(id, late(10, 10, 10, cancelled), Expect::At(3));
+    check(id, late(10, 10, 10, deadline), Expect::Holds);
 }
 
 #[test]

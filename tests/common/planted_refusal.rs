@@ -1,11 +1,12 @@
 //! Planted refusal bugs: a retry loop behind the reference's circuit breaker, with one deliberate defect
-//! that refuses too much or interrupts in the wrong order. Test code only: users never see these subjects.
+//! that refuses too much, interrupts in the wrong order, or advances a backoff a retry-after replaced.
+//! Test code only: users never see these subjects.
 #![allow(dead_code)]
 
 use timelaw::core::reference::{next_delay, Breaker, Policy, Reference};
 use timelaw::core::{
-    Abort, AttemptResult, CallInfo, CallResult, Contract, Declared, ErrorKind, Outcome, Rejection, Subject, TieRule,
-    VInstant, Wake, World,
+    Abort, AboveCap, AttemptResult, CallInfo, CallResult, Contract, Declared, ErrorKind, Outcome, Rejection,
+    RetryAfterCombine, RetryAfterPolicy, Subject, TieRule, VDuration, VInstant, Wake, World,
 };
 
 /// The defect.
@@ -17,13 +18,20 @@ pub enum RefusalBug {
     CancelledProbeKeepsSlot,
     /// Cancellation is checked before the deadline, while the contract says the deadline comes first.
     CancellationWinsTie,
+    /// The deadline does not cut an attempt; once the cancellation has cut it too, the later of the two
+    /// interruptions is returned.
+    LaterInterruptionWins,
+    /// A retry-after replaces the delay, as the contract says, but the backoff advances anyway.
+    AdvancesReplacedBackoff,
 }
 
 /// Every planted refusal bug with the law it breaks.
-pub const REFUSAL_BUGS: [(RefusalBug, &str); 3] = [
+pub const REFUSAL_BUGS: [(RefusalBug, &str); 5] = [
     (RefusalBug::RejectsEverything, "circuit_closed_admits"),
     (RefusalBug::CancelledProbeKeepsSlot, "circuit_probe_slot_freed"),
     (RefusalBug::CancellationWinsTie, "interrupt_tie_as_declared"),
+    (RefusalBug::LaterInterruptionWins, "interrupt_tie_as_declared"),
+    (RefusalBug::AdvancesReplacedBackoff, "retry_after_as_declared"),
 ];
 
 /// A retry loop behind the reference breaker with one planted defect; configs are reference Policies.
@@ -45,6 +53,8 @@ impl Subject for RefusalPlanted {
             RefusalBug::RejectsEverything => "planted-rejects-everything",
             RefusalBug::CancelledProbeKeepsSlot => "planted-cancelled-probe-keeps-slot",
             RefusalBug::CancellationWinsTie => "planted-cancellation-wins-tie",
+            RefusalBug::LaterInterruptionWins => "planted-later-interruption-wins",
+            RefusalBug::AdvancesReplacedBackoff => "planted-advances-replaced-backoff",
         }
     }
 
@@ -57,6 +67,12 @@ impl Subject for RefusalPlanted {
         promise.timing.clocks = None;
         promise.rate.honors_retry_after = false;
         promise.rate.retry_after = None;
+        if self.0 == RefusalBug::AdvancesReplacedBackoff {
+            promise.rate.honors_retry_after = true;
+            let replaces =
+                RetryAfterPolicy { combine: RetryAfterCombine::ReplacesBackoff, above_cap: AboveCap::GiveUp };
+            promise.rate.retry_after = Some(replaces);
+        }
         promise.budget = Declared::Absent;
         promise
     }
@@ -92,9 +108,30 @@ impl RefusalPlanted {
     fn interrupted(&self, world: &World<'_>, deadline_at: Option<VInstant>) -> Option<ErrorKind> {
         let deadline = deadline_at.is_some_and(|at| world.now() >= at).then_some(ErrorKind::DeadlineExceeded);
         let cancelled = world.is_cancelled().then_some(ErrorKind::Cancelled);
-        match self.0 {
-            RefusalBug::CancellationWinsTie => cancelled.or(deadline),
+        match (self.0, deadline_at, world.cancel_at()) {
+            (RefusalBug::CancellationWinsTie, _, _) => cancelled.or(deadline),
+            (RefusalBug::LaterInterruptionWins, Some(deadline_at), Some(cancel_at)) if cancel_at > deadline_at => {
+                cancelled.or(deadline)
+            }
             _ => deadline.or(cancelled),
+        }
+    }
+
+    /// The delay before the next attempt after `outcome`; `None`: give up (a retry-after above the cap).
+    fn delay(
+        &self,
+        policy: &Policy,
+        attempt: u32,
+        previous: Option<VDuration>,
+        outcome: Option<Outcome>,
+        world: &mut World<'_>,
+    ) -> Result<Option<VDuration>, Abort> {
+        match (self.0, outcome) {
+            (RefusalBug::AdvancesReplacedBackoff, Some(Outcome::RateLimited { retry_after })) => {
+                Ok((retry_after <= policy.delay_max).then_some(retry_after))
+            }
+            // The backoff's delay `attempt`: advanced by every retry, replaced or not.
+            _ => next_delay(policy, attempt, previous, world).map(Some),
         }
     }
 
@@ -106,7 +143,8 @@ impl RefusalPlanted {
                 return Ok(CallResult::Err(kind));
             }
             attempt += 1;
-            let left = deadline_at.map(|at| at.duration_since(world.now()));
+            let cut_at_deadline = deadline_at.filter(|_| self.0 != RefusalBug::LaterInterruptionWins);
+            let left = cut_at_deadline.map(|at| at.duration_since(world.now()));
             let limit = match (policy.attempt_timeout, left) {
                 (Some(timeout), Some(left)) => Some(timeout.min(left)),
                 (timeout, left) => timeout.or(left),
@@ -114,6 +152,10 @@ impl RefusalPlanted {
             let result = match limit {
                 Some(limit) => world.dispatch_with_timeout(limit, TieRule::Expired)?,
                 None => world.dispatch()?,
+            };
+            let outcome = match result {
+                AttemptResult::Completed(outcome) => Some(outcome),
+                _ => None,
             };
             let failure = match result {
                 AttemptResult::Completed(Outcome::Ok) => return Ok(CallResult::Ok),
@@ -133,7 +175,9 @@ impl RefusalPlanted {
             if !retryable || attempt >= policy.max_attempts || !call.idempotent {
                 return Ok(CallResult::Err(failure));
             }
-            let delay = next_delay(policy, attempt, previous, world)?;
+            let Some(delay) = self.delay(policy, attempt, previous, outcome, world)? else {
+                return Ok(CallResult::Err(failure));
+            };
             if deadline_at.is_some_and(|at| world.now().saturating_add(delay) >= at) {
                 return Ok(CallResult::Err(ErrorKind::DeadlineExceeded));
             }

@@ -83,6 +83,7 @@ impl Subject for Reference {
                 limit_unstated: false,
                 honors_cancellation: true,
                 interrupt_tie: Some(InterruptTie::DeadlineFirst),
+                timer_granularity: VDuration::ZERO,
                 serves_stream: true,
                 clocks: Some(ClockContract::MONOTONIC),
             },

@@ -418,14 +418,22 @@ fn notify_matches_sleep(observation: &Observation<'_>) -> Verdict {
 /// - above the cap: no retry for `GiveUp`, exactly the cap for `Clamp`, exactly `rate.retry_after` for
 ///   `SleepAnyway` (and `b` for `Ignored`).
 ///
-/// (Whether the backoff advances after a replaced delay is not judged.)
+/// With `ReplacesBackoff` the backoff sequence does not advance: a delay replaced by a retry-after is not
+/// one of the backoff's, so the first backoff delay after it (after an attempt that ended without a
+/// retry-after) is the one that would have come had the replaced retries not happened: delay `n + 1`
+/// after `n` backoff delays, within its jitter range (for decorrelated backoff, grown from the last backoff
+/// delay, not the replaced one), widened by the tolerance. Which `n` a jitter range belongs to is only
+/// told apart where the ranges of `n + 1` and `n + 2` differ.
 ///
 /// - Needs: `rate.retry_after` (reads `delays.max`, `delays.backoff`, `delays.jitter`,
 ///   `delays.jitter_clipped_at_cap`, the tolerance).
 /// - Compares: the recorded sleep with the range, exactly, widened by the contract's tolerance.
 /// - Violated at the sleep off the policy, or at the retry (its sleep or its `AttemptStart`) after a
-///   retry-after above the cap with `GiveUp`.
+///   retry-after above the cap with `GiveUp`, or (with `ReplacesBackoff`) at the first backoff sleep after
+///   a replaced one that is off the sequence as if it had not advanced.
 /// - Vacuous when no rate-limited attempt was followed by a sleep or a retry.
+/// - Example violation: `ReplacesBackoff` with an exponential backoff of 10ms, 20ms, 40ms: a 429
+///   replaced the first delay, the next transient error sleeps 20ms (the backoff advanced) instead of 10ms.
 /// - Example violation: `ReplacesBackoff`, a 429 asking for 2s, and a 3s sleep (the backoff's).
 pub const RETRY_AFTER_AS_DECLARED: Law = Law {
     id: ids::RETRY_AFTER_AS_DECLARED,
@@ -457,45 +465,105 @@ fn retry_after_range(contract: &Contract, state: &DelayState, retry_after: VDura
 
 fn retry_after_as_declared(observation: &Observation<'_>) -> Verdict {
     let contract = observation.contract;
-    let tolerance = contract.tolerance();
-    // The delay state, and the retry-after still waiting for its sleep or retry.
-    let start = (DelayState::default(), None::<VDuration>);
-    monitor(&observation.trace.events, start, |(state, pending), event| {
+    let policy = contract.rate.retry_after.unwrap_or_default();
+    let replaces = policy.combine == timelaw_core::RetryAfterCombine::ReplacesBackoff;
+    let walk = RetryAfterWalk { replaces, ..RetryAfterWalk::default() };
+    monitor(&observation.trace.events, walk, |walk, event| walk.step(contract, event))
+}
+
+/// The walk of [`RETRY_AFTER_AS_DECLARED`] over a trace, one event at a time.
+#[derive(Default)]
+struct RetryAfterWalk {
+    /// The contract's retry-after replaces the backoff, which then does not advance.
+    replaces: bool,
+    /// The backoff's delay state; with `replaces`, a sleep replaced by a retry-after is not counted.
+    state: DelayState,
+    /// The retry-after still waiting for its sleep or retry.
+    pending: Option<VDuration>,
+    /// With `replaces`: a delay of this call was replaced since its last backoff sleep.
+    replaced: bool,
+    /// After a replaced delay, an attempt ended without a retry-after: the next delay is the backoff's.
+    backoff_due: bool,
+}
+
+impl RetryAfterWalk {
+    fn step(&mut self, contract: &Contract, event: &Event) -> Check {
         if let EventKind::AttemptEnd { outcome: Outcome::RateLimited { retry_after } } = event.kind {
-            state.observe(event);
-            *pending = Some(retry_after);
+            self.state.observe(event);
+            self.pending = Some(retry_after);
+            self.backoff_due = false;
             return Check::Skip;
         }
-        let attempt_start = event.kind == EventKind::AttemptStart;
-        let sleep = state.observe(event);
-        let due = sleep.is_some() || attempt_start;
-        let Some(retry_after) = pending.take_if(|_| due) else {
-            if matches!(event.kind, EventKind::CallStart { .. } | EventKind::CallEnd { .. }) {
-                *pending = None;
+        let sleep = self.state.observe(event);
+        let due = sleep.is_some() || event.kind == EventKind::AttemptStart;
+        match event.kind {
+            EventKind::CallStart { .. } | EventKind::CallEnd { .. } => {
+                (self.replaced, self.backoff_due) = (false, false)
             }
-            if let Some(duration) = sleep {
-                state.sleeps += 1;
-                state.previous = Some(duration);
-            }
-            return Check::Skip;
-        };
+            EventKind::AttemptEnd { .. } | EventKind::AttemptTimedOut { .. } => self.backoff_due = self.replaced,
+            _ => {}
+        }
+        if let Some(retry_after) = self.pending.take_if(|_| due) {
+            return self.after_rate_limit(contract, retry_after, sleep);
+        }
+        if matches!(event.kind, EventKind::CallStart { .. } | EventKind::CallEnd { .. }) {
+            self.pending = None;
+        }
+        if due && self.backoff_due {
+            (self.replaced, self.backoff_due) = (false, false);
+            return self.after_replaced(contract, sleep);
+        }
+        if let Some(duration) = sleep {
+            self.state.sleeps += 1;
+            self.state.previous = Some(duration);
+        }
+        Check::Skip
+    }
+
+    /// The sleep (or a retry without one) right after a rate-limited attempt: the declared policy.
+    fn after_rate_limit(&mut self, contract: &Contract, retry_after: VDuration, sleep: Option<VDuration>) -> Check {
+        self.replaced |= self.replaces;
         let Some(duration) = sleep else {
             // A retry with no sleep: allowed only when the range admits zero.
-            let range = retry_after_range(contract, state, retry_after);
+            let range = retry_after_range(contract, &self.state, retry_after);
             return Check::that(
-                range.is_some_and(|range| range.widen(tolerance).admits(VDuration::ZERO)),
+                range.is_some_and(|range| range.widen(contract.tolerance()).admits(VDuration::ZERO)),
                 "a retry followed a rate-limited answer against the declared retry-after policy",
             );
         };
-        state.sleeps += 1;
-        let range = retry_after_range(contract, state, retry_after);
-        state.previous = Some(duration);
+        self.state.sleeps += 1;
+        let range = retry_after_range(contract, &self.state, retry_after);
+        if self.replaces {
+            // The retry-after replaced this delay: the backoff sequence stays where it was.
+            self.state.sleeps -= 1;
+        } else {
+            self.state.previous = Some(duration);
+        }
         match range {
             None => Check::fail("a retry-after above the cap was retried, but the contract gives up"),
-            Some(range) if range.widen(tolerance).admits(duration) => Check::Pass,
+            Some(range) if range.widen(contract.tolerance()).admits(duration) => Check::Pass,
             Some(range) => Check::Fail(Cow::Owned(format!(
                 "after a retry-after of {retry_after} the sleep was {duration}, the declared policy allows {range}"
             ))),
         }
-    })
+    }
+
+    /// The first backoff delay after a replaced one: the one due had the replaced delays not advanced the
+    /// sequence (its jitter range, widened by the tolerance).
+    fn after_replaced(&mut self, contract: &Contract, sleep: Option<VDuration>) -> Check {
+        let n = self.state.sleeps.saturating_add(1);
+        let range = backoff_bounds(contract, n, self.state.previous).widen(contract.tolerance());
+        if let Some(duration) = sleep {
+            self.state.sleeps = n;
+            self.state.previous = Some(duration);
+        }
+        let duration = sleep.unwrap_or(VDuration::ZERO);
+        if range.admits(duration) {
+            return Check::Pass;
+        }
+        Check::Fail(Cow::Owned(format!(
+            "after a delay replaced by a retry-after the backoff's delay was {duration}, but the sequence must \
+             not advance: delay {n} allows {range}"
+        )))
+    }
 }

@@ -118,7 +118,7 @@ pub static LAW_MECHANISMS: [(&str, Mechanism); 42] = [
 /// with its mechanism, in declaration order. `circuit` and `budget` stand for the mechanism's declaration
 /// (absent, unstated, or its parameters); their refinements follow as `circuit.policy` and so on.
 /// `timing.clocks` is the one field whose mechanism is not its group's.
-pub static CONTRACT_FIELDS: [(&str, Mechanism); 32] = [
+pub static CONTRACT_FIELDS: [(&str, Mechanism); 33] = [
     ("retry.max_attempts", Retry),
     ("retry.retry_on", Retry),
     ("retry.reports_last_result", Retry),
@@ -139,6 +139,7 @@ pub static CONTRACT_FIELDS: [(&str, Mechanism); 32] = [
     ("timing.limit_unstated", Timing),
     ("timing.honors_cancellation", Timing),
     ("timing.interrupt_tie", Timing),
+    ("timing.timer_granularity", Timing),
     ("timing.serves_stream", Timing),
     ("timing.clocks", Clocks),
     ("rate.honors_retry_after", RateLimit),

@@ -1,7 +1,8 @@
 //! Laws for the promises a contract states about limits meeting each other: the elapsed-time limit on
-//! starting retries, and which interruption wins when the deadline and the caller's cancellation tie.
+//! starting retries, and which interruption a call returns when both its deadline and the caller's
+//! cancellation have fallen.
 
-use timelaw_core::{CallResult, ErrorKind, EventKind, InterruptTie, VInstant};
+use timelaw_core::{CallResult, ErrorKind, EventKind, InterruptTie, TimingContract, VDuration, VInstant};
 
 use super::support::{end_of, take_call};
 use crate::ids;
@@ -43,54 +44,80 @@ fn no_retry_after_elapsed_limit(observation: &Observation<'_>) -> Verdict {
     })
 }
 
-/// `interrupt_tie_as_declared`: a call whose deadline and cancellation fall on the same instant, and
-/// that returns at that instant interrupted, returns the interruption the contract declares first:
-/// `Err(DeadlineExceeded)` for `DeadlineFirst`, `Err(Cancelled)` for `CancellationFirst`.
+/// `interrupt_tie_as_declared`: a call that has both a deadline and a cancellation, and returns
+/// interrupted once both have fallen, returns the interruption that fell first: `Err(DeadlineExceeded)`
+/// when the deadline came first, `Err(Cancelled)` when the cancellation did; at a tie, the one the
+/// contract declares first (`DeadlineFirst` or `CancellationFirst`).
 ///
-/// - Needs: `timing.interrupt_tie` and `timing.deadline`.
-/// - Compares: the schedule's cancellation instant (`cancel_after`) with the deadline, exactly; the
-///   call's result at that instant.
-/// - Violated at the `CallEnd` returning the other interruption.
-/// - Vacuous when no call had its deadline and cancellation tie and returned interrupted at the tie.
-/// - Example violation: `DeadlineFirst`, a deadline of 10ms and a cancellation at 10ms, and the call
-///   returns `Err(Cancelled)`.
+/// "First" is only told apart beyond the subject's timer granularity (`timing.timer_granularity`, zero
+/// for exact timers): two instants apart by more than zero and at most the granularity may be noticed in
+/// either order, so such a call is not judged; an exact tie is always judged by the declared order. A call
+/// that returns before the later interruption has fallen (a subject that gives up early, foreseeing its
+/// deadline) is not judged either.
+///
+/// - Needs: `timing.interrupt_tie` and `timing.deadline` (reads `timing.timer_granularity`).
+/// - Compares: the deadline (`start + deadline`) and the cancellation (`start + cancel_after`) instants
+///   with each other and with the call's end, exactly.
+/// - Violated at the `CallEnd` returning the interruption that fell second (or, at a tie, the one
+///   declared second).
+/// - Vacuous when no call returned interrupted after both its deadline and its cancellation had fallen.
+/// - Example violations: `DeadlineFirst`, a deadline of 10ms and a cancellation at 10ms, and the call
+///   returns `Err(Cancelled)`; a deadline of 10ms, a cancellation at 20ms, and the call returns
+///   `Err(Cancelled)` at 20ms.
 pub const INTERRUPT_TIE_AS_DECLARED: Law = Law {
     id: ids::INTERRUPT_TIE_AS_DECLARED,
-    title: "a deadline and a cancellation at the same instant end the call as declared",
+    title: "a call interrupted by both its deadline and a cancellation returns the first (at a tie, as declared)",
     kind: LawKind::Safety,
     needs: &["timing.interrupt_tie", "timing.deadline"],
     applies: |contract| contract.timing.interrupt_tie.is_some() && contract.timing.deadline.is_some(),
     check: interrupt_tie_as_declared,
 };
 
+/// The interruption a call interrupted by both should return, or `None` when the two are too close for
+/// the subject's timers to order them.
+fn first_interruption(deadline_at: VInstant, cancel_at: VInstant, timing: &TimingContract) -> Option<ErrorKind> {
+    let apart = deadline_at.duration_since(cancel_at).max(cancel_at.duration_since(deadline_at));
+    if apart == VDuration::ZERO {
+        return timing.interrupt_tie.map(|tie| match tie {
+            InterruptTie::DeadlineFirst => ErrorKind::DeadlineExceeded,
+            InterruptTie::CancellationFirst => ErrorKind::Cancelled,
+        });
+    }
+    if apart <= timing.timer_granularity {
+        return None;
+    }
+    Some(if deadline_at < cancel_at { ErrorKind::DeadlineExceeded } else { ErrorKind::Cancelled })
+}
+
 fn interrupt_tie_as_declared(observation: &Observation<'_>) -> Verdict {
-    let (Some(tie), Some(deadline)) = (observation.contract.timing.interrupt_tie, observation.contract.timing.deadline)
-    else {
+    let timing = &observation.contract.timing;
+    let (Some(_), Some(deadline)) = (timing.interrupt_tie, timing.deadline) else {
         return Verdict::NotApplicable;
-    };
-    let expected = match tie {
-        InterruptTie::DeadlineFirst => CallResult::Err(ErrorKind::DeadlineExceeded),
-        InterruptTie::CancellationFirst => CallResult::Err(ErrorKind::Cancelled),
     };
     let events = &observation.trace.events;
     let (mut cursor, mut verdict) = (0, Verdict::Vacuous);
     for (index, script) in observation.schedule.calls.iter().enumerate() {
         let call = take_call(events, &mut cursor, u32::try_from(index).unwrap_or(u32::MAX));
-        if script.cancel_after != Some(deadline) {
+        let (Some(cancel_after), Some(started)) = (script.cancel_after, call.first().map(|event| event.at)) else {
             continue;
-        }
-        let Some(started) = call.first().map(|event| event.at) else { continue };
-        let tie_at = started.saturating_add(deadline);
+        };
+        let (deadline_at, cancel_at) = (started.saturating_add(deadline), started.saturating_add(cancel_after));
         let end = call.iter().find_map(|event| end_of(event).map(|result| (event, result)));
-        let Some((event, result)) = end.filter(|(event, _)| event.at == tie_at) else { continue };
-        if !matches!(result, CallResult::Err(ErrorKind::Cancelled | ErrorKind::DeadlineExceeded)) {
+        let Some((event, CallResult::Err(kind @ (ErrorKind::Cancelled | ErrorKind::DeadlineExceeded)))) = end else {
             continue;
-        }
-        if result != expected {
-            return Verdict::violated_at(
-                event.seq,
-                "at a tie of the deadline and cancellation the call returned the interruption declared second",
-            );
+        };
+        // Judged once both have fallen, and only where the subject's timers can tell which came first.
+        let Some(first) =
+            first_interruption(deadline_at, cancel_at, timing).filter(|_| event.at >= deadline_at.max(cancel_at))
+        else {
+            continue;
+        };
+        if kind != first {
+            let message = match deadline_at == cancel_at {
+                true => "at a tie of the deadline and cancellation the call returned the interruption declared second",
+                false => "the call returned the interruption that fell second, not the one that fell first",
+            };
+            return Verdict::violated_at(event.seq, message);
         }
         verdict = Verdict::Holds;
     }

@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use timelaw_core::reference::{Policy, Reference};
 use timelaw_core::{
     execute, Abort, AttemptResult, CallInfo, CallResult, CallScript, CircuitContract, Contract, Declared,
-    DelayContract, ErrorKind, EventKind, Outcome, RetryContract, RetryOn, Schedule, Step, Subject, TieRule, Trace,
-    VDuration, Wake, World,
+    DelayContract, ErrorKind, EventKind, Outcome, RetryAfterCombine, RetryContract, RetryOn, Schedule, Step, Subject,
+    TieRule, Trace, VDuration, Wake, World,
 };
 use timelaw_laws::{Catalogue, Observation, Replay, Verdict};
 
@@ -221,6 +221,8 @@ pub enum Bug {
     PanicsOnRetry,
     /// Adds the number of earlier runs (in ms) to every delay: not deterministic.
     RemembersRuns,
+    /// Replaces a delay by the retry-after as its contract says, but advances the backoff anyway.
+    AdvancesReplacedBackoff,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -285,6 +287,8 @@ fn serve(config: &NaiveConfig, runs: u64, world: &mut World<'_>, call: CallInfo)
         contract.timing.deadline.filter(|_| bug != Bug::IgnoresDeadline).map(|d| call.started.saturating_add(d));
     let honors_cancel = bug != Bug::IgnoresCancellation;
     let (mut slept, mut first_error, mut attempt) = (VDuration::ZERO, None, 0_u32);
+    // Delays replaced by a retry-after (`ReplacesBackoff`): the backoff does not advance for them.
+    let mut replaced = 0_u32;
     loop {
         if deadline_at.is_some_and(|at| world.now() >= at) {
             return Ok(CallResult::Err(ErrorKind::DeadlineExceeded));
@@ -311,7 +315,9 @@ fn serve(config: &NaiveConfig, runs: u64, world: &mut World<'_>, call: CallInfo)
             AttemptResult::Cancelled => (ErrorKind::Transient, Outcome::Transient),
         };
         let first = *first_error.get_or_insert(error);
-        let delay = plan_delay(config, attempt, outcome, runs);
+        let backoff_n = if bug == Bug::AdvancesReplacedBackoff { attempt } else { attempt - replaced };
+        let delay = plan_delay(config, attempt, backoff_n, outcome, runs);
+        replaced += u32::from(replaces_backoff(&contract, outcome));
         if give_up(config, &call, attempt, error) {
             return give_up_with(config, world, error, first, delay);
         }
@@ -370,9 +376,19 @@ fn give_up_with(
     }
 }
 
-fn plan_delay(config: &NaiveConfig, attempt: u32, outcome: Outcome, runs: u64) -> VDuration {
+/// `true` when `outcome` is a rate limit whose retry-after replaces the backoff delay by the contract.
+fn replaces_backoff(contract: &Contract, outcome: Outcome) -> bool {
+    let replaces = contract.rate.retry_after.is_some_and(|policy| policy.combine == RetryAfterCombine::ReplacesBackoff);
+    replaces && matches!(outcome, Outcome::RateLimited { .. })
+}
+
+/// The delay after attempt `attempt`, the `backoff_n`-th of the backoff sequence.
+fn plan_delay(config: &NaiveConfig, attempt: u32, backoff_n: u32, outcome: Outcome, runs: u64) -> VDuration {
     let contract = config.contract;
-    let shape = contract.delays.backoff.and_then(|shape| shape.nth(attempt)).unwrap_or(VDuration::ZERO);
+    if let (Outcome::RateLimited { retry_after }, true) = (outcome, replaces_backoff(&contract, outcome)) {
+        return retry_after;
+    }
+    let shape = contract.delays.backoff.and_then(|shape| shape.nth(backoff_n)).unwrap_or(VDuration::ZERO);
     let cap = contract.delays.max.unwrap_or(VDuration::MAX);
     let mut delay = match config.bug {
         Bug::DoublesDelay => shape.saturating_mul(2),

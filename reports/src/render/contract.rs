@@ -73,7 +73,7 @@ pub struct ContractView {
 
 /// The field a refinement depends on: while that one is not stated, the refinement says nothing either,
 /// whatever its value.
-const PARENTS: [(&str, &str); 11] = [
+const PARENTS: [(&str, &str); 12] = [
     ("timing.timeout_tie", "timing.attempt_timeout"),
     ("delays.jitter_clipped_at_cap", "delays.jitter"),
     ("delays.tolerance", "delays.backoff"),
@@ -85,6 +85,7 @@ const PARENTS: [(&str, &str); 11] = [
     ("budget.window", "budget"),
     ("budget.admits", "budget"),
     ("timing.interrupt_tie", "timing.deadline"),
+    ("timing.timer_granularity", "timing.interrupt_tie"),
 ];
 
 /// Whether `path` is a parameter of a mechanism the contract has without stating it.
