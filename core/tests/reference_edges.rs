@@ -3,7 +3,10 @@
 //! or at a boundary.
 
 use timelaw_core::reference::{Backoff, Jitter, Policy, Reference};
-use timelaw_core::{execute, CallResult, Contract, ErrorKind, EventKind, Outcome, Schedule, Step, Subject, VDuration};
+use timelaw_core::{
+    execute, CallResult, ClockFaults, ClockKind, Contract, ErrorKind, EventKind, FailFrom, Outcome, ReadFailure,
+    Schedule, Step, Subject, VDuration,
+};
 
 fn ms(millis: u64) -> VDuration {
     VDuration::from_millis(millis)
@@ -34,10 +37,10 @@ fn the_contract_states_the_policy() {
     check_contract(Jitter::Equal, (Some(4), Some(ms(5)), Some(ms(1000))));
 }
 
-/// Runs `policy` on one call of `steps` and checks the attempts dispatched and the call's result.
+/// Runs `policy` on one call and checks the attempts dispatched and the call's result.
 #[track_caller]
-fn check(policy: Policy, steps: Vec<Step>, attempts: usize, result: CallResult) {
-    let trace = execute(&Reference, &policy, &Schedule::single(steps), 0);
+fn check(policy: Policy, schedule: Schedule, attempts: usize, result: CallResult) {
+    let trace = execute(&Reference, &policy, &schedule, 0);
     let started = trace.events.iter().filter(|event| event.kind == EventKind::AttemptStart).count();
     let ended = trace.events.iter().find_map(|event| match event.kind {
         EventKind::CallEnd { result } => Some(result),
@@ -46,11 +49,47 @@ fn check(policy: Policy, steps: Vec<Step>, attempts: usize, result: CallResult) 
     assert_eq!((started, ended), (attempts, Some(result)), "{policy:?}");
 }
 
+/// One call of these steps, each taking `millis` before its outcome.
+fn steps(steps: &[(u64, Outcome)]) -> Schedule {
+    Schedule::single(steps.iter().map(|&(millis, outcome)| Step::new(ms(millis), outcome)).collect())
+}
+
+/// `schedule` with the monotonic clock failing once after `reads` good reads.
+fn read_fails_after(reads: u32, schedule: Schedule) -> Schedule {
+    let failure = ReadFailure { clock: ClockKind::Monotonic, from: FailFrom::AfterReads(reads), count: 1 };
+    schedule.with_clock(ClockFaults { wall_jumps: vec![], read_failures: vec![failure] })
+}
+
+const T: Outcome = Outcome::Transient;
+const OK: Outcome = Outcome::Ok;
+const DEADLINE: CallResult = CallResult::Err(ErrorKind::DeadlineExceeded);
+const TRANSIENT: CallResult = CallResult::Err(ErrorKind::Transient);
+
 #[test]
 fn calls_end_at_their_boundaries() {
-    let transient = |millis| Step::new(ms(millis), Outcome::Transient);
     let deadline = |millis| Policy { deadline: Some(ms(millis)), ..policy() };
+    let sleep_budget = |millis| Policy { sleep_budget: Some(ms(millis)), ..policy() };
+    let elapsed_max = |millis| Policy { retry_elapsed_max: Some(ms(millis)), ..policy() };
+    let timeout_and_deadline = |timeout_ms, deadline_ms| Policy {
+        attempt_timeout: Some(ms(timeout_ms)),
+        deadline: Some(ms(deadline_ms)),
+        ..policy()
+    };
     // A deadline of zero has passed when the call starts: no attempt is dispatched.
-    check(deadline(0), vec![transient(0)], 0, CallResult::Err(ErrorKind::DeadlineExceeded));
-    check(deadline(1), vec![transient(0), transient(0)], 1, CallResult::Err(ErrorKind::DeadlineExceeded));
+    check(deadline(0), steps(&[(0, T)]), 0, DEADLINE);
+    check(deadline(1), steps(&[(0, T), (0, T)]), 1, DEADLINE);
+    // A first delay of 10 ms fits a sleep budget of exactly 10 ms, and not one of 9 ms.
+    check(sleep_budget(10), steps(&[(0, T), (0, OK)]), 2, CallResult::Ok);
+    check(sleep_budget(9), steps(&[(0, T), (0, OK)]), 1, TRANSIENT);
+    // A retry that would start exactly at the elapsed-time limit still starts; one past it does not.
+    check(elapsed_max(10), steps(&[(0, T), (0, OK)]), 2, CallResult::Ok);
+    check(elapsed_max(9), steps(&[(0, T), (0, OK)]), 1, TRANSIENT);
+    // An attempt cut by the deadline (not by its own, longer or equal, timeout) ends the call at once,
+    // without reading the clock again: a failing read after the cut changes nothing.
+    for timeout_ms in [50, 100] {
+        let cut = read_fails_after(1, steps(&[(200, T)]));
+        check(timeout_and_deadline(timeout_ms, 50), cut, 1, DEADLINE);
+    }
+    // Cut by its own shorter timeout, the attempt is retried.
+    check(timeout_and_deadline(30, 1000), steps(&[(200, T), (0, OK)]), 2, CallResult::Ok);
 }
