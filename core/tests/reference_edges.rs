@@ -4,8 +4,8 @@
 
 use timelaw_core::reference::{Backoff, Jitter, Policy, Reference};
 use timelaw_core::{
-    execute, CallResult, ClockFaults, ClockKind, Contract, ErrorKind, EventKind, FailFrom, Outcome, ReadFailure,
-    Schedule, Step, Subject, VDuration,
+    execute, CallResult, CircuitContract, ClockFaults, ClockKind, Contract, ErrorKind, EventKind, FailFrom, Outcome,
+    ReadFailure, Schedule, Step, Subject, VDuration,
 };
 
 fn ms(millis: u64) -> VDuration {
@@ -92,4 +92,34 @@ fn calls_end_at_their_boundaries() {
     }
     // Cut by its own shorter timeout, the attempt is retried.
     check(timeout_and_deadline(30, 1000), steps(&[(200, T), (0, OK)]), 2, CallResult::Ok);
+    // A retry-after of exactly the cap is honoured; one past it makes the call give up.
+    let honoring = Policy { honor_retry_after: true, ..policy() };
+    let rate_limited = |millis| Outcome::RateLimited { retry_after: ms(millis) };
+    check(honoring.clone(), steps(&[(0, rate_limited(1000)), (0, OK)]), 2, CallResult::Ok);
+    check(honoring, steps(&[(0, rate_limited(1001)), (0, OK)]), 1, CallResult::Err(ErrorKind::RateLimited));
+}
+
+/// A circuit of window 4, min calls 2, 50 %, open 1 s, one probe, with `change` applied.
+fn circuit(change: impl FnOnce(&mut CircuitContract)) -> Policy {
+    let mut circuit =
+        CircuitContract { window: 4, min_calls: 2, failure_percent: 50, open_for: ms(1000), half_open_probes: 1 };
+    change(&mut circuit);
+    Policy { circuit: Some(circuit), ..policy() }
+}
+
+#[track_caller]
+fn check_invalid(policy: Policy, field: Option<&str>) {
+    assert_eq!(policy.validate().err().map(|error| error.field), field, "{policy:?}");
+}
+
+#[test]
+fn circuit_parameters_are_validated() {
+    check_invalid(circuit(|_| {}), None);
+    check_invalid(circuit(|c| c.window = 0), Some("circuit.window"));
+    check_invalid(circuit(|c| c.window = 129), Some("circuit.window"));
+    check_invalid(circuit(|c| c.min_calls = 0), Some("circuit.min_calls"));
+    check_invalid(circuit(|c| c.min_calls = 5), Some("circuit.min_calls"));
+    check_invalid(circuit(|c| c.failure_percent = 0), Some("circuit.failure_percent"));
+    check_invalid(circuit(|c| c.failure_percent = 101), Some("circuit.failure_percent"));
+    check_invalid(circuit(|c| c.half_open_probes = 0), Some("circuit.half_open_probes"));
 }
