@@ -2,9 +2,10 @@
 //! earlier ones are recorded), so the half-open probe slots bind.
 
 use timelaw_core::{
-    CallResult, CircuitContract, CircuitPolicy, CooldownTie, ErrorKind, OpenShape, VDuration, VInstant,
+    CallResult, CircuitContract, CircuitPolicy, CooldownTie, ErrorKind, Event, EventKind, OpenShape, Rejection,
+    VDuration, VInstant,
 };
-use timelaw_laws::catalogue::breaker_model::{Admission, BreakerModel, BreakerSpec, Phase};
+use timelaw_laws::catalogue::breaker_model::{Admission, BreakerModel, BreakerSpec, CallFacts, Phase};
 
 /// A count window of 2 that opens on one failure, open for 100 ms, with two half-open probes.
 fn model() -> BreakerModel {
@@ -68,4 +69,30 @@ fn overlapping_probes_take_the_slots() {
     // Two successes close it.
     let closed = [Record(102, CallResult::Ok), Record(102, CallResult::Ok)];
     check(&[&opened[..], &both[..], &freed[..], &closed[..]].concat(), Phase::Closed { after_probes: true });
+}
+
+/// A call of these events (instants 0, sequence numbers from 0).
+fn call(kinds: &[EventKind]) -> Vec<Event> {
+    let event = |(seq, &kind): (usize, &EventKind)| Event { seq: seq as u32, at: at(0), call: 0, attempt: 0, kind };
+    kinds.iter().enumerate().map(event).collect()
+}
+
+#[track_caller]
+fn check_refusal(kinds: &[EventKind], rejected: bool, blamed: Option<u32>) {
+    let facts = CallFacts::of(&call(kinds));
+    assert_eq!((facts.rejected(), facts.refusal_event()), (rejected, blamed));
+}
+
+#[test]
+fn a_refusal_is_a_rejection_or_a_circuit_open_result_without_an_attempt() {
+    let start = EventKind::CallStart { idempotent: true };
+    let rejected = EventKind::Rejected { reason: Rejection::CircuitOpen };
+    let end = |result| EventKind::CallEnd { result };
+    let open = CallResult::Err(ErrorKind::CircuitOpen);
+    let fatal = CallResult::Err(ErrorKind::Fatal);
+    check_refusal(&[start, rejected, end(open)], true, Some(1));
+    check_refusal(&[start, rejected, end(fatal)], true, Some(1));
+    check_refusal(&[start, end(open)], true, Some(1));
+    check_refusal(&[start, end(fatal)], false, Some(1));
+    check_refusal(&[start, EventKind::AttemptStart, end(open)], false, Some(2));
 }
