@@ -20,7 +20,7 @@ fn policy() -> Policy {
 /// What a contract promises about the retries, in one tuple: max attempts, smallest and largest delay.
 /// (One place reads the contract's fields, so a regrouped `Contract` changes one line here.)
 fn promises(contract: &Contract) -> (Option<u32>, Option<VDuration>, Option<VDuration>) {
-    (contract.max_attempts, contract.delay_min, contract.delay_max)
+    (contract.retry.max_attempts, contract.delays.min, contract.delays.max)
 }
 
 #[track_caller]
@@ -101,8 +101,13 @@ fn calls_end_at_their_boundaries() {
 
 /// A circuit of window 4, min calls 2, 50 %, open 1 s, one probe, with `change` applied.
 fn circuit(change: impl FnOnce(&mut CircuitContract)) -> Policy {
-    let mut circuit =
-        CircuitContract { window: 4, min_calls: 2, failure_percent: 50, open_for: ms(1000), half_open_probes: 1 };
+    let mut circuit = CircuitContract {
+        window: 4,
+        min_calls: 2,
+        failure_percent: 50,
+        open_for: ms(1000),
+        ..CircuitContract::DEFAULT
+    };
     change(&mut circuit);
     Policy { circuit: Some(circuit), ..policy() }
 }

@@ -15,6 +15,7 @@ fn model() -> BreakerModel {
         failure_percent: 100,
         open_for: VDuration::from_millis(100),
         half_open_probes: 2,
+        ..CircuitContract::DEFAULT
     };
     BreakerModel::new(BreakerSpec {
         params,

@@ -5,12 +5,12 @@ mod support;
 
 use support::*;
 use timelaw_core::reference::{Backoff, Policy};
-use timelaw_core::{CallScript, CircuitContract, Outcome, Schedule};
+use timelaw_core::{CallScript, CircuitContract, Declared, Outcome, Schedule};
 use timelaw_laws::ids;
 
 /// A breaker of `window` results opening at 2 results with half of them failed, open for 100 ms.
 fn breaker(window: u32) -> CircuitContract {
-    CircuitContract { window, min_calls: 2, failure_percent: 50, open_for: ms(100), half_open_probes: 1 }
+    CircuitContract { window, min_calls: 2, failure_percent: 50, open_for: ms(100), ..CircuitContract::DEFAULT }
 }
 
 /// The reference with a breaker of `actual_window` (at most 128, its limit), one attempt per call,
@@ -21,7 +21,7 @@ fn windowed(actual_window: u32, claimed_window: u32, outcomes: &[Outcome]) -> Ru
         ..Policy::new(1, Backoff::Constant { delay: ms(10) }, ms(1000))
     };
     let schedule = Schedule::new(outcomes.iter().map(|&outcome| CallScript::outcomes(&[outcome])).collect());
-    claiming(policy, |contract| contract.circuit = Some(breaker(claimed_window)), schedule)
+    claiming(policy, |contract| contract.circuit = Declared::Stated(breaker(claimed_window)), schedule)
 }
 
 #[track_caller]

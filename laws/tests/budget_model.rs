@@ -1,17 +1,15 @@
 //! The retry-budget model walked over hand-made events: what it counts at every step, with and without a
 //! window, taking retries at attempts or at the sleeps before them.
 
-use timelaw_core::{BudgetContract, Contract, Event, EventKind, VDuration, VInstant};
+use timelaw_core::{BudgetContract, Contract, Declared, Event, EventKind, VDuration, VInstant};
 use timelaw_laws::catalogue::budget_model::BudgetModel;
 
 /// A budget of one retry plus 150 % of the calls, over `window_ms` (the whole case when `None`).
 /// (The one place that builds the contract.)
 fn model(window_ms: Option<u64>) -> BudgetModel {
-    let contract = Contract {
-        retry_budget: Some(BudgetContract { min_retries: 1, retry_percent: 150 }),
-        retry_budget_window: window_ms.map(VDuration::from_millis),
-        ..Contract::default()
-    };
+    let window = window_ms.map(VDuration::from_millis);
+    let budget = BudgetContract { min_retries: 1, retry_percent: 150, window, admits: false };
+    let contract = Contract { budget: Declared::Stated(budget), ..Contract::default() };
     BudgetModel::of(&contract).expect("the contract states a budget")
 }
 
