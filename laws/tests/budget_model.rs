@@ -124,6 +124,12 @@ fn a_window_forgets_what_is_a_whole_window_old() {
 }
 
 #[test]
+fn a_window_of_zero_counts_nothing() {
+    // Every event is a whole window old at its own instant: nothing is ever counted, not even the newest.
+    check(model(Some(0)), &events(RETRIES), &[(0, 0, 1, true); 11]);
+}
+
+#[test]
 fn no_budget_no_model() {
     assert!(BudgetModel::of(&Contract::default()).is_none());
 }
