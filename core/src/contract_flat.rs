@@ -294,8 +294,7 @@ mod tests {
         });
         check(flat, Ok(refined));
         // Unstated flags become unstated mechanisms; a stated breaker stays stated.
-        let mut unstated = Contract::default();
-        unstated.budget = Declared::Unstated;
+        let mut unstated = Contract { budget: Declared::Unstated, ..Contract::default() };
         unstated.timing.limit_unstated = true;
         check(json!({"unstated": {"retry_budget": true, "time_limit": true}}), Ok(unstated));
         let stated = json!({"circuit": serde_json::to_value(breaker).unwrap(), "unstated": {"circuit": true}});
