@@ -62,9 +62,21 @@ fn dispatched_though_rejected(mut run: Run) -> (Run, u32) {
     (run, attempt as u32)
 }
 
+/// `run` without its `Rejected` events (the rest renumbered): calls refused only by their result.
+fn silently_rejected(mut run: Run) -> Run {
+    let rejection = timelaw_core::EventKind::Rejected { reason: timelaw_core::Rejection::CircuitOpen };
+    run.trace.events.retain(|event| event.kind != rejection);
+    for (index, event) in run.trace.events.iter_mut().enumerate() {
+        event.seq = index as u32;
+    }
+    run
+}
+
 #[test]
 fn circuit_open_rejects_without_dispatch_edges() {
     let id = ids::CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH;
+    // A call the open breaker refuses by its result alone (no rejection event) dispatched nothing.
+    check(id, silently_rejected(reference(policy(breaker(2, 100, 1)), stream(OPENS_THEN_REJECTS))), Expect::Holds);
     // Rejected while the stated (slower) breaker is still closed: this law has nothing against it.
     check(id, misdeclared(breaker(2, 100, 1), breaker(3, 100, 1), stream(OPENS_THEN_REJECTS)), Expect::Holds);
     // Rejected as circuit-open and dispatched anyway, while closed.
