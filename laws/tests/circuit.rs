@@ -52,6 +52,38 @@ const FULL_CYCLE: &[(u64, Option<Outcome>)] =
 const CANCELLED_PROBE: &[(u64, Option<Outcome>)] = &[(0, Some(T)), (0, Some(T)), (100, None), (0, Some(OK))];
 const HEALTHY: &[(u64, Option<Outcome>)] = &[(0, Some(OK)), (0, Some(OK)), (0, Some(T)), (0, Some(OK))];
 
+/// `run` with the end of its first attempt recorded as a circuit-open rejection instead: a call that says
+/// it was rejected and still dispatched.
+fn dispatched_though_rejected(mut run: Run) -> (Run, u32) {
+    let attempt = run.trace.events.iter().position(|event| event.kind == timelaw_core::EventKind::AttemptStart);
+    let attempt = attempt.expect("the run dispatches an attempt");
+    run.trace.events[attempt + 1].kind =
+        timelaw_core::EventKind::Rejected { reason: timelaw_core::Rejection::CircuitOpen };
+    (run, attempt as u32)
+}
+
+/// `run` without its `Rejected` events (the rest renumbered): calls refused only by their result.
+fn silently_rejected(mut run: Run) -> Run {
+    let rejection = timelaw_core::EventKind::Rejected { reason: timelaw_core::Rejection::CircuitOpen };
+    run.trace.events.retain(|event| event.kind != rejection);
+    for (index, event) in run.trace.events.iter_mut().enumerate() {
+        event.seq = index as u32;
+    }
+    run
+}
+
+#[test]
+fn circuit_open_rejects_without_dispatch_edges() {
+    let id = ids::CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH;
+    // A call the open breaker refuses by its result alone (no rejection event) dispatched nothing.
+    check(id, silently_rejected(reference(policy(breaker(2, 100, 1)), stream(OPENS_THEN_REJECTS))), Expect::Holds);
+    // Rejected while the stated (slower) breaker is still closed: this law has nothing against it.
+    check(id, misdeclared(breaker(2, 100, 1), breaker(3, 100, 1), stream(OPENS_THEN_REJECTS)), Expect::Holds);
+    // Rejected as circuit-open and dispatched anyway, while closed.
+    let (run, attempt) = dispatched_though_rejected(reference(policy(breaker(2, 100, 1)), stream(HEALTHY)));
+    check(id, run, Expect::At(attempt));
+}
+
 #[test]
 fn circuit_open_rejects_without_dispatch() {
     let id = ids::CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH;

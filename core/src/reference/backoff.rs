@@ -18,13 +18,10 @@ pub fn next_delay(
     let cap = policy.delay_max;
     if let Backoff::Decorrelated { initial } = policy.backoff {
         // min(cap, random(initial, previous * 3)): a cap below `initial` is slept as the cap (validation
-        // rejects such a policy; this keeps the definition if it is ever allowed).
-        if cap < initial {
-            return Ok(cap);
-        }
+        // rejects such a policy; the final `min` keeps the definition if it is ever allowed).
         let high = previous.unwrap_or(initial).saturating_mul(3).min(cap).max(initial);
         let nanos = world.random_between(initial.as_nanos(), high.as_nanos())?;
-        return Ok(VDuration::from_nanos(nanos));
+        return Ok(VDuration::from_nanos(nanos).min(cap));
     }
     let base = capped_base(policy, n);
     let delay = match policy.jitter {

@@ -1,0 +1,99 @@
+//! The breaker model driven directly, as a user's law may drive it: calls may overlap (admitted before
+//! earlier ones are recorded), so the half-open probe slots bind.
+
+use timelaw_core::{
+    CallResult, CircuitContract, CircuitPolicy, CooldownTie, ErrorKind, Event, EventKind, OpenShape, Rejection,
+    VDuration, VInstant,
+};
+use timelaw_laws::catalogue::breaker_model::{Admission, BreakerModel, BreakerSpec, CallFacts, Phase};
+
+/// A count window of 2 that opens on one failure, open for 100 ms, with two half-open probes.
+fn model() -> BreakerModel {
+    let params = CircuitContract {
+        window: 2,
+        min_calls: 1,
+        failure_percent: 100,
+        open_for: VDuration::from_millis(100),
+        half_open_probes: 2,
+        ..CircuitContract::DEFAULT
+    };
+    BreakerModel::new(BreakerSpec {
+        params,
+        policy: CircuitPolicy::CountWindow,
+        open_shape: OpenShape::Constant,
+        cooldown_tie: CooldownTie::AdmitsAtEnd,
+        counts_cancellation: false,
+    })
+}
+
+/// One step: a call starting at this instant (ms) and the model's decision, or a result recorded.
+#[derive(Clone, Copy)]
+enum Op {
+    Admit(u64, Admission),
+    Record(u64, CallResult),
+}
+
+fn at(millis: u64) -> VInstant {
+    VInstant::EPOCH.saturating_add(VDuration::from_millis(millis))
+}
+
+#[track_caller]
+fn check(ops: &[Op], phase: Phase) {
+    let mut model = model();
+    for (index, op) in ops.iter().enumerate() {
+        match *op {
+            Op::Admit(millis, expect) => assert_eq!(model.admit(at(millis)), expect, "step {index}"),
+            Op::Record(millis, result) => model.record(result, at(millis)),
+        }
+    }
+    assert_eq!(model.phase(), phase);
+}
+
+const PLAIN: Admission = Admission::Admit { after_cooldown: false, freed_slot: false };
+const COOLED: Admission = Admission::Admit { after_cooldown: true, freed_slot: false };
+const FREED: Admission = Admission::Admit { after_cooldown: false, freed_slot: true };
+const FAILED: CallResult = CallResult::Err(ErrorKind::Transient);
+const CANCELLED: CallResult = CallResult::Err(ErrorKind::Cancelled);
+
+#[test]
+fn overlapping_probes_take_the_slots() {
+    use Op::{Admit, Record};
+    let opened = [Admit(0, PLAIN), Record(0, FAILED), Admit(50, Admission::Open)];
+    let half_open = |probes, admitted, successes| Phase::HalfOpen { probes, admitted, successes };
+    check(&opened, Phase::Open { opened_at: at(0), until: at(100) });
+    // Two probes hold both slots; a third overlapping call is refused.
+    let both = [Admit(100, COOLED), Admit(100, PLAIN), Admit(100, Admission::ProbesTaken)];
+    check(&[&opened[..], &both[..]].concat(), half_open(2, 2, 0));
+    // A cancelled probe frees its slot for the next call, which is marked as taking a freed slot.
+    let freed = [Record(101, CANCELLED), Admit(101, FREED), Admit(101, Admission::ProbesTaken)];
+    check(&[&opened[..], &both[..], &freed[..]].concat(), half_open(2, 3, 0));
+    // Two successes close it.
+    let closed = [Record(102, CallResult::Ok), Record(102, CallResult::Ok)];
+    check(&[&opened[..], &both[..], &freed[..], &closed[..]].concat(), Phase::Closed { after_probes: true });
+}
+
+/// A call of these events (instants 0, sequence numbers from 0).
+fn call(kinds: &[EventKind]) -> Vec<Event> {
+    let event = |(seq, &kind): (usize, &EventKind)| Event { seq: seq as u32, at: at(0), call: 0, attempt: 0, kind };
+    kinds.iter().enumerate().map(event).collect()
+}
+
+#[track_caller]
+fn check_refusal(kinds: &[EventKind], rejected: bool, blamed: Option<u32>) {
+    let facts = CallFacts::of(&call(kinds));
+    assert_eq!((facts.rejected(), facts.refusal_event()), (rejected, blamed));
+}
+
+#[test]
+fn a_refusal_is_a_rejection_or_a_circuit_open_result_without_an_attempt() {
+    let start = EventKind::CallStart { idempotent: true };
+    let rejected = EventKind::Rejected { reason: Rejection::CircuitOpen };
+    let end = |result| EventKind::CallEnd { result };
+    let open = CallResult::Err(ErrorKind::CircuitOpen);
+    let fatal = CallResult::Err(ErrorKind::Fatal);
+    check_refusal(&[start, rejected, end(open)], true, Some(1));
+    check_refusal(&[start, rejected, end(fatal)], true, Some(1));
+    check_refusal(&[start, end(open)], true, Some(1));
+    check_refusal(&[start, end(fatal)], false, Some(1));
+    check_refusal(&[start, EventKind::AttemptStart, end(open)], false, Some(2));
+}
