@@ -5,13 +5,12 @@ use timelaw_generators::ConfigDomain;
 
 use super::adapt::adapt;
 use super::engine::Shrinker;
-use super::order::outcome_rank as rank;
 
 /// A pass: tries candidates, returns whether it kept any.
 pub(super) type Pass<S> = fn(&mut Shrinker<'_, S>) -> bool;
 
 /// The passes in the order they run.
-pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 12] {
+pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 13] {
     [
         ("drop_calls", drop_calls::<S>),
         ("fold_calls", super::merge::fold_calls::<S>),
@@ -21,7 +20,8 @@ pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 12
         ("shrink_config", shrink_config::<S>),
         ("shrink_numbers", super::numbers::shrink_numbers::<S>),
         ("simplify_calls", simplify_calls::<S>),
-        ("simplify_outcomes", simplify_outcomes::<S>),
+        ("simplify_outcomes", super::outcomes::simplify_outcomes::<S>),
+        ("rewrite_pairs", super::outcomes::rewrite_pairs::<S>),
         ("shrink_durations", shrink_durations::<S>),
         ("zero_seed", zero_seed::<S>),
         ("shrink_clock_faults", super::clock_passes::shrink_clock_faults::<S>),
@@ -182,34 +182,6 @@ fn simplify_calls<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> b
     progress
 }
 
-fn simplify_outcomes<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
-    let mut progress = false;
-    for call in 0..shrinker.best.schedule.calls.len() {
-        for step in 0..shrinker.best.schedule.calls[call].steps.len() {
-            let current = shrinker.best.schedule.calls[call].steps[step].outcome;
-            let simpler = [
-                Outcome::Ok,
-                Outcome::Transient,
-                Outcome::Fatal,
-                Outcome::RateLimited { retry_after: VDuration::ZERO },
-            ];
-            for outcome in simpler.into_iter().filter(|o| rank(*o) < rank(current)) {
-                let mut candidate = shrinker.best.clone();
-                let slot = &mut candidate.schedule.calls[call].steps[step];
-                slot.outcome = outcome;
-                if current == Outcome::Hang {
-                    slot.duration = VDuration::ZERO;
-                }
-                if shrinker.attempt(candidate) {
-                    progress = true;
-                    break;
-                }
-            }
-        }
-    }
-    progress
-}
-
 /// A duration inside a case that the shrinker may lower.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Slot {
@@ -297,6 +269,12 @@ fn lower_slot<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, slot: Sl
     if shrinker.attempt(write(&shrinker.best, slot, VDuration::ZERO)) {
         return true;
     }
+    if let Slot::Step(call, step) = slot {
+        let shifted = super::shift::time_taken_out(shrinker.subject, &shrinker.best, call, step);
+        if shifted.is_some_and(|candidate| shrinker.attempt(candidate)) {
+            return true;
+        }
+    }
     let mut progress = false;
     for value in boundaries(&shrinker.contract()) {
         let now = read(&shrinker.best, slot).unwrap_or(VDuration::ZERO);
@@ -305,8 +283,15 @@ fn lower_slot<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, slot: Sl
             break;
         }
     }
+    // One nanosecond lower first: when that loses the failure, the binary search's own assumption says
+    // no smaller value keeps it either, so the search is skipped.
+    let now = read(&shrinker.best, slot).unwrap_or(VDuration::ZERO).as_nanos();
+    if now <= 1 || !shrinker.attempt(write(&shrinker.best, slot, VDuration::from_nanos(now - 1))) {
+        return progress;
+    }
     // Binary search between a value known to pass (zero) and the current failing value.
-    let (mut low, mut high) = (0_u64, read(&shrinker.best, slot).unwrap_or(VDuration::ZERO).as_nanos());
+    let (mut low, mut high) = (0_u64, now - 1);
+    progress = true;
     while high - low > 1 && !shrinker.out_of_budget() {
         let middle = low + (high - low) / 2;
         if shrinker.attempt(write(&shrinker.best, slot, VDuration::from_nanos(middle))) {
