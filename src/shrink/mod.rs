@@ -25,9 +25,12 @@
 //! (`timelaw_generators::membership`) is accepted either, so a case inside the domain never leaves it.
 //! [`moves`] lists every single move from a case, for tests of local minimality.
 //!
-//! A candidate is accepted only when the law's verdict on it is a violation, twice in a row on fresh Worlds
-//! with the same trace digest (a nondeterministic failure is never kept). Budgets bound the evaluations (every
-//! subject run counted: candidates, their confirming runs, the runs whose traces adapt schedules) and,
+//! A candidate is kept when the law's verdict on it is a violation; after each pass the best case is run
+//! again on a fresh World and must give the same violation, or it is dropped with every case kept since
+//! the last confirmation, latest first, until one reproduces (a nondeterministic failure is never the
+//! minimum, and a deterministic subject pays one confirming run per pass that kept something, not one
+//! per kept candidate). Budgets bound the evaluations (every
+//! subject run counted: candidates, the confirming runs, the runs whose traces adapt schedules) and,
 //! optionally, wall-clock time (off by default: a time budget makes the minimum depend on the machine).
 
 mod adapt;
