@@ -5,7 +5,7 @@ use timelaw_core::{Case, VDuration};
 use timelaw_generators::{case_outside, ConfigDomain};
 
 use super::merge::{folded, merged, shifted};
-use super::numbers::tied_groups;
+use super::numbers::{near_pairs, tied_groups};
 use super::order::shape;
 use super::outcomes::{rewritten_pairs, simpler_steps};
 use super::passes::{boundaries, merge_equal_neighbours, read, slots, write};
@@ -25,8 +25,9 @@ pub struct Move<C> {
 /// 1 and by one), merge equal neighbours, each simpler config the domain offers (unless its own simpler
 /// configs lead back to `case`'s within three steps: a cycle, in which neither is simpler), each config
 /// number at its minimum, halved and one lower, each group of equal numbers together at the same
-/// values, no cancellation, idempotent, no gap, each simpler outcome (a hang's at once or taking the
-/// attempt timeout), each step taking no time with its time taken out of the deadline and the
+/// values, each pair of near numbers lowered by one amount (all the slack, half, one), no
+/// cancellation, idempotent, no gap, each simpler outcome (a hang's at once or taking the attempt
+/// timeout), each step taking no time with its time taken out of the deadline and the
 /// elapsed-time limit, each pair of adjacent steps given simpler outcomes together, each duration at
 /// zero, halved, one nanosecond lower and at each contract boundary below it, seed zero, and each clock
 /// fault dropped. Only moves the shrinker may accept are listed: none is larger in the order on
@@ -109,6 +110,16 @@ fn config_moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>, o
                 .try_fold(case.config.clone(), |config, &index| subject.with_config_number(&config, index, to));
             if let Some(config) = config {
                 push(out, format!("{} together = {to}", names.join(", ")), Case { config, ..case.clone() });
+            }
+        }
+    }
+    for (i, j) in near_pairs(&numbers) {
+        let (a, b) = (numbers[i], numbers[j]);
+        let slack = (a.value - a.min).min(b.value - b.min);
+        for by in [slack, slack / 2, 1].into_iter().filter(|&by| by >= 1) {
+            let config = subject.with_config_number(&case.config, i, a.value - by);
+            if let Some(config) = config.and_then(|config| subject.with_config_number(&config, j, b.value - by)) {
+                push(out, format!("{} and {} both lower by {by}", a.name, b.name), Case { config, ..case.clone() });
             }
         }
     }

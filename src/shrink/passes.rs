@@ -3,7 +3,6 @@
 use timelaw_core::{CallScript, Case, Contract, Outcome, VDuration};
 use timelaw_generators::ConfigDomain;
 
-use super::adapt::adapt;
 use super::engine::Shrinker;
 
 /// A pass: tries candidates, returns whether it kept any.
@@ -145,18 +144,9 @@ fn shrink_config<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bo
             start = index;
             let mut candidate = shrinker.best.clone();
             candidate.config = config;
-            let old = shrinker.contract();
-            let new = shrinker.subject.contract(&candidate.config);
-            if shrinker.attempt(candidate.clone()) {
-                progress = true;
-                continue 'restart;
-            }
-            // Only when the config alone lost the failure; the best case's trace is a counted run.
-            let at = shrinker.violated_at();
-            let adapted = (!shrinker.out_of_budget())
-                .then(|| adapt(&candidate, &old, &new, || shrinker.best_trace(), at))
-                .flatten();
-            if adapted.is_some_and(|(adapted, allowance)| shrinker.attempt_within(adapted, allowance)) {
+            // With the schedule adapted to the moved boundaries too (a removed timeout's trace is a
+            // counted run).
+            if super::numbers::coupled_attempt(shrinker, candidate) {
                 progress = true;
                 continue 'restart;
             }
