@@ -8,12 +8,12 @@
 //! most aggressive first; when a simpler config alone loses the failure it is tried again with the
 //! schedule adapted: durations on a moved boundary move with it, and attempts that timed out under a
 //! removed timeout become transient failures), `shrink_numbers` (each number of the config at its
-//! minimum, then one lower, then by binary search to the smallest value that still fails; then each
+//! minimum, then one above it, then one lower than now, then by binary search to the smallest value that still fails; then each
 //! group of equal numbers together), `simplify_calls` (no gap, no cancellation, idempotent),
 //! `simplify_outcomes` (toward `ok`, `transient`, `fatal`, `rate_limited`, `hang` in that order; a hang
 //! given up either at once or after the attempt timeout, the instant the timeout cut it),
 //! `rewrite_pairs` (two adjacent steps given new outcomes at once, with a smaller sum of ranks:
-//! `[rate_limited, transient]` to `[transient, fatal]`), `shrink_durations` (each duration toward zero;
+//! `[rate_limited, transient]` to `[transient, fatal]`), `shrink_durations` (each duration to zero, then 1 ns;
 //! for a step, zero with its time taken out of the deadline and the elapsed-time limit; then toward the
 //! contract boundary that matters: a timeout, a cap, a deadline, an open duration; then one nanosecond
 //! lower and a binary search to the nanosecond), `zero_seed`, and `shrink_clock_faults` (no read

@@ -1,6 +1,6 @@
 //! The shrink pass over the config's numbers (`shrink_numbers`): each number the domain lists
 //! ([`ConfigDomain::config_numbers`]: counts, percentages, durations in nanoseconds) is tried at its
-//! minimum, then one lower (when that loses the failure the number stays: a binary search assumes no
+//! minimum, then one above its minimum, then one lower than now (when that loses the failure the number stays: a binary search assumes no
 //! smaller value fails either), then by binary search to the smallest value that still fails, so a
 //! duration reaches its exact boundary, to the nanosecond. Numbers of equal value (a deadline equal to
 //! a delay and its cap) are then lowered together the same way, and pairs a little apart (a cap of
@@ -102,8 +102,8 @@ pub(super) fn tied_groups(numbers: &[ConfigNumber]) -> Vec<Vec<usize>> {
     groups
 }
 
-/// Lowers the numbers `indices` (equal values) together: to the largest minimum among them, then one
-/// lower than now (when that loses the failure, so would any smaller value, by the binary search's own
+/// Lowers the numbers `indices` (equal values) together: to the largest minimum among them, then to
+/// one above it, then one lower than now (when that loses the failure, so would any smaller value, by the binary search's own
 /// assumption, and the search is skipped), then by binary search in between.
 fn lower_numbers<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, indices: &[usize]) -> bool {
     let numbers = shrinker.subject.config_numbers(&shrinker.best.config);
@@ -117,11 +117,15 @@ fn lower_numbers<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, indic
     if try_value(shrinker, indices, min) {
         return true;
     }
-    if value - 1 == min || !try_value(shrinker, indices, value - 1) {
+    // One above the minimum next: where a boundary sits just above it, no search is needed.
+    if value - 1 > min && try_value(shrinker, indices, min + 1) {
+        return true;
+    }
+    if value - 1 <= min + 1 || !try_value(shrinker, indices, value - 1) {
         return false;
     }
-    // Binary search between the minimum (which lost the failure) and the current value (which fails).
-    let (mut low, mut high) = (min, value - 1);
+    // Binary search between one above the minimum (which lost the failure) and the current value.
+    let (mut low, mut high) = (min + 1, value - 1);
     while high - low > 1 && !shrinker.out_of_budget() {
         let middle = low + (high - low) / 2;
         if try_value(shrinker, indices, middle) {

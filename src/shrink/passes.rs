@@ -259,6 +259,11 @@ fn lower_slot<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, slot: Sl
     if shrinker.attempt(write(&shrinker.best, slot, VDuration::ZERO)) {
         return true;
     }
+    // One nanosecond next: where a boundary sits just above zero, no search is needed.
+    let one = VDuration::from_nanos(1);
+    if current > one && shrinker.attempt(write(&shrinker.best, slot, one)) {
+        return true;
+    }
     if let Slot::Step(call, step) = slot {
         let shifted = super::shift::time_taken_out(shrinker.subject, &shrinker.best, call, step);
         if shifted.is_some_and(|candidate| shrinker.attempt(candidate)) {
@@ -276,11 +281,11 @@ fn lower_slot<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, slot: Sl
     // One nanosecond lower first: when that loses the failure, the binary search's own assumption says
     // no smaller value keeps it either, so the search is skipped.
     let now = read(&shrinker.best, slot).unwrap_or(VDuration::ZERO).as_nanos();
-    if now <= 1 || !shrinker.attempt(write(&shrinker.best, slot, VDuration::from_nanos(now - 1))) {
+    if now <= 2 || !shrinker.attempt(write(&shrinker.best, slot, VDuration::from_nanos(now - 1))) {
         return progress;
     }
-    // Binary search between a value known to pass (zero) and the current failing value.
-    let (mut low, mut high) = (0_u64, now - 1);
+    // Binary search between a value known to lose the failure (1 ns) and the current failing value.
+    let (mut low, mut high) = (1_u64, now - 1);
     progress = true;
     while high - low > 1 && !shrinker.out_of_budget() {
         let middle = low + (high - low) / 2;
