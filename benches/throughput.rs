@@ -187,10 +187,14 @@ fn hand_written_strategy() -> BoxedStrategy<Case<Policy>> {
             failure_percent,
             open_for,
             half_open_probes,
+            ..CircuitContract::DEFAULT
         },
     );
-    let budget =
-        (0..10_u32, 0..200_u32).prop_map(|(min_retries, retry_percent)| BudgetContract { min_retries, retry_percent });
+    let budget = (0..10_u32, 0..200_u32).prop_map(|(min_retries, retry_percent)| BudgetContract {
+        min_retries,
+        retry_percent,
+        ..BudgetContract::default()
+    });
     let mechanisms = (
         proptest::option::of(ms(1..5_000)),
         proptest::option::of(ms(1..60_000)),
@@ -259,7 +263,14 @@ fn hand_written_circuit(rng: &mut SplitMix64) -> CircuitContract {
     let min_calls = (1 + rng.below(127) as u32).min(window);
     let failure_percent = 1 + rng.below(100) as u32;
     let open_for = ms_below(rng, 60_000);
-    CircuitContract { window, min_calls, failure_percent, open_for, half_open_probes: 1 + rng.below(3) as u32 }
+    CircuitContract {
+        window,
+        min_calls,
+        failure_percent,
+        open_for,
+        half_open_probes: 1 + rng.below(3) as u32,
+        ..CircuitContract::DEFAULT
+    }
 }
 
 /// The policy distribution of [`hand_written_strategy`], drawn natively.
@@ -281,6 +292,7 @@ fn hand_written_policy(rng: &mut SplitMix64) -> Policy {
         retry_budget: half(rng, |rng| BudgetContract {
             min_retries: rng.below(10) as u32,
             retry_percent: rng.below(200) as u32,
+            ..BudgetContract::default()
         }),
         ..Policy::new(max_attempts, backoff, delay_max)
     }

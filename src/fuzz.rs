@@ -9,6 +9,11 @@
 //! reproduces; on the other inputs the law is vacuous. [`violations`] and [`first_violation`] (what
 //! `import-crash` uses) always replay.
 //!
+//! The judging runs out of libFuzzer's sight: the coverage counters are saved before the laws are judged
+//! and restored after (`coverage::hidden`, on x86-64 Linux under `cfg(fuzzing)`), so libFuzzer's
+//! per-input work covers the edges of decoding and of the subject's run only, the ones that say
+//! something about the subject. Every law is still judged on every input.
+//!
 //! A subject with known, pinned violations (an upstream bug with a `known_violation` fixture) is fuzzed
 //! with [`check_bytes_except`]: an input is skipped only when every law it violates is one of those known
 //! violations with a message of the same class ([`unmasked`]); `fuzz/build.rs` shows how the bundled
@@ -23,6 +28,8 @@
 //!     timelaw::fuzz::check_bytes(&my_crate::MySubject, data);
 //! });
 //! ```
+
+mod coverage;
 
 use std::sync::OnceLock;
 
@@ -99,8 +106,10 @@ fn violations_replaying<S: ConfigDomain + ?Sized>(
 ) -> Vec<(&'static str, Verdict)> {
     let case = arbitrary_case(subject, bytes);
     let evaluation = evaluate(subject, &case, Limits::default(), replay);
-    let judged = laws.iter().map(|law| (law.id, evaluation.judge(law, &case)));
-    judged.filter(|(_, verdict)| verdict.is_violated()).collect()
+    coverage::hidden(|| {
+        let judged = laws.iter().map(|law| (law.id, evaluation.judge(law, &case)));
+        judged.filter(|(_, verdict)| verdict.is_violated()).collect()
+    })
 }
 
 /// The first of `found` (violations of `subject`) that `known` does not mask, or `None` when every one

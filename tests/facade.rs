@@ -30,16 +30,15 @@ impl Subject for TokioLoop {
         "user-tokio-loop"
     }
     fn contract(&self, c: &LoopConfig) -> Contract {
-        Contract {
-            max_attempts: Some(c.attempts),
-            delay_min: Some(c.delay),
-            delay_max: Some(c.delay),
-            backoff: Some(BackoffShape::Constant { delay: c.delay }),
-            jitter: Some(JitterBounds::None),
-            attempt_timeout: Some(c.timeout),
-            timeout_tie: TieRule::InnerWins,
-            ..loop_contract()
-        }
+        let mut promise = loop_contract();
+        promise.retry.max_attempts = Some(c.attempts);
+        promise.delays.min = Some(c.delay);
+        promise.delays.max = Some(c.delay);
+        promise.delays.backoff = Some(BackoffShape::Constant { delay: c.delay });
+        promise.delays.jitter = Some(JitterBounds::None);
+        promise.timing.attempt_timeout = Some(c.timeout);
+        promise.timing.timeout_tie = TieRule::InnerWins;
+        promise
     }
     fn run(&self, c: &LoopConfig, world: &mut World<'_>) -> Result<(), Abort> {
         run_tokio(world, |w| async move { w.for_each_call(|call| self.call(&w, c, call)).await })

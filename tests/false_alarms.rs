@@ -15,8 +15,8 @@ use std::time::Duration;
 use proptest::strategy::BoxedStrategy;
 use serde::{Deserialize, Serialize};
 use timelaw::core::{
-    execute, Abort, AttemptResult, BackoffShape, CallResult, Contract, ErrorKind, FloatFactor, JitterBounds, Outcome,
-    RetryOn, Schedule, SplitMix64, Step, Subject, VDuration, Wake, World,
+    execute, Abort, AttemptResult, BackoffShape, CallResult, Contract, DelayContract, ErrorKind, FloatFactor,
+    JitterBounds, Outcome, RetryContract, RetryOn, Schedule, SplitMix64, Step, Subject, VDuration, Wake, World,
 };
 use timelaw::generators::{choice_strategy, Choices, ConfigDomain, Swarm};
 use timelaw::laws::{Catalogue, Observation, Verdict};
@@ -83,17 +83,23 @@ impl Subject for FloatExponential {
     /// nanoseconds (1 ns).
     fn contract(&self, config: &FloatConfig) -> Contract {
         Contract {
-            max_attempts: Some(config.max_attempts),
-            delay_max: config.cap.map(VDuration::from_std),
-            backoff: Some(BackoffShape::ExponentialFloat {
-                initial_nanos: config.initial.as_nanos(),
-                factor: FloatFactor(f64::from_bits(config.factor_bits)),
-            }),
-            jitter: Some(JitterBounds::None),
-            delay_tolerance: VDuration::from_nanos(1),
-            delay_tolerance_ppb: 1,
-            retry_on: Some(TRANSIENT_ONLY),
-            reports_last_result: true,
+            retry: RetryContract {
+                max_attempts: Some(config.max_attempts),
+                retry_on: Some(TRANSIENT_ONLY),
+                reports_last_result: true,
+                ..RetryContract::default()
+            },
+            delays: DelayContract {
+                max: config.cap.map(VDuration::from_std),
+                backoff: Some(BackoffShape::ExponentialFloat {
+                    initial_nanos: config.initial.as_nanos(),
+                    factor: FloatFactor(f64::from_bits(config.factor_bits)),
+                }),
+                jitter: Some(JitterBounds::None),
+                tolerance: VDuration::from_nanos(1),
+                tolerance_ppb: 1,
+                ..DelayContract::default()
+            },
             ..Contract::default()
         }
     }
@@ -143,12 +149,18 @@ impl Subject for DecorrelatedCapped {
     }
     fn contract(&self, config: &DecorrelatedConfig) -> Contract {
         Contract {
-            max_attempts: Some(config.max_attempts),
-            delay_max: Some(config.cap),
-            backoff: Some(BackoffShape::decorrelated(config.base)),
-            jitter: Some(JitterBounds::None),
-            retry_on: Some(TRANSIENT_ONLY),
-            reports_last_result: true,
+            retry: RetryContract {
+                max_attempts: Some(config.max_attempts),
+                retry_on: Some(TRANSIENT_ONLY),
+                reports_last_result: true,
+                ..RetryContract::default()
+            },
+            delays: DelayContract {
+                max: Some(config.cap),
+                backoff: Some(BackoffShape::decorrelated(config.base)),
+                jitter: Some(JitterBounds::None),
+                ..DelayContract::default()
+            },
             ..Contract::default()
         }
     }
@@ -195,9 +207,12 @@ impl Subject for TokenBucket {
     }
     fn contract(&self, _: &BucketConfig) -> Contract {
         Contract {
-            max_attempts: Some(1),
-            retry_on: Some(RetryOn { transient: false, rate_limited: false, timeout: false }),
-            reports_last_result: true,
+            retry: RetryContract {
+                max_attempts: Some(1),
+                retry_on: Some(RetryOn { transient: false, rate_limited: false, timeout: false }),
+                reports_last_result: true,
+                ..RetryContract::default()
+            },
             ..Contract::default()
         }
     }

@@ -5,7 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 use timelaw::core::{
-    Abort, AttemptResult, CallResult, Contract, ErrorKind, Outcome, RetryOn, Schedule, Step, Subject, World,
+    Abort, AttemptResult, CallResult, Contract, ErrorKind, Outcome, RetryContract, RetryOn, Schedule, Step, Subject,
+    World,
 };
 use timelaw::generators::{Choices, Describe, Swarm};
 
@@ -36,7 +37,14 @@ impl Subject for Persistent {
     }
     fn contract(&self, config: &PersistentConfig) -> Contract {
         let retry_on = RetryOn { transient: true, rate_limited: false, timeout: false };
-        Contract { max_attempts: Some(config.max_attempts), retry_on: Some(retry_on), ..Contract::default() }
+        Contract {
+            retry: RetryContract {
+                max_attempts: Some(config.max_attempts),
+                retry_on: Some(retry_on),
+                ..RetryContract::default()
+            },
+            ..Contract::default()
+        }
     }
     fn run(&self, config: &PersistentConfig, world: &mut World<'_>) -> Result<(), Abort> {
         world.for_each_call(|world, _| {

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use common::planted::{Bug, Planted};
-use timelaw::core::{Abort, AttemptResult, CallResult, Contract, ErrorKind, Outcome, Subject, World};
+use timelaw::core::{Abort, AttemptResult, CallResult, Contract, ErrorKind, Outcome, RetryContract, Subject, World};
 use timelaw::fixture::{self, Status};
 use timelaw::generators::{Choices, Describe, Swarm};
 use timelaw::laws::{Catalogue, Verdict};
@@ -28,7 +28,7 @@ impl Subject for FirstRunOnly {
         "flaky-first-run"
     }
     fn contract(&self, _config: &u32) -> Contract {
-        Contract { max_attempts: Some(1), ..Contract::default() }
+        Contract { retry: RetryContract { max_attempts: Some(1), ..RetryContract::default() }, ..Contract::default() }
     }
     fn run(&self, _config: &u32, world: &mut World<'_>) -> Result<(), Abort> {
         let first = !self.0.swap(true, Ordering::SeqCst);

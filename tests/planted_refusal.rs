@@ -27,8 +27,14 @@ fn found(bug: RefusalBug, law: &str, seed: u64) -> (u64, Case<Policy>) {
 /// parameter: the minimum has 1 (the smallest), and any value opens a one-call window on one failure.
 fn expected(bug: RefusalBug, failure_percent: u32) -> Case<Policy> {
     let simplest = Policy::new(1, Backoff::Constant { delay: VDuration::ZERO }, VDuration::ZERO);
-    let circuit =
-        CircuitContract { window: 1, min_calls: 1, failure_percent, open_for: VDuration::ZERO, half_open_probes: 1 };
+    let circuit = CircuitContract {
+        window: 1,
+        min_calls: 1,
+        failure_percent,
+        open_for: VDuration::ZERO,
+        half_open_probes: 1,
+        ..CircuitContract::DEFAULT
+    };
     let behind = Policy { circuit: Some(circuit), ..simplest.clone() };
     let empty = || CallScript::new(vec![]);
     let cancelled_at_once = || CallScript { cancel_after: Some(VDuration::ZERO), ..empty() };

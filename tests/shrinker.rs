@@ -370,8 +370,14 @@ impl timelaw::core::Subject for FactorNeeds {
     }
     fn contract(&self, config: &FactorConfig) -> timelaw::core::Contract {
         timelaw::core::Contract {
-            max_attempts: Some(failures_needed(config.0)),
-            attempt_timeout: config.1,
+            retry: timelaw::core::RetryContract {
+                max_attempts: Some(failures_needed(config.0)),
+                ..timelaw::core::RetryContract::default()
+            },
+            timing: timelaw::core::TimingContract {
+                attempt_timeout: config.1,
+                ..timelaw::core::TimingContract::default()
+            },
             ..timelaw::core::Contract::default()
         }
     }
@@ -471,10 +477,13 @@ fn the_new_moves_reach_their_minima() {
         failure_percent: 57,
         open_for: VDuration::from_nanos(655_516_637),
         half_open_probes: 2,
+        ..CircuitContract::DEFAULT
     };
     let big_circuit = Policy { circuit: Some(circuit), ..simplest() };
     let circuit_law = law_with(|o| {
-        violated_if(o.contract.circuit.is_some_and(|c| c.window >= 2 && c.open_for >= VDuration::from_nanos(1)))
+        violated_if(
+            o.contract.circuit.into_stated().is_some_and(|c| c.window >= 2 && c.open_for >= VDuration::from_nanos(1)),
+        )
     });
     let small_circuit = CircuitContract {
         window: 2,
@@ -482,6 +491,7 @@ fn the_new_moves_reach_their_minima() {
         failure_percent: 1,
         open_for: VDuration::from_nanos(1),
         half_open_probes: 1,
+        ..CircuitContract::DEFAULT
     };
     check_new_move(
         circuit_law,
@@ -489,12 +499,16 @@ fn the_new_moves_reach_their_minima() {
         Case::new(Policy { circuit: Some(small_circuit), ..simplest() }, empty(), 0),
     );
     // A timeout of 3 ns where 2 ns fail: halving gives 1 ns, which loses the failure.
-    let timeout_law = law_with(|o| violated_if(o.contract.attempt_timeout.is_some_and(|t| t.as_nanos() >= 2)));
+    let timeout_law = law_with(|o| violated_if(o.contract.timing.attempt_timeout.is_some_and(|t| t.as_nanos() >= 2)));
     let timeout = |nanos| Policy { attempt_timeout: Some(VDuration::from_nanos(nanos)), ..simplest() };
     check_new_move(timeout_law, Case::new(timeout(3), empty(), 0), Case::new(timeout(2), empty(), 0));
-    let budget_law = law_with(|o| violated_if(o.contract.retry_budget.is_some_and(|b| b.retry_percent >= 7)));
+    let budget_law = law_with(|o| violated_if(o.contract.budget.into_stated().is_some_and(|b| b.retry_percent >= 7)));
     let budget = |retry_percent| Policy {
-        retry_budget: Some(BudgetContract { min_retries: if retry_percent > 7 { 5 } else { 0 }, retry_percent }),
+        retry_budget: Some(BudgetContract {
+            min_retries: if retry_percent > 7 { 5 } else { 0 },
+            retry_percent,
+            ..BudgetContract::default()
+        }),
         ..simplest()
     };
     check_new_move(budget_law, Case::new(budget(900), empty(), 0), Case::new(budget(7), empty(), 0));
@@ -521,7 +535,7 @@ fn the_new_moves_reach_their_minima() {
             .events
             .iter()
             .any(|event| matches!(event.kind, EventKind::CallEnd { result } if !result.is_ok()) && event.call == 0);
-        violated_if(failed && o.contract.max_attempts.is_some_and(|max| max >= 2))
+        violated_if(failed && o.contract.retry.max_attempts.is_some_and(|max| max >= 2))
     });
     let two = Policy { max_attempts: 2, ..simplest() };
     let start = Schedule::new(vec![
@@ -600,3 +614,4 @@ fn a_flaky_failure_is_never_the_minimum() {
     check_flaky(1, 12, 2);
     check_flaky(2, 12, 3);
 }
+// IMPORTS NEEDED: RetryContract, TimingContract

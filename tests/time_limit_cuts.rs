@@ -3,7 +3,10 @@
 //! inconclusive, and never a `terminates` violation by itself.
 
 use serde::{Deserialize, Serialize};
-use timelaw::core::{Abort, AttemptResult, CallResult, Contract, ErrorKind, Outcome, Subject, VDuration, World};
+use timelaw::core::{
+    Abort, AttemptResult, CallResult, Contract, DelayContract, ErrorKind, Outcome, RetryContract, Subject, VDuration,
+    World,
+};
 use timelaw::generators::{Choices, Describe, Swarm};
 
 /// Two centuries: past the World's default virtual time limit of 100 years.
@@ -26,7 +29,11 @@ impl Subject for Sleepy {
         "sleepy"
     }
     fn contract(&self, config: &SleepyConfig) -> Contract {
-        Contract { max_attempts: Some(2), delay_max: Some(config.delay), ..Contract::default() }
+        Contract {
+            retry: RetryContract { max_attempts: Some(2), ..RetryContract::default() },
+            delays: DelayContract { max: Some(config.delay), ..DelayContract::default() },
+            ..Contract::default()
+        }
     }
     fn run(&self, config: &SleepyConfig, world: &mut World<'_>) -> Result<(), Abort> {
         world.for_each_call(|world, _| {

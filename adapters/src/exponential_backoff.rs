@@ -124,16 +124,16 @@ impl AdapterConfig for ExponentialBackoffConfig {
         };
         let jittered = self.jitter_milli > 0;
         let ratio_milli = u64::from(self.jitter_milli.min(1000));
-        Contract {
-            max_attempts: Some(self.max_attempts),
-            delay_min: Some(min),
-            delay_max: self.max.map(VDuration::from_std),
-            backoff: Some(backoff),
-            jitter: Some(if jittered { JitterBounds::Symmetric { ratio_milli } } else { JitterBounds::None }),
-            delay_tolerance: if jittered { VDuration::from_nanos(1) } else { VDuration::ZERO },
-            jitter_clipped_at_cap: true,
-            ..loop_contract()
-        }
+        let mut promise = loop_contract();
+        promise.retry.max_attempts = Some(self.max_attempts);
+        promise.delays.min = Some(min);
+        promise.delays.max = self.max.map(VDuration::from_std);
+        promise.delays.backoff = Some(backoff);
+        promise.delays.jitter =
+            Some(if jittered { JitterBounds::Symmetric { ratio_milli } } else { JitterBounds::None });
+        promise.delays.tolerance = if jittered { VDuration::from_nanos(1) } else { VDuration::ZERO };
+        promise.delays.jitter_clipped_at_cap = true;
+        promise
     }
 
     fn simpler(&self) -> Vec<ExponentialBackoffConfig> {

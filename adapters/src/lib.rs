@@ -18,7 +18,7 @@
 //! }).collect();
 //! // The third delay is 1 s + 1 s, past `max_delay` (docs/findings.md).
 //! assert_eq!(sleeps, vec![s(1000), s(1000), s(2000)]);
-//! assert_eq!(BackonFibonacci.contract(&config).delay_max, Some(s(1500)));
+//! assert_eq!(BackonFibonacci.contract(&config).delays.max, Some(s(1500)));
 //! ```
 //!
 //! ## Subjects

@@ -4,8 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 use timelaw_core::{
-    Abort, AboveCap, BackoffShape, CallInfo, CallResult, Contract, ErrorKind, JitterBounds, RetryAfterCombine,
-    RetryAfterPolicy, RetryOn, Subject, TieRule, VDuration, World,
+    Abort, AboveCap, BackoffShape, CallInfo, CallResult, Contract, DelayContract, ErrorKind, JitterBounds,
+    RateContract, RetryAfterCombine, RetryAfterPolicy, RetryContract, RetryOn, Subject, TieRule, TimingContract,
+    VDuration, World,
 };
 use timelaw_generators::choice::optional;
 use timelaw_generators::{Choices, Swarm};
@@ -78,20 +79,34 @@ impl AdapterConfig for TokioTimeoutLoopConfig {
     /// unstated.
     fn contract(&self) -> Contract {
         Contract {
-            max_attempts: Some(self.max_attempts),
-            delay_min: Some(self.delay),
-            delay_max: Some(self.delay),
-            backoff: Some(BackoffShape::Constant { delay: self.delay }),
-            jitter: Some(JitterBounds::None),
-            attempt_timeout: Some(self.attempt_timeout),
-            timeout_tie: TieRule::InnerWins,
-            deadline: self.deadline,
-            retry_on: Some(RetryOn::ALL),
-            reports_last_result: true,
-            respects_idempotency: true,
-            honors_cancellation: true,
-            serves_stream: true,
-            retry_after: Some(RetryAfterPolicy { combine: RetryAfterCombine::Ignored, above_cap: AboveCap::GiveUp }),
+            retry: RetryContract {
+                max_attempts: Some(self.max_attempts),
+                retry_on: Some(RetryOn::ALL),
+                reports_last_result: true,
+                respects_idempotency: true,
+            },
+            delays: DelayContract {
+                min: Some(self.delay),
+                max: Some(self.delay),
+                backoff: Some(BackoffShape::Constant { delay: self.delay }),
+                jitter: Some(JitterBounds::None),
+                ..DelayContract::default()
+            },
+            timing: TimingContract {
+                attempt_timeout: Some(self.attempt_timeout),
+                timeout_tie: TieRule::InnerWins,
+                deadline: self.deadline,
+                honors_cancellation: true,
+                serves_stream: true,
+                ..TimingContract::default()
+            },
+            rate: RateContract {
+                retry_after: Some(RetryAfterPolicy {
+                    combine: RetryAfterCombine::Ignored,
+                    above_cap: AboveCap::GiveUp,
+                }),
+                ..RateContract::default()
+            },
             ..Contract::default()
         }
     }

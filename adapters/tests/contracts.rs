@@ -15,7 +15,9 @@ use timelaw_adapters::tokio_retry2::{
 };
 use timelaw_adapters::tokio_timeout_loop::{TokioTimeoutLoop, TokioTimeoutLoopConfig};
 use timelaw_adapters::tower::{TowerBackoff, TowerBackoffConfig, TowerBudget, TowerBudgetConfig};
-use timelaw_core::{AboveCap, Contract, RetryAfterCombine, RetryAfterPolicy, Subject, Unstated, VDuration};
+use timelaw_core::{
+    AboveCap, BudgetContract, Contract, RetryAfterCombine, RetryAfterPolicy, Subject, Unstated, VDuration,
+};
 
 /// The mechanism fields of a contract that the new vocabulary added.
 #[derive(Debug, PartialEq, Eq)]
@@ -52,15 +54,19 @@ const REPLACES: Option<RetryAfterPolicy> =
 
 fn mechanisms(contract: &Contract) -> Mechanisms {
     Mechanisms {
-        retry_after: contract.retry_after,
-        clipped: contract.jitter_clipped_at_cap,
-        sleep_budget: contract.sleep_budget,
-        elapsed_max: contract.retry_elapsed_max,
-        budget_window: contract.retry_budget_window,
-        budget_admits: contract.retry_budget_admits,
-        interrupt_tie_stated: contract.interrupt_tie.is_some(),
-        circuit_stated: contract.circuit.is_some(),
-        unstated: contract.unstated,
+        retry_after: contract.rate.retry_after,
+        clipped: contract.delays.jitter_clipped_at_cap,
+        sleep_budget: contract.delays.sleep_budget,
+        elapsed_max: contract.timing.retry_elapsed_max,
+        budget_window: contract.budget.stated().and_then(|budget| budget.window),
+        budget_admits: contract.budget.stated().is_some_and(|budget| budget.admits),
+        interrupt_tie_stated: contract.timing.interrupt_tie.is_some(),
+        circuit_stated: contract.circuit.is_stated(),
+        unstated: Unstated {
+            circuit: contract.circuit.is_unstated(),
+            retry_budget: contract.budget.is_unstated(),
+            time_limit: contract.timing.limit_unstated,
+        },
     }
 }
 
@@ -172,6 +178,7 @@ fn tower_budget_window_would_misread_the_frozen_clock() {
         |contract: &Contract| (law.check)(&Observation::single_run(&case.schedule, case.seed, contract, &trace));
     let stated = TowerBudget.contract(&config);
     assert!(!judge(&stated).is_violated(), "the stated whole-case budget holds");
-    let windowed = Contract { retry_budget_window: Some(v_secs(1)), ..stated };
+    let windowed =
+        Contract { budget: stated.budget.map(|budget| BudgetContract { window: Some(v_secs(1)), ..budget }), ..stated };
     assert!(judge(&windowed).is_violated(), "a ttl window forgets the deposit tower still holds");
 }

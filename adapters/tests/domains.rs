@@ -37,7 +37,8 @@ fn check<S: ConfigDomain>(subject: &S, simplest: &str, jitter: Jitter) {
         }
     }
     let jittered = |swarm: &Swarm| {
-        let jitters = |seed: u64| subject.contract(&subject.sample_config(&mut SplitMix64::new(seed), swarm)).jitter;
+        let jitters =
+            |seed: u64| subject.contract(&subject.sample_config(&mut SplitMix64::new(seed), swarm)).delays.jitter;
         (0..200).filter(|&seed| jitters(seed).is_some_and(|bounds| bounds != JitterBounds::None)).count()
     };
     let name = subject.name();

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use timelaw_adapters::tokio_driver::{run_tokio, TOKIO_SLEEP_MAX};
 use timelaw_core::{
-    execute, Abort, CallResult, Contract, EventKind, Outcome, Schedule, Step, Subject, Trace, TraceEnd, VDuration,
-    World,
+    execute, Abort, CallResult, Contract, EventKind, Outcome, RateContract, Schedule, Step, Subject, Trace, TraceEnd,
+    VDuration, World,
 };
 use timelaw_laws::{catalogue::RETRY_AFTER_HONORED, Observation, Verdict};
 
@@ -25,7 +25,7 @@ impl Subject for Sleeper {
         "sleeper"
     }
     fn contract(&self, _: &Vec<Duration>) -> Contract {
-        Contract { honors_retry_after: true, ..Contract::default() }
+        Contract { rate: RateContract { honors_retry_after: true, ..RateContract::default() }, ..Contract::default() }
     }
     fn run(&self, sleeps: &Vec<Duration>, world: &mut World<'_>) -> Result<(), Abort> {
         let retry_after = self.retry_after;

@@ -7,7 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::clock::ClockContract;
-use crate::mechanisms::{CircuitPolicy, CooldownTie, InterruptTie, OpenShape, RetryAfterPolicy, Unstated};
+pub use crate::contract_declared::Declared;
+use crate::mechanisms::{CircuitPolicy, CooldownTie, InterruptTie, OpenShape, RetryAfterPolicy};
 use crate::promise::{self, FloatFactor, Promised, Tolerance};
 use crate::time::VDuration;
 use crate::wide::Round;
@@ -250,7 +251,14 @@ impl Default for RetryOn {
     }
 }
 
-/// A count-based circuit breaker over whole calls.
+/// `true` for a value equal to its type's default (serde skips such refinements, so a config or contract
+/// that does not use them writes what it wrote before they existed).
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
+}
+
+/// A circuit breaker over whole calls: its count window (or the window of its [`CircuitPolicy`]), when it
+/// opens, how long it stays open and how it probes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CircuitContract {
@@ -264,17 +272,72 @@ pub struct CircuitContract {
     pub open_for: VDuration,
     /// Half-open admits at most this many probes; that many successes close it, one failure reopens it.
     pub half_open_probes: u32,
+    /// "Opens after N consecutive failures" / "... failure rate in the last N calls" / "... in the last
+    /// T": when the breaker opens (the count window by default).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub policy: CircuitPolicy,
+    /// "Stays open for `open_for`" or "the open period grows exponentially up to a cap".
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub open_shape: OpenShape,
+    /// "After `open_for` the next call is let through" (at the end) or "rejects until the open period is
+    /// over" (strictly after it).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub cooldown_tie: CooldownTie,
+    /// "A cancelled call counts as a failure": the breaker records a cancelled call as a failure (by
+    /// default a cancelled call is not a result, and a cancelled probe frees its slot).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub counts_cancellation: bool,
+}
+
+impl CircuitContract {
+    /// The smallest count-window breaker (a window of one call that opens on one failure, for no time,
+    /// one probe) with every refinement at its default: a base for struct update syntax
+    /// (`CircuitContract { window: 8, ..CircuitContract::DEFAULT }`).
+    pub const DEFAULT: CircuitContract = CircuitContract {
+        window: 1,
+        min_calls: 1,
+        failure_percent: 100,
+        open_for: VDuration::ZERO,
+        half_open_probes: 1,
+        policy: CircuitPolicy::CountWindow,
+        open_shape: OpenShape::Constant,
+        cooldown_tie: CooldownTie::AdmitsAtEnd,
+        counts_cancellation: false,
+    };
+
+    /// `true` when every refinement (policy, open shape, cooldown tie, cancellation counting) is at its
+    /// default: the plain count-window breaker.
+    pub fn is_plain_count_window(&self) -> bool {
+        let refinements = (self.policy, self.open_shape, self.cooldown_tie, self.counts_cancellation);
+        let plain = CircuitContract::DEFAULT;
+        refinements == (plain.policy, plain.open_shape, plain.cooldown_tie, plain.counts_cancellation)
+    }
+}
+
+impl Default for CircuitContract {
+    /// [`CircuitContract::DEFAULT`].
+    fn default() -> CircuitContract {
+        CircuitContract::DEFAULT
+    }
 }
 
 /// A retry budget over the calls of one case: retries made so far never exceed
 /// `min_retries + calls_started * retry_percent / 100`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BudgetContract {
     /// Retries allowed whatever the traffic.
     pub min_retries: u32,
     /// Extra retries earned per started call, in percent.
     pub retry_percent: u32,
+    /// "Deposits expire after `ttl`": the retry budget counts only the calls and retries of the last
+    /// `window` (tower's `TpsBudget` ttl); `None`: over the whole case.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<VDuration>,
+    /// "A retry is refused only when the budget is spent": the stated budget is exact, not only an upper
+    /// bound, so a retry with room in it is admitted.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub admits: bool,
 }
 
 impl BudgetContract {
@@ -284,125 +347,143 @@ impl BudgetContract {
     }
 }
 
-/// What a subject promises for one config. See the module docs.
+/// The retry mechanism: how many attempts, which outcomes are retried, what a call returns.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Contract {
+#[serde(default, deny_unknown_fields)]
+pub struct RetryContract {
     /// At most this many attempts per call (the first attempt included).
     pub max_attempts: Option<u32>,
+    /// Which outcomes are retried; `None` when the subject makes no promise.
+    pub retry_on: Option<RetryOn>,
+    /// The subject returns the outcome of its last attempt as the call's result.
+    pub reports_last_result: bool,
+    /// Non-idempotent calls are attempted at most once.
+    pub respects_idempotency: bool,
+}
+
+/// The delays between attempts: bounds, the jitter-free sequence, jitter, tolerance, budget, notifications.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DelayContract {
     /// No delay is shorter than this.
-    pub delay_min: Option<VDuration>,
+    pub min: Option<VDuration>,
     /// No delay is longer than this (the cap), before jitter that the docs allow to exceed it.
-    pub delay_max: Option<VDuration>,
+    pub max: Option<VDuration>,
     /// The jitter-free delay sequence.
     pub backoff: Option<BackoffShape>,
     /// The jitter around the capped jitter-free delay.
     pub jitter: Option<JitterBounds>,
+    /// "The jittered delay never exceeds the cap": the jitter range is clipped at [`DelayContract::max`].
+    pub jitter_clipped_at_cap: bool,
     /// Delays may differ from the exact promised value by this much (float arithmetic in a crate); zero
     /// for a subject whose arithmetic is exact.
-    pub delay_tolerance: VDuration,
+    pub tolerance: VDuration,
     /// Delays may also differ from the exact promised value by this many parts per billion of it (float
     /// arithmetic drifts relative to the delay: an `f32` step rounds by up to 60 ppb).
-    #[serde(default)]
-    pub delay_tolerance_ppb: u64,
+    pub tolerance_ppb: u64,
+    /// The delays of one call add up to at most this.
+    pub sleep_budget: Option<VDuration>,
+    /// Every sleep is announced by a notification with the same delay.
+    pub notifies: bool,
+}
+
+impl DelayContract {
+    /// The tolerance for delays: [`DelayContract::tolerance`] plus [`DelayContract::tolerance_ppb`].
+    pub fn tolerance(&self) -> Tolerance {
+        Tolerance { absolute: self.tolerance, relative_ppb: self.tolerance_ppb }
+    }
+}
+
+/// Time limits and interruptions: attempt timeouts, deadlines, elapsed-time limits, cancellation, the
+/// clocks they are measured on, and their tie rules.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TimingContract {
     /// Each attempt is cut after this long.
     pub attempt_timeout: Option<VDuration>,
     /// What a tie at the attempt timeout means.
     pub timeout_tie: TieRule,
     /// A call returns by this long after it started.
     pub deadline: Option<VDuration>,
-    /// The delays of one call add up to at most this.
-    pub sleep_budget: Option<VDuration>,
-    /// Which outcomes are retried; `None` when the subject makes no promise.
-    pub retry_on: Option<RetryOn>,
-    /// A retry after a rate-limited answer waits at least the retry-after.
-    pub honors_retry_after: bool,
-    /// The subject returns the outcome of its last attempt as the call's result.
-    pub reports_last_result: bool,
-    /// Non-idempotent calls are attempted at most once.
-    pub respects_idempotency: bool,
+    /// "No retry starts later than X after the call started": an elapsed-time limit on *starting*
+    /// retries, distinct from [`TimingContract::deadline`] (when the call returns) and
+    /// [`DelayContract::sleep_budget`] (which ignores attempt time). A retry may start at exactly X.
+    pub retry_elapsed_max: Option<VDuration>,
+    /// "It stops retrying after some time" (an elapsed-time limit or deadline of unstated length): the
+    /// subject has a time limit whose length its docs do not state.
+    pub limit_unstated: bool,
     /// Work stops once the caller cancels.
     pub honors_cancellation: bool,
-    /// Every sleep is announced by a notification with the same delay.
-    pub notifies: bool,
-    /// A failed call (a timeout included) does not end a stream: later calls still run.
-    pub serves_stream: bool,
-    /// The circuit breaker's parameters.
-    pub circuit: Option<CircuitContract>,
-    /// The retry budget's parameters.
-    pub retry_budget: Option<BudgetContract>,
-    /// Which clock each limit is measured on and what a failed clock read means; `None`: the subject's
-    /// docs do not say (the clock laws are then not applicable).
-    #[serde(default)]
-    pub clocks: Option<ClockContract>,
-    /// "No retry starts later than X after the call started": an elapsed-time limit on *starting*
-    /// retries, distinct from [`Contract::deadline`] (when the call returns) and
-    /// [`Contract::sleep_budget`] (which ignores attempt time). A retry may start at exactly X.
-    #[serde(default)]
-    pub retry_elapsed_max: Option<VDuration>,
-    /// "Waits the longer of the backoff and the retry-after, gives up above the cap" (or the other
-    /// documented policies); `None`: the docs do not say how a retry-after combines with the backoff.
-    #[serde(default)]
-    pub retry_after: Option<RetryAfterPolicy>,
-    /// "The jittered delay never exceeds the cap": the jitter range is clipped at `delay_max`.
-    #[serde(default)]
-    pub jitter_clipped_at_cap: bool,
-    /// "Opens after N consecutive failures" / "... failure rate in the last N calls" / "... in the last
-    /// T": when the breaker of [`Contract::circuit`] opens (the count window by default).
-    #[serde(default)]
-    pub circuit_policy: CircuitPolicy,
-    /// "Stays open for `open_for`" or "the open period grows exponentially up to a cap".
-    #[serde(default)]
-    pub circuit_open_shape: OpenShape,
-    /// "After `open_for` the next call is let through" (at the end) or "rejects until the open period is
-    /// over" (strictly after it).
-    #[serde(default)]
-    pub circuit_cooldown_tie: CooldownTie,
-    /// "A cancelled call counts as a failure": the breaker records a cancelled call as a failure (by
-    /// default a cancelled call is not a result, and a cancelled probe frees its slot).
-    #[serde(default)]
-    pub circuit_counts_cancellation: bool,
-    /// "Deposits expire after `ttl`": the retry budget counts only the calls and retries of the last
-    /// `window` (tower's `TpsBudget` ttl); `None`: over the whole case.
-    #[serde(default)]
-    pub retry_budget_window: Option<VDuration>,
-    /// "A retry is refused only when the budget is spent": the stated [`Contract::retry_budget`] is
-    /// exact, not only an upper bound, so a retry with room in it is admitted.
-    #[serde(default)]
-    pub retry_budget_admits: bool,
     /// "The deadline is checked before cancellation" (or the reverse): what a call returns when its
     /// deadline and the caller's cancellation fall on the same instant; `None`: the docs do not say.
-    #[serde(default)]
     pub interrupt_tie: Option<InterruptTie>,
-    /// Mechanisms the subject has without stating their parameters ("it has a circuit breaker").
-    #[serde(default)]
-    pub unstated: Unstated,
+    /// A failed call (a timeout included) does not end a stream: later calls still run.
+    pub serves_stream: bool,
+    /// Which clock each limit is measured on and what a failed clock read means; `None`: the subject's
+    /// docs do not say (the clock laws are then not applicable).
+    pub clocks: Option<ClockContract>,
+}
+
+/// Rate-limited answers and their retry-after.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RateContract {
+    /// A retry after a rate-limited answer waits at least the retry-after.
+    pub honors_retry_after: bool,
+    /// "Waits the longer of the backoff and the retry-after, gives up above the cap" (or the other
+    /// documented policies); `None`: the docs do not say how a retry-after combines with the backoff.
+    pub retry_after: Option<RetryAfterPolicy>,
+}
+
+/// What a subject promises for one config, one part per mechanism. See the module docs.
+///
+/// Its JSON form is grouped the same way; the flat form contracts had before they were grouped (one
+/// object of thirty-odd fields) still reads ([`crate::contract_flat`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "crate::contract_flat::ContractForm")]
+pub struct Contract {
+    /// Attempts, which outcomes are retried, what a call returns.
+    pub retry: RetryContract,
+    /// The delays between attempts.
+    pub delays: DelayContract,
+    /// Timeouts, deadlines, elapsed-time limits, cancellation, clocks.
+    pub timing: TimingContract,
+    /// Rate-limited answers and their retry-after.
+    pub rate: RateContract,
+    /// The circuit breaker: absent, present with unstated parameters, or stated.
+    pub circuit: Declared<CircuitContract>,
+    /// The retry budget: absent, present with unstated parameters, or stated.
+    pub budget: Declared<BudgetContract>,
 }
 
 impl Contract {
-    /// The tolerance for delays: [`Contract::delay_tolerance`] plus [`Contract::delay_tolerance_ppb`].
+    /// The tolerance for delays ([`DelayContract::tolerance`]).
     pub fn tolerance(&self) -> Tolerance {
-        Tolerance { absolute: self.delay_tolerance, relative_ppb: self.delay_tolerance_ppb }
+        self.delays.tolerance()
     }
 
-    /// `true` when the subject has a circuit breaker, stated ([`Contract::circuit`]) or not
-    /// ([`Unstated::circuit`]).
+    /// `true` when the subject has a circuit breaker, stated or not.
     pub fn has_circuit(&self) -> bool {
-        self.circuit.is_some() || self.unstated.circuit
+        self.circuit.is_present()
     }
 
     /// `true` when the subject has a retry budget, stated or not.
     pub fn has_retry_budget(&self) -> bool {
-        self.retry_budget.is_some() || self.unstated.retry_budget
+        self.budget.is_present()
     }
 
     /// `true` when the subject may stop a call or its retries for time: a deadline, a sleep budget, an
     /// elapsed-time limit, stated or not.
     pub fn has_time_limit(&self) -> bool {
-        self.deadline.is_some()
-            || self.sleep_budget.is_some()
-            || self.retry_elapsed_max.is_some()
-            || self.unstated.time_limit
+        self.timing.deadline.is_some()
+            || self.delays.sleep_budget.is_some()
+            || self.timing.retry_elapsed_max.is_some()
+            || self.timing.limit_unstated
+    }
+
+    /// `true` when some mechanism is present without stated parameters (a breaker, a budget, a time limit).
+    pub fn has_unstated(&self) -> bool {
+        self.circuit.is_unstated() || self.budget.is_unstated() || self.timing.limit_unstated
     }
 }
 
@@ -440,19 +521,5 @@ mod tests {
         assert_eq!(range(500, 1500), JitterBounds::Symmetric { ratio_milli: 500 }.range(base));
         let odd = JitterBounds::Range { low_milli: 333, high_milli: 667 }.range(VDuration::from_nanos(10));
         assert_eq!(odd, (VDuration::from_nanos(3), VDuration::from_nanos(7)), "rounded outwards");
-    }
-
-    #[test]
-    fn old_contracts_read_with_todays_meaning() {
-        let old = serde_json::json!({
-            "max_attempts": 3, "delay_min": null, "delay_max": null, "backoff": null, "jitter": null,
-            "delay_tolerance": 0, "attempt_timeout": null, "timeout_tie": "expired", "deadline": null,
-            "sleep_budget": null, "retry_on": null, "honors_retry_after": false, "reports_last_result": false,
-            "respects_idempotency": false, "honors_cancellation": false, "notifies": false,
-            "serves_stream": false, "circuit": null, "retry_budget": null
-        });
-        let contract: Contract = serde_json::from_value(old).unwrap();
-        assert_eq!(contract, Contract { max_attempts: Some(3), ..Contract::default() });
-        assert!(!contract.has_circuit() && !contract.has_retry_budget() && !contract.has_time_limit());
     }
 }

@@ -7,14 +7,16 @@
 //! [`sync_loop::contract_for`](crate::sync_loop::contract_for). A promise the policy does not make is
 //! changed with struct update syntax, as for any contract.
 
-use crate::contract::{BackoffShape, Contract, JitterBounds, TieRule};
+use crate::contract::{BackoffShape, Contract, DelayContract, JitterBounds, RetryContract, TieRule, TimingContract};
 use crate::time::VDuration;
 
 impl Contract {
     /// At most `attempts_max` attempts per call, `delay` before every retry (so `delay_min` and
     /// `delay_max` are `delay`), no jitter. Nothing else is promised.
     pub fn constant(attempts_max: u32, delay: VDuration) -> Contract {
-        Contract { delay_min: Some(delay), ..Contract::shaped(attempts_max, BackoffShape::Constant { delay }, delay) }
+        let mut promise = Contract::shaped(attempts_max, BackoffShape::Constant { delay }, delay);
+        promise.delays.min = Some(delay);
+        promise
     }
 
     /// At most `attempts_max` attempts per call, delay `n` (from 1) `initial + step * (n - 1)` capped at
@@ -33,14 +35,15 @@ impl Contract {
     /// let ms = VDuration::from_millis;
     /// // 4 attempts, 10 ms doubling per retry, capped at 50 ms, each attempt cut after 1 s (tokio's tie rule).
     /// let contract = Contract::exponential(4, ms(10), 2000, ms(50)).with_attempt_timeout(ms(1000), TieRule::InnerWins);
-    /// assert_eq!(contract.max_attempts, Some(4));
-    /// assert_eq!(contract.delay_max, Some(ms(50)));
-    /// assert_eq!(contract.backoff, Some(BackoffShape::Exponential { initial: ms(10), factor_milli: 2000 }));
-    /// assert_eq!(contract.jitter, Some(JitterBounds::None));
-    /// assert_eq!(contract.attempt_timeout, Some(ms(1000)));
+    /// assert_eq!(contract.retry.max_attempts, Some(4));
+    /// assert_eq!(contract.delays.max, Some(ms(50)));
+    /// assert_eq!(contract.delays.backoff, Some(BackoffShape::Exponential { initial: ms(10), factor_milli: 2000 }));
+    /// assert_eq!(contract.delays.jitter, Some(JitterBounds::None));
+    /// assert_eq!(contract.timing.attempt_timeout, Some(ms(1000)));
     /// // Full jitter instead of none:
-    /// let jittered = Contract { jitter: Some(JitterBounds::Full), ..contract };
-    /// assert_eq!(jittered.backoff, contract.backoff);
+    /// let mut jittered = contract;
+    /// jittered.delays.jitter = Some(JitterBounds::Full);
+    /// assert_eq!(jittered.delays.backoff, contract.delays.backoff);
     /// ```
     pub fn exponential(attempts_max: u32, initial: VDuration, factor_milli: u64, cap: VDuration) -> Contract {
         Contract::shaped(attempts_max, BackoffShape::Exponential { initial, factor_milli }, cap)
@@ -54,16 +57,19 @@ impl Contract {
 
     /// This contract with each attempt cut after `timeout`, a tie at the timeout read by `tie`.
     pub fn with_attempt_timeout(self, timeout: VDuration, tie: TieRule) -> Contract {
-        Contract { attempt_timeout: Some(timeout), timeout_tie: tie, ..self }
+        Contract { timing: TimingContract { attempt_timeout: Some(timeout), timeout_tie: tie, ..self.timing }, ..self }
     }
 
     /// The promises every shape shares.
     fn shaped(attempts_max: u32, backoff: BackoffShape, cap: VDuration) -> Contract {
         Contract {
-            max_attempts: Some(attempts_max),
-            delay_max: Some(cap),
-            backoff: Some(backoff),
-            jitter: Some(JitterBounds::None),
+            retry: RetryContract { max_attempts: Some(attempts_max), ..RetryContract::default() },
+            delays: DelayContract {
+                max: Some(cap),
+                backoff: Some(backoff),
+                jitter: Some(JitterBounds::None),
+                ..DelayContract::default()
+            },
             ..Contract::default()
         }
     }
@@ -78,11 +84,14 @@ mod tests {
 
     #[track_caller]
     fn check(contract: Contract, expect: Promises) {
-        let delays = contract.backoff.map_or([None; 3], |shape| [1, 2, 3].map(|n| shape.nth(n)));
-        assert_eq!((contract.max_attempts, contract.delay_min, contract.delay_max, delays), expect);
-        assert_eq!(contract.jitter, Some(JitterBounds::None), "{contract:?}");
-        let others =
-            Contract { max_attempts: None, delay_min: None, delay_max: None, backoff: None, jitter: None, ..contract };
+        let delays = contract.delays.backoff.map_or([None; 3], |shape| [1, 2, 3].map(|n| shape.nth(n)));
+        assert_eq!((contract.retry.max_attempts, contract.delays.min, contract.delays.max, delays), expect);
+        assert_eq!(contract.delays.jitter, Some(JitterBounds::None), "{contract:?}");
+        let others = Contract {
+            retry: RetryContract { max_attempts: None, ..contract.retry },
+            delays: DelayContract { min: None, max: None, backoff: None, jitter: None, ..contract.delays },
+            ..contract
+        };
         assert_eq!(others, Contract::default(), "a shape promises nothing else");
     }
 
@@ -105,9 +114,12 @@ mod tests {
     fn attempt_timeout_is_added_to_the_shape() {
         let ms = VDuration::from_millis;
         let contract = Contract::constant(2, ms(1)).with_attempt_timeout(ms(9), TieRule::InnerWins);
-        assert_eq!((contract.attempt_timeout, contract.timeout_tie), (Some(ms(9)), TieRule::InnerWins));
+        assert_eq!((contract.timing.attempt_timeout, contract.timing.timeout_tie), (Some(ms(9)), TieRule::InnerWins));
         assert_eq!(
-            Contract { attempt_timeout: None, timeout_tie: TieRule::Expired, ..contract },
+            Contract {
+                timing: TimingContract { attempt_timeout: None, timeout_tie: TieRule::Expired, ..contract.timing },
+                ..contract
+            },
             Contract::constant(2, ms(1))
         );
     }

@@ -27,7 +27,9 @@
 //!     type Config = u32;
 //!     fn name(&self) -> &str { "async-retry" }
 //!     fn contract(&self, attempts: &u32) -> Contract {
-//!         Contract { max_attempts: Some(*attempts), ..Contract::default() }
+//!         let mut promise = Contract::default();
+//!         promise.retry.max_attempts = Some(*attempts);
+//!         promise
 //!     }
 //!     fn run(&self, attempts: &u32, world: &mut World<'_>) -> Result<(), Abort> {
 //!         let attempts = *attempts;

@@ -94,22 +94,23 @@ fn milli(value: f64) -> u64 {
 /// use timelaw_core::float::float_tolerance;
 /// use timelaw_core::{BackoffShape, Contract, VDuration};
 /// let second = VDuration::from_secs(1);
-/// let contract = Contract { backoff: Some(BackoffShape::Constant { delay: second }), ..Contract::default() };
+/// let mut contract = Contract::default();
+/// contract.delays.backoff = Some(BackoffShape::Constant { delay: second });
 /// assert_eq!(float_tolerance(&contract), VDuration::from_nanos(1_000_000_000 / (1 << 17) + 64));
 /// assert_eq!(float_tolerance(&Contract::default()), VDuration::ZERO);
 /// ```
 pub fn float_tolerance(contract: &Contract) -> VDuration {
-    let Some(shape) = contract.backoff else {
+    let Some(shape) = contract.delays.backoff else {
         return VDuration::ZERO;
     };
-    let cap = contract.delay_max.unwrap_or(VDuration::MAX);
-    let jitter = contract.jitter.unwrap_or_default();
+    let cap = contract.delays.max.unwrap_or(VDuration::MAX);
+    let jitter = contract.delays.jitter.unwrap_or_default();
     // Every shape is monotone in `n` (and so are the cap and the jitter's upper end): the largest delay
     // is at one end.
     let largest = [1, 16]
         .into_iter()
         .map(|n| jitter.range(shape.nth(n).unwrap_or(cap).min(cap)).1)
-        .chain(contract.delay_min)
+        .chain(contract.delays.min)
         .max()
         .unwrap_or(VDuration::ZERO);
     largest.div(1 << 17).saturating_add(VDuration::from_nanos(64))

@@ -46,6 +46,8 @@
 pub mod clock;
 pub mod clock_faults;
 pub mod contract;
+mod contract_declared;
+pub mod contract_flat;
 mod contract_shapes;
 pub mod duration_text;
 pub mod exec;
@@ -67,7 +69,10 @@ pub mod world;
 
 pub use clock::{ClockContract, ClockKind, ClockReads, OnFailedRead, ReadFailed, WallInstant};
 pub use clock_faults::{ClockFaults, FailFrom, JumpAt, ReadFailure, WallJump};
-pub use contract::{BackoffShape, BudgetContract, CircuitContract, Contract, JitterBounds, RetryOn, TieRule};
+pub use contract::{
+    BackoffShape, BudgetContract, CircuitContract, Contract, Declared, DelayContract, JitterBounds, RateContract,
+    RetryContract, RetryOn, TieRule, TimingContract,
+};
 pub use float::{F32, F64};
 pub use heartbeat::Heartbeat;
 pub use mechanisms::{

@@ -39,14 +39,11 @@
 //!     type Config = DoublingConfig;
 //!     fn name(&self) -> &str { "doubling" }
 //!     fn contract(&self, config: &DoublingConfig) -> Contract {
-//!         Contract {
-//!             max_attempts: Some(config.retries + 1),
-//!             backoff: Some(BackoffShape::Exponential {
-//!                 initial: VDuration::from_millis(config.base_ms),
-//!                 factor_milli: 2000,
-//!             }),
-//!             ..Contract::default()
-//!         }
+//!         let mut promise = Contract::default();
+//!         promise.retry.max_attempts = Some(config.retries + 1);
+//!         let initial = VDuration::from_millis(config.base_ms);
+//!         promise.delays.backoff = Some(BackoffShape::Exponential { initial, factor_milli: 2000 });
+//!         promise
 //!     }
 //!     fn run(&self, config: &DoublingConfig, world: &mut World<'_>) -> Result<(), Abort> {
 //!         world.for_each_call(|world, _call| {

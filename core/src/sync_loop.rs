@@ -39,7 +39,10 @@
 
 use std::time::Duration;
 
-use crate::{Abort, AttemptResult, CallInfo, CallResult, Contract, ErrorKind, Outcome, RetryOn, Wake, World};
+use crate::{
+    Abort, AttemptResult, CallInfo, CallResult, Contract, ErrorKind, Outcome, RetryContract, RetryOn, TimingContract,
+    Wake, World,
+};
 
 /// The laws that judge this loop rather than the crate behind it: whether a success ends the call, a
 /// fatal error or a non-idempotent call stops retrying, exhausted retries return the last error, the
@@ -73,16 +76,18 @@ pub fn loop_contract() -> Contract {
 ///
 /// let policy = Contract::constant(3, VDuration::from_millis(10));
 /// let contract = contract_for(policy);
-/// assert_eq!(contract.max_attempts, Some(3)); // the policy's
-/// assert_eq!(contract.retry_on, loop_contract().retry_on); // the loop's
+/// assert_eq!(contract.retry.max_attempts, Some(3)); // the policy's
+/// assert_eq!(contract.retry.retry_on, loop_contract().retry.retry_on); // the loop's
 /// ```
 pub fn contract_for(policy: Contract) -> Contract {
     Contract {
-        retry_on: Some(RetryOn { transient: true, rate_limited: true, timeout: true }),
-        reports_last_result: true,
-        respects_idempotency: true,
-        honors_cancellation: true,
-        serves_stream: true,
+        retry: RetryContract {
+            retry_on: Some(RetryOn { transient: true, rate_limited: true, timeout: true }),
+            reports_last_result: true,
+            respects_idempotency: true,
+            ..policy.retry
+        },
+        timing: TimingContract { honors_cancellation: true, serves_stream: true, ..policy.timing },
         ..policy
     }
 }
@@ -178,10 +183,18 @@ mod tests {
     fn check(policy: Contract) {
         let contract = contract_for(policy);
         let loop_fields = |c: Contract| {
-            (c.retry_on, c.reports_last_result, c.respects_idempotency, c.honors_cancellation, c.serves_stream)
+            (
+                c.retry.retry_on,
+                c.retry.reports_last_result,
+                c.retry.respects_idempotency,
+                c.timing.honors_cancellation,
+                c.timing.serves_stream,
+            )
         };
         assert_eq!(loop_fields(contract), loop_fields(loop_contract()), "the loop's promises");
-        let policy_fields = |c: Contract| (c.max_attempts, c.delay_min, c.delay_max, c.backoff, c.jitter, c.deadline);
+        let policy_fields = |c: Contract| {
+            (c.retry.max_attempts, c.delays.min, c.delays.max, c.delays.backoff, c.delays.jitter, c.timing.deadline)
+        };
         assert_eq!(policy_fields(contract), policy_fields(policy), "the policy's promises");
     }
 
@@ -191,7 +204,12 @@ mod tests {
         check(Contract::default());
         check(Contract::exponential(4, ms(10), 2000, ms(50)));
         check(Contract::constant(1, VDuration::ZERO));
-        check(Contract { deadline: Some(ms(7)), respects_idempotency: false, ..Contract::fibonacci(9, ms(1), ms(8)) });
+        check({
+            let mut promise = Contract::fibonacci(9, ms(1), ms(8));
+            promise.retry.respects_idempotency = false;
+            promise.timing.deadline = Some(ms(7));
+            promise
+        });
         assert_eq!(contract_for(Contract::default()), loop_contract());
     }
 }

@@ -15,7 +15,7 @@ const REJECTED: CallResult = CallResult::Err(ErrorKind::CircuitOpen);
 /// A breaker of `window` results, opening at `min_calls` results and `failure_percent`, open for 1 s
 /// (or `open_for`), one probe.
 fn circuit(window: u32, min_calls: u32, failure_percent: u32, open_for: VDuration) -> CircuitContract {
-    CircuitContract { window, min_calls, failure_percent, open_for, half_open_probes: 1 }
+    CircuitContract { window, min_calls, failure_percent, open_for, half_open_probes: 1, ..CircuitContract::DEFAULT }
 }
 
 /// A call whose one attempt has `outcome`, at once after the previous call.

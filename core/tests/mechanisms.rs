@@ -163,7 +163,7 @@ fn sleep_budget_bounds_the_sum_of_delays() {
 
 #[test]
 fn retry_budget_spans_the_calls_of_a_case() {
-    let budget = BudgetContract { min_retries: 1, retry_percent: 50 };
+    let budget = BudgetContract { min_retries: 1, retry_percent: 50, ..BudgetContract::default() };
     let policy = Policy { retry_budget: Some(budget), ..Policy::new(3, Backoff::Constant { delay: ms(1) }, ms(1)) };
     let call = CallScript::outcomes(&[T, T]);
     let trace = execute(&Reference, &policy, &Schedule::new(vec![call.clone(), call]), 0);
@@ -176,8 +176,14 @@ fn retry_budget_spans_the_calls_of_a_case() {
 
 #[test]
 fn failed_probe_reopens_the_circuit() {
-    let circuit =
-        CircuitContract { window: 1, min_calls: 1, failure_percent: 100, open_for: ms(10), half_open_probes: 1 };
+    let circuit = CircuitContract {
+        window: 1,
+        min_calls: 1,
+        failure_percent: 100,
+        open_for: ms(10),
+        half_open_probes: 1,
+        ..CircuitContract::DEFAULT
+    };
     let policy = Policy { circuit: Some(circuit), ..Policy::new(1, Backoff::Constant { delay: ms(0) }, ms(0)) };
     let mut later = CallScript::outcomes(&[T]);
     later.gap_before = ms(10);
@@ -192,6 +198,14 @@ fn failed_probe_reopens_the_circuit() {
     assert_eq!(results(&trace), expected);
 }
 
+fn refined_breaker() -> CircuitContract {
+    CircuitContract { counts_cancellation: true, ..CircuitContract::DEFAULT }
+}
+
+fn windowed_budget() -> BudgetContract {
+    BudgetContract { window: Some(ms(5)), ..BudgetContract::default() }
+}
+
 #[test]
 fn invalid_policies_name_the_field() {
     let cases = [
@@ -199,6 +213,18 @@ fn invalid_policies_name_the_field() {
         (Policy::new(2, Backoff::Constant { delay: ms(10) }, ms(1)), "delay_max"),
         (Policy::new(2, Backoff::Exponential { initial: ms(1), factor: 0 }, ms(1)), "backoff.factor"),
         (Policy { jitter: Jitter::Full, ..Policy::new(2, Backoff::Decorrelated { initial: ms(1) }, ms(1)) }, "jitter"),
+        // The reference's breaker is the plain count window, its budget spans the case.
+        (
+            Policy { circuit: Some(refined_breaker()), ..Policy::new(2, Backoff::Constant { delay: ms(1) }, ms(1)) },
+            "circuit.policy",
+        ),
+        (
+            Policy {
+                retry_budget: Some(windowed_budget()),
+                ..Policy::new(2, Backoff::Constant { delay: ms(1) }, ms(1))
+            },
+            "retry_budget.window",
+        ),
     ];
     for (policy, field) in cases {
         assert_eq!(policy.validate().map_err(|e| e.field), Err(field), "{policy:?}");

@@ -97,6 +97,7 @@ fn circuit_opens_rejects_and_probes_after_cooldown() {
         failure_percent: 50,
         open_for: VDuration::from_secs(30),
         half_open_probes: 1,
+        ..CircuitContract::DEFAULT
     };
     let policy = Policy { circuit: Some(circuit), ..Policy::new(1, Backoff::Constant { delay: ms(0) }, ms(0)) };
     let failing = CallScript::outcomes(&[Outcome::Transient]);

@@ -63,7 +63,7 @@ fn describe_jump<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm, contract: &Contr
 
 fn instant<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm, contract: &Contract) -> VInstant {
     let plain = scaled_duration(c, &[(1, VDuration::ZERO), (3, SEC), (2, VDuration::from_secs(60))]);
-    let at = match contract.deadline {
+    let at = match contract.timing.deadline {
         Some(deadline) if biased(c, swarm) => deadline,
         _ => plain,
     };
@@ -91,9 +91,13 @@ mod tests {
 
     use super::*;
     use crate::schedule::{arbitrary_schedule, sample_schedule, schedule_strategy};
+    use timelaw_core::TimingContract;
 
     fn contract() -> Contract {
-        Contract { deadline: Some(VDuration::from_millis(50)), ..Contract::default() }
+        Contract {
+            timing: TimingContract { deadline: Some(VDuration::from_millis(50)), ..TimingContract::default() },
+            ..Contract::default()
+        }
     }
 
     /// What a sample of schedules shows of the clock-fault domain.

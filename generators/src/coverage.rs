@@ -205,7 +205,9 @@ impl fmt::Debug for BoundarySet {
 /// use timelaw_generators::coverage::{classify, BoundaryClass};
 ///
 /// let ms = VDuration::from_millis;
-/// let contract = Contract { max_attempts: Some(2), attempt_timeout: Some(ms(10)), ..Contract::default() };
+/// let mut contract = Contract::default();
+/// contract.retry.max_attempts = Some(2);
+/// contract.timing.attempt_timeout = Some(ms(10));
 /// let schedule = Schedule::single(vec![Step::new(ms(10), Outcome::Transient)]);
 /// let classes = classify(&schedule, &contract);
 /// assert!(classes.contains(BoundaryClass::AttemptAtTimeout));
@@ -214,13 +216,14 @@ impl fmt::Debug for BoundarySet {
 pub fn classify(schedule: &Schedule, contract: &Contract) -> BoundarySet {
     let mut set = BoundarySet::EMPTY;
     let zero = Some(VDuration::ZERO);
-    let zero_limit = [contract.attempt_timeout, contract.deadline, contract.sleep_budget, contract.delay_max];
+    let zero_limit =
+        [contract.timing.attempt_timeout, contract.timing.deadline, contract.delays.sleep_budget, contract.delays.max];
     if zero_limit.contains(&zero) || schedule.calls.iter().any(|call| call.cancel_after == zero) {
         set.insert(BoundaryClass::ZeroLimit);
     }
     for call in &schedule.calls {
         set = set.union(classify_steps(call.steps.as_slice(), contract));
-        if let Some(max_attempts) = contract.max_attempts {
+        if let Some(max_attempts) = contract.retry.max_attempts {
             set.insert(match (call.steps.len() as u64).cmp(&u64::from(max_attempts)) {
                 std::cmp::Ordering::Less => BoundaryClass::StepsUnderAttempts,
                 std::cmp::Ordering::Equal => BoundaryClass::StepsEqualAttempts,
@@ -229,7 +232,7 @@ pub fn classify(schedule: &Schedule, contract: &Contract) -> BoundarySet {
         }
     }
     set = set.union(classify_clock(schedule, contract));
-    if let Some(circuit) = contract.circuit {
+    if let Some(circuit) = contract.circuit.into_stated() {
         for call in schedule.calls.iter().skip(1) {
             set.insert(match call.gap_before.cmp(&circuit.open_for) {
                 std::cmp::Ordering::Less => BoundaryClass::GapUnderOpen,
@@ -246,7 +249,7 @@ fn classify_clock(schedule: &Schedule, contract: &Contract) -> BoundarySet {
     let mut set = BoundarySet::EMPTY;
     for jump in &schedule.clock.wall_jumps {
         let JumpAt::Instant(at) = jump.at else { continue };
-        if contract.deadline == Some(at.since_epoch()) {
+        if contract.timing.deadline == Some(at.since_epoch()) {
             set.insert(BoundaryClass::WallJumpAtDeadline);
         }
         if jump.by_ns.unsigned_abs() > at.as_nanos() {
@@ -269,7 +272,7 @@ fn classify_steps(steps: &[timelaw_core::Step], contract: &Contract) -> Boundary
         match step.outcome {
             Outcome::Hang => {}
             Outcome::RateLimited { retry_after } => {
-                if contract.delay_max.is_some_and(|cap| retry_after > cap) {
+                if contract.delays.max.is_some_and(|cap| retry_after > cap) {
                     set.insert(BoundaryClass::RetryAfterOverCap);
                 }
                 if near_max(retry_after) {
@@ -289,7 +292,7 @@ fn classify_steps(steps: &[timelaw_core::Step], contract: &Contract) -> Boundary
         if near_max(duration) {
             set.insert(BoundaryClass::NearMaxDuration);
         }
-        if let Some(timeout) = contract.attempt_timeout {
+        if let Some(timeout) = contract.timing.attempt_timeout {
             if duration == timeout {
                 set.insert(BoundaryClass::AttemptAtTimeout);
             }
@@ -307,27 +310,27 @@ fn classify_steps(steps: &[timelaw_core::Step], contract: &Contract) -> Boundary
 /// The classes that depend on the predicted timeline of the retries: the deadline and the cap.
 fn classify_timeline(steps: &[timelaw_core::Step], contract: &Contract) -> BoundarySet {
     let mut set = BoundarySet::EMPTY;
-    let cap = contract.delay_max.filter(|_| contract.backoff.is_some());
-    if contract.deadline.is_none() && cap.is_none() {
+    let cap = contract.delays.max.filter(|_| contract.delays.backoff.is_some());
+    if contract.timing.deadline.is_none() && cap.is_none() {
         return set;
     }
-    let max_attempts = contract.max_attempts.unwrap_or(u32::MAX);
+    let max_attempts = contract.retry.max_attempts.unwrap_or(u32::MAX);
     let mut elapsed = VDuration::ZERO;
     for (index, step) in steps.iter().enumerate() {
         let attempt = index as u32 + 1; // At most the step count of a call.
         let predicted = predict(contract, elapsed, *step, attempt);
-        if contract.deadline == Some(predicted.attempt_end) {
+        if contract.timing.deadline == Some(predicted.attempt_end) {
             set.insert(BoundaryClass::LandsOnDeadline);
         }
         let retried = !matches!(step.outcome, Outcome::Ok | Outcome::Fatal) && attempt < max_attempts;
         if !retried {
             break;
         }
-        if contract.deadline == Some(predicted.sleep_end) {
+        if contract.timing.deadline == Some(predicted.sleep_end) {
             set.insert(BoundaryClass::LandsOnDeadline);
         }
         if let Some(cap) = cap.filter(|_| !set.contains(BoundaryClass::DelayReachesCap)) {
-            if contract.backoff.and_then(|shape| jitter_free(shape, attempt)).is_some_and(|base| base >= cap) {
+            if contract.delays.backoff.and_then(|shape| jitter_free(shape, attempt)).is_some_and(|base| base >= cap) {
                 set.insert(BoundaryClass::DelayReachesCap);
             }
         }
@@ -427,6 +430,7 @@ mod tests {
     use timelaw_core::{CallScript, CircuitContract, Step};
 
     use super::*;
+    use timelaw_core::{Declared, DelayContract, RetryContract, TimingContract};
 
     fn ms(millis: u64) -> VDuration {
         VDuration::from_millis(millis)
@@ -456,32 +460,58 @@ mod tests {
     fn each_class_from_a_minimal_schedule() {
         use BoundaryClass as B;
         use Outcome::{Fatal, Ok, RateLimited, Transient};
-        let timeout = Contract { attempt_timeout: Some(ms(10)), ..Contract::default() };
+        let timeout = Contract {
+            timing: TimingContract { attempt_timeout: Some(ms(10)), ..TimingContract::default() },
+            ..Contract::default()
+        };
         check(timeout, vec![call(&[(ms(10), Ok)])], &[B::AttemptAtTimeout]);
         check(timeout, vec![call(&[(under(ms(10)), Ok)])], &[B::AttemptJustUnderTimeout]);
         check(timeout, vec![call(&[(over(ms(10)), Ok)])], &[B::AttemptJustOverTimeout]);
         check(timeout, vec![call(&[(VDuration::MAX, Ok)])], &[B::NearMaxDuration]);
-        let deadline = Contract { deadline: Some(ms(5)), ..Contract::default() };
+        let deadline = Contract {
+            timing: TimingContract { deadline: Some(ms(5)), ..TimingContract::default() },
+            ..Contract::default()
+        };
         check(deadline, vec![call(&[(ms(2), Transient), (ms(3), Ok)])], &[B::LandsOnDeadline]);
         check(deadline, vec![call(&[(ms(2), Fatal), (ms(3), Ok)])], &[]);
         let capped = Contract {
-            delay_max: Some(ms(4)),
-            backoff: Some(timelaw_core::BackoffShape::Exponential { initial: ms(1), factor_milli: 2000 }),
+            delays: DelayContract {
+                max: Some(ms(4)),
+                backoff: Some(timelaw_core::BackoffShape::Exponential { initial: ms(1), factor_milli: 2000 }),
+                ..DelayContract::default()
+            },
             ..Contract::default()
         };
         check(capped, vec![call(&[(ms(1), Transient), (ms(1), Transient)])], &[]);
         check(capped, vec![call(&[(ms(1), Transient), (ms(1), Transient), (ms(1), Transient)])], &[B::DelayReachesCap]);
         let retry_after = RateLimited { retry_after: over(ms(4)) };
         check(capped, vec![call(&[(ms(1), retry_after)])], &[B::RetryAfterOverCap]);
-        let two = Contract { max_attempts: Some(2), ..Contract::default() };
+        let two = Contract {
+            retry: RetryContract { max_attempts: Some(2), ..RetryContract::default() },
+            ..Contract::default()
+        };
         check(two, vec![call(&[(ms(1), Transient)])], &[B::StepsUnderAttempts]);
         check(two, vec![call(&[(ms(1), Transient), (ms(1), Fatal)])], &[B::StepsEqualAttempts, B::FatalAfterTransient]);
         check(two, vec![call(&[(ms(1), Ok); 3])], &[B::StepsOverAttempts]);
         check(Contract::default(), vec![call(&[(VDuration::ZERO, Ok)])], &[B::ZeroStep]);
-        check(Contract { deadline: Some(VDuration::ZERO), ..Contract::default() }, vec![call(&[])], &[B::ZeroLimit]);
+        check(
+            Contract {
+                timing: TimingContract { deadline: Some(VDuration::ZERO), ..TimingContract::default() },
+                ..Contract::default()
+            },
+            vec![call(&[])],
+            &[B::ZeroLimit],
+        );
         let open_for = ms(100);
-        let circuit = CircuitContract { window: 2, min_calls: 1, failure_percent: 50, open_for, half_open_probes: 1 };
-        let breaker = Contract { circuit: Some(circuit), ..Contract::default() };
+        let circuit = CircuitContract {
+            window: 2,
+            min_calls: 1,
+            failure_percent: 50,
+            open_for,
+            half_open_probes: 1,
+            ..CircuitContract::DEFAULT
+        };
+        let breaker = Contract { circuit: Declared::Stated(circuit), ..Contract::default() };
         check(breaker, vec![gap(ms(1)), gap(open_for)], &[B::GapEqualsOpen]);
         check(breaker, vec![gap(ms(1)), gap(under(open_for)), gap(over(open_for))], &[B::GapUnderOpen, B::GapOverOpen]);
     }
@@ -498,7 +528,10 @@ mod tests {
     fn wall_jump_classes() {
         use BoundaryClass as B;
         let at = |millis: u64| JumpAt::Instant(timelaw_core::VInstant::from_nanos(millis * 1_000_000));
-        let deadline = Contract { deadline: Some(ms(5)), ..Contract::default() };
+        let deadline = Contract {
+            timing: TimingContract { deadline: Some(ms(5)), ..TimingContract::default() },
+            ..Contract::default()
+        };
         check_jump(deadline, at(5), 1, &[B::WallJumpAtDeadline]);
         check_jump(deadline, at(5), -5_000_001, &[B::WallJumpAtDeadline, B::WallJumpOverElapsed]);
         check_jump(deadline, at(4), 5_000_000, &[B::WallJumpOverElapsed]);

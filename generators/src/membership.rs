@@ -121,7 +121,7 @@ pub fn schedule_outside(schedule: &Schedule, contract: &Contract) -> Vec<Outside
         if script.steps.len() as u64 > STEPS_PER_CALL_MAX {
             outside.push(Outside::StepCount { call, steps: script.steps.len() });
         }
-        let cut = contract.attempt_timeout.is_some() || script.cancel_after.is_some();
+        let cut = contract.timing.attempt_timeout.is_some() || script.cancel_after.is_some();
         for (index, step) in script.steps.iter().enumerate() {
             if u64::from(step.count()) > repeat_max {
                 outside.push(Outside::Repeat { call, step: index, count: step.count(), max: repeat_max });
@@ -142,6 +142,7 @@ mod tests {
 
     use super::*;
     use crate::swarm::swarm_for;
+    use timelaw_core::{RetryContract, TimingContract};
 
     #[track_caller]
     fn check(schedule: Schedule, contract: Contract, expect: &[&str]) {
@@ -157,8 +158,14 @@ mod tests {
 
     #[test]
     fn the_rules_name_what_is_outside() {
-        let timeout = Contract { attempt_timeout: Some(VDuration::ZERO), ..Contract::default() };
-        let three = Contract { max_attempts: Some(3), ..Contract::default() };
+        let timeout = Contract {
+            timing: TimingContract { attempt_timeout: Some(VDuration::ZERO), ..TimingContract::default() },
+            ..Contract::default()
+        };
+        let three = Contract {
+            retry: RetryContract { max_attempts: Some(3), ..RetryContract::default() },
+            ..Contract::default()
+        };
         let uncut = "call 0 step 1 hangs (or takes nearly forever) but nothing can cut it (no attempt timeout, no cancellation)";
         check(hang(None), Contract::default(), &[uncut]);
         check(hang(None), timeout, &[]);

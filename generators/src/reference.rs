@@ -150,7 +150,7 @@ fn circuit<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> CircuitContract {
         0 => 1,
         _ => c.between(2, 3) as u32,
     };
-    CircuitContract { window, min_calls, failure_percent, open_for, half_open_probes }
+    CircuitContract { window, min_calls, failure_percent, open_for, half_open_probes, ..CircuitContract::DEFAULT }
 }
 
 fn budget<C: Choices + ?Sized>(c: &mut C) -> BudgetContract {
@@ -159,7 +159,7 @@ fn budget<C: Choices + ?Sized>(c: &mut C) -> BudgetContract {
         0 => c.between(0, 100),
         _ => c.between(101, 1000),
     } as u32; // At most 1000.
-    BudgetContract { min_retries, retry_percent }
+    BudgetContract { min_retries, retry_percent, ..BudgetContract::default() }
 }
 
 impl Describe for Reference {
@@ -273,7 +273,13 @@ const SIMPLER_NUMBERS: [fn(&mut Policy); 24] = [
     },
     |p| p.circuit = p.circuit.map(simpler_circuit),
     |p| p.circuit = p.circuit.map(|c| CircuitContract { open_for: VDuration::ZERO, ..c }),
-    |p| p.retry_budget = p.retry_budget.map(|b| BudgetContract { min_retries: 0, retry_percent: b.retry_percent / 2 }),
+    |p| {
+        p.retry_budget = p.retry_budget.map(|b| BudgetContract {
+            min_retries: 0,
+            retry_percent: b.retry_percent / 2,
+            ..BudgetContract::default()
+        })
+    },
 ];
 
 /// The elapsed-time limit moved together with the attempt timeout and the deadline where they equal it
@@ -439,13 +445,14 @@ mod tests {
             failure_percent: 57,
             open_for: VDuration::from_nanos(655_516_637),
             half_open_probes: 2,
+            ..CircuitContract::DEFAULT
         };
         let policy = Policy {
             attempt_timeout: Some(VDuration::from_nanos(3)),
             deadline: Some(VDuration::from_secs(1)),
             sleep_budget: Some(VDuration::from_secs(2)),
             circuit: Some(circuit),
-            retry_budget: Some(BudgetContract { min_retries: 4, retry_percent: 20 }),
+            retry_budget: Some(BudgetContract { min_retries: 4, retry_percent: 20, ..BudgetContract::default() }),
             retry_elapsed_max: Some(VDuration::from_millis(7)),
             ..Policy::new(5, Backoff::Exponential { initial: VDuration::from_millis(1), factor: 16 }, SEC)
         };

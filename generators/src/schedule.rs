@@ -61,7 +61,9 @@ const SEC: VDuration = VDuration::from_secs(1);
 /// use timelaw_core::{Contract, SplitMix64, VDuration};
 /// use timelaw_generators::{sample_schedule, Swarm, STEPS_PER_CALL_MAX};
 ///
-/// let contract = Contract { max_attempts: Some(3), attempt_timeout: Some(VDuration::from_millis(50)), ..Contract::default() };
+/// let mut contract = Contract::default();
+/// contract.retry.max_attempts = Some(3);
+/// contract.timing.attempt_timeout = Some(VDuration::from_millis(50));
 /// let schedule = sample_schedule(&mut SplitMix64::new(1), &Swarm::everything(), &contract);
 /// assert!(schedule.calls.iter().all(|call| call.steps.len() as u64 <= STEPS_PER_CALL_MAX));
 /// ```
@@ -152,7 +154,7 @@ fn describe_call<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm, contract: &Contr
     let gap_before = if first { VDuration::ZERO } else { gap };
     let idempotent = !(swarm.non_idempotent && c.maybe(1, 4));
     let cancel_after = optional(c, swarm.cancellation, 1, 4, |c| cancel_delay(c, swarm, contract));
-    let cut = contract.attempt_timeout.is_some() || cancel_after.is_some();
+    let cut = contract.timing.attempt_timeout.is_some() || cancel_after.is_some();
     let mut elapsed = VDuration::ZERO;
     let steps = list(
         c,
@@ -160,7 +162,7 @@ fn describe_call<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm, contract: &Contr
         |c, index| {
             let retry = index as u32 + 1; // At most STEPS_PER_CALL_MAX.
             let step = describe_step(c, swarm, contract, cut, elapsed, retry);
-            if contract.deadline.is_some() {
+            if contract.timing.deadline.is_some() {
                 // Only the deadline boundary needs the timeline.
                 elapsed = predict(contract, elapsed, step, retry).sleep_end;
             }
@@ -175,7 +177,7 @@ fn describe_call<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm, contract: &Contr
 
 fn gap<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm, contract: &Contract) -> VDuration {
     let plain = scaled_duration(c, &[(3, VDuration::ZERO), (4, SEC), (2, VDuration::from_secs(600)), (1, GAP_MAX)]);
-    match contract.circuit {
+    match contract.circuit.into_stated() {
         Some(circuit) if biased(c, swarm) => {
             let open = circuit.open_for;
             let options = [open.saturating_sub(NS), open, open.saturating_add(NS), open.div(2), open.saturating_mul(2)];
@@ -190,7 +192,7 @@ fn cancel_delay<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm, contract: &Contra
     if !biased(c, swarm) {
         return plain;
     }
-    let options = [Some(VDuration::ZERO), contract.attempt_timeout, contract.deadline];
+    let options = [Some(VDuration::ZERO), contract.timing.attempt_timeout, contract.timing.deadline];
     match pick_available(c, &options.map(|option| option.is_some())) {
         Some(index) => options[index].unwrap_or(plain),
         None => plain,
@@ -201,7 +203,7 @@ fn step_count<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm, contract: &Contract
     // The last answer is the count itself, linear (what `list` needs to drop one step), and both paths
     // read as many answers, so the flag decides which is simpler.
     let most = [4, STEPS_PER_CALL_MAX][c.weighted(&[5, 2])];
-    match contract.max_attempts {
+    match contract.retry.max_attempts {
         // Up to one more step than attempts: `max_attempts - 1`, `max_attempts` and `+ 1` are three of
         // at most `max_attempts + 2` equally likely counts (a linear answer can still shrink to 0).
         Some(max_attempts) if biased(c, swarm) => c.between(0, (u64::from(max_attempts) + 1).min(STEPS_PER_CALL_MAX)),
@@ -243,9 +245,9 @@ fn step_duration<C: Choices + ?Sized>(
     if !biased(c, swarm) {
         return plain;
     }
-    let timeout = contract.attempt_timeout;
-    let deadline = contract.deadline;
-    let elapsed_limit = contract.retry_elapsed_max;
+    let timeout = contract.timing.attempt_timeout;
+    let deadline = contract.timing.deadline;
+    let elapsed_limit = contract.timing.retry_elapsed_max;
     // Options for the elapsed-time limit come last, so cases without one read the same answers as before.
     let available = [
         timeout.is_some(),
@@ -279,7 +281,7 @@ fn retry_after<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm, contract: &Contrac
     if !biased(c, swarm) {
         return plain;
     }
-    let cap = contract.delay_max;
+    let cap = contract.delays.max;
     match pick_available(c, &[cap.is_some(), cap.is_some(), true]) {
         Some(0) => cap.unwrap_or(plain),
         Some(1) => cap.map_or(plain, |cap| cap.saturating_add(NS)),
@@ -295,10 +297,10 @@ fn near_max<C: Choices + ?Sized>(c: &mut C) -> VDuration {
 /// The jitter-free delay before retry `retry` (from 1) that `contract` promises, capped; for a
 /// contract without a delay sequence (decorrelated backoff, none at all) its smallest delay.
 pub(crate) fn predicted_delay(contract: &Contract, retry: u32) -> VDuration {
-    let cap = contract.delay_max.unwrap_or(VDuration::MAX);
-    match contract.backoff.and_then(|shape| jitter_free(shape, retry)) {
+    let cap = contract.delays.max.unwrap_or(VDuration::MAX);
+    match contract.delays.backoff.and_then(|shape| jitter_free(shape, retry)) {
         Some(base) => base.min(cap),
-        None => contract.delay_min.unwrap_or(VDuration::ZERO),
+        None => contract.delays.min.unwrap_or(VDuration::ZERO),
     }
 }
 
@@ -332,13 +334,13 @@ pub(crate) struct Predicted {
 /// (cut by the attempt timeout; a hang takes the whole timeout), then the call sleeps the predicted delay
 /// (at least the retry-after where the contract honours it).
 pub(crate) fn predict(contract: &Contract, elapsed: VDuration, step: Step, retry: u32) -> Predicted {
-    let timeout = contract.attempt_timeout.unwrap_or(VDuration::MAX);
+    let timeout = contract.timing.attempt_timeout.unwrap_or(VDuration::MAX);
     let took = match step.outcome {
         Outcome::Hang => timeout,
         _ => step.duration.min(timeout),
     };
     let mut delay = predicted_delay(contract, retry);
-    if let (Outcome::RateLimited { retry_after }, true) = (step.outcome, contract.honors_retry_after) {
+    if let (Outcome::RateLimited { retry_after }, true) = (step.outcome, contract.rate.honors_retry_after) {
         delay = delay.max(retry_after);
     }
     let attempt_end = elapsed.saturating_add(took);

@@ -8,8 +8,8 @@ use proptest::test_runner::{Config, TestError, TestRunner};
 use serde::{Deserialize, Serialize};
 use timelaw_core::reference::{Backoff, Policy, Reference};
 use timelaw_core::{
-    execute, mix, Abort, AttemptResult, BackoffShape, CallResult, Case, CircuitContract, Contract, ErrorKind, Outcome,
-    Schedule, SplitMix64, Step, Subject, TraceEnd, VDuration, World,
+    execute, mix, Abort, AttemptResult, BackoffShape, CallResult, Case, CircuitContract, Contract, DelayContract,
+    ErrorKind, Outcome, RetryContract, Schedule, SplitMix64, Step, Subject, TimingContract, TraceEnd, VDuration, World,
 };
 use timelaw_generators::coverage::{classify, BoundaryClass, Coverage};
 use timelaw_generators::{
@@ -37,11 +37,17 @@ impl Subject for ConstantRetry {
     fn contract(&self, config: &ConstantConfig) -> Contract {
         let delay = VDuration::from_millis(config.delay_ms);
         Contract {
-            max_attempts: Some(config.attempts),
-            delay_min: Some(delay),
-            delay_max: Some(delay),
-            backoff: Some(BackoffShape::Constant { delay }),
-            attempt_timeout: config.timeout_ms.map(VDuration::from_millis),
+            retry: RetryContract { max_attempts: Some(config.attempts), ..RetryContract::default() },
+            delays: DelayContract {
+                min: Some(delay),
+                max: Some(delay),
+                backoff: Some(BackoffShape::Constant { delay }),
+                ..DelayContract::default()
+            },
+            timing: TimingContract {
+                attempt_timeout: config.timeout_ms.map(VDuration::from_millis),
+                ..TimingContract::default()
+            },
             ..Contract::default()
         }
     }
@@ -51,8 +57,8 @@ impl Subject for ConstantRetry {
             let mut attempt = 0;
             loop {
                 attempt += 1;
-                let result = match contract.attempt_timeout {
-                    Some(timeout) => world.dispatch_with_timeout(timeout, contract.timeout_tie)?,
+                let result = match contract.timing.attempt_timeout {
+                    Some(timeout) => world.dispatch_with_timeout(timeout, contract.timing.timeout_tie)?,
                     None => world.dispatch()?,
                 };
                 let error = match result {
@@ -139,7 +145,7 @@ fn check_schedule_limits(schedule: &Schedule, contract: &Contract) {
     assert!((1..=CALLS_MAX as usize).contains(&schedule.calls.len()), "{schedule:?}");
     for call in &schedule.calls {
         assert!(call.steps.len() as u64 <= STEPS_PER_CALL_MAX, "{call:?}");
-        let cut = contract.attempt_timeout.is_some() || call.cancel_after.is_some();
+        let cut = contract.timing.attempt_timeout.is_some() || call.cancel_after.is_some();
         for step in &call.steps {
             assert!(cut || step.outcome != Outcome::Hang, "a hang nothing ends: {call:?} {contract:?}");
             let huge = step.duration > VDuration::from_secs(3600);
@@ -262,7 +268,10 @@ fn minimal<T: Clone + std::fmt::Debug>(strategy: BoxedStrategy<T>, test: impl Fn
 }
 
 fn contract(max_attempts: u32) -> Contract {
-    Contract { max_attempts: Some(max_attempts), ..Contract::default() }
+    Contract {
+        retry: RetryContract { max_attempts: Some(max_attempts), ..RetryContract::default() },
+        ..Contract::default()
+    }
 }
 
 fn transients(call: &timelaw_core::CallScript) -> usize {
@@ -308,8 +317,14 @@ fn schedules_shrink_to_the_exact_minimal_counterexample() {
 #[test]
 fn policies_shrink_to_the_exact_minimal_counterexample() {
     let policy = minimal(Reference.config_strategy(), |p| p.max_attempts < 4 || p.circuit.is_none());
-    let circuit =
-        CircuitContract { window: 1, min_calls: 1, failure_percent: 1, open_for: VDuration::ZERO, half_open_probes: 1 };
+    let circuit = CircuitContract {
+        window: 1,
+        min_calls: 1,
+        failure_percent: 1,
+        open_for: VDuration::ZERO,
+        half_open_probes: 1,
+        ..CircuitContract::DEFAULT
+    };
     assert_eq!(policy, Policy { max_attempts: 4, circuit: Some(circuit), ..simplest_policy() });
 
     let policy = minimal(Reference.config_strategy(), |p| p.delay_max < VDuration::from_millis(1));
@@ -395,7 +410,7 @@ fn every_front_end_reaches_long_runs_past_the_contract() {
             let repeat = longest_repeat(&case.schedule);
             assert!(u64::from(repeat) <= LONG_RUN_MAX, "{front_end:?}: {case:?}");
             // Limits cut runs, never inputs: a run may script more failures than the contract allows.
-            let max = Reference.contract(&case.config).max_attempts.unwrap_or(u32::MAX);
+            let max = Reference.contract(&case.config).retry.max_attempts.unwrap_or(u32::MAX);
             past_max_attempts |= repeat > max.saturating_add(1);
             longest = longest.max(repeat);
         }

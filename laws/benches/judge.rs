@@ -9,8 +9,14 @@ use timelaw_laws::{Catalogue, Observation};
 
 fn typical() -> (Policy, Schedule) {
     let ms = VDuration::from_millis;
-    let breaker =
-        CircuitContract { window: 8, min_calls: 4, failure_percent: 50, open_for: ms(50), half_open_probes: 1 };
+    let breaker = CircuitContract {
+        window: 8,
+        min_calls: 4,
+        failure_percent: 50,
+        open_for: ms(50),
+        half_open_probes: 1,
+        ..CircuitContract::DEFAULT
+    };
     let policy = Policy {
         jitter: Jitter::Equal,
         attempt_timeout: Some(ms(20)),

@@ -93,12 +93,13 @@
 //!     title: "the breaker refuses only when the contract's breaker would",
 //!     kind: LawKind::Safety,
 //!     needs: &["circuit"],
-//!     applies: |contract| contract.circuit.is_some(),
+//!     applies: |contract| contract.circuit.is_stated(),
 //!     check: refuses_only_when_due,
 //! };
 //! // Two failures open a two-call window; the third call comes before the 50ms cooldown ends.
 //! let circuit = CircuitContract {
 //!     window: 2, min_calls: 2, failure_percent: 100, open_for: VDuration::from_millis(50), half_open_probes: 1,
+//!     ..CircuitContract::DEFAULT
 //! };
 //! let policy = Policy { circuit: Some(circuit), ..Policy::new(1, Backoff::Constant { delay: VDuration::ZERO }, VDuration::ZERO) };
 //! let schedule = Schedule::new(vec![CallScript::outcomes(&[Outcome::Transient]); 3]);

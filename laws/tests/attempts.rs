@@ -5,7 +5,7 @@ mod support;
 
 use support::*;
 use timelaw_core::reference::{Backoff, Policy};
-use timelaw_core::{BudgetContract, CallScript, Contract, Schedule};
+use timelaw_core::{BudgetContract, CallScript, Contract, Declared, Schedule};
 use timelaw_laws::ids;
 
 #[track_caller]
@@ -18,7 +18,10 @@ fn policy(max_attempts: u32) -> Policy {
 }
 
 fn budgeted(max_attempts: u32) -> Policy {
-    Policy { retry_budget: Some(BudgetContract { min_retries: 1, retry_percent: 0 }), ..policy(max_attempts) }
+    Policy {
+        retry_budget: Some(BudgetContract { min_retries: 1, retry_percent: 0, ..BudgetContract::default() }),
+        ..policy(max_attempts)
+    }
 }
 
 /// One call that is not idempotent.
@@ -75,7 +78,11 @@ fn exhausted_retries_return_err() {
 #[test]
 fn non_idempotent_not_retried() {
     let id = ids::NON_IDEMPOTENT_NOT_RETRIED;
-    let respects = Contract { respects_idempotency: true, ..promise(3, ms(10)) };
+    let respects = {
+        let mut promise = promise(3, ms(10));
+        promise.retry.respects_idempotency = true;
+        promise
+    };
     check(id, reference(policy(3), not_idempotent(&[T])), Expect::Holds);
     check(id, reference(policy(3), not_idempotent(&[OK])), Expect::Vacuous);
     check(id, reference(policy(3), single(&[T, T])), Expect::Vacuous);
@@ -87,8 +94,12 @@ fn non_idempotent_not_retried() {
 #[test]
 fn retry_budget_respected() {
     let id = ids::RETRY_BUDGET_RESPECTED;
-    let claims =
-        Contract { retry_budget: Some(BudgetContract { min_retries: 1, retry_percent: 0 }), ..promise(3, ms(10)) };
+    let claims = {
+        let mut promise = promise(3, ms(10));
+        promise.budget =
+            Declared::Stated(BudgetContract { min_retries: 1, retry_percent: 0, ..BudgetContract::default() });
+        promise
+    };
     check(id, reference(budgeted(3), calls(&[&[T, T], &[T]])), Expect::Holds);
     check(id, reference(budgeted(3), single(&[T])), Expect::Holds);
     check(id, reference(budgeted(3), calls(&[&[OK], &[OK]])), Expect::Vacuous);

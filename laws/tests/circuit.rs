@@ -15,7 +15,14 @@ fn check(id: &str, run: Run, expect: Expect) {
 
 /// Window 4, opens at 2 results with half of them failed, open for 100ms, `probes` half-open probes.
 fn breaker(min_calls: u32, open_for_ms: u64, probes: u32) -> CircuitContract {
-    CircuitContract { window: 4, min_calls, failure_percent: 50, open_for: ms(open_for_ms), half_open_probes: probes }
+    CircuitContract {
+        window: 4,
+        min_calls,
+        failure_percent: 50,
+        open_for: ms(open_for_ms),
+        half_open_probes: probes,
+        ..CircuitContract::DEFAULT
+    }
 }
 
 /// One attempt per call, behind `circuit`.
@@ -61,7 +68,11 @@ fn circuit_open_rejects_without_dispatch() {
     check(
         id,
         naive(
-            timelaw_core::Contract { circuit: Some(breaker(2, 100, 1)), ..promise(1, ms(10)) },
+            {
+                let mut promise = promise(1, ms(10));
+                promise.circuit = timelaw_core::Declared::Stated(breaker(2, 100, 1));
+                promise
+            },
             Bug::None,
             stream(OPENS_THEN_REJECTS),
         ),
@@ -99,3 +110,5 @@ fn half_open_probe_limit() {
     );
     check(id, misdeclared(breaker(2, 100, 2), breaker(2, 100, 1), stream(OPENS_THEN_PROBES)), Expect::At(15));
 }
+
+// IMPORTS NEEDED: Declared

@@ -42,7 +42,9 @@ impl Subject for ClockLoop {
     }
     fn contract(&self, max_attempts: &u32) -> Contract {
         let clocks = ClockContract { on_failed_read: self.on_failed_read, ..ClockContract::MONOTONIC };
-        Contract { clocks: Some(clocks), ..promise(*max_attempts, DELAY) }
+        let mut promise = promise(*max_attempts, DELAY);
+        promise.timing.clocks = Some(clocks);
+        promise
     }
     fn run(&self, max_attempts: &u32, world: &mut World<'_>) -> Result<(), Abort> {
         world.for_each_call(|world, call| {
@@ -162,7 +164,7 @@ fn wall_jump_keeps_monotonic_limits() {
     // A contract with no clocks, or a limit declared on the wall clock: not applicable.
     check(id, naive(promise(3, ms(10)), Bug::None, transients(2, forward.clone())), Expect::NotApplicable);
     let mut wall = looped(ClockBug::WallLimit, 5, transients(4, forward));
-    wall.contract.clocks = Some(ClockContract { deadline: ClockKind::Wall, ..ClockContract::MONOTONIC });
+    wall.contract.timing.clocks = Some(ClockContract { deadline: ClockKind::Wall, ..ClockContract::MONOTONIC });
     check(id, wall, Expect::NotApplicable);
 }
 
@@ -197,7 +199,7 @@ fn failed_read_handled_as_declared() {
     check(id, run(&retry, &3, transients(2, monotonic.clone())), Expect::Holds);
     // ...while a loop that retries after declaring "expired" starts an attempt it promised not to.
     let mut retried = run(&retry, &3, transients(2, monotonic.clone()));
-    retried.contract.clocks = Some(ClockContract::MONOTONIC);
+    retried.contract.timing.clocks = Some(ClockContract::MONOTONIC);
     let attempt = retried.trace.events.iter().filter(|e| e.attempt == 2).map(|e| e.seq).min().unwrap();
     check(id, retried, Expect::At(attempt));
     check(id, naive(promise(3, ms(10)), Bug::None, transients(2, monotonic)), Expect::NotApplicable);

@@ -5,7 +5,7 @@ mod support;
 
 use support::*;
 use timelaw_core::reference::{Backoff, Jitter, Policy};
-use timelaw_core::{BackoffShape, Contract, JitterBounds, VDuration};
+use timelaw_core::{BackoffShape, Contract, DelayContract, JitterBounds, VDuration};
 use timelaw_laws::ids;
 
 #[track_caller]
@@ -32,12 +32,11 @@ fn honoring(policy: Policy) -> Policy {
 
 /// What the naive loop promises: exponential from 5ms, doubling, capped at `cap`, with `jitter`.
 fn exp_promise(cap: VDuration, jitter: JitterBounds) -> Contract {
-    Contract {
-        delay_max: Some(cap),
-        backoff: Some(BackoffShape::Exponential { initial: ms(5), factor_milli: 2000 }),
-        jitter: Some(jitter),
-        ..promise(6, ms(5))
-    }
+    let mut promise = promise(6, ms(5));
+    promise.delays.max = Some(cap);
+    promise.delays.backoff = Some(BackoffShape::Exponential { initial: ms(5), factor_milli: 2000 });
+    promise.delays.jitter = Some(jitter);
+    promise
 }
 
 #[test]
@@ -49,19 +48,28 @@ fn delay_within_cap() {
     check(id, reference(exponential(Jitter::None), single(&[OK])), Expect::Vacuous);
     check(
         id,
-        naive(Contract { delay_max: None, ..promise(3, ms(10)) }, Bug::None, single(&[T])),
+        naive(
+            {
+                let mut promise = promise(3, ms(10));
+                promise.delays.max = None;
+                promise
+            },
+            Bug::None,
+            single(&[T]),
+        ),
         Expect::NotApplicable,
     );
     check(id, naive(exp_promise(ms(20), JitterBounds::None), Bug::DoublesDelay, single(&[T, T, T])), Expect::At(12));
     // Constant 12ms doubled is 24ms: above a 20ms cap, but within additive jitter of 50%.
-    let additive = Contract {
-        backoff: Some(BackoffShape::Constant { delay: ms(12) }),
-        ..exp_promise(ms(20), JitterBounds::Additive { ratio_milli: 500 })
+    let additive = {
+        let mut promise = exp_promise(ms(20), JitterBounds::Additive { ratio_milli: 500 });
+        promise.delays.backoff = Some(BackoffShape::Constant { delay: ms(12) });
+        promise
     };
     check(id, naive(additive, Bug::DoublesDelay, single(&[T, T])), Expect::Holds);
-    let plain = Contract { jitter: Some(JitterBounds::None), ..additive };
+    let plain = Contract { delays: DelayContract { jitter: Some(JitterBounds::None), ..additive.delays }, ..additive };
     check(id, naive(plain, Bug::DoublesDelay, single(&[T, T])), Expect::At(4));
-    let tolerant = Contract { delay_tolerance: ms(4), ..plain };
+    let tolerant = Contract { delays: DelayContract { tolerance: ms(4), ..plain.delays }, ..plain };
     check(id, naive(tolerant, Bug::DoublesDelay, single(&[T, T])), Expect::Holds);
 }
 
@@ -74,7 +82,11 @@ fn delay_at_least_min() {
     check(id, reference(constant(3), single(&[OK])), Expect::Vacuous);
     check(id, reference(exponential(Jitter::Full), single(&[T])), Expect::NotApplicable);
     check(id, naive(promise(3, ms(10)), Bug::ZeroSecondDelay, single(&[T, T, T])), Expect::At(8));
-    let tolerant = Contract { delay_tolerance: ms(10), ..promise(3, ms(10)) };
+    let tolerant = {
+        let mut promise = promise(3, ms(10));
+        promise.delays.tolerance = ms(10);
+        promise
+    };
     check(id, naive(tolerant, Bug::ZeroSecondDelay, single(&[T, T, T])), Expect::Holds);
 }
 
@@ -89,7 +101,11 @@ fn backoff_shape_without_jitter() {
     check(id, reference(exponential(Jitter::Full), single(&[T])), Expect::NotApplicable);
     check(id, reference(decorrelated(), single(&[T])), Expect::NotApplicable);
     check(id, naive(exp_promise(ms(20), JitterBounds::None), Bug::DoublesDelay, single(&[T])), Expect::At(4));
-    let honors = Contract { honors_retry_after: true, ..promise(3, ms(10)) };
+    let honors = {
+        let mut promise = promise(3, ms(10));
+        promise.rate.honors_retry_after = true;
+        promise
+    };
     check(id, naive(honors, Bug::None, single(&[rate_limited(50), OK])), Expect::Holds);
     check(id, naive(honors, Bug::IgnoresRetryAfter, single(&[rate_limited(50), OK])), Expect::At(4));
 }
@@ -106,7 +122,11 @@ fn jitter_within_bounds() {
     check(id, reference(exponential(Jitter::None), single(&[T])), Expect::NotApplicable);
     check(id, naive(exp_promise(ms(1000), JitterBounds::Equal), Bug::DoublesDelay, single(&[T])), Expect::At(4));
     check(id, naive(exp_promise(ms(1000), JitterBounds::Equal), Bug::ZeroSecondDelay, single(&[T, T])), Expect::At(8));
-    let decorrelated_promise = Contract { backoff: Some(BackoffShape::decorrelated(ms(5))), ..promise(3, ms(5)) };
+    let decorrelated_promise = {
+        let mut promise = promise(3, ms(5));
+        promise.delays.backoff = Some(BackoffShape::decorrelated(ms(5)));
+        promise
+    };
     check(id, naive(decorrelated_promise, Bug::None, single(&[T])), Expect::At(4));
 }
 
@@ -118,7 +138,11 @@ fn total_sleep_within_budget() {
     check(id, reference(budgeted.clone(), calls(&[&[T, T], &[T, T]])), Expect::Holds);
     check(id, reference(budgeted, single(&[OK])), Expect::Vacuous);
     check(id, reference(constant(5), single(&[T])), Expect::NotApplicable);
-    let claims = Contract { sleep_budget: Some(ms(25)), ..promise(5, ms(10)) };
+    let claims = {
+        let mut promise = promise(5, ms(10));
+        promise.delays.sleep_budget = Some(ms(25));
+        promise
+    };
     check(id, naive(claims, Bug::None, single(&[T, T, T])), Expect::Holds);
     check(id, naive(claims, Bug::IgnoresSleepBudget, single(&[T, T, T])), Expect::At(12));
 }
@@ -131,7 +155,11 @@ fn retry_after_honored() {
     check(id, reference(honoring(constant(3)), single(&[T, OK])), Expect::Vacuous);
     check(id, reference(honoring(constant(3)), single(&[rate_limited(2000)])), Expect::Vacuous);
     check(id, reference(constant(3), single(&[rate_limited(50), OK])), Expect::NotApplicable);
-    let honors = Contract { honors_retry_after: true, ..promise(3, ms(10)) };
+    let honors = {
+        let mut promise = promise(3, ms(10));
+        promise.rate.honors_retry_after = true;
+        promise
+    };
     check(id, naive(honors, Bug::IgnoresRetryAfter, single(&[rate_limited(50), OK])), Expect::At(5));
     check(id, naive(honors, Bug::IgnoresRetryAfter, single(&[T, rate_limited(50), OK])), Expect::At(9));
 }
@@ -143,7 +171,11 @@ fn notify_matches_sleep() {
     check(id, reference(exponential(Jitter::Full), single(&[T, T, T])), Expect::Holds);
     check(id, reference(constant(3), single(&[OK])), Expect::Vacuous);
     check(id, naive(promise(3, ms(10)), Bug::None, single(&[T, OK])), Expect::NotApplicable);
-    let notifies = Contract { notifies: true, ..promise(3, ms(10)) };
+    let notifies = {
+        let mut promise = promise(3, ms(10));
+        promise.delays.notifies = true;
+        promise
+    };
     check(id, naive(notifies, Bug::None, single(&[T, T])), Expect::Holds);
     check(id, naive(notifies, Bug::MisannouncesDelay, single(&[T, OK])), Expect::At(4));
     check(id, naive(notifies, Bug::ForgetsToSleep, single(&[T, OK])), Expect::At(4));
@@ -190,7 +222,15 @@ fn sleeps(contract: Contract, delays_ns: &[u64]) -> Run {
 }
 
 fn shaped(backoff: BackoffShape, jitter: JitterBounds, cap: VDuration) -> Contract {
-    Contract { backoff: Some(backoff), jitter: Some(jitter), delay_max: Some(cap), ..Contract::default() }
+    Contract {
+        delays: DelayContract {
+            backoff: Some(backoff),
+            jitter: Some(jitter),
+            max: Some(cap),
+            ..DelayContract::default()
+        },
+        ..Contract::default()
+    }
 }
 
 fn float_exp(initial_nanos: u128, factor: f64) -> BackoffShape {
@@ -227,10 +267,10 @@ fn tolerance_is_absolute_plus_relative() {
     let exact =
         shaped(BackoffShape::Exponential { initial: ms(1000), factor_milli: 2000 }, JitterBounds::None, VDuration::MAX);
     check(id, sleeps(exact, &[1_000_000_900, 2_000_001_900]), Expect::At(3));
-    let relative = Contract { delay_tolerance_ppb: 1000, ..exact };
+    let relative = Contract { delays: DelayContract { tolerance_ppb: 1000, ..exact.delays }, ..exact };
     check(id, sleeps(relative, &[1_000_000_900, 2_000_001_900]), Expect::Holds);
     check(id, sleeps(relative, &[1_000_000_900, 2_000_002_100]), Expect::At(6));
-    let both = Contract { delay_tolerance: ns(200), ..relative };
+    let both = Contract { delays: DelayContract { tolerance: ns(200), ..relative.delays }, ..relative };
     check(id, sleeps(both, &[1_000_000_900, 2_000_002_100]), Expect::Holds);
 }
 
@@ -273,15 +313,22 @@ fn jitter_bounds_compose_with_the_cap() {
 
 #[test]
 fn cap_and_minimum_with_exact_bounds() {
-    let cap = Contract { delay_max: Some(ns(40)), ..Contract::default() };
+    let cap =
+        Contract { delays: DelayContract { max: Some(ns(40)), ..DelayContract::default() }, ..Contract::default() };
     check(ids::DELAY_WITHIN_CAP, sleeps(cap, &[40]), Expect::Holds);
     check(ids::DELAY_WITHIN_CAP, sleeps(cap, &[41]), Expect::At(3));
-    let symmetric = Contract { jitter: Some(JitterBounds::Symmetric { ratio_milli: 250 }), ..cap };
+    let symmetric = Contract {
+        delays: DelayContract { jitter: Some(JitterBounds::Symmetric { ratio_milli: 250 }), ..cap.delays },
+        ..cap
+    };
     check(ids::DELAY_WITHIN_CAP, sleeps(symmetric, &[50]), Expect::Holds);
     check(ids::DELAY_WITHIN_CAP, sleeps(symmetric, &[51]), Expect::At(3));
-    let beyond = Contract { delay_max: Some(VDuration::MAX), ..cap };
+    let beyond = Contract { delays: DelayContract { max: Some(VDuration::MAX), ..cap.delays }, ..cap };
     check(ids::DELAY_WITHIN_CAP, sleeps(beyond, &[u64::MAX]), Expect::Holds);
-    let min = Contract { delay_min: Some(ms(1000)), delay_tolerance_ppb: 1000, ..Contract::default() };
+    let min = Contract {
+        delays: DelayContract { min: Some(ms(1000)), tolerance_ppb: 1000, ..DelayContract::default() },
+        ..Contract::default()
+    };
     check(ids::DELAY_AT_LEAST_MIN, sleeps(min, &[999_999_000]), Expect::Holds);
     check(ids::DELAY_AT_LEAST_MIN, sleeps(min, &[999_998_999]), Expect::At(3));
 }

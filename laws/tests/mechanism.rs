@@ -1,6 +1,8 @@
 //! Every standard law and every contract field has exactly one mechanism, in one table.
 
-use timelaw_core::Contract;
+use timelaw_core::{
+    BudgetContract, CircuitContract, CircuitPolicy, Contract, CooldownTie, Declared, OpenShape, VDuration,
+};
 use timelaw_laws::catalogue::{field_mechanism, CONTRACT_FIELDS, LAW_MECHANISMS, STANDARD};
 use timelaw_laws::{ids, mechanism_of, Mechanism};
 
@@ -34,11 +36,49 @@ fn every_standard_law_has_one_mechanism_in_catalogue_order() {
     }
 }
 
+/// Every field path of the grouped JSON form: each group's keys, the circuit and budget declarations,
+/// and their refinements (written only when not at their default, so read from a contract that sets all).
+fn field_paths() -> Vec<String> {
+    let every = Contract {
+        circuit: Declared::Stated(CircuitContract {
+            policy: CircuitPolicy::ConsecutiveFailures { threshold: 2 },
+            open_shape: OpenShape::Exponential { factor_milli: 2000, max: VDuration::from_millis(9) },
+            cooldown_tie: CooldownTie::AdmitsAfterEnd,
+            counts_cancellation: true,
+            ..CircuitContract::DEFAULT
+        }),
+        budget: Declared::Stated(BudgetContract {
+            window: Some(VDuration::from_millis(5)),
+            admits: true,
+            ..BudgetContract::default()
+        }),
+        ..Contract::default()
+    };
+    let value = serde_json::to_value(every).unwrap();
+    let plain = serde_json::to_value(CircuitContract::DEFAULT).unwrap();
+    let plain_budget = serde_json::to_value(BudgetContract::default()).unwrap();
+    let mut paths = Vec::new();
+    for (group, fields) in value.as_object().unwrap() {
+        paths.push(group.clone());
+        let base = match group.as_str() {
+            "circuit" => &plain,
+            "budget" => &plain_budget,
+            _ => {
+                paths.pop();
+                &serde_json::Value::Null
+            }
+        };
+        for key in fields.as_object().unwrap().keys().filter(|key| base.get(key.as_str()).is_none()) {
+            paths.push(format!("{group}.{key}"));
+        }
+    }
+    paths
+}
+
 #[test]
 fn every_contract_field_has_one_mechanism() {
-    let value = serde_json::to_value(Contract::default()).unwrap();
-    let mut fields: Vec<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();
-    let mut table: Vec<&str> = CONTRACT_FIELDS.iter().map(|(name, _)| *name).collect();
+    let mut fields = field_paths();
+    let mut table: Vec<String> = CONTRACT_FIELDS.iter().map(|(name, _)| name.to_string()).collect();
     fields.sort_unstable();
     table.sort_unstable();
     assert_eq!(table, fields, "one entry per contract field");

@@ -5,7 +5,8 @@ mod support;
 use support::*;
 use timelaw_core::reference::{Backoff, Policy};
 use timelaw_core::{
-    execute_with, Abort, CallResult, Contract, Limits, Schedule, Subject, Trace, VDuration, VInstant, World,
+    execute_with, Abort, CallResult, Contract, Limits, RetryContract, Schedule, Subject, Trace, VDuration, VInstant,
+    World,
 };
 use timelaw_laws::{ids, Replay, Verdict};
 
@@ -146,7 +147,10 @@ fn terminates() {
         why.as_deref(),
         Some("stopped at the step limit (100 attempts): more than the 3 attempts the contract allows over 1 calls")
     );
-    let unpromised = NaiveConfig { contract: Contract { max_attempts: None, ..config.contract }, ..config };
+    let unpromised = NaiveConfig {
+        contract: Contract { retry: RetryContract { max_attempts: None, ..config.contract.retry }, ..config.contract },
+        ..config
+    };
     let cut = limited(&Naive::default(), &unpromised, single(&[T; 200]), lowered);
     check(id, cut.clone(), Expect::Inconclusive);
     // Still consuming its 200 scripted failures when the lowered limit stopped it: a long-run cut.
@@ -172,7 +176,7 @@ impl Subject for Waiter {
         "waiter"
     }
     fn contract(&self, _: &(u32, VDuration)) -> Contract {
-        Contract { max_attempts: Some(1), ..Contract::default() }
+        Contract { retry: RetryContract { max_attempts: Some(1), ..RetryContract::default() }, ..Contract::default() }
     }
     fn run(&self, &(waits, wait): &(u32, VDuration), world: &mut World<'_>) -> Result<(), Abort> {
         while world.start_call()?.is_some() {

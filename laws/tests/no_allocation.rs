@@ -41,8 +41,14 @@ static GLOBAL: Counting = Counting;
 /// Typical runs: retries with jitter, timeouts, a deadline, a breaker cycling, a budget, a stream.
 fn runs() -> Vec<Run> {
     let base = Policy::new(4, Backoff::Exponential { initial: ms(5), factor: 2 }, ms(40));
-    let breaker =
-        CircuitContract { window: 4, min_calls: 2, failure_percent: 50, open_for: ms(50), half_open_probes: 1 };
+    let breaker = CircuitContract {
+        window: 4,
+        min_calls: 2,
+        failure_percent: 50,
+        open_for: ms(50),
+        half_open_probes: 1,
+        ..CircuitContract::DEFAULT
+    };
     let mut stream = calls(&[&[T, T, T, T], &[T, T, T, T], &[OK], &[T, OK], &[HANG, OK], &[rate_limited(5), OK]]);
     stream.calls[3].gap_before = ms(60);
     let mut cancelled = CallScript::outcomes(&[T, T, OK]);
@@ -53,7 +59,10 @@ fn runs() -> Vec<Run> {
         reference(Policy { attempt_timeout: Some(ms(10)), deadline: Some(ms(60)), ..base.clone() }, stream.clone()),
         reference(Policy { circuit: Some(breaker), attempt_timeout: Some(ms(10)), ..base.clone() }, stream),
         reference(
-            Policy { retry_budget: Some(BudgetContract { min_retries: 2, retry_percent: 50 }), ..base.clone() },
+            Policy {
+                retry_budget: Some(BudgetContract { min_retries: 2, retry_percent: 50, ..BudgetContract::default() }),
+                ..base.clone()
+            },
             calls(&[&[T, T], &[T, T, T]]),
         ),
         reference(Policy { sleep_budget: Some(ms(12)), ..base.clone() }, Schedule::new(vec![cancelled])),

@@ -4,7 +4,7 @@ mod support;
 
 use support::*;
 use timelaw_core::reference::{Backoff, Policy};
-use timelaw_core::{CallScript, Contract, RetryOn, Schedule};
+use timelaw_core::{CallScript, Contract, RetryContract, RetryOn, Schedule};
 use timelaw_laws::ids;
 
 #[track_caller]
@@ -51,7 +51,12 @@ fn fatal_not_retried() {
 #[test]
 fn result_matches_last_attempt() {
     let id = ids::RESULT_MATCHES_LAST_ATTEMPT;
-    let reports = Contract { reports_last_result: true, attempt_timeout: Some(ms(5)), ..promise(1, ms(10)) };
+    let reports = {
+        let mut promise = promise(1, ms(10));
+        promise.retry.reports_last_result = true;
+        promise.timing.attempt_timeout = Some(ms(5));
+        promise
+    };
     check(id, reference(policy(3), single(&[T, F])), Expect::Holds);
     check(id, reference(policy(3), single(&[T, T, T])), Expect::Holds);
     check(id, reference(timeout(1, 5), single(&[HANG])), Expect::Holds);
@@ -60,7 +65,11 @@ fn result_matches_last_attempt() {
     check(id, naive(promise(3, ms(10)), Bug::None, single(&[T])), Expect::NotApplicable);
     check(
         id,
-        naive(Contract { max_attempts: Some(3), ..reports }, Bug::ReportsFirstError, single(&[T, F])),
+        naive(
+            Contract { retry: RetryContract { max_attempts: Some(3), ..reports.retry }, ..reports },
+            Bug::ReportsFirstError,
+            single(&[T, F]),
+        ),
         Expect::At(7),
     );
     check(id, naive(reports, Bug::SwallowsTimeout, single(&[HANG])), Expect::At(3));
@@ -84,7 +93,11 @@ fn eventually_succeeds() {
     check(id, reference(policy(3), script(&[T], |call| call.cancel_after = Some(ms(100)))), Expect::Vacuous);
     check(id, reference(Policy { deadline: Some(ms(100)), ..policy(3) }, single(&[T])), Expect::NotApplicable);
     check(id, naive(promise(3, ms(10)), Bug::GivesUpEarly, single(&[T, T])), Expect::At(7));
-    let stream = Contract { attempt_timeout: Some(ms(5)), ..promise(1, ms(10)) };
+    let stream = {
+        let mut promise = promise(1, ms(10));
+        promise.timing.attempt_timeout = Some(ms(5));
+        promise
+    };
     check(id, naive(stream, Bug::StopsAfterTimeout, calls(&[&[HANG], &[OK]])), Expect::At(3));
     check(id, naive(promise(3, ms(10)), Bug::PanicsOnRetry, single(&[T, OK])), Expect::Inconclusive);
 }

@@ -6,6 +6,7 @@ mod support;
 
 use support::*;
 use timelaw_core::reference::{Backoff, Policy};
+use timelaw_core::Declared;
 use timelaw_core::{
     AboveCap, CallScript, CircuitContract, Contract, CooldownTie, InterruptTie, JitterBounds, OpenShape, Outcome,
     RetryAfterCombine, RetryAfterPolicy, Schedule, Unstated,
@@ -32,12 +33,12 @@ fn no_retry_after_elapsed_limit() {
     check(id, reference(limit(20), single(&[OK])), Expect::Vacuous);
     check(id, reference(retrying(4, |_| ()), single(&[T, OK])), Expect::NotApplicable);
     // No limit in the subject, 15ms promised: the retry at 20ms is late.
-    let promised = |contract: &mut Contract| contract.retry_elapsed_max = Some(ms(15));
+    let promised = |contract: &mut Contract| contract.timing.retry_elapsed_max = Some(ms(15));
     check(id, claiming(retrying(4, |_| ()), promised, single(&[T, T, T, OK])), Expect::At(9));
 }
 
 fn retry_after(combine: RetryAfterCombine, above_cap: AboveCap) -> impl FnOnce(&mut Contract) {
-    move |contract: &mut Contract| contract.retry_after = Some(RetryAfterPolicy { combine, above_cap })
+    move |contract: &mut Contract| contract.rate.retry_after = Some(RetryAfterPolicy { combine, above_cap })
 }
 
 #[test]
@@ -70,8 +71,14 @@ fn retry_after_as_declared() {
 
 /// Window 4, opens at 2 results with half of them failed, open for 100ms, one probe.
 fn behind() -> Policy {
-    let circuit =
-        CircuitContract { window: 4, min_calls: 2, failure_percent: 50, open_for: ms(100), half_open_probes: 1 };
+    let circuit = CircuitContract {
+        window: 4,
+        min_calls: 2,
+        failure_percent: 50,
+        open_for: ms(100),
+        half_open_probes: 1,
+        ..CircuitContract::DEFAULT
+    };
     Policy { circuit: Some(circuit), ..Policy::new(1, Backoff::Constant { delay: ms(10) }, ms(1000)) }
 }
 
@@ -93,18 +100,22 @@ fn circuit_open_period_as_declared() {
     check(id, reference(behind(), stream(REOPENS)), Expect::Holds);
     check(id, reference(behind(), stream(&[(0, OK), (0, OK)])), Expect::Vacuous);
     check(id, reference(retrying(1, |_| ()), stream(REOPENS)), Expect::NotApplicable);
-    let longer = |contract: &mut Contract| contract.circuit.as_mut().unwrap().open_for = ms(200);
+    let longer = |contract: &mut Contract| contract.circuit.stated_mut().expect("stated").open_for = ms(200);
     check(id, claiming(behind(), longer, stream(REOPENS)), Expect::At(10));
     // Doubling open periods: the second one should last 200ms, the subject's lasts 100ms.
     let doubling = |contract: &mut Contract| {
-        contract.circuit_open_shape = OpenShape::Exponential { factor_milli: 2000, max: ms(1000) }
+        contract.circuit.stated_mut().expect("stated").open_shape =
+            OpenShape::Exponential { factor_milli: 2000, max: ms(1000) }
     };
     check(id, claiming(behind(), doubling, stream(REOPENS)), Expect::At(16));
     let capped = |contract: &mut Contract| {
-        contract.circuit_open_shape = OpenShape::Exponential { factor_milli: 2000, max: ms(100) }
+        contract.circuit.stated_mut().expect("stated").open_shape =
+            OpenShape::Exponential { factor_milli: 2000, max: ms(100) }
     };
     check(id, claiming(behind(), capped, stream(REOPENS)), Expect::Holds);
-    let strictly_after = |contract: &mut Contract| contract.circuit_cooldown_tie = CooldownTie::AdmitsAfterEnd;
+    let strictly_after = |contract: &mut Contract| {
+        contract.circuit.stated_mut().expect("stated").cooldown_tie = CooldownTie::AdmitsAfterEnd
+    };
     check(id, claiming(behind(), strictly_after, stream(REOPENS)), Expect::At(10));
 }
 
@@ -123,9 +134,10 @@ fn interrupt_tie_as_declared() {
     let (policy_apart, apart) = interrupted(10, 5);
     check(id, reference(policy_apart, apart), Expect::Vacuous);
     check(id, reference(retrying(3, |_| ()), tie.clone()), Expect::NotApplicable);
-    let silent = |contract: &mut Contract| contract.interrupt_tie = None;
+    let silent = |contract: &mut Contract| contract.timing.interrupt_tie = None;
     check(id, claiming(policy.clone(), silent, tie.clone()), Expect::NotApplicable);
-    let cancellation_first = |contract: &mut Contract| contract.interrupt_tie = Some(InterruptTie::CancellationFirst);
+    let cancellation_first =
+        |contract: &mut Contract| contract.timing.interrupt_tie = Some(InterruptTie::CancellationFirst);
     check(id, claiming(policy, cancellation_first, tie), Expect::At(3));
 }
 
@@ -133,7 +145,7 @@ fn interrupt_tie_as_declared() {
 fn jitter_as_an_explicit_range_and_clipped_at_the_cap() {
     let id = ids::JITTER_WITHIN_BOUNDS;
     let range = |low_milli, high_milli| {
-        move |contract: &mut Contract| contract.jitter = Some(JitterBounds::Range { low_milli, high_milli })
+        move |contract: &mut Contract| contract.delays.jitter = Some(JitterBounds::Range { low_milli, high_milli })
     };
     // The reference without jitter sleeps exactly the 10ms base.
     check(id, claiming(retrying(3, |_| ()), range(500, 1000), single(&[T, OK])), Expect::Holds);
@@ -145,9 +157,9 @@ fn jitter_as_an_explicit_range_and_clipped_at_the_cap() {
     let twenty = Policy::new(3, Backoff::Constant { delay: ms(20) }, ms(20));
     let additive = |clipped| {
         move |contract: &mut Contract| {
-            contract.delay_max = Some(ms(10));
-            contract.jitter = Some(JitterBounds::Additive { ratio_milli: 1000 });
-            contract.jitter_clipped_at_cap = clipped;
+            contract.delays.max = Some(ms(10));
+            contract.delays.jitter = Some(JitterBounds::Additive { ratio_milli: 1000 });
+            contract.delays.jitter_clipped_at_cap = clipped;
         }
     };
     let cap = ids::DELAY_WITHIN_CAP;
@@ -160,7 +172,17 @@ fn unknown_is_not_absent() {
     let id = ids::EVENTUALLY_SUCCEEDS;
     let policy = retrying(3, |_| ());
     check(id, reference(policy.clone(), single(&[T, OK])), Expect::Holds);
-    let unstated = |unstated: Unstated| move |contract: &mut Contract| contract.unstated = unstated;
+    let unstated = |flags: Unstated| {
+        move |contract: &mut Contract| {
+            if flags.circuit {
+                contract.circuit = Declared::Unstated;
+            }
+            if flags.retry_budget {
+                contract.budget = Declared::Unstated;
+            }
+            contract.timing.limit_unstated |= flags.time_limit;
+        }
+    };
     let circuit = Unstated { circuit: true, ..Unstated::default() };
     let budget = Unstated { retry_budget: true, ..Unstated::default() };
     let time = Unstated { time_limit: true, ..Unstated::default() };
@@ -173,6 +195,6 @@ fn unknown_is_not_absent() {
         }
     }
     // An elapsed-time limit may stop retries too.
-    let elapsed = |contract: &mut Contract| contract.retry_elapsed_max = Some(ms(1000));
+    let elapsed = |contract: &mut Contract| contract.timing.retry_elapsed_max = Some(ms(1000));
     check(id, claiming(policy, elapsed, single(&[T, OK])), Expect::NotApplicable);
 }

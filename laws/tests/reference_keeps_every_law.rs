@@ -48,6 +48,7 @@ fn circuit(rng: &mut SplitMix64) -> CircuitContract {
         failure_percent: pick(rng, &[1, 50, 100]),
         open_for: duration(rng, &[0, 10, 50]),
         half_open_probes: pick(rng, &[1, 2, 3]),
+        ..CircuitContract::DEFAULT
     }
 }
 
@@ -71,6 +72,7 @@ fn policy(rng: &mut SplitMix64) -> Policy {
         retry_budget: maybe(rng, |rng| BudgetContract {
             min_retries: pick(rng, &[0, 1, 3]),
             retry_percent: pick(rng, &[0, 20, 100]),
+            ..BudgetContract::default()
         }),
         retry_elapsed_max: maybe(rng, |rng| duration(rng, &[0, 10, 30, 100])),
     }

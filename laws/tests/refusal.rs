@@ -8,9 +8,10 @@ mod support;
 
 use support::*;
 use timelaw_core::reference::{Backoff, Policy};
+use timelaw_core::Declared;
 use timelaw_core::{
     AboveCap, BudgetContract, CallScript, CircuitContract, CircuitPolicy, Contract, CooldownTie, Outcome,
-    RetryAfterCombine, RetryAfterPolicy, Schedule, Unstated,
+    RetryAfterCombine, RetryAfterPolicy, Schedule,
 };
 use timelaw_laws::ids;
 
@@ -21,7 +22,14 @@ fn check(id: &str, run: Run, expect: Expect) {
 
 /// Window 4, opens at 2 results with half of them failed, open for 100ms, `probes` half-open probes.
 fn breaker(min_calls: u32, probes: u32) -> CircuitContract {
-    CircuitContract { window: 4, min_calls, failure_percent: 50, open_for: ms(100), half_open_probes: probes }
+    CircuitContract {
+        window: 4,
+        min_calls,
+        failure_percent: 50,
+        open_for: ms(100),
+        half_open_probes: probes,
+        ..CircuitContract::DEFAULT
+    }
 }
 
 /// One attempt per call, behind `circuit`.
@@ -61,18 +69,20 @@ fn circuit_closed_admits() {
     check(id, broken_breaker(behind(breaker(2, 1)), BreakerBug::None, stream(HEALTHY)), Expect::Holds);
     check(id, broken_breaker(behind(breaker(2, 1)), BreakerBug::RejectsAll, stream(HEALTHY)), Expect::At(1));
     // Claiming a breaker that opens later than the real one: the third call is refused while closed.
-    let later = |contract: &mut Contract| contract.circuit = Some(breaker(3, 1));
+    let later = |contract: &mut Contract| contract.circuit = Declared::Stated(breaker(3, 1));
     check(id, claiming(behind(breaker(2, 1)), later, stream(OPENS_THEN_REJECTS)), Expect::At(10));
     // Consecutive failures: two in a row open it (holds); claiming three is violated.
     let consecutive = |threshold| {
-        move |contract: &mut Contract| contract.circuit_policy = CircuitPolicy::ConsecutiveFailures { threshold }
+        move |contract: &mut Contract| {
+            contract.circuit.stated_mut().expect("stated").policy = CircuitPolicy::ConsecutiveFailures { threshold }
+        }
     };
     let full = CircuitContract { failure_percent: 100, ..breaker(2, 1) };
     check(id, claiming(behind(full), consecutive(2), stream(OPENS_THEN_REJECTS)), Expect::Holds);
     check(id, claiming(behind(full), consecutive(3), stream(OPENS_THEN_REJECTS)), Expect::At(10));
     // A time window of 1ms forgets the first failure by the second: the breaker should stay closed.
     let time_window = |contract: &mut Contract| {
-        contract.circuit_policy = CircuitPolicy::TimeWindow { window: ms(1) };
+        contract.circuit.stated_mut().expect("stated").policy = CircuitPolicy::TimeWindow { window: ms(1) };
     };
     let spaced: &[(u64, Option<Outcome>)] = &[(0, Some(T)), (5, Some(T)), (0, Some(OK))];
     check(id, claiming(behind(full), time_window, stream(spaced)), Expect::At(10));
@@ -99,7 +109,7 @@ fn circuit_probe_slot_freed() {
     check(id, broken_breaker(behind(breaker(2, 1)), bug, stream(CANCELLED_PROBE)), Expect::At(15));
     // When the contract counts a cancelled call as a failure, the cancelled probe reopens the breaker:
     // no slot is freed, so the law has nothing to judge.
-    let counts = |contract: &mut Contract| contract.circuit_counts_cancellation = true;
+    let counts = |contract: &mut Contract| contract.circuit.stated_mut().expect("stated").counts_cancellation = true;
     check(id, claiming(behind(breaker(2, 1)), counts, stream(CANCELLED_PROBE)), Expect::Vacuous);
 }
 
@@ -107,13 +117,15 @@ fn circuit_probe_slot_freed() {
 fn cooldown_tie_and_cancellation_as_failure_move_the_model() {
     // Claiming "rejects until the open period is over": the reference's probe at exactly 100ms is a call
     // dispatched while open.
-    let after_end = |contract: &mut Contract| contract.circuit_cooldown_tie = CooldownTie::AdmitsAfterEnd;
+    let after_end = |contract: &mut Contract| {
+        contract.circuit.stated_mut().expect("stated").cooldown_tie = CooldownTie::AdmitsAfterEnd
+    };
     let id = ids::CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH;
     check(id, reference(behind(breaker(2, 1)), stream(PROBE_CLOSES)), Expect::Vacuous);
     check(id, claiming(behind(breaker(2, 1)), after_end, stream(PROBE_CLOSES)), Expect::At(11));
     // Claiming that a cancelled call is a failure: the cancelled probe reopens the modelled breaker, and
     // the reference dispatches the next call.
-    let counts = |contract: &mut Contract| contract.circuit_counts_cancellation = true;
+    let counts = |contract: &mut Contract| contract.circuit.stated_mut().expect("stated").counts_cancellation = true;
     check(id, claiming(behind(breaker(2, 1)), counts, stream(CANCELLED_PROBE)), Expect::At(15));
 }
 
@@ -134,24 +146,24 @@ fn retrying(max_attempts: u32, edit: impl FnOnce(&mut Policy)) -> Policy {
 #[test]
 fn retry_budget_admits_with_room() {
     let id = ids::RETRY_BUDGET_ADMITS_WITH_ROOM;
-    let budget = |min_retries| BudgetContract { min_retries, retry_percent: 0 };
+    let budget = |min_retries| BudgetContract { min_retries, retry_percent: 0, ..BudgetContract::default() };
     let two = quick(3, |p| p.retry_budget = Some(budget(2)));
     let three_calls = calls(&[&[T, T, OK], &[T, OK], &[OK]]);
     check(id, reference(two.clone(), three_calls.clone()), Expect::Holds);
     check(id, reference(two.clone(), calls(&[&[T, OK]])), Expect::Vacuous);
     check(id, reference(quick(3, |_| ()), three_calls.clone()), Expect::NotApplicable);
     // An upper bound only (like tower's budget): not applicable.
-    let bound_only = |contract: &mut Contract| contract.retry_budget_admits = false;
+    let bound_only = |contract: &mut Contract| contract.budget.stated_mut().expect("stated").admits = false;
     check(id, claiming(two.clone(), bound_only, three_calls.clone()), Expect::NotApplicable);
     // A budget of 2 claiming 3: the third retry is refused with room.
-    let more = |contract: &mut Contract| contract.retry_budget = Some(budget(3));
+    let more = |contract: &mut Contract| contract.budget.stated_mut().expect("stated").min_retries = 3;
     check(id, claiming(two.clone(), more, three_calls.clone()), Expect::At(15));
     // Claiming a 1ms window: by the second call the first call's retries have left it.
     let spaced = Schedule::new(vec![
         CallScript::outcomes(&[T, T, OK]),
         CallScript { gap_before: ms(5), ..CallScript::outcomes(&[T, OK]) },
     ]);
-    let window = |contract: &mut Contract| contract.retry_budget_window = Some(ms(1));
+    let window = |contract: &mut Contract| contract.budget.stated_mut().expect("stated").window = Some(ms(1));
     check(id, claiming(two, window, spaced), Expect::At(15));
 }
 
@@ -159,10 +171,13 @@ fn retry_budget_admits_with_room() {
 fn retry_budget_respected_within_its_window() {
     let id = ids::RETRY_BUDGET_RESPECTED;
     let one = |contract: &mut Contract| {
-        contract.retry_budget = Some(BudgetContract { min_retries: 1, retry_percent: 0 });
-        contract.retry_budget_window = Some(ms(1));
+        contract.budget =
+            Declared::Stated(BudgetContract { min_retries: 1, retry_percent: 0, ..BudgetContract::default() });
+        contract.budget.stated_mut().expect("stated").window = Some(ms(1));
     };
-    let two = quick(3, |p| p.retry_budget = Some(BudgetContract { min_retries: 2, retry_percent: 0 }));
+    let two = quick(3, |p| {
+        p.retry_budget = Some(BudgetContract { min_retries: 2, retry_percent: 0, ..BudgetContract::default() })
+    });
     let spaced = |gap| {
         Schedule::new(vec![
             CallScript::outcomes(&[T, OK]),
@@ -184,10 +199,10 @@ fn elapsed_limit_does_not_stop_early() {
     check(id, reference(limit(1000), single(&[OK])), Expect::Vacuous);
     check(id, reference(retrying(4, |_| ()), single(&[T, OK])), Expect::NotApplicable);
     // Unknown is not absent: an unstated breaker may stop retries.
-    let unstated = |contract: &mut Contract| contract.unstated = Unstated { circuit: true, ..Unstated::default() };
+    let unstated = |contract: &mut Contract| contract.circuit = Declared::Unstated;
     check(id, claiming(limit(1000), unstated, single(&[T, OK])), Expect::NotApplicable);
     // Stops at 15ms while promising 1s.
-    let later = |contract: &mut Contract| contract.retry_elapsed_max = Some(ms(1000));
+    let later = |contract: &mut Contract| contract.timing.retry_elapsed_max = Some(ms(1000));
     check(id, claiming(limit(15), later, single(&[T, T, T, OK])), Expect::At(7));
 }
 
@@ -203,7 +218,7 @@ fn rate_limited_retried_below_cap() {
     check(id, reference(no_rate_limits, single(&[rate_limited(5), OK])), Expect::NotApplicable);
     // Claiming it clamps a retry-after above the cap: the reference's giving up is refusing too much.
     let clamps = |contract: &mut Contract| {
-        contract.retry_after =
+        contract.rate.retry_after =
             Some(RetryAfterPolicy { combine: RetryAfterCombine::MaxWithBackoff, above_cap: AboveCap::Clamp })
     };
     check(id, claiming(honoring, clamps, single(&[rate_limited(2000), OK])), Expect::At(3));
@@ -214,16 +229,15 @@ fn no_undeclared_rejection() {
     let id = ids::NO_UNDECLARED_REJECTION;
     check(id, reference(behind(breaker(2, 1)), stream(OPENS_THEN_REJECTS)), Expect::Holds);
     check(id, reference(behind(breaker(2, 1)), stream(HEALTHY)), Expect::Vacuous);
-    let budget = retrying(3, |p| p.retry_budget = Some(BudgetContract { min_retries: 0, retry_percent: 0 }));
+    let budget = retrying(3, |p| {
+        p.retry_budget = Some(BudgetContract { min_retries: 0, retry_percent: 0, ..BudgetContract::default() })
+    });
     check(id, reference(budget.clone(), single(&[T, OK])), Expect::Holds);
     // An unstated breaker is still a breaker.
-    let unstated = |contract: &mut Contract| {
-        contract.circuit = None;
-        contract.unstated.circuit = true;
-    };
+    let unstated = |contract: &mut Contract| contract.circuit = Declared::Unstated;
     check(id, claiming(behind(breaker(2, 1)), unstated, stream(OPENS_THEN_REJECTS)), Expect::Holds);
-    let no_breaker = |contract: &mut Contract| contract.circuit = None;
+    let no_breaker = |contract: &mut Contract| contract.circuit = Declared::Absent;
     check(id, claiming(behind(breaker(2, 1)), no_breaker, stream(OPENS_THEN_REJECTS)), Expect::At(10));
-    let no_budget = |contract: &mut Contract| contract.retry_budget = None;
+    let no_budget = |contract: &mut Contract| contract.budget = Declared::Absent;
     check(id, claiming(budget, no_budget, single(&[T, OK])), Expect::At(3));
 }

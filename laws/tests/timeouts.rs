@@ -5,7 +5,7 @@ mod support;
 
 use support::*;
 use timelaw_core::reference::{Backoff, Policy};
-use timelaw_core::{CallScript, Contract, Outcome, Schedule, TieRule};
+use timelaw_core::{CallScript, Contract, Outcome, RetryContract, Schedule, TieRule};
 use timelaw_laws::ids;
 
 #[track_caller]
@@ -31,7 +31,10 @@ fn cancelled(millis: u64, outcomes: &[Outcome]) -> Schedule {
 
 /// The naive loop's promise with an attempt timeout.
 fn timed_promise(max_attempts: u32, millis: u64, tie: TieRule) -> Contract {
-    Contract { attempt_timeout: Some(ms(millis)), timeout_tie: tie, ..promise(max_attempts, ms(10)) }
+    let mut promise = promise(max_attempts, ms(10));
+    promise.timing.attempt_timeout = Some(ms(millis));
+    promise.timing.timeout_tie = tie;
+    promise
 }
 
 #[test]
@@ -83,7 +86,11 @@ fn deadline_respected() {
     check(id, reference(deadline(1, 0), single(&[OK])), Expect::Holds);
     check(id, reference(deadline(3, 1000), single(&[T, OK])), Expect::Vacuous);
     check(id, reference(policy(3), single(&[T])), Expect::NotApplicable);
-    let claims = Contract { deadline: Some(ms(25)), ..promise(5, ms(10)) };
+    let claims = {
+        let mut promise = promise(5, ms(10));
+        promise.timing.deadline = Some(ms(25));
+        promise
+    };
     check(id, naive(claims, Bug::None, single(&[T, T, T, T])), Expect::Holds);
     check(id, naive(claims, Bug::IgnoresDeadline, single(&[T, T, T, T])), Expect::At(13));
     check(id, naive(claims, Bug::IgnoresDeadline, timed(&[(40, OK)])), Expect::At(3));
@@ -98,7 +105,11 @@ fn cancellation_stops_work() {
     check(id, reference(policy(3), cancelled(100, &[T, OK])), Expect::Vacuous);
     check(id, reference(policy(3), single(&[T, OK])), Expect::Vacuous);
     check(id, naive(promise(3, ms(10)), Bug::None, cancelled(5, &[T])), Expect::NotApplicable);
-    let honors = Contract { honors_cancellation: true, ..promise(3, ms(10)) };
+    let honors = {
+        let mut promise = promise(3, ms(10));
+        promise.timing.honors_cancellation = true;
+        promise
+    };
     check(id, naive(honors, Bug::None, cancelled(15, &[T, T, OK])), Expect::Holds);
     check(id, naive(honors, Bug::IgnoresCancellation, cancelled(15, &[T, T, OK])), Expect::At(10));
 }
@@ -111,10 +122,14 @@ fn timeout_does_not_end_stream() {
     check(id, reference(timeout(1, 5), single(&[HANG])), Expect::Vacuous);
     check(id, reference(timeout(1, 5), calls(&[&[T], &[OK]])), Expect::Vacuous);
     check(id, naive(timed_promise(1, 5, TieRule::Expired), Bug::None, calls(&[&[HANG], &[OK]])), Expect::NotApplicable);
-    let stream = Contract { serves_stream: true, ..timed_promise(1, 5, TieRule::Expired) };
+    let stream = {
+        let mut promise = timed_promise(1, 5, TieRule::Expired);
+        promise.timing.serves_stream = true;
+        promise
+    };
     check(id, naive(stream, Bug::None, calls(&[&[HANG], &[OK]])), Expect::Holds);
     check(id, naive(stream, Bug::StopsAfterTimeout, calls(&[&[HANG], &[OK]])), Expect::At(3));
     check(id, naive(stream, Bug::StopsAfterTimeout, calls(&[&[OK], &[HANG], &[OK]])), Expect::At(7));
-    let retrying = Contract { max_attempts: Some(2), ..stream };
+    let retrying = Contract { retry: RetryContract { max_attempts: Some(2), ..stream.retry }, ..stream };
     check(id, naive(retrying, Bug::PanicsOnRetry, calls(&[&[HANG], &[OK]])), Expect::Inconclusive);
 }

@@ -35,7 +35,7 @@ pub(super) fn adapt<C: Clone>(
     for (from, to) in boundary_moves(old, new) {
         remap(&mut schedule, from, to);
     }
-    if old.attempt_timeout.is_some() && new.attempt_timeout.is_none() {
+    if old.timing.attempt_timeout.is_some() && new.timing.attempt_timeout.is_none() {
         let trace = trace();
         let mut translated = candidate.schedule.clone();
         timeouts_to_transients(&mut translated, &trace, violated_at);
@@ -55,7 +55,7 @@ pub(super) fn adapt<C: Clone>(
 /// worth its run first: every moved boundary moved down and no timeout went (which needs a run of the
 /// subject and may write attempts out).
 pub(super) fn adapted_first(old: &Contract, new: &Contract) -> bool {
-    let timeout_removed = old.attempt_timeout.is_some() && new.attempt_timeout.is_none();
+    let timeout_removed = old.timing.attempt_timeout.is_some() && new.timing.attempt_timeout.is_none();
     let moves = boundary_moves(old, new);
     !timeout_removed && !moves.is_empty() && moves.iter().all(|(from, to)| to < from)
 }
@@ -63,12 +63,12 @@ pub(super) fn adapted_first(old: &Contract, new: &Contract) -> bool {
 /// Pairs (old value, new value) of every boundary the config change moved.
 fn boundary_moves(old: &Contract, new: &Contract) -> Vec<(VDuration, VDuration)> {
     let pairs = [
-        (old.attempt_timeout, new.attempt_timeout),
-        (old.deadline, new.deadline),
-        (old.delay_max, new.delay_max),
-        (old.sleep_budget, new.sleep_budget),
-        (old.retry_elapsed_max, new.retry_elapsed_max),
-        (old.circuit.map(|c| c.open_for), new.circuit.map(|c| c.open_for)),
+        (old.timing.attempt_timeout, new.timing.attempt_timeout),
+        (old.timing.deadline, new.timing.deadline),
+        (old.delays.max, new.delays.max),
+        (old.delays.sleep_budget, new.delays.sleep_budget),
+        (old.timing.retry_elapsed_max, new.timing.retry_elapsed_max),
+        (old.circuit.into_stated().map(|c| c.open_for), new.circuit.into_stated().map(|c| c.open_for)),
     ];
     pairs
         .into_iter()

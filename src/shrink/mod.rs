@@ -8,8 +8,9 @@
 //! most aggressive first; when a simpler config alone loses the failure it is tried again with the
 //! schedule adapted: durations on a moved boundary move with it, and attempts that timed out under a
 //! removed timeout become transient failures), `shrink_numbers` (each number of the config at its
-//! minimum, then one above it, then one lower than now, then by binary search to the smallest value that still fails; then each
-//! group of equal numbers together), `simplify_calls` (no gap, no cancellation, idempotent),
+//! minimum, then one above it, then one lower than now, then by binary search to the smallest value
+//! that still fails; then each group of equal numbers together, and each pair of near numbers by one
+//! amount), `simplify_calls` (no gap, no cancellation, idempotent),
 //! `simplify_outcomes` (toward `ok`, `transient`, `fatal`, `rate_limited`, `hang` in that order; a hang
 //! given up either at once or after the attempt timeout, the instant the timeout cut it),
 //! `rewrite_pairs` (two adjacent steps given new outcomes at once, with a smaller sum of ranks:

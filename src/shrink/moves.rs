@@ -163,7 +163,7 @@ fn detail_moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>, o
         for (edit, next) in ["no cancellation", "idempotent", "no gap"].into_iter().zip(edited) {
             push(out, format!("call {call}: {edit}"), next);
         }
-        let timeout = subject.contract(&case.config).attempt_timeout;
+        let timeout = subject.contract(&case.config).timing.attempt_timeout;
         for (index, &step) in case.schedule.calls[call].steps.iter().enumerate() {
             for simpler in simpler_steps(step, timeout) {
                 let mut next = case.clone();

@@ -1,7 +1,7 @@
 //! The shrink pass over the config's numbers (`shrink_numbers`): each number the domain lists
 //! ([`ConfigDomain::config_numbers`]: counts, percentages, durations in nanoseconds) is tried at its
-//! minimum, then one above its minimum, then one lower than now (when that loses the failure the number stays: a binary search assumes no
-//! smaller value fails either), then by binary search to the smallest value that still fails, so a
+//! minimum, then one above its minimum, then one lower than now (when that loses the failure the
+//! number stays: a binary search assumes no smaller value fails either), then by binary search to the smallest value that still fails, so a
 //! duration reaches its exact boundary, to the nanosecond. Numbers of equal value (a deadline equal to
 //! a delay and its cap) are then lowered together the same way, and pairs a little apart (a cap of
 //! 11 ns over an initial delay of 10 ns) by one amount, keeping their difference: the coupled moves
@@ -103,8 +103,8 @@ pub(super) fn tied_groups(numbers: &[ConfigNumber]) -> Vec<Vec<usize>> {
 }
 
 /// Lowers the numbers `indices` (equal values) together: to the largest minimum among them, then to
-/// one above it, then one lower than now (when that loses the failure, so would any smaller value, by the binary search's own
-/// assumption, and the search is skipped), then by binary search in between.
+/// one above it, then one lower than now (when that loses the failure, so would any smaller value, by
+/// the binary search's own assumption, and the search is skipped), then by binary search in between.
 fn lower_numbers<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, indices: &[usize]) -> bool {
     let numbers = shrinker.subject.config_numbers(&shrinker.best.config);
     let Some(value) = indices.first().and_then(|&index| numbers.get(index)).map(|number| number.value) else {

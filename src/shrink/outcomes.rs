@@ -74,7 +74,7 @@ pub(super) fn simplify_outcomes<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinke
     let mut progress = false;
     for call in 0..shrinker.best.schedule.calls.len() {
         for index in 0..shrinker.best.schedule.calls[call].steps.len() {
-            let timeout = shrinker.contract().attempt_timeout;
+            let timeout = shrinker.contract().timing.attempt_timeout;
             for step in simpler_steps(shrinker.best.schedule.calls[call].steps[index], timeout) {
                 let mut candidate = shrinker.best.clone();
                 candidate.schedule.calls[call].steps[index] = step;

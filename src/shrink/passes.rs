@@ -224,13 +224,13 @@ pub(super) fn write<C: Clone>(case: &Case<C>, slot: Slot, value: VDuration) -> C
 /// The contract values a duration is worth trying before a binary search, smallest first.
 pub(super) fn boundaries(contract: &Contract) -> Vec<VDuration> {
     let mut values: Vec<VDuration> = [
-        contract.attempt_timeout,
-        contract.attempt_timeout.map(|t| t.saturating_sub(VDuration::from_nanos(1))),
-        contract.delay_max,
-        contract.delay_min,
-        contract.deadline,
-        contract.sleep_budget,
-        contract.circuit.map(|c| c.open_for),
+        contract.timing.attempt_timeout,
+        contract.timing.attempt_timeout.map(|t| t.saturating_sub(VDuration::from_nanos(1))),
+        contract.delays.max,
+        contract.delays.min,
+        contract.timing.deadline,
+        contract.delays.sleep_budget,
+        contract.circuit.into_stated().map(|c| c.open_for),
     ]
     .into_iter()
     .flatten()

@@ -21,7 +21,7 @@ pub(super) fn time_taken_out<S: ConfigDomain + ?Sized>(
     }
     let limits_of = |config: &S::Config| {
         let contract = subject.contract(config);
-        [contract.deadline, contract.retry_elapsed_max]
+        [contract.timing.deadline, contract.timing.retry_elapsed_max]
     };
     let before = limits_of(&case.config);
     let values: Vec<u64> =

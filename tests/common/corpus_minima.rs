@@ -47,7 +47,14 @@ fn rate_limited(retry_after: VDuration) -> Schedule {
 
 /// A breaker of window 1 opening on one failure.
 fn breaker(failure_percent: u32, open_for: VDuration) -> Policy {
-    let circuit = CircuitContract { window: 1, min_calls: 1, failure_percent, open_for, half_open_probes: 1 };
+    let circuit = CircuitContract {
+        window: 1,
+        min_calls: 1,
+        failure_percent,
+        open_for,
+        half_open_probes: 1,
+        ..CircuitContract::DEFAULT
+    };
     Policy { circuit: Some(circuit), ..attempts(1, ZERO) }
 }
 
@@ -158,7 +165,7 @@ fn state_minimum(slip: Slip) -> Option<(Policy, Schedule)> {
         Slip::BreakerOpenedAtCallStart => (breaker(1, NS), failure_then_call(NS)),
         // A budget of no retries; the slip allows one.
         Slip::BudgetOffByOne => {
-            let budget = BudgetContract { min_retries: 0, retry_percent: 0 };
+            let budget = BudgetContract { min_retries: 0, retry_percent: 0, ..BudgetContract::default() };
             (Policy { retry_budget: Some(budget), ..attempts(2, ZERO) }, transients(1))
         }
         // Cancelled at once: the slip still dispatches the first attempt.

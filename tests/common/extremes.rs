@@ -6,7 +6,9 @@
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use timelaw::core::{Abort, AttemptResult, CallResult, Contract, ErrorKind, Outcome, Subject, VDuration, World};
+use timelaw::core::{
+    Abort, AttemptResult, CallResult, Contract, ErrorKind, Outcome, RetryContract, Subject, VDuration, World,
+};
 use timelaw::generators::{Choices, Describe, Swarm};
 
 /// The defect.
@@ -53,7 +55,10 @@ impl Subject for PlantedExtreme {
     }
 
     fn contract(&self, config: &ExtremeConfig) -> Contract {
-        Contract { max_attempts: Some(config.max_attempts), ..Contract::default() }
+        Contract {
+            retry: RetryContract { max_attempts: Some(config.max_attempts), ..RetryContract::default() },
+            ..Contract::default()
+        }
     }
 
     fn run(&self, config: &ExtremeConfig, world: &mut World<'_>) -> Result<(), Abort> {

@@ -5,7 +5,9 @@
 #![allow(dead_code)]
 
 use serde::{Deserialize, Serialize};
-use timelaw::core::{Abort, AttemptResult, CallResult, Contract, ErrorKind, Outcome, Subject, VDuration, World};
+use timelaw::core::{
+    Abort, AttemptResult, CallResult, Contract, ErrorKind, Outcome, RetryContract, Subject, VDuration, World,
+};
 use timelaw::generators::{Choices, Describe, Swarm};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -48,7 +50,10 @@ impl Subject for Spin {
         }
     }
     fn contract(&self, config: &SpinConfig) -> Contract {
-        Contract { max_attempts: Some(config.max_attempts), ..Contract::default() }
+        Contract {
+            retry: RetryContract { max_attempts: Some(config.max_attempts), ..RetryContract::default() },
+            ..Contract::default()
+        }
     }
     fn run(&self, config: &SpinConfig, world: &mut World<'_>) -> Result<(), Abort> {
         world.for_each_call(|world, _| {

@@ -4,7 +4,9 @@
 #![allow(dead_code)]
 
 use timelaw::core::reference::{next_delay, Policy, Reference};
-use timelaw::core::{Abort, AttemptResult, CallResult, Contract, ErrorKind, Outcome, Subject, TieRule, World};
+use timelaw::core::{
+    Abort, AttemptResult, CallResult, Contract, Declared, ErrorKind, Outcome, Subject, TieRule, World,
+};
 
 /// The defect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,16 +62,15 @@ impl Subject for Planted {
 
     /// The reference contract without the mechanisms this small loop does not implement.
     fn contract(&self, policy: &Policy) -> Contract {
-        Contract {
-            deadline: None,
-            sleep_budget: None,
-            circuit: None,
-            retry_budget: None,
-            honors_retry_after: false,
-            respects_idempotency: false,
-            honors_cancellation: false,
-            ..Reference.contract(policy)
-        }
+        let mut promise = Reference.contract(policy);
+        promise.retry.respects_idempotency = false;
+        promise.delays.sleep_budget = None;
+        promise.timing.deadline = None;
+        promise.timing.honors_cancellation = false;
+        promise.rate.honors_retry_after = false;
+        promise.circuit = Declared::Absent;
+        promise.budget = Declared::Absent;
+        promise
     }
 
     fn run(&self, policy: &Policy, world: &mut World<'_>) -> Result<(), Abort> {

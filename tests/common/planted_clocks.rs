@@ -5,8 +5,8 @@
 
 use timelaw::core::reference::{next_delay, Policy, Reference};
 use timelaw::core::{
-    Abort, AttemptResult, CallInfo, CallResult, ClockContract, Contract, Diagnostic, ErrorKind, Outcome, Subject,
-    TieRule, VDuration, VInstant, WallInstant, World,
+    Abort, AttemptResult, CallInfo, CallResult, ClockContract, Contract, Declared, Diagnostic, ErrorKind, Outcome,
+    Subject, TieRule, VDuration, VInstant, WallInstant, World,
 };
 
 /// The defect.
@@ -61,17 +61,16 @@ impl Subject for ClockPlanted {
     /// The reference contract without what this loop does not implement, every limit on the monotonic
     /// clock and a failed read counting as expired.
     fn contract(&self, policy: &Policy) -> Contract {
-        Contract {
-            deadline: None,
-            sleep_budget: None,
-            circuit: None,
-            retry_budget: None,
-            honors_retry_after: false,
-            respects_idempotency: false,
-            honors_cancellation: false,
-            clocks: Some(ClockContract::MONOTONIC),
-            ..Reference.contract(policy)
-        }
+        let mut promise = Reference.contract(policy);
+        promise.retry.respects_idempotency = false;
+        promise.delays.sleep_budget = None;
+        promise.timing.deadline = None;
+        promise.timing.honors_cancellation = false;
+        promise.timing.clocks = Some(ClockContract::MONOTONIC);
+        promise.rate.honors_retry_after = false;
+        promise.circuit = Declared::Absent;
+        promise.budget = Declared::Absent;
+        promise
     }
 
     fn run(&self, policy: &Policy, world: &mut World<'_>) -> Result<(), Abort> {

@@ -4,8 +4,8 @@
 
 use timelaw::core::reference::{next_delay, Policy, Reference};
 use timelaw::core::{
-    Abort, AttemptResult, CallInfo, CallResult, Contract, ErrorKind, Outcome, Subject, TieRule, VDuration, VInstant,
-    Wake, World,
+    Abort, AttemptResult, CallInfo, CallResult, Contract, Declared, ErrorKind, Outcome, Subject, TieRule, VDuration,
+    VInstant, Wake, World,
 };
 
 /// The defect.
@@ -46,16 +46,15 @@ impl Subject for ElapsedPlanted {
 
     /// The reference contract without the mechanisms this loop does not implement.
     fn contract(&self, policy: &Policy) -> Contract {
-        Contract {
-            sleep_budget: None,
-            circuit: None,
-            retry_budget: None,
-            honors_retry_after: false,
-            retry_after: None,
-            respects_idempotency: false,
-            clocks: None,
-            ..Reference.contract(policy)
-        }
+        let mut promise = Reference.contract(policy);
+        promise.retry.respects_idempotency = false;
+        promise.delays.sleep_budget = None;
+        promise.timing.clocks = None;
+        promise.rate.honors_retry_after = false;
+        promise.rate.retry_after = None;
+        promise.circuit = Declared::Absent;
+        promise.budget = Declared::Absent;
+        promise
     }
 
     fn run(&self, policy: &Policy, world: &mut World<'_>) -> Result<(), Abort> {

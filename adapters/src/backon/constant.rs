@@ -70,13 +70,14 @@ impl AdapterConfig for BackonConstantConfig {
     ///   "a random value" to the delay, which the crate draws from `0..delay` (the same bound its other
     ///   builders document).
     fn contract(&self) -> Contract {
-        let contract = Contract {
-            max_attempts: attempts(self.max_times),
-            delay_min: Some(VDuration::from_std(self.delay)),
-            delay_max: Some(VDuration::from_std(self.delay)),
-            backoff: Some(BackoffShape::Constant { delay: VDuration::from_std(self.delay) }),
-            jitter: Some(jitter_bounds(self.jitter)),
-            ..loop_contract()
+        let contract = {
+            let mut promise = loop_contract();
+            promise.retry.max_attempts = attempts(self.max_times);
+            promise.delays.min = Some(VDuration::from_std(self.delay));
+            promise.delays.max = Some(VDuration::from_std(self.delay));
+            promise.delays.backoff = Some(BackoffShape::Constant { delay: VDuration::from_std(self.delay) });
+            promise.delays.jitter = Some(jitter_bounds(self.jitter));
+            promise
         };
         super::with_jitter_tolerance(contract, self.jitter)
     }

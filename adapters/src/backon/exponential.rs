@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use backon::{BackoffBuilder, ExponentialBuilder};
 use serde::{Deserialize, Serialize};
-use timelaw_core::{BackoffShape, Contract, FloatFactor, VDuration};
+use timelaw_core::{BackoffShape, Contract, DelayContract, FloatFactor, RetryContract, VDuration};
 use timelaw_generators::choice::optional;
 use timelaw_generators::{Choices, Swarm};
 
@@ -130,20 +130,24 @@ impl AdapterConfig for BackonExponentialConfig {
     ///   duration would exceed `total_delay`.").
     /// - `delay_tolerance`: backon multiplies in `f32`.
     fn contract(&self) -> Contract {
+        let base = loop_contract();
         let contract = Contract {
-            max_attempts: attempts(self.max_times),
-            delay_min: Some(VDuration::from_std(self.min_delay.min(self.max_delay.unwrap_or(Duration::MAX)))),
-            delay_max: self.max_delay.map(VDuration::from_std),
-            // The factor exactly as backon holds it (an `f32`, converted exactly), not rounded to thousandths.
-            backoff: Some(BackoffShape::ExponentialFloat {
-                initial_nanos: self.min_delay.as_nanos(),
-                factor: FloatFactor(f64::from(self.factor.0)),
-            }),
-            jitter: Some(jitter_bounds(self.jitter)),
-            sleep_budget: self.total_delay.map(VDuration::from_std),
-            ..loop_contract()
+            retry: RetryContract { max_attempts: attempts(self.max_times), ..base.retry },
+            delays: DelayContract {
+                min: Some(VDuration::from_std(self.min_delay.min(self.max_delay.unwrap_or(Duration::MAX)))),
+                max: self.max_delay.map(VDuration::from_std),
+                // The factor exactly as backon holds it (an `f32`, converted exactly), not rounded to thousandths.
+                backoff: Some(BackoffShape::ExponentialFloat {
+                    initial_nanos: self.min_delay.as_nanos(),
+                    factor: FloatFactor(f64::from(self.factor.0)),
+                }),
+                jitter: Some(jitter_bounds(self.jitter)),
+                sleep_budget: self.total_delay.map(VDuration::from_std),
+                ..base.delays
+            },
+            ..base
         };
-        Contract { delay_tolerance: float_tolerance(&contract), ..contract }
+        Contract { delays: DelayContract { tolerance: float_tolerance(&contract), ..contract.delays }, ..contract }
     }
 
     fn simpler(&self) -> Vec<BackonExponentialConfig> {

@@ -92,13 +92,14 @@ impl AdapterConfig for BackonFibonacciConfig {
     /// - `backoff`: Fibonacci multiples of `min_delay` (1, 1, 2, 3, 5, ...); jitter "between
     ///   `(0, current_delay)`" (`with_jitter`).
     fn contract(&self) -> Contract {
-        let contract = Contract {
-            max_attempts: attempts(self.max_times),
-            delay_min: Some(VDuration::from_std(self.min_delay.min(self.max_delay.unwrap_or(Duration::MAX)))),
-            delay_max: self.max_delay.map(VDuration::from_std),
-            backoff: Some(BackoffShape::Fibonacci { initial: VDuration::from_std(self.min_delay) }),
-            jitter: Some(jitter_bounds(self.jitter)),
-            ..loop_contract()
+        let contract = {
+            let mut promise = loop_contract();
+            promise.retry.max_attempts = attempts(self.max_times);
+            promise.delays.min = Some(VDuration::from_std(self.min_delay.min(self.max_delay.unwrap_or(Duration::MAX))));
+            promise.delays.max = self.max_delay.map(VDuration::from_std);
+            promise.delays.backoff = Some(BackoffShape::Fibonacci { initial: VDuration::from_std(self.min_delay) });
+            promise.delays.jitter = Some(jitter_bounds(self.jitter));
+            promise
         };
         super::with_jitter_tolerance(contract, self.jitter)
     }

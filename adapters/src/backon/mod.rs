@@ -91,7 +91,10 @@ pub(crate) fn jitter_bounds(jitter: bool) -> JitterBounds {
 pub(crate) fn with_jitter_tolerance(contract: timelaw_core::Contract, jitter: bool) -> timelaw_core::Contract {
     let delay_tolerance =
         if jitter { timelaw_core::float::float_tolerance(&contract) } else { timelaw_core::VDuration::ZERO };
-    timelaw_core::Contract { delay_tolerance, ..contract }
+    timelaw_core::Contract {
+        delays: timelaw_core::DelayContract { tolerance: delay_tolerance, ..contract.delays },
+        ..contract
+    }
 }
 
 /// `max_times`: the default 3, a drawn count, or `None` (`without_max_times`).
@@ -117,3 +120,5 @@ pub(crate) fn attempts(max_times: Option<u32>) -> Option<u32> {
 pub(crate) fn times(max_times: u32) -> usize {
     max_times as usize
 }
+
+// IMPORTS NEEDED: DelayContract

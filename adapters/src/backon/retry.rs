@@ -88,7 +88,10 @@ impl AdapterConfig for BackonRetryConfig {
     ///   The jitter is not clipped at the cap (`with_jitter` adds up to the current delay after the cap).
     fn contract(&self) -> Contract {
         let retry_after = RetryAfterPolicy { combine: RetryAfterCombine::Ignored, above_cap: AboveCap::GiveUp };
-        Contract { notifies: self.notify, retry_after: Some(retry_after), ..self.backoff.contract() }
+        let mut promise = self.backoff.contract();
+        promise.delays.notifies = self.notify;
+        promise.rate.retry_after = Some(retry_after);
+        promise
     }
 
     fn simpler(&self) -> Vec<BackonRetryConfig> {

@@ -57,12 +57,11 @@ impl AdapterConfig for TokioRetry2RetryConfig {
             true => policy,
             false => RetryAfterPolicy { combine: RetryAfterCombine::Ignored, above_cap: AboveCap::GiveUp },
         };
-        Contract {
-            notifies: self.notify,
-            honors_retry_after: self.retry_after,
-            retry_after: Some(retry_after),
-            ..self.strategy.contract()
-        }
+        let mut promise = self.strategy.contract();
+        promise.delays.notifies = self.notify;
+        promise.rate.honors_retry_after = self.retry_after;
+        promise.rate.retry_after = Some(retry_after);
+        promise
     }
 
     fn simpler(&self) -> Vec<TokioRetry2RetryConfig> {

@@ -52,14 +52,13 @@ fn millis(ms: u64) -> VDuration {
 /// The contract of a strategy behind the loop: `take + 1` attempts, the shape, the cap ("No single
 /// retry delay will be longer than this `Duration`."), no jitter.
 fn strategy_contract(take: Option<u32>, shape: BackoffShape, cap: Option<VDuration>, first: VDuration) -> Contract {
-    Contract {
-        max_attempts: take.map(|take| take.saturating_add(1)),
-        delay_min: Some(first.min(cap.unwrap_or(VDuration::MAX))),
-        delay_max: cap,
-        backoff: Some(shape),
-        jitter: Some(JitterBounds::None),
-        ..loop_contract()
-    }
+    let mut promise = loop_contract();
+    promise.retry.max_attempts = take.map(|take| take.saturating_add(1));
+    promise.delays.min = Some(first.min(cap.unwrap_or(VDuration::MAX)));
+    promise.delays.max = cap;
+    promise.delays.backoff = Some(shape);
+    promise.delays.jitter = Some(JitterBounds::None);
+    promise
 }
 
 /// `ExponentialBackoff::from_millis(base).factor(factor).max_delay(max)`, then `.take(take)`.
@@ -189,7 +188,9 @@ impl AdapterConfig for ExponentialFactorStrategy {
         let factor = FloatFactor(self.base_factor.0);
         let shape = BackoffShape::ExponentialFloat { initial_nanos: u128::from(first.as_nanos()), factor };
         let cap = Some(self.max_delay.map_or(ceiling, |max| VDuration::from_std(max).min(ceiling)));
-        Contract { delay_tolerance: MS, ..strategy_contract(self.take, shape, cap, first) }
+        let mut promise = strategy_contract(self.take, shape, cap, first);
+        promise.delays.tolerance = MS;
+        promise
     }
 
     fn simpler(&self) -> Vec<ExponentialFactorStrategy> {

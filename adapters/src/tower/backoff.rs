@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use timelaw_core::{
-    Abort, BackoffShape, CallInfo, CallResult, Contract, Outcome, SplitMix64, Subject, VDuration, World,
+    Abort, BackoffShape, CallInfo, CallResult, Contract, DelayContract, Outcome, SplitMix64, Subject, VDuration, World,
 };
 use timelaw_generators::{Choices, Swarm};
 use tower::retry::backoff::{Backoff, ExponentialBackoff, ExponentialBackoffMaker, MakeBackoff};
@@ -122,17 +122,19 @@ impl AdapterConfig for TowerBackoffConfig {
     fn contract(&self) -> Contract {
         let ratio_milli = (self.jitter.0 * 1000.0).ceil() as u64; // Saturating cast; the domain keeps it <= 100_000.
         let min = VDuration::from_std(self.min);
-        let contract = Contract {
-            max_attempts: Some(self.max_retries.saturating_add(1)),
-            delay_min: Some(min),
-            delay_max: self.max.map(VDuration::from_std),
-            backoff: Some(BackoffShape::Exponential { initial: min, factor_milli: 2000 }),
-            jitter: Some(if ratio_milli == 0 { JitterBounds::None } else { JitterBounds::Additive { ratio_milli } }),
-            jitter_clipped_at_cap: true,
-            ..loop_contract()
+        let contract = {
+            let mut promise = loop_contract();
+            promise.retry.max_attempts = Some(self.max_retries.saturating_add(1));
+            promise.delays.min = Some(min);
+            promise.delays.max = self.max.map(VDuration::from_std);
+            promise.delays.backoff = Some(BackoffShape::Exponential { initial: min, factor_milli: 2000 });
+            promise.delays.jitter =
+                Some(if ratio_milli == 0 { JitterBounds::None } else { JitterBounds::Additive { ratio_milli } });
+            promise.delays.jitter_clipped_at_cap = true;
+            promise
         };
         let tolerance = if ratio_milli == 0 { VDuration::ZERO } else { float_tolerance(&contract) };
-        Contract { delay_tolerance: tolerance, ..contract }
+        Contract { delays: DelayContract { tolerance, ..contract.delays }, ..contract }
     }
 
     fn simpler(&self) -> Vec<TowerBackoffConfig> {

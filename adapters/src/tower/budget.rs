@@ -8,7 +8,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use timelaw_core::exec::{run_async, AsyncWorld};
 use timelaw_core::{
-    Abort, AttemptResult, BudgetContract, CallInfo, CallResult, Contract, Outcome, Rejection, Subject, VDuration, World,
+    Abort, AttemptResult, BudgetContract, CallInfo, CallResult, Contract, Declared, Outcome, Rejection, Subject,
+    VDuration, World,
 };
 use timelaw_generators::{Choices, Swarm};
 use tower::retry::budget::{Budget, TpsBudget};
@@ -124,11 +125,14 @@ impl AdapterConfig for TowerBudgetConfig {
     fn contract(&self) -> Contract {
         let reserve = u128::from(self.min_per_sec) * self.ttl.as_nanos() / 1_000_000_000;
         let min_retries = u32::try_from(reserve).unwrap_or(u32::MAX);
-        Contract {
-            retry_budget: Some(BudgetContract { min_retries, retry_percent: self.percent() }),
-            honors_cancellation: false,
-            ..loop_contract()
-        }
+        let mut promise = loop_contract();
+        promise.timing.honors_cancellation = false;
+        promise.budget = Declared::Stated(BudgetContract {
+            min_retries,
+            retry_percent: self.percent(),
+            ..BudgetContract::default()
+        });
+        promise
     }
 
     fn simpler(&self) -> Vec<TowerBudgetConfig> {

@@ -5,9 +5,12 @@ use super::budget::RetryBudget;
 use super::circuit::Breaker;
 use super::policy::Policy;
 use crate::clock::ClockContract;
-use crate::contract::{Contract, JitterBounds, TieRule};
+use crate::contract::{
+    BudgetContract, CircuitContract, Contract, Declared, DelayContract, JitterBounds, RateContract, RetryContract,
+    TieRule, TimingContract,
+};
 use crate::mechanisms::{
-    AboveCap, CircuitPolicy, CooldownTie, InterruptTie, OpenShape, RetryAfterCombine, RetryAfterPolicy, Unstated,
+    AboveCap, CircuitPolicy, CooldownTie, InterruptTie, OpenShape, RetryAfterCombine, RetryAfterPolicy,
 };
 use crate::schedule::Outcome;
 use crate::subject::Subject;
@@ -43,46 +46,52 @@ impl Subject for Reference {
             super::Jitter::Full => None,
             super::Jitter::Equal => Some(p.backoff.initial().div(2)),
         };
+        let combine = if p.honor_retry_after { RetryAfterCombine::MaxWithBackoff } else { RetryAfterCombine::Ignored };
+        // The reference's breaker is the plain count window and its budget is exact over the whole case,
+        // whatever refinements a hand-edited config carries (`Policy::validate` refuses those).
+        let circuit = p.circuit.map(|circuit| CircuitContract {
+            policy: CircuitPolicy::CountWindow,
+            open_shape: OpenShape::Constant,
+            cooldown_tie: CooldownTie::AdmitsAtEnd,
+            counts_cancellation: false,
+            ..circuit
+        });
+        let budget = p.retry_budget.map(|budget| BudgetContract { window: None, admits: true, ..budget });
         Contract {
-            max_attempts: Some(p.max_attempts),
-            delay_min,
-            delay_max: Some(p.delay_max),
-            backoff: Some(p.backoff.shape()),
-            jitter: Some(jitter),
-            delay_tolerance: VDuration::ZERO,
-            delay_tolerance_ppb: 0,
-            attempt_timeout: p.attempt_timeout,
-            timeout_tie: TieRule::Expired,
-            deadline: p.deadline,
-            sleep_budget: p.sleep_budget,
-            retry_on: Some(p.retry_on),
-            honors_retry_after: p.honor_retry_after,
-            reports_last_result: true,
-            respects_idempotency: true,
-            honors_cancellation: true,
-            notifies: true,
-            serves_stream: true,
-            circuit: p.circuit,
-            retry_budget: p.retry_budget,
-            clocks: Some(ClockContract::MONOTONIC),
-            retry_elapsed_max: p.retry_elapsed_max,
-            retry_after: Some(RetryAfterPolicy {
-                combine: if p.honor_retry_after {
-                    RetryAfterCombine::MaxWithBackoff
-                } else {
-                    RetryAfterCombine::Ignored
-                },
-                above_cap: AboveCap::GiveUp,
-            }),
-            jitter_clipped_at_cap: true,
-            circuit_policy: CircuitPolicy::CountWindow,
-            circuit_open_shape: OpenShape::Constant,
-            circuit_cooldown_tie: CooldownTie::AdmitsAtEnd,
-            circuit_counts_cancellation: false,
-            retry_budget_window: None,
-            retry_budget_admits: true,
-            interrupt_tie: Some(InterruptTie::DeadlineFirst),
-            unstated: Unstated::default(),
+            retry: RetryContract {
+                max_attempts: Some(p.max_attempts),
+                retry_on: Some(p.retry_on),
+                reports_last_result: true,
+                respects_idempotency: true,
+            },
+            delays: DelayContract {
+                min: delay_min,
+                max: Some(p.delay_max),
+                backoff: Some(p.backoff.shape()),
+                jitter: Some(jitter),
+                jitter_clipped_at_cap: true,
+                tolerance: VDuration::ZERO,
+                tolerance_ppb: 0,
+                sleep_budget: p.sleep_budget,
+                notifies: true,
+            },
+            timing: TimingContract {
+                attempt_timeout: p.attempt_timeout,
+                timeout_tie: TieRule::Expired,
+                deadline: p.deadline,
+                retry_elapsed_max: p.retry_elapsed_max,
+                limit_unstated: false,
+                honors_cancellation: true,
+                interrupt_tie: Some(InterruptTie::DeadlineFirst),
+                serves_stream: true,
+                clocks: Some(ClockContract::MONOTONIC),
+            },
+            rate: RateContract {
+                honors_retry_after: p.honor_retry_after,
+                retry_after: Some(RetryAfterPolicy { combine, above_cap: AboveCap::GiveUp }),
+            },
+            circuit: Declared::from(circuit),
+            budget: Declared::from(budget),
         }
     }
 

@@ -243,6 +243,13 @@ impl Policy {
         }
         if let Some(budget) = self.retry_budget {
             check(budget.retry_percent <= 1000, "retry_budget.retry_percent", budget.retry_percent, "0..=1000")?;
+            let window = budget.window.map_or_else(|| "none".to_owned(), |window| window.to_string());
+            check(
+                budget.window.is_none(),
+                "retry_budget.window",
+                window,
+                "none (the reference's budget spans the case)",
+            )?;
         }
         Ok(())
     }
@@ -252,5 +259,7 @@ fn validate_circuit(c: CircuitContract) -> Result<(), PolicyError> {
     check((1..=MAX_WINDOW).contains(&c.window), "circuit.window", c.window, "1..=128")?;
     check((1..=c.window).contains(&c.min_calls), "circuit.min_calls", c.min_calls, "1..=window")?;
     check((1..=100).contains(&c.failure_percent), "circuit.failure_percent", c.failure_percent, "1..=100")?;
-    check(c.half_open_probes >= 1, "circuit.half_open_probes", c.half_open_probes, "at least 1")
+    check(c.half_open_probes >= 1, "circuit.half_open_probes", c.half_open_probes, "at least 1")?;
+    let refined = format!("{:?}", (c.policy, c.open_shape, c.cooldown_tie, c.counts_cancellation));
+    check(c.is_plain_count_window(), "circuit.policy", refined, "the plain count window with a constant open period")
 }

@@ -48,7 +48,11 @@ pub const SYNC_RETRY: FnSubject<Policy> = subject(
 pub const TOKIO_RETRY: FnSubject<(Policy, VDuration)> = subject(
     "app-tokio-retry",
     |c| (Policy::describe(c, draw::delay_ms), draw::delay_ms(c, draw::SEC).max(draw::MS)),
-    |(p, timeout)| Contract { respects_idempotency: false, ..p.contract().with_attempt_timeout(*timeout, InnerWins) },
+    |(p, timeout)| {
+        let mut promise = p.contract().with_attempt_timeout(*timeout, InnerWins);
+        promise.retry.respects_idempotency = false;
+        promise
+    },
     |(p, t), world| {
         tokio::serve_calls(world, |w, _| async move {
             retry(p, || w.attempt_within(t.to_std()), tokio::retryable_by_default, |d| w.sleep(d)).await

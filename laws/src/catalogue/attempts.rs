@@ -13,26 +13,26 @@ use crate::temporal::{monitor, Check};
 use crate::verdict::Verdict;
 
 fn has_max_attempts(contract: &Contract) -> bool {
-    contract.max_attempts.is_some()
+    contract.retry.max_attempts.is_some()
 }
 
-/// `attempts_within_max`: no call makes more than `max_attempts` attempts, the first included.
+/// `attempts_within_max`: no call makes more than `retry.max_attempts` attempts, the first included.
 ///
-/// - Needs: `max_attempts`.
-/// - Violated at the first `AttemptStart` numbered above `max_attempts`.
+/// - Needs: `retry.max_attempts`.
+/// - Violated at the first `AttemptStart` numbered above `retry.max_attempts`.
 /// - Vacuous when no attempt failed (no call had a reason to retry).
 /// - Example violation: `max_attempts = 3` and a call dispatches a fourth attempt.
 pub const ATTEMPTS_WITHIN_MAX: Law = Law {
     id: ids::ATTEMPTS_WITHIN_MAX,
     title: "a call makes at most max_attempts attempts",
     kind: LawKind::Safety,
-    needs: &["max_attempts"],
+    needs: &["retry.max_attempts"],
     applies: has_max_attempts,
     check: attempts_within_max,
 };
 
 fn attempts_within_max(observation: &Observation<'_>) -> Verdict {
-    let max = observation.contract.max_attempts.unwrap_or(u32::MAX);
+    let max = observation.contract.retry.max_attempts.unwrap_or(u32::MAX);
     monitor(&observation.trace.events, (), |(), event| match event.kind {
         EventKind::AttemptStart if event.attempt > max => Check::Fail(Cow::Owned(format!(
             "call {} made attempt {}, but max_attempts is {max}",
@@ -44,10 +44,10 @@ fn attempts_within_max(observation: &Observation<'_>) -> Verdict {
 }
 
 /// `no_sleep_after_final_attempt`: a call never sleeps in vain. It does not sleep after its
-/// `max_attempts`-th attempt started, and a sleep is always followed by another attempt unless the call
+/// `retry.max_attempts`-th attempt started, and a sleep is always followed by another attempt unless the call
 /// ends `Err(Cancelled)` or `Err(DeadlineExceeded)` (the sleep was cut, or the clock ran out).
 ///
-/// - Needs: `max_attempts`.
+/// - Needs: `retry.max_attempts`.
 /// - Violated at the offending `SleepRequested`.
 /// - Vacuous when there was no sleep and no call reached its last attempt.
 /// - Example violation: the last attempt fails, the subject sleeps 100ms, then returns `Err(Transient)`.
@@ -55,13 +55,13 @@ pub const NO_SLEEP_AFTER_FINAL_ATTEMPT: Law = Law {
     id: ids::NO_SLEEP_AFTER_FINAL_ATTEMPT,
     title: "no sleep after the final attempt or before giving up",
     kind: LawKind::Safety,
-    needs: &["max_attempts"],
+    needs: &["retry.max_attempts"],
     applies: has_max_attempts,
     check: no_sleep_after_final_attempt,
 };
 
 fn no_sleep_after_final_attempt(observation: &Observation<'_>) -> Verdict {
-    let max = observation.contract.max_attempts.unwrap_or(u32::MAX);
+    let max = observation.contract.retry.max_attempts.unwrap_or(u32::MAX);
     let (mut attempts, mut pending_sleep, mut relevant) = (0_u32, None, false);
     for event in &observation.trace.events {
         match event.kind {
@@ -91,10 +91,10 @@ fn no_sleep_after_final_attempt(observation: &Observation<'_>) -> Verdict {
     }
 }
 
-/// `exhausted_retries_return_err`: a call that used all `max_attempts` attempts and whose last attempt
+/// `exhausted_retries_return_err`: a call that used all `retry.max_attempts` attempts and whose last attempt
 /// failed (an error outcome, a timeout or a cancellation) returns `Err`.
 ///
-/// - Needs: `max_attempts`.
+/// - Needs: `retry.max_attempts`.
 /// - Violated at the call's `CallEnd`.
 /// - Vacuous when no call exhausted its attempts.
 /// - Example violation: three transient failures with `max_attempts = 3`, and the call returns `Ok`.
@@ -102,13 +102,13 @@ pub const EXHAUSTED_RETRIES_RETURN_ERR: Law = Law {
     id: ids::EXHAUSTED_RETRIES_RETURN_ERR,
     title: "a call that exhausted its attempts returns Err",
     kind: LawKind::Safety,
-    needs: &["max_attempts"],
+    needs: &["retry.max_attempts"],
     applies: has_max_attempts,
     check: exhausted_retries_return_err,
 };
 
 fn exhausted_retries_return_err(observation: &Observation<'_>) -> Verdict {
-    let max = observation.contract.max_attempts.unwrap_or(u32::MAX);
+    let max = observation.contract.retry.max_attempts.unwrap_or(u32::MAX);
     // (attempts started, whether the last attempt failed)
     monitor(&observation.trace.events, (0_u32, false), |(attempts, last_failed), event| match event.kind {
         EventKind::CallStart { .. } => {
@@ -139,8 +139,8 @@ pub const NON_IDEMPOTENT_NOT_RETRIED: Law = Law {
     id: ids::NON_IDEMPOTENT_NOT_RETRIED,
     title: "a non-idempotent call is attempted at most once",
     kind: LawKind::Safety,
-    needs: &["respects_idempotency"],
-    applies: |contract| contract.respects_idempotency,
+    needs: &["retry.respects_idempotency"],
+    applies: |contract| contract.retry.respects_idempotency,
     check: non_idempotent_not_retried,
 };
 
@@ -159,10 +159,10 @@ fn non_idempotent_not_retried(observation: &Observation<'_>) -> Verdict {
 
 /// `retry_budget_respected`: the retries taken never exceed
 /// [`BudgetContract::allowed`](timelaw_core::BudgetContract::allowed) for the calls started: over the
-/// whole case, or within `retry_budget_window` when the contract states one (see
+/// whole case, or within `budget.window` when the contract states one (see
 /// [`super::budget_model`]).
 ///
-/// - Needs: `retry_budget` (reads `retry_budget_window`).
+/// - Needs: `budget` (reads `budget.window`).
 /// - Violated at the first retry beyond the budget.
 /// - Vacuous when no call retried.
 /// - Example violation: `min_retries = 1, retry_percent = 0` and two retries in one case.
@@ -170,8 +170,8 @@ pub const RETRY_BUDGET_RESPECTED: Law = Law {
     id: ids::RETRY_BUDGET_RESPECTED,
     title: "retries stay within the retry budget",
     kind: LawKind::Safety,
-    needs: &["retry_budget"],
-    applies: |contract| contract.retry_budget.is_some(),
+    needs: &["budget"],
+    applies: |contract| contract.budget.is_stated(),
     check: retry_budget_respected,
 };
 

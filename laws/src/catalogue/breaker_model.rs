@@ -19,13 +19,14 @@
 //! it would have rejected.
 //!
 //! ```
-//! use timelaw_core::{CallResult, CircuitContract, Contract, ErrorKind, VDuration, VInstant};
+//! use timelaw_core::{CallResult, CircuitContract, Contract, Declared, ErrorKind, VDuration, VInstant};
 //! use timelaw_laws::catalogue::breaker_model::{Admission, BreakerModel, BreakerSpec};
 //!
 //! let circuit = CircuitContract {
 //!     window: 2, min_calls: 2, failure_percent: 100, open_for: VDuration::from_millis(10), half_open_probes: 1,
+//!     ..CircuitContract::DEFAULT
 //! };
-//! let contract = Contract { circuit: Some(circuit), ..Contract::default() };
+//! let contract = Contract { circuit: Declared::Stated(circuit), ..Contract::default() };
 //! let mut model = BreakerModel::new(BreakerSpec::of(&contract).unwrap());
 //! let at = VInstant::from_nanos;
 //! for _ in 0..2 {
@@ -61,12 +62,13 @@ pub struct BreakerSpec {
 impl BreakerSpec {
     /// The breaker `contract` states; `None` when it states none (no `circuit`, or an unstated one).
     pub fn of(contract: &Contract) -> Option<BreakerSpec> {
+        let params = contract.circuit.into_stated()?;
         Some(BreakerSpec {
-            params: contract.circuit?,
-            policy: contract.circuit_policy,
-            open_shape: contract.circuit_open_shape,
-            cooldown_tie: contract.circuit_cooldown_tie,
-            counts_cancellation: contract.circuit_counts_cancellation,
+            params,
+            policy: params.policy,
+            open_shape: params.open_shape,
+            cooldown_tie: params.cooldown_tie,
+            counts_cancellation: params.counts_cancellation,
         })
     }
 }

@@ -3,18 +3,20 @@
 //!
 //! A budget allows `min_retries + calls * retry_percent / 100` retries
 //! ([`BudgetContract::allowed`](timelaw_core::BudgetContract::allowed)), counting the calls started and the
-//! retries taken over the whole case or, with a window ([`Contract::retry_budget_window`]), only those at
-//! instants within the window before now (an event at `t` counts at `now` while `now - t < window`). A
+//! retries taken over the whole case or, with a window
+//! ([`BudgetContract::window`](timelaw_core::BudgetContract::window)), only those at instants within the
+//! window before now (an event at `t` counts at `now` while `now - t < window`). A
 //! retry is taken at its `AttemptStart` (attempt 2 or more); with [`BudgetModel::spent_at_sleep`] it is
 //! taken at the sleep before it instead (a subject that spends its budget before it sleeps, so a sleep
 //! cut by cancellation still spent it), and at its `AttemptStart` only when no sleep came right before.
 //! Events are in time order, so the window slides with two cursors and nothing is allocated.
 //!
 //! ```
-//! use timelaw_core::{BudgetContract, Contract, Event, EventKind, VInstant};
+//! use timelaw_core::{BudgetContract, Contract, Declared, Event, EventKind, VInstant};
 //! use timelaw_laws::catalogue::budget_model::BudgetModel;
 //!
-//! let contract = Contract { retry_budget: Some(BudgetContract { min_retries: 1, retry_percent: 0 }), ..Contract::default() };
+//! let budget = BudgetContract { min_retries: 1, retry_percent: 0, ..BudgetContract::default() };
+//! let contract = Contract { budget: Declared::Stated(budget), ..Contract::default() };
 //! let events = [
 //!     Event { seq: 0, at: VInstant::EPOCH, call: 0, attempt: 0, kind: EventKind::CallStart { idempotent: true } },
 //!     Event { seq: 1, at: VInstant::EPOCH, call: 0, attempt: 2, kind: EventKind::AttemptStart },
@@ -43,11 +45,12 @@ pub struct BudgetModel {
 }
 
 impl BudgetModel {
-    /// The budget `contract` states; `None` without a stated `retry_budget`.
+    /// The budget `contract` states; `None` without a stated `budget`.
     pub fn of(contract: &Contract) -> Option<BudgetModel> {
+        let params = contract.budget.into_stated()?;
         Some(BudgetModel {
-            params: contract.retry_budget?,
-            window: contract.retry_budget_window,
+            params,
+            window: params.window,
             spent_at_sleep: false,
             head: 0,
             tail: 0,

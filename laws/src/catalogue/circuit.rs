@@ -11,7 +11,7 @@ use crate::temporal::per_call;
 use crate::verdict::Verdict;
 
 fn has_circuit(contract: &Contract) -> bool {
-    contract.circuit.is_some()
+    contract.circuit.is_stated()
 }
 
 /// Replays the breaker model over the calls: `judge(facts, admission, model_before)` returns `None` when
@@ -129,7 +129,7 @@ pub const HALF_OPEN_PROBE_LIMIT: Law = Law {
 };
 
 fn half_open_probe_limit(observation: &Observation<'_>) -> Verdict {
-    let limit = observation.contract.circuit.map_or(0, |circuit| circuit.half_open_probes);
+    let limit = observation.contract.circuit.into_stated().map_or(0, |circuit| circuit.half_open_probes);
     let reports =
         observation.trace.events.iter().any(|event| matches!(event.kind, EventKind::CircuitTransition { .. }));
     // Probes used in the current half-open period; `None` outside one.
@@ -181,8 +181,8 @@ fn admitted_not_refused(
 /// `circuit_closed_admits`: a closed breaker below its threshold admits every call. While the breaker
 /// model has been closed since the start, the subject does not refuse a call as circuit-open.
 ///
-/// - Needs: `circuit` (reads `circuit_policy`, `circuit_open_shape`, `circuit_cooldown_tie`,
-///   `circuit_counts_cancellation`).
+/// - Needs: `circuit` (reads `circuit.policy`, `circuit.open_shape`, `circuit.cooldown_tie`,
+///   `circuit.counts_cancellation`).
 /// - Violated at the `Rejected { CircuitOpen }` (or the `CallEnd` returning `Err(CircuitOpen)`) of a call
 ///   the closed model admits.
 /// - Vacuous when no call started while the model was closed from the start.
@@ -228,7 +228,7 @@ pub const CIRCUIT_CLOSES_AFTER_PROBES: Law = Law {
 /// `circuit_probe_slot_freed`: a probe that ends without a result (cancelled, when cancellation does not
 /// count as a failure) frees its slot: the next call while half-open is admitted as a probe.
 ///
-/// - Needs: `circuit` (reads `circuit_counts_cancellation`).
+/// - Needs: `circuit` (reads `circuit.counts_cancellation`).
 /// - Violated at the refusal of a call the model admits only because an earlier probe freed its slot.
 /// - Vacuous when no probe slot was freed and reused.
 /// - Example violation: `half_open_probes = 1`, the probe is cancelled, and every later call is rejected.
@@ -253,7 +253,7 @@ pub const CIRCUIT_PROBE_SLOT_FREED: Law = Law {
 /// reported closing passes (strictly more with `CooldownTie::AdmitsAfterEnd`). The other side, a probe
 /// admitted once the period ends, is [`super::CIRCUIT_HALF_OPEN_AFTER_COOLDOWN`].
 ///
-/// - Needs: `circuit` (reads `circuit_open_shape`, `circuit_cooldown_tie`).
+/// - Needs: `circuit` (reads `circuit.open_shape`, `circuit.cooldown_tie`).
 /// - Compares: instants, exactly.
 /// - Violated at the early transition to half-open.
 /// - Vacuous when the subject reported no transition from open to half-open.
@@ -263,7 +263,7 @@ pub const CIRCUIT_OPEN_PERIOD_AS_DECLARED: Law = Law {
     id: ids::CIRCUIT_OPEN_PERIOD_AS_DECLARED,
     title: "open periods last as long as the declared shape says",
     kind: LawKind::Safety,
-    needs: &["circuit", "circuit_open_shape"],
+    needs: &["circuit", "circuit.open_shape"],
     applies: has_circuit,
     check: circuit_open_period_as_declared,
 };
@@ -271,10 +271,10 @@ pub const CIRCUIT_OPEN_PERIOD_AS_DECLARED: Law = Law {
 fn circuit_open_period_as_declared(observation: &Observation<'_>) -> Verdict {
     use timelaw_core::CircuitState;
     let contract = observation.contract;
-    let Some(params) = contract.circuit else {
+    let Some(params) = contract.circuit.into_stated() else {
         return Verdict::NotApplicable;
     };
-    let strict = contract.circuit_cooldown_tie == timelaw_core::CooldownTie::AdmitsAfterEnd;
+    let strict = params.cooldown_tie == timelaw_core::CooldownTie::AdmitsAfterEnd;
     // (openings since the last close, when the current open period started)
     let start = (0_u32, None::<timelaw_core::VInstant>);
     crate::temporal::monitor(&observation.trace.events, start, |(openings, opened_at), event| match event.kind {
@@ -289,7 +289,7 @@ fn circuit_open_period_as_declared(observation: &Observation<'_>) -> Verdict {
         }
         EventKind::CircuitTransition { from: CircuitState::Open, to: CircuitState::HalfOpen } => {
             let Some(opened) = opened_at.take() else { return crate::temporal::Check::Skip };
-            let end = opened.saturating_add(contract.circuit_open_shape.period(params.open_for, *openings));
+            let end = opened.saturating_add(params.open_shape.period(params.open_for, *openings));
             let ok = if strict { event.at > end } else { event.at >= end };
             crate::temporal::Check::that(ok, "the breaker turned half-open before its declared open period ended")
         }

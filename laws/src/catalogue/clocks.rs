@@ -15,7 +15,7 @@ use crate::verdict::{Verdict, Violation};
 /// and call results are the same, at the same instants, as in a second run of the case with the wall jumps
 /// removed (a metamorphic check; the runner makes that run only for cases with wall jumps).
 ///
-/// - Needs: `clocks` with no limit on the wall clock; reads [`Observation::without_wall_jumps`].
+/// - Needs: `timing.clocks` with no limit on the wall clock; reads [`Observation::without_wall_jumps`].
 /// - Violated at the first action where the two runs differ.
 /// - Vacuous when the case has no wall jump, no jump happened, or the second run was not made.
 /// - Example violation: an elapsed-time limit computed from `SystemTime::now()` gives up early after the
@@ -24,8 +24,8 @@ pub const WALL_JUMP_KEEPS_MONOTONIC_LIMITS: Law = Law {
     id: ids::WALL_JUMP_KEEPS_MONOTONIC_LIMITS,
     title: "a wall-clock jump never changes when a monotonic limit fires",
     kind: LawKind::Safety,
-    needs: &["clocks"],
-    applies: |contract| contract.clocks.is_some_and(|clocks| !clocks.measures_on(ClockKind::Wall)),
+    needs: &["timing.clocks"],
+    applies: |contract| contract.timing.clocks.is_some_and(|clocks| !clocks.measures_on(ClockKind::Wall)),
     check: wall_jump_keeps_monotonic_limits,
 };
 
@@ -87,7 +87,7 @@ fn wall_jump_back_no_panic(observation: &Observation<'_>) -> Verdict {
 /// the failed clock is one a limit is measured on and the contract says a failed read counts as expired or
 /// gives up, no new attempt starts in that call.
 ///
-/// - Needs: `clocks` (the clocks of the limits and `on_failed_read`).
+/// - Needs: `timing.clocks` (the clocks of the limits and `on_failed_read`).
 /// - Violated at the attempt started after the failed read, or at the `CallEnd` whose result is not the
 ///   last attempt's.
 /// - Vacuous when no read failed.
@@ -97,8 +97,8 @@ pub const FAILED_READ_HANDLED_AS_DECLARED: Law = Law {
     id: ids::FAILED_READ_HANDLED_AS_DECLARED,
     title: "a failed clock read is handled as declared and keeps the real outcome",
     kind: LawKind::Safety,
-    needs: &["clocks"],
-    applies: |contract| contract.clocks.is_some(),
+    needs: &["timing.clocks"],
+    applies: |contract| contract.timing.clocks.is_some(),
     check: failed_read_handled_as_declared,
 };
 
@@ -114,7 +114,7 @@ struct CallWalk {
 }
 
 fn failed_read_handled_as_declared(observation: &Observation<'_>) -> Verdict {
-    let Some(clocks) = observation.contract.clocks else { return Verdict::NotApplicable };
+    let Some(clocks) = observation.contract.timing.clocks else { return Verdict::NotApplicable };
     if observation.schedule.clock.read_failures.is_empty() {
         return Verdict::Vacuous; // Cheap: most cases have no clock faults.
     }

@@ -22,12 +22,12 @@ fn sleep_check(
     })
 }
 
-/// `delay_within_cap`: no sleep is longer than the cap `delay_max`, widened by the jitter the contract
+/// `delay_within_cap`: no sleep is longer than the cap `delays.max`, widened by the jitter the contract
 /// documents as exceeding it ([`JitterBounds::around`] the cap, computed exactly) and by the contract's
-/// tolerance ([`Contract::tolerance`]: `delay_tolerance` plus `delay_tolerance_ppb` of the bound).
+/// tolerance ([`Contract::tolerance`]: `delays.tolerance` plus `delays.tolerance_ppb` of the bound).
 ///
-/// - Needs: `delay_max` (reads `jitter`, `jitter_clipped_at_cap`: a clipped jitter never widens the cap,
-///   `delay_tolerance`, `delay_tolerance_ppb`).
+/// - Needs: `delays.max` (reads `delays.jitter`, `delays.jitter_clipped_at_cap`: a clipped jitter never widens the cap,
+///   `delays.tolerance`, `delays.tolerance_ppb`).
 /// - Compares: each recorded sleep with the bound, exactly in whole nanoseconds (a bound past 584 years
 ///   admits every sleep).
 /// - Violated at the first `SleepRequested` above the bound.
@@ -37,17 +37,17 @@ pub const DELAY_WITHIN_CAP: Law = Law {
     id: ids::DELAY_WITHIN_CAP,
     title: "no delay exceeds the cap",
     kind: LawKind::Safety,
-    needs: &["delay_max"],
-    applies: |contract| contract.delay_max.is_some(),
+    needs: &["delays.max"],
+    applies: |contract| contract.delays.max.is_some(),
     check: delay_within_cap,
 };
 
 fn delay_within_cap(observation: &Observation<'_>) -> Verdict {
     let contract = observation.contract;
-    let cap = contract.delay_max.unwrap_or(VDuration::MAX);
-    let jittered = match contract.jitter_clipped_at_cap {
+    let cap = contract.delays.max.unwrap_or(VDuration::MAX);
+    let jittered = match contract.delays.jitter_clipped_at_cap {
         true => Promised::exactly(cap),
-        false => contract.jitter.unwrap_or_default().around(Promised::exactly(cap)),
+        false => contract.delays.jitter.unwrap_or_default().around(Promised::exactly(cap)),
     };
     let bound = Promised::between(0, jittered.high_nanos()).widen(contract.tolerance());
     let high = VDuration::from_nanos(u64::try_from(jittered.high_nanos()).unwrap_or(u64::MAX));
@@ -58,10 +58,10 @@ fn delay_within_cap(observation: &Observation<'_>) -> Verdict {
     sleep_check(observation, |duration| bound.admits(duration), describe)
 }
 
-/// `delay_at_least_min`: no sleep is shorter than `delay_min`, less the contract's tolerance
-/// ([`Contract::tolerance`] around `delay_min`).
+/// `delay_at_least_min`: no sleep is shorter than `delays.min`, less the contract's tolerance
+/// ([`Contract::tolerance`] around `delays.min`).
 ///
-/// - Needs: `delay_min` (reads `delay_tolerance`, `delay_tolerance_ppb`).
+/// - Needs: `delays.min` (reads `delays.tolerance`, `delays.tolerance_ppb`).
 /// - Compares: each recorded sleep with the bound, exactly in whole nanoseconds.
 /// - Violated at the first `SleepRequested` below the bound.
 /// - Vacuous when nothing slept.
@@ -70,14 +70,14 @@ pub const DELAY_AT_LEAST_MIN: Law = Law {
     id: ids::DELAY_AT_LEAST_MIN,
     title: "no delay is below the minimum",
     kind: LawKind::Safety,
-    needs: &["delay_min"],
-    applies: |contract| contract.delay_min.is_some(),
+    needs: &["delays.min"],
+    applies: |contract| contract.delays.min.is_some(),
     check: delay_at_least_min,
 };
 
 fn delay_at_least_min(observation: &Observation<'_>) -> Verdict {
     let contract = observation.contract;
-    let min = Promised::exactly(contract.delay_min.unwrap_or(VDuration::ZERO)).widen(contract.tolerance());
+    let min = Promised::exactly(contract.delays.min.unwrap_or(VDuration::ZERO)).widen(contract.tolerance());
     let low = VDuration::from_nanos(u64::try_from(min.low_nanos()).unwrap_or(u64::MAX));
     sleep_check(
         observation,
@@ -117,10 +117,10 @@ impl DelayState {
 /// The promised range of the `n`-th sleep of a call without jitter: `min(backoff.promised(n), cap)`,
 /// then `max(that, retry_after)` right after a rate-limited attempt when the contract honours it.
 fn expected_sleep(contract: &Contract, shape: BackoffShape, state: &DelayState) -> Promised {
-    let cap = contract.delay_max.unwrap_or(VDuration::MAX);
+    let cap = contract.delays.max.unwrap_or(VDuration::MAX);
     let beyond = Promised::between(u128::MAX, u128::MAX);
     let expected = shape.promised(state.sleeps).unwrap_or(beyond).min(cap);
-    match (contract.honors_retry_after, state.retry_after) {
+    match (contract.rate.honors_retry_after, state.retry_after) {
         (true, Some(retry_after)) => expected.max(retry_after),
         _ => expected,
     }
@@ -128,10 +128,10 @@ fn expected_sleep(contract: &Contract, shape: BackoffShape, state: &DelayState) 
 
 /// `backoff_shape_without_jitter`: with no jitter, the `n`-th sleep of a call (from 1) is
 /// `min(backoff.promised(n), delay_max)`, or `max(that, retry_after)` right after a rate-limited attempt
-/// when `honors_retry_after`.
+/// when `rate.honors_retry_after`.
 ///
-/// - Needs: `backoff` with a jitter-free sequence (not decorrelated) and `jitter == Some(None)` (reads
-///   `delay_max`, `honors_retry_after`, `delay_tolerance`, `delay_tolerance_ppb`).
+/// - Needs: `delays.backoff` with a jitter-free sequence (not decorrelated) and `jitter == Some(None)` (reads
+///   `delays.max`, `rate.honors_retry_after`, `delays.tolerance`, `delays.tolerance_ppb`).
 /// - Compares: each recorded sleep with the exact promised value (computed without rounding between
 ///   steps, see [`timelaw_core::promise`]): any whole-nanosecond rounding of it holds; the contract's
 ///   tolerance ([`Contract::tolerance`], absolute plus relative, zero for exact subjects) widens it. A
@@ -143,16 +143,17 @@ pub const BACKOFF_SHAPE_WITHOUT_JITTER: Law = Law {
     id: ids::BACKOFF_SHAPE_WITHOUT_JITTER,
     title: "without jitter, delays follow the promised backoff sequence",
     kind: LawKind::Safety,
-    needs: &["backoff", "jitter"],
+    needs: &["delays.backoff", "delays.jitter"],
     applies: |contract| {
-        contract.jitter == Some(JitterBounds::None) && contract.backoff.is_some_and(|shape| shape.nth(1).is_some())
+        contract.delays.jitter == Some(JitterBounds::None)
+            && contract.delays.backoff.is_some_and(|shape| shape.nth(1).is_some())
     },
     check: backoff_shape_without_jitter,
 };
 
 fn backoff_shape_without_jitter(observation: &Observation<'_>) -> Verdict {
     let contract = observation.contract;
-    let Some(shape) = contract.backoff else {
+    let Some(shape) = contract.delays.backoff else {
         return Verdict::NotApplicable;
     };
     let tolerance = contract.tolerance();
@@ -173,13 +174,13 @@ fn backoff_shape_without_jitter(observation: &Observation<'_>) -> Verdict {
 /// `jitter.around(min(backoff.promised(n), delay_max))`; with decorrelated backoff it lies in
 /// `min(cap, initial)..=min(cap, max(initial, factor * previous sleep))` (the usual
 /// `min(cap, random(initial, previous * factor))`, the previous sleep starting at `initial`). Right after a
-/// rate-limited attempt when `honors_retry_after`, any `retry_after <= d <= max(high, retry_after)` is
-/// accepted. With `jitter_clipped_at_cap`, the range is clipped at `delay_max`; `JitterBounds::Range` is
+/// rate-limited attempt when `rate.honors_retry_after`, any `retry_after <= d <= max(high, retry_after)` is
+/// accepted. With `delays.jitter_clipped_at_cap`, the range is clipped at `delays.max`; `JitterBounds::Range` is
 /// an explicit range relative to the base.
 ///
-/// - Needs: `backoff`, and a `jitter` other than `None` unless the backoff is decorrelated (reads
-///   `delay_max`, `jitter_clipped_at_cap`, `honors_retry_after`, `delay_tolerance`,
-///   `delay_tolerance_ppb`).
+/// - Needs: `delays.backoff`, and a `delays.jitter` other than `None` unless the backoff is decorrelated (reads
+///   `delays.max`, `delays.jitter_clipped_at_cap`, `rate.honors_retry_after`, `delays.tolerance`,
+///   `delays.tolerance_ppb`).
 /// - Compares: each recorded sleep with bounds computed exactly from the exact promised value (see
 ///   [`timelaw_core::promise`]), widened by the contract's tolerance ([`Contract::tolerance`]).
 /// - Violated at the first sleep out of its bounds.
@@ -189,15 +190,17 @@ pub const JITTER_WITHIN_BOUNDS: Law = Law {
     id: ids::JITTER_WITHIN_BOUNDS,
     title: "jittered delays stay within their documented bounds",
     kind: LawKind::Safety,
-    needs: &["backoff", "jitter"],
+    needs: &["delays.backoff", "delays.jitter"],
     applies: jitter_applies,
     check: jitter_within_bounds,
 };
 
 fn jitter_applies(contract: &Contract) -> bool {
-    match contract.backoff {
+    match contract.delays.backoff {
         Some(BackoffShape::Decorrelated { .. }) => true,
-        Some(shape) => shape.nth(1).is_some() && contract.jitter.is_some_and(|jitter| jitter != JitterBounds::None),
+        Some(shape) => {
+            shape.nth(1).is_some() && contract.delays.jitter.is_some_and(|jitter| jitter != JitterBounds::None)
+        }
         None => false,
     }
 }
@@ -206,10 +209,10 @@ fn jitter_applies(contract: &Contract) -> bool {
 /// `jitter.around(min(backoff.promised(n), cap))`, the decorrelated bounds after `previous`, clipped at
 /// the cap when the contract says so. Without a stated backoff, `delay_min..=cap`.
 pub(super) fn backoff_bounds(contract: &Contract, n: u32, previous: Option<VDuration>) -> Promised {
-    let cap = contract.delay_max.unwrap_or(VDuration::MAX);
-    let Some(shape) = contract.backoff else {
+    let cap = contract.delays.max.unwrap_or(VDuration::MAX);
+    let Some(shape) = contract.delays.backoff else {
         return Promised::between(
-            u128::from(contract.delay_min.unwrap_or(VDuration::ZERO).as_nanos()),
+            u128::from(contract.delays.min.unwrap_or(VDuration::ZERO).as_nanos()),
             u128::from(cap.as_nanos()),
         );
     };
@@ -218,10 +221,10 @@ pub(super) fn backoff_bounds(contract: &Contract, n: u32, previous: Option<VDura
         None => {
             let beyond = Promised::between(u128::MAX, u128::MAX);
             let base = shape.promised(n).unwrap_or(beyond).min(cap);
-            contract.jitter.unwrap_or_default().around(base)
+            contract.delays.jitter.unwrap_or_default().around(base)
         }
     };
-    if contract.jitter_clipped_at_cap {
+    if contract.delays.jitter_clipped_at_cap {
         return bounds.min(cap);
     }
     bounds
@@ -229,7 +232,7 @@ pub(super) fn backoff_bounds(contract: &Contract, n: u32, previous: Option<VDura
 
 fn jitter_bounds(contract: &Contract, state: &DelayState) -> Promised {
     let bounds = backoff_bounds(contract, state.sleeps, state.previous);
-    match (contract.honors_retry_after, state.retry_after) {
+    match (contract.rate.honors_retry_after, state.retry_after) {
         (true, Some(retry_after)) => {
             let floor = u128::from(retry_after.as_nanos());
             Promised::between(floor, bounds.high_nanos().max(floor))
@@ -255,9 +258,9 @@ fn jitter_within_bounds(observation: &Observation<'_>) -> Verdict {
     })
 }
 
-/// `total_sleep_within_budget`: the sleeps requested by one call add up to at most `sleep_budget`.
+/// `total_sleep_within_budget`: the sleeps requested by one call add up to at most `delays.sleep_budget`.
 ///
-/// - Needs: `sleep_budget`.
+/// - Needs: `delays.sleep_budget`.
 /// - Compares: the sum of the recorded sleeps of the call with the budget, exactly (no tolerance).
 /// - Violated at the sleep that crosses the budget.
 /// - Vacuous when nothing slept.
@@ -266,13 +269,13 @@ pub const TOTAL_SLEEP_WITHIN_BUDGET: Law = Law {
     id: ids::TOTAL_SLEEP_WITHIN_BUDGET,
     title: "the delays of one call stay within the sleep budget",
     kind: LawKind::Safety,
-    needs: &["sleep_budget"],
-    applies: |contract| contract.sleep_budget.is_some(),
+    needs: &["delays.sleep_budget"],
+    applies: |contract| contract.delays.sleep_budget.is_some(),
     check: total_sleep_within_budget,
 };
 
 fn total_sleep_within_budget(observation: &Observation<'_>) -> Verdict {
-    let budget = observation.contract.sleep_budget.unwrap_or(VDuration::MAX);
+    let budget = observation.contract.delays.sleep_budget.unwrap_or(VDuration::MAX);
     monitor(&observation.trace.events, VDuration::ZERO, |slept, event| match event.kind {
         EventKind::CallStart { .. } => {
             *slept = VDuration::ZERO;
@@ -301,8 +304,8 @@ pub const RETRY_AFTER_HONORED: Law = Law {
     id: ids::RETRY_AFTER_HONORED,
     title: "a retry after a rate limit waits at least the retry-after",
     kind: LawKind::Safety,
-    needs: &["honors_retry_after"],
-    applies: |contract| contract.honors_retry_after,
+    needs: &["rate.honors_retry_after"],
+    applies: |contract| contract.rate.honors_retry_after,
     check: retry_after_honored,
 };
 
@@ -373,8 +376,8 @@ pub const NOTIFY_MATCHES_SLEEP: Law = Law {
     id: ids::NOTIFY_MATCHES_SLEEP,
     title: "every sleep is announced by a notification with the same delay",
     kind: LawKind::Safety,
-    needs: &["notifies"],
-    applies: |contract| contract.notifies,
+    needs: &["delays.notifies"],
+    applies: |contract| contract.delays.notifies,
     check: notify_matches_sleep,
 };
 
@@ -410,15 +413,15 @@ fn notify_matches_sleep(observation: &Observation<'_>) -> Verdict {
 /// `retry_after_as_declared`: a rate-limited answer is handled by the declared retry-after policy. The
 /// sleep right after an attempt that ended `RateLimited { retry_after }`, with `b` the range the backoff
 /// and jitter allow for that sleep ([`JitterBounds::around`], clipped when the contract says so):
-/// - at or below the cap: `max(b, retry_after)` for `MaxWithBackoff`, exactly `retry_after` for
+/// - at or below the cap: `max(b, retry_after)` for `MaxWithBackoff`, exactly `rate.retry_after` for
 ///   `ReplacesBackoff`, `b` for `Ignored`;
-/// - above the cap: no retry for `GiveUp`, exactly the cap for `Clamp`, exactly `retry_after` for
+/// - above the cap: no retry for `GiveUp`, exactly the cap for `Clamp`, exactly `rate.retry_after` for
 ///   `SleepAnyway` (and `b` for `Ignored`).
 ///
 /// (Whether the backoff advances after a replaced delay is not judged.)
 ///
-/// - Needs: `retry_after` (reads `delay_max`, `backoff`, `jitter`, `jitter_clipped_at_cap`, the
-///   tolerance).
+/// - Needs: `rate.retry_after` (reads `delays.max`, `delays.backoff`, `delays.jitter`,
+///   `delays.jitter_clipped_at_cap`, the tolerance).
 /// - Compares: the recorded sleep with the range, exactly, widened by the contract's tolerance.
 /// - Violated at the sleep off the policy, or at the retry (its sleep or its `AttemptStart`) after a
 ///   retry-after above the cap with `GiveUp`.
@@ -428,16 +431,16 @@ pub const RETRY_AFTER_AS_DECLARED: Law = Law {
     id: ids::RETRY_AFTER_AS_DECLARED,
     title: "a rate-limited answer is handled by the declared retry-after policy",
     kind: LawKind::Safety,
-    needs: &["retry_after"],
-    applies: |contract| contract.retry_after.is_some(),
+    needs: &["rate.retry_after"],
+    applies: |contract| contract.rate.retry_after.is_some(),
     check: retry_after_as_declared,
 };
 
 /// The range the sleep after a rate-limited attempt may take, or `None` when no retry may follow.
 fn retry_after_range(contract: &Contract, state: &DelayState, retry_after: VDuration) -> Option<Promised> {
     use timelaw_core::{AboveCap, RetryAfterCombine};
-    let policy = contract.retry_after.unwrap_or_default();
-    let cap = contract.delay_max.unwrap_or(VDuration::MAX);
+    let policy = contract.rate.retry_after.unwrap_or_default();
+    let cap = contract.delays.max.unwrap_or(VDuration::MAX);
     let backoff = backoff_bounds(contract, state.sleeps, state.previous);
     let exactly = |duration: VDuration| Promised::exactly(duration);
     let floor = u128::from(retry_after.as_nanos());

@@ -114,41 +114,43 @@ pub static LAW_MECHANISMS: [(&str, Mechanism); 42] = [
     (ids::INTERRUPT_TIE_AS_DECLARED, Timing),
 ];
 
-/// Each field of [`timelaw_core::Contract`] (its serde name) with its mechanism, in declaration order.
-/// `unstated` spans mechanisms (its flags name them) and is listed under [`Mechanism::Meta`].
+/// Each field of [`timelaw_core::Contract`] as its path in the grouped JSON form (`retry.max_attempts`),
+/// with its mechanism, in declaration order. `circuit` and `budget` stand for the mechanism's declaration
+/// (absent, unstated, or its parameters); their refinements follow as `circuit.policy` and so on.
+/// `timing.clocks` is the one field whose mechanism is not its group's.
 pub static CONTRACT_FIELDS: [(&str, Mechanism); 32] = [
-    ("max_attempts", Retry),
-    ("delay_min", Delays),
-    ("delay_max", Delays),
-    ("backoff", Delays),
-    ("jitter", Delays),
-    ("delay_tolerance", Delays),
-    ("delay_tolerance_ppb", Delays),
-    ("attempt_timeout", Timing),
-    ("timeout_tie", Timing),
-    ("deadline", Timing),
-    ("sleep_budget", Delays),
-    ("retry_on", Retry),
-    ("honors_retry_after", RateLimit),
-    ("reports_last_result", Retry),
-    ("respects_idempotency", Retry),
-    ("honors_cancellation", Timing),
-    ("notifies", Delays),
-    ("serves_stream", Timing),
+    ("retry.max_attempts", Retry),
+    ("retry.retry_on", Retry),
+    ("retry.reports_last_result", Retry),
+    ("retry.respects_idempotency", Retry),
+    ("delays.min", Delays),
+    ("delays.max", Delays),
+    ("delays.backoff", Delays),
+    ("delays.jitter", Delays),
+    ("delays.jitter_clipped_at_cap", Delays),
+    ("delays.tolerance", Delays),
+    ("delays.tolerance_ppb", Delays),
+    ("delays.sleep_budget", Delays),
+    ("delays.notifies", Delays),
+    ("timing.attempt_timeout", Timing),
+    ("timing.timeout_tie", Timing),
+    ("timing.deadline", Timing),
+    ("timing.retry_elapsed_max", Timing),
+    ("timing.limit_unstated", Timing),
+    ("timing.honors_cancellation", Timing),
+    ("timing.interrupt_tie", Timing),
+    ("timing.serves_stream", Timing),
+    ("timing.clocks", Clocks),
+    ("rate.honors_retry_after", RateLimit),
+    ("rate.retry_after", RateLimit),
     ("circuit", Circuit),
-    ("retry_budget", Budget),
-    ("clocks", Clocks),
-    ("retry_elapsed_max", Timing),
-    ("retry_after", RateLimit),
-    ("jitter_clipped_at_cap", Delays),
-    ("circuit_policy", Circuit),
-    ("circuit_open_shape", Circuit),
-    ("circuit_cooldown_tie", Circuit),
-    ("circuit_counts_cancellation", Circuit),
-    ("retry_budget_window", Budget),
-    ("retry_budget_admits", Budget),
-    ("interrupt_tie", Timing),
-    ("unstated", Meta),
+    ("circuit.policy", Circuit),
+    ("circuit.open_shape", Circuit),
+    ("circuit.cooldown_tie", Circuit),
+    ("circuit.counts_cancellation", Circuit),
+    ("budget", Budget),
+    ("budget.window", Budget),
+    ("budget.admits", Budget),
 ];
 
 /// The mechanism of the standard law `id`; `None` for a law outside the standard catalogue.
@@ -162,7 +164,8 @@ pub fn mechanism_of(id: &str) -> Option<Mechanism> {
     LAW_MECHANISMS.iter().find(|(law, _)| *law == id).map(|(_, mechanism)| *mechanism)
 }
 
-/// The mechanism of the contract field `name` (its serde name); `None` for a name that is no field.
-pub fn field_mechanism(name: &str) -> Option<Mechanism> {
-    CONTRACT_FIELDS.iter().find(|(field, _)| *field == name).map(|(_, mechanism)| *mechanism)
+/// The mechanism of the contract field at `path` (`retry.max_attempts`, see [`CONTRACT_FIELDS`]); `None`
+/// for a path that is no field.
+pub fn field_mechanism(path: &str) -> Option<Mechanism> {
+    CONTRACT_FIELDS.iter().find(|(field, _)| *field == path).map(|(_, mechanism)| *mechanism)
 }

@@ -126,7 +126,7 @@ fn never_panics(observation: &Observation<'_>) -> Verdict {
 ///     config) is inconclusive.
 /// - Violated at the last event.
 /// - Never vacuous.
-/// - Example violation: a retry loop that ignores `max_attempts` until the attempt limit stops it.
+/// - Example violation: a retry loop that ignores `retry.max_attempts` until the attempt limit stops it.
 pub const TERMINATES: Law = Law {
     id: ids::TERMINATES,
     title: "the subject terminates within the limits",
@@ -159,9 +159,9 @@ fn terminates(observation: &Observation<'_>) -> Verdict {
     }
 }
 
-/// Whether the run made more attempts than the contract's `max_attempts` over all its calls.
+/// Whether the run made more attempts than the contract's `retry.max_attempts` over all its calls.
 fn past_promise(observation: &Observation<'_>) -> bool {
-    let Some(max) = observation.contract.max_attempts else { return false };
+    let Some(max) = observation.contract.retry.max_attempts else { return false };
     let promised = u64::from(max).saturating_mul(observation.schedule.calls.len() as u64);
     let attempts = observation.trace.events.iter().filter(|event| event.kind == EventKind::AttemptStart).count();
     attempts as u64 > promised
@@ -174,7 +174,7 @@ fn judge_limit(observation: &Observation<'_>, kind: LimitKind, limit: u64) -> Re
         return Err("long sleeps are not a loop; the run was cut, not shown to loop".to_owned());
     }
     let calls = observation.schedule.calls.len() as u64;
-    let promised = observation.contract.max_attempts.map(|max| u64::from(max).saturating_mul(calls));
+    let promised = observation.contract.retry.max_attempts.map(|max| u64::from(max).saturating_mul(calls));
     let default = Limits::default().get(kind);
     match promised {
         Some(promised) if kind == LimitKind::Attempts && limit >= promised => {

@@ -47,7 +47,7 @@ fn success_ends_call(observation: &Observation<'_>) -> Verdict {
 
 /// `fatal_not_retried`: after an attempt ends with a fatal error, its call makes no further attempt.
 ///
-/// - Needs: `retry_on` (a promise about which outcomes are retried; fatal errors never are).
+/// - Needs: `retry.retry_on` (a promise about which outcomes are retried; fatal errors never are).
 /// - Violated at the `AttemptStart` after the fatal outcome.
 /// - Vacuous when no attempt ended fatally.
 /// - Example violation: a 400 Bad Request is sent again.
@@ -55,8 +55,8 @@ pub const FATAL_NOT_RETRIED: Law = Law {
     id: ids::FATAL_NOT_RETRIED,
     title: "a fatal error is never retried",
     kind: LawKind::Safety,
-    needs: &["retry_on"],
-    applies: |contract| contract.retry_on.is_some(),
+    needs: &["retry.retry_on"],
+    applies: |contract| contract.retry.retry_on.is_some(),
     check: fatal_not_retried,
 };
 
@@ -84,8 +84,8 @@ pub const RESULT_MATCHES_LAST_ATTEMPT: Law = Law {
     id: ids::RESULT_MATCHES_LAST_ATTEMPT,
     title: "a call returns the result of its last attempt",
     kind: LawKind::Safety,
-    needs: &["reports_last_result"],
-    applies: |contract| contract.reports_last_result,
+    needs: &["retry.reports_last_result"],
+    applies: |contract| contract.retry.reports_last_result,
     check: result_matches_last_attempt,
 };
 
@@ -116,15 +116,15 @@ fn result_matches_last_attempt(observation: &Observation<'_>) -> Verdict {
 ///
 /// The precondition, per call: the call has no `cancel_after`, is idempotent (or the subject does not
 /// respect idempotency), and some attempt `j + 1 <= max_attempts` succeeds within the timeout (outcome
-/// `Ok`, and a duration below `attempt_timeout`, or equal to it under [`TieRule::InnerWins`]; a dispatch
+/// `Ok`, and a duration below `timing.attempt_timeout`, or equal to it under [`TieRule::InnerWins`]; a dispatch
 /// past the end of the script is `Ok` after zero time) while every earlier attempt fails retryably: a
 /// transient error if `retry_on.transient`, a rate limit if `retry_on.rate_limited` (and, when
-/// `honors_retry_after`, a retry-after within `delay_max`), a timeout (a hang or a step as long as the
-/// timeout, only with `attempt_timeout`) if `retry_on.timeout`.
+/// `rate.honors_retry_after`, a retry-after within `delays.max`), a timeout (a hang or a step as long as the
+/// timeout, only with `timing.attempt_timeout`) if `retry_on.timeout`.
 ///
-/// - Needs: `max_attempts` and `retry_on`, and no `deadline`, `sleep_budget`, `retry_elapsed_max`,
-///   `circuit` or `retry_budget`, stated or unstated (`unstated`): each of those may legitimately stop
-///   retries, so the law does not apply then.
+/// - Needs: `retry.max_attempts` and `retry.retry_on`, and no `timing.deadline`, `delays.sleep_budget`,
+///   `timing.retry_elapsed_max`, `circuit` or `budget`, stated or unstated: each of those may
+///   legitimately stop retries, so the law does not apply then.
 /// - Violated at the call's `CallEnd` when it is not `Ok`; on a complete trace where the call never
 ///   ended (or never started), at the last event. Inconclusive on a truncated trace.
 /// - Vacuous when no call met the precondition.
@@ -134,7 +134,7 @@ pub const EVENTUALLY_SUCCEEDS: Law = Law {
     id: ids::EVENTUALLY_SUCCEEDS,
     title: "a call scripted to succeed within its attempts returns Ok",
     kind: LawKind::Liveness,
-    needs: &["max_attempts", "retry_on"],
+    needs: &["retry.max_attempts", "retry.retry_on"],
     applies: eventually_applies,
     check: eventually_succeeds,
 };
@@ -142,7 +142,7 @@ pub const EVENTUALLY_SUCCEEDS: Law = Law {
 fn eventually_applies(contract: &Contract) -> bool {
     // Stated or unstated ("unknown" is not "absent"): each may legitimately stop retries.
     let limits_free = !contract.has_time_limit() && !contract.has_circuit() && !contract.has_retry_budget();
-    limits_free && contract.max_attempts.is_some() && contract.retry_on.is_some()
+    limits_free && contract.retry.max_attempts.is_some() && contract.retry.retry_on.is_some()
 }
 
 /// How a scripted step ends under the contract's timeout.
@@ -153,8 +153,8 @@ enum Fate {
 }
 
 fn fate(contract: &Contract, step: Step) -> Fate {
-    if let Some(timeout) = contract.attempt_timeout {
-        let tie_expires = contract.timeout_tie == TieRule::Expired;
+    if let Some(timeout) = contract.timing.attempt_timeout {
+        let tie_expires = contract.timing.timeout_tie == TieRule::Expired;
         let late = step.duration > timeout || (step.duration == timeout && tie_expires);
         if step.outcome == Outcome::Hang || late {
             return Fate::TimesOut;
@@ -168,13 +168,14 @@ fn fate(contract: &Contract, step: Step) -> Fate {
 
 /// Whether the call must succeed (the precondition in the law's docs).
 fn should_succeed(contract: &Contract, script: &CallScript) -> bool {
-    let (Some(max), Some(retry_on)) = (contract.max_attempts, contract.retry_on) else {
+    let (Some(max), Some(retry_on)) = (contract.retry.max_attempts, contract.retry.retry_on) else {
         return false;
     };
-    if script.cancel_after.is_some() || (!script.idempotent && contract.respects_idempotency) {
+    if script.cancel_after.is_some() || (!script.idempotent && contract.retry.respects_idempotency) {
         return false;
     }
-    let cap_ok = |retry_after| !contract.honors_retry_after || contract.delay_max.is_none_or(|cap| retry_after <= cap);
+    let cap_ok =
+        |retry_after| !contract.rate.honors_retry_after || contract.delays.max.is_none_or(|cap| retry_after <= cap);
     // Every dispatch past the end of the script is the same, so one past the end decides.
     let last = u32::try_from(script.dispatches_scripted()).unwrap_or(u32::MAX).saturating_add(1).min(max);
     for attempt in 1..=last {

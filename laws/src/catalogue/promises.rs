@@ -9,10 +9,10 @@ use crate::law::{Law, LawKind, Observation};
 use crate::temporal::{monitor, Check};
 use crate::verdict::Verdict;
 
-/// `no_retry_after_elapsed_limit`: no retry starts later than `retry_elapsed_max` after its call
+/// `no_retry_after_elapsed_limit`: no retry starts later than `timing.retry_elapsed_max` after its call
 /// started (a retry exactly at the limit is allowed).
 ///
-/// - Needs: `retry_elapsed_max`.
+/// - Needs: `timing.retry_elapsed_max`.
 /// - Compares: each retry's `AttemptStart` instant with the call's start plus the limit, exactly.
 /// - Violated at the first late `AttemptStart`.
 /// - Vacuous when no call retried.
@@ -22,13 +22,13 @@ pub const NO_RETRY_AFTER_ELAPSED_LIMIT: Law = Law {
     id: ids::NO_RETRY_AFTER_ELAPSED_LIMIT,
     title: "no retry starts after the elapsed-time limit",
     kind: LawKind::Safety,
-    needs: &["retry_elapsed_max"],
-    applies: |contract| contract.retry_elapsed_max.is_some(),
+    needs: &["timing.retry_elapsed_max"],
+    applies: |contract| contract.timing.retry_elapsed_max.is_some(),
     check: no_retry_after_elapsed_limit,
 };
 
 fn no_retry_after_elapsed_limit(observation: &Observation<'_>) -> Verdict {
-    let Some(limit) = observation.contract.retry_elapsed_max else {
+    let Some(limit) = observation.contract.timing.retry_elapsed_max else {
         return Verdict::NotApplicable;
     };
     monitor(&observation.trace.events, VInstant::EPOCH, |started, event| match event.kind {
@@ -47,7 +47,7 @@ fn no_retry_after_elapsed_limit(observation: &Observation<'_>) -> Verdict {
 /// that returns at that instant interrupted, returns the interruption the contract declares first:
 /// `Err(DeadlineExceeded)` for `DeadlineFirst`, `Err(Cancelled)` for `CancellationFirst`.
 ///
-/// - Needs: `interrupt_tie` and `deadline`.
+/// - Needs: `timing.interrupt_tie` and `timing.deadline`.
 /// - Compares: the schedule's cancellation instant (`cancel_after`) with the deadline, exactly; the
 ///   call's result at that instant.
 /// - Violated at the `CallEnd` returning the other interruption.
@@ -58,13 +58,14 @@ pub const INTERRUPT_TIE_AS_DECLARED: Law = Law {
     id: ids::INTERRUPT_TIE_AS_DECLARED,
     title: "a deadline and a cancellation at the same instant end the call as declared",
     kind: LawKind::Safety,
-    needs: &["interrupt_tie", "deadline"],
-    applies: |contract| contract.interrupt_tie.is_some() && contract.deadline.is_some(),
+    needs: &["timing.interrupt_tie", "timing.deadline"],
+    applies: |contract| contract.timing.interrupt_tie.is_some() && contract.timing.deadline.is_some(),
     check: interrupt_tie_as_declared,
 };
 
 fn interrupt_tie_as_declared(observation: &Observation<'_>) -> Verdict {
-    let (Some(tie), Some(deadline)) = (observation.contract.interrupt_tie, observation.contract.deadline) else {
+    let (Some(tie), Some(deadline)) = (observation.contract.timing.interrupt_tie, observation.contract.timing.deadline)
+    else {
         return Verdict::NotApplicable;
     };
     let expected = match tie {

@@ -16,7 +16,7 @@ use crate::verdict::Verdict;
 /// circuit-open rejection (or `Err(CircuitOpen)` result) needs a circuit breaker, a budget rejection a
 /// retry budget, stated or unstated ([`Contract::has_circuit`], [`Contract::has_retry_budget`]).
 ///
-/// - Needs: nothing (reads `circuit`, `retry_budget`, `unstated`).
+/// - Needs: nothing (reads `circuit` and `budget`, stated or unstated).
 /// - Violated at the first rejection (or `CallEnd` with `Err(CircuitOpen)`) by an undeclared mechanism.
 /// - Vacuous when nothing was rejected.
 /// - Example violation: a subject with no breaker in its contract returns `Err(CircuitOpen)`.
@@ -46,8 +46,8 @@ fn no_undeclared_rejection(observation: &Observation<'_>) -> Verdict {
 /// the retries taken in the budget's window are already at what it allows (see [`super::budget_model`];
 /// a retry is taken at the sleep before it, for a subject that spends its budget before sleeping).
 ///
-/// - Needs: `retry_budget` and `retry_budget_admits` (the stated budget is exact, not only an upper
-///   bound; reads `retry_budget_window`).
+/// - Needs: `budget` and `budget.admits` (the stated budget is exact, not only an upper
+///   bound; reads `budget.window`).
 /// - Violated at a `Rejected { BudgetExhausted }` while the budget has room.
 /// - Vacuous when the budget rejected nothing.
 /// - Example violation: `min_retries = 5`, and the first retry of the case is rejected.
@@ -55,8 +55,8 @@ pub const RETRY_BUDGET_ADMITS_WITH_ROOM: Law = Law {
     id: ids::RETRY_BUDGET_ADMITS_WITH_ROOM,
     title: "a retry budget with room admits a retry",
     kind: LawKind::Safety,
-    needs: &["retry_budget", "retry_budget_admits"],
-    applies: |contract| contract.retry_budget.is_some() && contract.retry_budget_admits,
+    needs: &["budget", "budget.admits"],
+    applies: |contract| contract.budget.stated().is_some_and(|budget| budget.admits),
     check: retry_budget_admits_with_room,
 };
 
@@ -94,8 +94,8 @@ fn retry_budget_admits_with_room(observation: &Observation<'_>) -> Verdict {
 /// retry-after policy). Calls that are not idempotent, were cancelled, interrupted, rejected, or saw a
 /// clock fault are not judged.
 ///
-/// - Needs: `retry_elapsed_max`, `max_attempts`, `retry_on`, and no retry budget, circuit breaker or
-///   unstated mechanism (each may legitimately stop retries).
+/// - Needs: `timing.retry_elapsed_max`, `retry.max_attempts`, `retry.retry_on`, and no retry budget,
+///   circuit breaker or unstated mechanism (each may legitimately stop retries).
 /// - Compares: the end of the last attempt plus the longest allowed next delay with each limit, exactly.
 /// - Violated at the `CallEnd` of a call that gave up early.
 /// - Holds on calls that retried; vacuous when no call retried or gave up.
@@ -104,8 +104,8 @@ pub const ELAPSED_LIMIT_DOES_NOT_STOP_EARLY: Law = Law {
     id: ids::ELAPSED_LIMIT_DOES_NOT_STOP_EARLY,
     title: "an elapsed-time limit does not stop retries early",
     kind: LawKind::Safety,
-    needs: &["retry_elapsed_max", "max_attempts", "retry_on"],
-    applies: |contract| contract.retry_elapsed_max.is_some() && owes_retries(contract),
+    needs: &["timing.retry_elapsed_max", "retry.max_attempts", "retry.retry_on"],
+    applies: |contract| contract.timing.retry_elapsed_max.is_some() && owes_retries(contract),
     check: |observation| gives_no_retry_up(observation, |_| true),
 };
 
@@ -114,8 +114,8 @@ pub const ELAPSED_LIMIT_DOES_NOT_STOP_EARLY: Law = Law {
 /// the contract retries rate limits and attempts are left, unless a stated limit forbids the retry (as in
 /// [`ELAPSED_LIMIT_DOES_NOT_STOP_EARLY`]).
 ///
-/// - Needs: `retry_after`, `retry_on` with `rate_limited`, `max_attempts`, and no retry budget, circuit
-///   breaker or unstated mechanism.
+/// - Needs: `rate.retry_after`, `retry.retry_on` with `rate_limited`, `retry.max_attempts`, and no retry
+///   budget, circuit breaker or unstated mechanism.
 /// - Violated at the `CallEnd` returning `Err(RateLimited)` without a retry it was owed.
 /// - Holds on calls that retried after a rate limit; vacuous otherwise.
 /// - Example violation: `max_attempts = 3`, a 429 asking for 1s under a 5s cap, and the call gives up.
@@ -123,10 +123,10 @@ pub const RATE_LIMITED_RETRIED_BELOW_CAP: Law = Law {
     id: ids::RATE_LIMITED_RETRIED_BELOW_CAP,
     title: "a rate limit with a retry-after the policy can wait is retried",
     kind: LawKind::Safety,
-    needs: &["retry_after", "retry_on", "max_attempts"],
+    needs: &["rate.retry_after", "retry.retry_on", "retry.max_attempts"],
     applies: |contract| {
-        contract.retry_after.is_some()
-            && contract.retry_on.is_some_and(|retry_on| retry_on.rate_limited)
+        contract.rate.retry_after.is_some()
+            && contract.retry.retry_on.is_some_and(|retry_on| retry_on.rate_limited)
             && owes_retries(contract)
     },
     check: |observation| gives_no_retry_up(observation, |outcome| matches!(outcome, Some(Outcome::RateLimited { .. }))),
@@ -134,11 +134,11 @@ pub const RATE_LIMITED_RETRIED_BELOW_CAP: Law = Law {
 
 /// The contract states enough to owe retries, and nothing unstated or budgeted may stop them.
 fn owes_retries(contract: &Contract) -> bool {
-    contract.max_attempts.is_some()
-        && contract.retry_on.is_some()
+    contract.retry.max_attempts.is_some()
+        && contract.retry.retry_on.is_some()
         && !contract.has_retry_budget()
         && !contract.has_circuit()
-        && !contract.unstated.any()
+        && !contract.has_unstated()
 }
 
 /// What one call did, for the give-up laws.
@@ -229,7 +229,7 @@ fn gives_no_retry_up(observation: &Observation<'_>, judged: fn(Option<Outcome>) 
 /// another retry within every stated limit.
 fn owed_retry(contract: &Contract, ending: &Ending) -> bool {
     let (Some(max), Some(retry_on), Some((ended_at, outcome))) =
-        (contract.max_attempts, contract.retry_on, ending.last)
+        (contract.retry.max_attempts, contract.retry.retry_on, ending.last)
     else {
         return false;
     };
@@ -249,9 +249,10 @@ fn owed_retry(contract: &Contract, ending: &Ending) -> bool {
     let retry_at = ended_at.saturating_add(delay);
     let within =
         |limit: Option<VDuration>, at: VInstant| limit.is_none_or(|limit| at <= ending.started.saturating_add(limit));
-    let before_deadline = contract.deadline.is_none_or(|deadline| retry_at < ending.started.saturating_add(deadline));
-    let budget_ok = contract.sleep_budget.is_none_or(|budget| ending.slept.saturating_add(delay) <= budget);
-    delay < VDuration::MAX && within(contract.retry_elapsed_max, retry_at) && before_deadline && budget_ok
+    let before_deadline =
+        contract.timing.deadline.is_none_or(|deadline| retry_at < ending.started.saturating_add(deadline));
+    let budget_ok = contract.delays.sleep_budget.is_none_or(|budget| ending.slept.saturating_add(delay) <= budget);
+    delay < VDuration::MAX && within(contract.timing.retry_elapsed_max, retry_at) && before_deadline && budget_ok
 }
 
 /// The longest delay the contract allows before the next retry (tolerance included); `None` when the
@@ -265,8 +266,8 @@ fn longest_next_delay(contract: &Contract, ending: &Ending, outcome: Option<Outc
     let Some(Outcome::RateLimited { retry_after }) = outcome else {
         return Some(high);
     };
-    let policy = contract.retry_after?;
-    let cap = contract.delay_max.unwrap_or(VDuration::MAX);
+    let policy = contract.rate.retry_after?;
+    let cap = contract.delays.max.unwrap_or(VDuration::MAX);
     match (policy.combine, retry_after > cap, policy.above_cap) {
         (RetryAfterCombine::Ignored, _, _) => Some(high),
         (_, true, AboveCap::GiveUp) => None,

@@ -15,7 +15,7 @@ use crate::verdict::{Verdict, Violation};
 /// or a `select!` (`AttemptDropped`) or cancelled did not, and ends the call's timed-out state like any
 /// other end of an attempt.
 ///
-/// - Needs: `attempt_timeout`.
+/// - Needs: `timing.attempt_timeout`.
 /// - Violated at the call's `CallEnd`.
 /// - Vacuous when no call ended after a timed-out attempt.
 /// - Example violation: the only attempt is cut by its timeout and the call returns `Ok`.
@@ -23,8 +23,8 @@ pub const TIMEOUT_TRANSLATED_TO_ERR: Law = Law {
     id: ids::TIMEOUT_TRANSLATED_TO_ERR,
     title: "a timed-out last attempt makes the call return Err",
     kind: LawKind::Safety,
-    needs: &["attempt_timeout"],
-    applies: |contract| contract.attempt_timeout.is_some(),
+    needs: &["timing.attempt_timeout"],
+    applies: |contract| contract.timing.attempt_timeout.is_some(),
     check: timeout_translated_to_err,
 };
 
@@ -49,13 +49,13 @@ fn timeout_translated_to_err(observation: &Observation<'_>) -> Verdict {
 }
 
 /// `timeout_boundary_is_expired`: the tie rule is the promised one. For an attempt scripted to complete
-/// (not hang) after exactly `attempt_timeout`, whose end event lies at `start + attempt_timeout` (no
+/// (not hang) after exactly `timing.attempt_timeout`, whose end event lies at `start + attempt_timeout` (no
 /// deadline or cancellation cut it earlier): under [`TieRule::Expired`] it ends `AttemptTimedOut`, under
 /// [`TieRule::InnerWins`] it ends `AttemptEnd`. Attempts ended by a cancellation (`AttemptCancelled`) or
 /// dropped by anything but their own timeout (`AttemptDropped`: an enclosing deadline firing at that
 /// same instant, a `select!`) are not judged: the tie rule is about the attempt's own timer only.
 ///
-/// - Needs: `attempt_timeout` (reads `timeout_tie`).
+/// - Needs: `timing.attempt_timeout` (reads `timing.timeout_tie`).
 /// - Violated at the attempt's end event.
 /// - Vacuous when no attempt ran exactly into its timeout.
 /// - Example violation: timeout 100ms, a step of exactly 100ms, and the attempt returns its own result
@@ -64,14 +64,14 @@ pub const TIMEOUT_BOUNDARY_IS_EXPIRED: Law = Law {
     id: ids::TIMEOUT_BOUNDARY_IS_EXPIRED,
     title: "an attempt taking exactly the timeout follows the tie rule",
     kind: LawKind::Safety,
-    needs: &["attempt_timeout", "timeout_tie"],
-    applies: |contract| contract.attempt_timeout.is_some(),
+    needs: &["timing.attempt_timeout", "timing.timeout_tie"],
+    applies: |contract| contract.timing.attempt_timeout.is_some(),
     check: timeout_boundary_is_expired,
 };
 
 fn timeout_boundary_is_expired(observation: &Observation<'_>) -> Verdict {
     let (contract, schedule) = (observation.contract, observation.schedule);
-    let Some(timeout) = contract.attempt_timeout else {
+    let Some(timeout) = contract.timing.attempt_timeout else {
         return Verdict::NotApplicable;
     };
     monitor(&observation.trace.events, VInstant::EPOCH, |started, event| {
@@ -92,7 +92,7 @@ fn timeout_boundary_is_expired(observation: &Observation<'_>) -> Verdict {
         if !on_boundary || event.at != started.saturating_add(timeout) {
             return Check::Skip;
         }
-        match contract.timeout_tie {
+        match contract.timing.timeout_tie {
             TieRule::Expired => Check::that(timed_out, "an attempt taking exactly the timeout was not timed out"),
             TieRule::InnerWins => Check::that(!timed_out, "an attempt taking exactly the timeout lost to the timer"),
         }
@@ -109,7 +109,7 @@ struct DeadlineState {
 /// `deadline_respected`: every call returns by `start + deadline`, and no attempt starts at or after that
 /// instant.
 ///
-/// - Needs: `deadline`.
+/// - Needs: `timing.deadline`.
 /// - Violated at the late `AttemptStart` or `CallEnd`.
 /// - Vacuous when the deadline never mattered: no call returned `Err(DeadlineExceeded)` and no call lasted
 ///   (from `CallStart` to `CallEnd`) at least half its deadline.
@@ -118,13 +118,13 @@ pub const DEADLINE_RESPECTED: Law = Law {
     id: ids::DEADLINE_RESPECTED,
     title: "a call returns by its deadline and starts no attempt after it",
     kind: LawKind::Safety,
-    needs: &["deadline"],
-    applies: |contract| contract.deadline.is_some(),
+    needs: &["timing.deadline"],
+    applies: |contract| contract.timing.deadline.is_some(),
     check: deadline_respected,
 };
 
 fn deadline_respected(observation: &Observation<'_>) -> Verdict {
-    let deadline = observation.contract.deadline.unwrap_or(VDuration::MAX);
+    let deadline = observation.contract.timing.deadline.unwrap_or(VDuration::MAX);
     let state = DeadlineState { started: VInstant::EPOCH, due: VInstant::END };
     monitor(&observation.trace.events, state, |state, event| match event.kind {
         EventKind::CallStart { .. } => {
@@ -158,8 +158,8 @@ pub const CANCELLATION_STOPS_WORK: Law = Law {
     id: ids::CANCELLATION_STOPS_WORK,
     title: "a cancelled call stops working and returns",
     kind: LawKind::Safety,
-    needs: &["honors_cancellation"],
-    applies: |contract| contract.honors_cancellation,
+    needs: &["timing.honors_cancellation"],
+    applies: |contract| contract.timing.honors_cancellation,
     check: cancellation_stops_work,
 };
 
@@ -191,8 +191,8 @@ pub const TIMEOUT_DOES_NOT_END_STREAM: Law = Law {
     id: ids::TIMEOUT_DOES_NOT_END_STREAM,
     title: "a timeout does not end the stream",
     kind: LawKind::Liveness,
-    needs: &["serves_stream"],
-    applies: |contract| contract.serves_stream,
+    needs: &["timing.serves_stream"],
+    applies: |contract| contract.timing.serves_stream,
     check: timeout_does_not_end_stream,
 };
 

@@ -7,8 +7,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::{Deserialize, Serialize};
 use timelaw_core::reference::{Policy, Reference};
 use timelaw_core::{
-    execute, Abort, AttemptResult, CallInfo, CallResult, CallScript, CircuitContract, Contract, ErrorKind, EventKind,
-    Outcome, RetryOn, Schedule, Step, Subject, TieRule, Trace, VDuration, Wake, World,
+    execute, Abort, AttemptResult, CallInfo, CallResult, CallScript, CircuitContract, Contract, Declared,
+    DelayContract, ErrorKind, EventKind, Outcome, RetryContract, RetryOn, Schedule, Step, Subject, TieRule, Trace,
+    VDuration, Wake, World,
 };
 use timelaw_laws::{Catalogue, Observation, Replay, Verdict};
 
@@ -154,12 +155,18 @@ pub fn assert_verdict(id: &str, run: &Run, expect: Expect) {
 /// retrying everything retryable, no other promise.
 pub fn promise(max_attempts: u32, delay: VDuration) -> Contract {
     Contract {
-        max_attempts: Some(max_attempts),
-        delay_min: Some(delay),
-        delay_max: Some(VDuration::from_secs(1)),
-        backoff: Some(timelaw_core::BackoffShape::Constant { delay }),
-        jitter: Some(timelaw_core::JitterBounds::None),
-        retry_on: Some(RetryOn::ALL),
+        retry: RetryContract {
+            max_attempts: Some(max_attempts),
+            retry_on: Some(RetryOn::ALL),
+            ..RetryContract::default()
+        },
+        delays: DelayContract {
+            min: Some(delay),
+            max: Some(VDuration::from_secs(1)),
+            backoff: Some(timelaw_core::BackoffShape::Constant { delay }),
+            jitter: Some(timelaw_core::JitterBounds::None),
+            ..DelayContract::default()
+        },
         ..Contract::default()
     }
 }
@@ -251,7 +258,7 @@ impl Subject for Naive {
 }
 
 fn attempt_limit(config: &NaiveConfig) -> u32 {
-    let max = config.contract.max_attempts.unwrap_or(1);
+    let max = config.contract.retry.max_attempts.unwrap_or(1);
     match config.bug {
         Bug::ExtraAttempt => max + 1,
         Bug::GivesUpEarly => max.saturating_sub(1).max(1),
@@ -261,12 +268,12 @@ fn attempt_limit(config: &NaiveConfig) -> u32 {
 }
 
 fn dispatch(config: &NaiveConfig, world: &mut World<'_>) -> Result<AttemptResult, Abort> {
-    let tie = match (config.contract.timeout_tie, config.bug) {
+    let tie = match (config.contract.timing.timeout_tie, config.bug) {
         (TieRule::Expired, Bug::FlipsTie) => TieRule::InnerWins,
         (TieRule::InnerWins, Bug::FlipsTie) => TieRule::Expired,
         (tie, _) => tie,
     };
-    match config.contract.attempt_timeout {
+    match config.contract.timing.attempt_timeout {
         Some(timeout) => world.dispatch_with_timeout(timeout, tie),
         None => world.dispatch(),
     }
@@ -274,7 +281,8 @@ fn dispatch(config: &NaiveConfig, world: &mut World<'_>) -> Result<AttemptResult
 
 fn serve(config: &NaiveConfig, runs: u64, world: &mut World<'_>, call: CallInfo) -> Result<CallResult, Abort> {
     let (contract, bug) = (config.contract, config.bug);
-    let deadline_at = contract.deadline.filter(|_| bug != Bug::IgnoresDeadline).map(|d| call.started.saturating_add(d));
+    let deadline_at =
+        contract.timing.deadline.filter(|_| bug != Bug::IgnoresDeadline).map(|d| call.started.saturating_add(d));
     let honors_cancel = bug != Bug::IgnoresCancellation;
     let (mut slept, mut first_error, mut attempt) = (VDuration::ZERO, None, 0_u32);
     loop {
@@ -308,7 +316,7 @@ fn serve(config: &NaiveConfig, runs: u64, world: &mut World<'_>, call: CallInfo)
             return give_up_with(config, world, error, first, delay);
         }
         if bug != Bug::IgnoresSleepBudget
-            && contract.sleep_budget.is_some_and(|budget| slept.saturating_add(delay) > budget)
+            && contract.delays.sleep_budget.is_some_and(|budget| slept.saturating_add(delay) > budget)
         {
             return Ok(CallResult::Err(error));
         }
@@ -329,7 +337,7 @@ fn serve(config: &NaiveConfig, runs: u64, world: &mut World<'_>, call: CallInfo)
 
 fn give_up(config: &NaiveConfig, call: &CallInfo, attempt: u32, error: ErrorKind) -> bool {
     let contract = config.contract;
-    let retry_on = contract.retry_on.unwrap_or(RetryOn::ALL);
+    let retry_on = contract.retry.retry_on.unwrap_or(RetryOn::ALL);
     let retryable = match error {
         ErrorKind::Transient => retry_on.transient,
         ErrorKind::RateLimited => retry_on.rate_limited,
@@ -337,7 +345,8 @@ fn give_up(config: &NaiveConfig, call: &CallInfo, attempt: u32, error: ErrorKind
         ErrorKind::Fatal => config.bug == Bug::RetriesFatal,
         _ => false,
     };
-    let idempotency_ok = call.idempotent || !contract.respects_idempotency || config.bug == Bug::RetriesNonIdempotent;
+    let idempotency_ok =
+        call.idempotent || !contract.retry.respects_idempotency || config.bug == Bug::RetriesNonIdempotent;
     !retryable || attempt >= attempt_limit(config) || !idempotency_ok
 }
 
@@ -363,15 +372,15 @@ fn give_up_with(
 
 fn plan_delay(config: &NaiveConfig, attempt: u32, outcome: Outcome, runs: u64) -> VDuration {
     let contract = config.contract;
-    let shape = contract.backoff.and_then(|shape| shape.nth(attempt)).unwrap_or(VDuration::ZERO);
-    let cap = contract.delay_max.unwrap_or(VDuration::MAX);
+    let shape = contract.delays.backoff.and_then(|shape| shape.nth(attempt)).unwrap_or(VDuration::ZERO);
+    let cap = contract.delays.max.unwrap_or(VDuration::MAX);
     let mut delay = match config.bug {
         Bug::DoublesDelay => shape.saturating_mul(2),
         Bug::ZeroSecondDelay if attempt == 2 => VDuration::ZERO,
         Bug::RemembersRuns => shape.min(cap).saturating_add(ms(runs)),
         _ => shape.min(cap),
     };
-    if let (Outcome::RateLimited { retry_after }, true) = (outcome, contract.honors_retry_after) {
+    if let (Outcome::RateLimited { retry_after }, true) = (outcome, contract.rate.honors_retry_after) {
         if config.bug != Bug::IgnoresRetryAfter {
             delay = delay.max(retry_after);
         }
@@ -396,7 +405,9 @@ impl Subject for Misdeclared {
         "misdeclared"
     }
     fn contract(&self, config: &MisdeclaredConfig) -> Contract {
-        Contract { circuit: config.claimed, ..Reference.contract(&config.policy) }
+        let mut promise = Reference.contract(&config.policy);
+        promise.circuit = Declared::from(config.claimed);
+        promise
     }
     fn run(&self, config: &MisdeclaredConfig, world: &mut World<'_>) -> Result<(), Abort> {
         Reference.run(&config.policy, world)

@@ -13,7 +13,7 @@ use timelaw_laws::{mechanism_of, Catalogue, Mechanism};
 pub enum PromiseState {
     /// Promised, with the value shown.
     Stated,
-    /// The mechanism exists but its parameters are not stated ([`timelaw_core::Unstated`]).
+    /// The mechanism exists but its parameters are not stated ([`timelaw_core::Declared::Unstated`]).
     Unstated,
     /// No promise: the field is `None`, `false`, or a default of a mechanism that is not stated.
     Absent,
@@ -32,13 +32,13 @@ impl PromiseState {
 /// One contract field as shown.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FieldView {
-    /// The field's serde name (`max_attempts`).
+    /// The field's path in the contract's grouped JSON form (`retry.max_attempts`).
     pub name: String,
     /// Stated, unstated or absent.
     pub state: PromiseState,
     /// The field's value as fixtures write it (durations as text).
     pub value: Value,
-    /// The field this one refines (`timeout_tie` refines `attempt_timeout`): while that one is not
+    /// The field this one refines (`timing.timeout_tie` refines `timing.attempt_timeout`): while that one is not
     /// stated, neither is this one.
     pub refines: Option<String>,
 }
@@ -74,26 +74,28 @@ pub struct ContractView {
 /// The field a refinement depends on: while that one is not stated, the refinement says nothing either,
 /// whatever its value.
 const PARENTS: [(&str, &str); 11] = [
-    ("timeout_tie", "attempt_timeout"),
-    ("jitter_clipped_at_cap", "jitter"),
-    ("delay_tolerance", "backoff"),
-    ("delay_tolerance_ppb", "backoff"),
-    ("circuit_policy", "circuit"),
-    ("circuit_open_shape", "circuit"),
-    ("circuit_cooldown_tie", "circuit"),
-    ("circuit_counts_cancellation", "circuit"),
-    ("retry_budget_window", "retry_budget"),
-    ("retry_budget_admits", "retry_budget"),
-    ("interrupt_tie", "deadline"),
+    ("timing.timeout_tie", "timing.attempt_timeout"),
+    ("delays.jitter_clipped_at_cap", "delays.jitter"),
+    ("delays.tolerance", "delays.backoff"),
+    ("delays.tolerance_ppb", "delays.backoff"),
+    ("circuit.policy", "circuit"),
+    ("circuit.open_shape", "circuit"),
+    ("circuit.cooldown_tie", "circuit"),
+    ("circuit.counts_cancellation", "circuit"),
+    ("budget.window", "budget"),
+    ("budget.admits", "budget"),
+    ("timing.interrupt_tie", "timing.deadline"),
 ];
 
-/// Whether `name` is a parameter of a mechanism the contract has without stating it.
-fn unstated(contract: &Contract, name: &str, mechanism: Mechanism) -> bool {
-    let flags = contract.unstated;
+/// Whether `path` is a parameter of a mechanism the contract has without stating it.
+fn unstated(contract: &Contract, path: &str, mechanism: Mechanism) -> bool {
     match mechanism {
-        Mechanism::Circuit => flags.circuit,
-        Mechanism::Budget => flags.retry_budget,
-        _ => flags.time_limit && matches!(name, "deadline" | "retry_elapsed_max" | "sleep_budget"),
+        Mechanism::Circuit => contract.circuit.is_unstated(),
+        Mechanism::Budget => contract.budget.is_unstated(),
+        _ => {
+            let limits = ["timing.deadline", "timing.retry_elapsed_max", "delays.sleep_budget"];
+            contract.timing.limit_unstated && limits.contains(&path)
+        }
     }
 }
 
@@ -101,13 +103,33 @@ fn parent_of(name: &str) -> Option<&'static str> {
     PARENTS.iter().find(|(child, _)| *child == name).map(|(_, parent)| *parent)
 }
 
+/// The value of the field at `path` in the grouped JSON form `fields`. A refinement of a stated breaker
+/// or budget left at its default is not written there; its value is read from the parameters.
+fn field_value(contract: &Contract, fields: &Value, path: &str) -> Value {
+    let pointer = format!("/{}", path.replace('.', "/"));
+    if let Some(value) = fields.pointer(&pointer) {
+        return value.clone();
+    }
+    // Plain data: serializing cannot fail.
+    let value = |field: Result<Value, serde_json::Error>| field.unwrap_or(Value::Null);
+    match (path, contract.circuit.stated(), contract.budget.stated()) {
+        ("circuit.policy", Some(circuit), _) => value(serde_json::to_value(circuit.policy)),
+        ("circuit.open_shape", Some(circuit), _) => value(serde_json::to_value(circuit.open_shape)),
+        ("circuit.cooldown_tie", Some(circuit), _) => value(serde_json::to_value(circuit.cooldown_tie)),
+        ("circuit.counts_cancellation", Some(circuit), _) => Value::Bool(circuit.counts_cancellation),
+        ("budget.window", _, Some(_)) => Value::Null,
+        ("budget.admits", _, Some(budget)) => Value::Bool(budget.admits),
+        _ => Value::Null,
+    }
+}
+
 fn field_state(contract: &Contract, fields: &Value, name: &str) -> PromiseState {
     let mechanism = timelaw_laws::catalogue::field_mechanism(name).unwrap_or(Mechanism::Meta);
-    let value = &fields[name];
-    if name == "unstated" {
-        return if contract.unstated.any() { PromiseState::Stated } else { PromiseState::Absent };
-    }
+    let value = field_value(contract, fields, name);
     match value {
+        Value::String(word) if word == "unstated" && matches!(name, "circuit" | "budget") => {
+            return PromiseState::Unstated
+        }
         Value::Null if unstated(contract, name, mechanism) => return PromiseState::Unstated,
         Value::Null | Value::Bool(false) => return PromiseState::Absent,
         _ => {}
@@ -151,7 +173,7 @@ fn group_view(mechanism: Mechanism, contract: &Contract, laws: &Catalogue) -> Gr
         .map(|(name, _)| FieldView {
             name: (*name).to_owned(),
             state: field_state(contract, &fields, name),
-            value: fields[*name].clone(),
+            value: field_value(contract, &fields, name),
             refines: parent_of(name).map(str::to_owned),
         })
         .collect();
@@ -198,12 +220,12 @@ pub fn render_contract_text(view: &ContractView) -> String {
     for group in &view.groups {
         let total = group.laws_applying.len() + group.laws_not_applying.len();
         lines.push(String::new());
-        lines.push(format!(
-            "{}: {} ({} of {total} laws apply)",
-            group.mechanism.name(),
-            group.state.name(),
-            group.laws_applying.len()
-        ));
+        let applying = group.laws_applying.len();
+        lines.push(match group.fields.is_empty() {
+            // A mechanism no contract field describes (meta): its laws apply to every subject.
+            true => format!("{}: ({applying} of {total} laws apply)", group.mechanism.name()),
+            false => format!("{}: {} ({applying} of {total} laws apply)", group.mechanism.name(), group.state.name()),
+        });
         for field in &group.fields {
             lines.push(format!("  {:<28} {:<9} {}", field.name, field.state.name(), field_text(field, group)));
         }
@@ -219,17 +241,6 @@ pub fn render_contract_text(view: &ContractView) -> String {
 /// A field's value for the text: `unstated` as the mechanisms it names, a refinement of a mechanism that
 /// is not stated with why it promises nothing.
 fn field_text(field: &FieldView, group: &GroupView) -> String {
-    if field.name == "unstated" {
-        let named: Vec<&str> = field
-            .value
-            .as_object()
-            .into_iter()
-            .flatten()
-            .filter(|(_, on)| on.as_bool() == Some(true))
-            .map(|(name, _)| name.as_str())
-            .collect();
-        return if named.is_empty() { "none".to_owned() } else { named.join(", ") };
-    }
     let text = value_text(&field.value);
     let parent_state = |parent: &str| group.fields.iter().find(|f| f.name == parent).map(|f| f.state);
     match field.refines.as_deref().and_then(|parent| Some((parent, parent_state(parent)?))) {
@@ -252,7 +263,7 @@ pub fn render_contract_json(view: &ContractView) -> String {
 
 #[cfg(test)]
 mod tests {
-    use timelaw_core::{CircuitContract, Unstated as Flags, VDuration};
+    use timelaw_core::{BudgetContract, CircuitContract, Declared, RetryContract, TimingContract, VDuration};
 
     use super::*;
 
@@ -287,30 +298,45 @@ mod tests {
         failure_percent: 50,
         open_for: VDuration::from_millis(10),
         half_open_probes: 1,
+        ..CircuitContract::DEFAULT
     };
 
     #[test]
     fn fields_are_stated_unstated_or_absent() {
         use PromiseState::{Absent, Stated, Unstated};
         let none = Contract::default();
-        check(none, "max_attempts", Absent);
-        check(Contract { max_attempts: Some(3), ..none }, "max_attempts", Stated);
-        check(Contract { notifies: true, ..none }, "notifies", Stated);
-        check(none, "notifies", Absent);
-        check(none, "timeout_tie", Absent);
-        check(Contract { attempt_timeout: ms(5), ..none }, "timeout_tie", Stated);
-        check(Contract { retry_budget_admits: true, ..none }, "retry_budget_admits", Absent);
-        let breaker = Contract { unstated: Flags { circuit: true, ..Flags::default() }, ..none };
+        check(none, "retry.max_attempts", Absent);
+        let mut attempts = none;
+        attempts.retry.max_attempts = Some(3);
+        check(attempts, "retry.max_attempts", Stated);
+        let mut notifies = none;
+        notifies.delays.notifies = true;
+        check(notifies, "delays.notifies", Stated);
+        check(none, "delays.notifies", Absent);
+        check(none, "timing.timeout_tie", Absent);
+        check(
+            Contract { timing: TimingContract { attempt_timeout: ms(5), ..none.timing }, ..none },
+            "timing.timeout_tie",
+            Stated,
+        );
+        let admits = BudgetContract { admits: true, ..BudgetContract::default() };
+        check(Contract { budget: Declared::Stated(admits), ..none }, "budget.admits", Stated);
+        check(Contract { budget: Declared::Stated(admits), ..none }, "budget.window", Absent);
+        let breaker = Contract { circuit: Declared::Unstated, ..none };
         check(breaker, "circuit", Unstated);
-        check(breaker, "circuit_policy", Unstated);
-        check(breaker, "unstated", Stated);
-        check(none, "unstated", Absent);
-        let limit = Contract { unstated: Flags { time_limit: true, ..Flags::default() }, ..none };
-        check(limit, "deadline", Unstated);
-        check(limit, "retry_elapsed_max", Unstated);
-        check(limit, "attempt_timeout", Absent);
-        check(Contract { circuit: Some(BREAKER), ..none }, "circuit_open_shape", Stated);
-        check(Contract { deadline: ms(9), ..none }, "interrupt_tie", Absent);
+        check(breaker, "circuit.policy", Unstated);
+        let limit = Contract { timing: TimingContract { limit_unstated: true, ..none.timing }, ..none };
+        check(limit, "timing.limit_unstated", Stated);
+        check(none, "timing.limit_unstated", Absent);
+        check(limit, "timing.deadline", Unstated);
+        check(limit, "timing.retry_elapsed_max", Unstated);
+        check(limit, "timing.attempt_timeout", Absent);
+        check(Contract { circuit: Declared::Stated(BREAKER), ..none }, "circuit.open_shape", Stated);
+        check(
+            Contract { timing: TimingContract { deadline: ms(9), ..none.timing }, ..none },
+            "timing.interrupt_tie",
+            Absent,
+        );
     }
 
     #[test]
@@ -318,10 +344,10 @@ mod tests {
         use PromiseState::{Absent, Stated, Unstated};
         let none = Contract::default();
         check_group(none, Mechanism::Circuit, Absent, &[]);
-        let breaker = Contract { unstated: Flags { circuit: true, ..Flags::default() }, ..none };
+        let breaker = Contract { circuit: Declared::Unstated, ..none };
         check_group(breaker, Mechanism::Circuit, Unstated, &[]);
         check_group(
-            Contract { circuit: Some(BREAKER), ..none },
+            Contract { circuit: Declared::Stated(BREAKER), ..none },
             Mechanism::Circuit,
             Stated,
             &[
@@ -341,7 +367,7 @@ mod tests {
             &["deterministic_replay", "never_panics", "terminates", "no_undeclared_rejection"],
         );
         check_group(
-            Contract { max_attempts: Some(2), ..none },
+            Contract { retry: RetryContract { max_attempts: Some(2), ..none.retry }, ..none },
             Mechanism::Retry,
             Stated,
             &[
@@ -375,14 +401,17 @@ mod tests {
     #[test]
     fn text_golden() {
         let contract = Contract {
-            max_attempts: Some(3),
-            circuit: Some(BREAKER),
-            unstated: Flags { retry_budget: true, ..Flags::default() },
+            retry: RetryContract { max_attempts: Some(3), ..RetryContract::default() },
+            circuit: Declared::Stated(BREAKER),
+            budget: Declared::Unstated,
             ..Contract::default()
         };
         let view =
             contract_view("demo", "case 0 of seed 7", serde_json::json!({"n": 3}), &contract, &Catalogue::standard());
         let text = render_contract_text(&view);
+        if std::env::var_os("TIMELAW_BLESS").is_some() {
+            std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/src/render/contract_golden.txt"), &text).unwrap();
+        }
         let expected = include_str!("contract_golden.txt");
         assert_eq!(text, expected);
         let json: ContractView = serde_json::from_str(&render_contract_json(&view)).unwrap();
