@@ -1,13 +1,13 @@
 //! The shrink pass over the config's numbers (`shrink_numbers`): each number the domain lists
 //! ([`ConfigDomain::config_numbers`]: counts, percentages, durations in nanoseconds) is tried at its
 //! minimum, then one above its minimum, then one lower than now (when that loses the failure the
-//! number stays: a binary search assumes no smaller value fails either), then by binary search to the smallest value that still fails, so a
-//! duration reaches its exact boundary, to the nanosecond. Numbers of equal value (a deadline equal to
-//! a delay and its cap) are then lowered together the same way, and pairs a little apart (a cap of
-//! 11 ns over an initial delay of 10 ns) by one amount, keeping their difference: the coupled moves
-//! for values that must fall together. A
-//! value that loses the failure alone is tried again with the schedule's durations on the moved
-//! contract boundaries moved along (`adapt`), as for a simpler config.
+//! number stays: a binary search assumes no smaller value fails either), then by binary search to the
+//! smallest value that still fails, so a duration reaches its exact boundary, to the nanosecond.
+//! Numbers of equal value (a deadline equal to a delay and its cap) are then lowered together the same
+//! way, and pairs a little apart (a cap of 11 ns over an initial delay of 10 ns) by one amount, keeping
+//! their difference: the coupled moves for values that must fall together. A value that loses the
+//! failure alone is tried again with the schedule's durations on the moved contract boundaries moved
+//! along (`adapt`), as for a simpler config (first, when that is the simpler of the two).
 
 use timelaw_generators::{ConfigDomain, ConfigNumber};
 
