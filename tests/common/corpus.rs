@@ -90,7 +90,12 @@ pub const CORPUS: [Entry; 32] = [
     entry(S(Slip::TimeoutTruncatedToMillis), "eventually_succeeds", "timeouts", C),
     entry(S(Slip::FirstErrorReported), "result_matches_last_attempt", "reported result", C),
     entry(S(Slip::StaleErrorAfterSuccess), "success_ends_call", "reported result", C),
-    entry(S(Slip::DeadlineSleepStrict), "deadline_respected", "deadline", C),
+    entry(
+        S(Slip::DeadlineSleepStrict),
+        "deadline_respected",
+        "deadline",
+        M("from four attempts with 50 ms delays the delays and the deadline stay apart (one seed in 25)"),
+    ),
     entry(S(Slip::TimeoutNotShortenedByDeadline), "deadline_respected", "deadline", C),
     entry(
         S(Slip::SleepBudgetForgetsNextDelay),
