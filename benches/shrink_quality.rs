@@ -9,7 +9,8 @@
 //! the bench prints the targets each bug misses and exits with status 1 when any is missed.
 //!
 //! `cargo bench --bench shrink_quality`; `TIMELAW_BENCH_SEEDS` (default 100), `TIMELAW_BENCH_CASES`
-//! (default 100,000) and `TIMELAW_BENCH_ONLY` (bugs whose name contains this text) set the size.
+//! (default 100,000) and `TIMELAW_BENCH_ONLY` (bugs whose name contains this text) set the size;
+//! `TIMELAW_BENCH_PASSES=1` adds, per bug, the mean candidates each shrink pass tried and kept.
 
 #[allow(dead_code)]
 #[path = "../tests/common/mod.rs"]
@@ -32,6 +33,8 @@ struct Quality {
     case_index_max: u64,
     evaluations: u64,
     first_miss: Option<String>,
+    /// Per pass: its name, the candidates it evaluated and kept, summed over the killed seeds.
+    passes: Vec<(&'static str, u64, u64)>,
 }
 
 impl Quality {
@@ -47,6 +50,7 @@ impl Quality {
             case_index_max: 0,
             evaluations: 0,
             first_miss: None,
+            passes: Vec::new(),
         };
         for (seed, measured) in runs {
             let (Some(index), Some(shrunk)) = (measured.case_index, measured.shrunk) else { continue };
@@ -54,6 +58,7 @@ impl Quality {
             quality.case_index_sum += index;
             quality.case_index_max = quality.case_index_max.max(index);
             quality.evaluations += measured.evaluations;
+            quality.add_passes(&measured.passes);
             if shrunk == minimum {
                 quality.canonical += 1;
             } else if quality.first_miss.is_none() {
@@ -62,6 +67,26 @@ impl Quality {
             }
         }
         quality
+    }
+
+    fn add_passes(&mut self, passes: &[(&'static str, u64, u64)]) {
+        for &(name, tried, accepted) in passes {
+            match self.passes.iter_mut().find(|pass| pass.0 == name) {
+                Some(pass) => (pass.1, pass.2) = (pass.1 + tried, pass.2 + accepted),
+                None => self.passes.push((name, tried, accepted)),
+            }
+        }
+    }
+
+    /// The mean candidates tried / kept per pass, in words (passes that tried none left out).
+    fn passes_shown(&self) -> String {
+        let shown: Vec<String> = self
+            .passes
+            .iter()
+            .filter(|pass| pass.1 > 0)
+            .map(|&(name, tried, accepted)| format!("{name} {:.1}/{:.1}", self.mean(tried), self.mean(accepted)))
+            .collect();
+        shown.join(", ")
     }
 
     fn mean(&self, total: u64) -> f64 {
@@ -92,6 +117,7 @@ fn main() {
     let seeds = env_u64("TIMELAW_BENCH_SEEDS", 100);
     let cases_max = env_u64("TIMELAW_BENCH_CASES", 100_000);
     let only = std::env::var("TIMELAW_BENCH_ONLY").unwrap_or_default();
+    let show_passes = env_u64("TIMELAW_BENCH_PASSES", 0) != 0;
     println!("shrink quality: {seeds} seeds per bug, at most {cases_max} cases per seed");
     println!(
         "{:<44} {:<38} {:>9} {:>11} {:>9} {:>9} {:>10}  targets missed",
@@ -114,6 +140,9 @@ fn main() {
             quality.mean(quality.evaluations),
             if misses.is_empty() { "-".to_owned() } else { misses.join(", ") },
         );
+        if show_passes {
+            println!("    mean candidates tried/kept per pass: {}", quality.passes_shown());
+        }
         if let Some(miss) = &quality.first_miss {
             println!("    first miss of the canonical minimum, {miss}");
         }

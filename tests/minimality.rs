@@ -7,9 +7,14 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use common::corpus::{CorpusBug, CORPUS};
+use common::corpus_minima::canonical;
+use common::corpus_subject::Slipped;
 use common::minima::stated_minimum;
 use common::planted::{Planted, BUGS};
-use timelaw::core::Limits;
+use common::planted_clocks::ClockPlanted;
+use timelaw::core::reference::Policy;
+use timelaw::core::{Case, Limits};
 use timelaw::eval::evaluate;
 use timelaw::laws::Catalogue;
 use timelaw::registry::Registry;
@@ -136,4 +141,41 @@ fn excused_fixtures_shrink_again_to_one_minimal_cases() {
         assert_eq!(check_fixture(&registry, &shrunk), Vec::<String>::new(), "{name} shrunk to {}", shrunk.display());
     }
     let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// The moves from `case` that still violate `law` under the subject of `bug`.
+fn violating_corpus_moves(bug: CorpusBug, law: &str, case: &Case<Policy>) -> Vec<String> {
+    let all = match bug {
+        CorpusBug::Planted(bug) => moves(&Planted(bug), case),
+        CorpusBug::Clock(bug) => moves(&ClockPlanted(bug), case),
+        CorpusBug::Slip(slip) => moves(&Slipped(slip), case),
+    };
+    all.into_iter().filter(|step| bug.judge(law, &step.case).is_violated()).map(|step| step.name).collect()
+}
+
+/// Every canonical minimum of the planted-bug corpus (`tests/common/corpus_minima.rs`) is 1-minimal:
+/// no single move keeps its bug's violation.
+#[test]
+fn every_corpus_minimum_is_one_minimal() {
+    let mut failures = Vec::new();
+    for entry in CORPUS {
+        let minimum = canonical(entry.bug);
+        assert!(entry.bug.judge(entry.law, &minimum).is_violated(), "{:?}: the minimum does not fail", entry.bug);
+        let violating = violating_corpus_moves(entry.bug, entry.law, &minimum);
+        if !violating.is_empty() {
+            failures.push(format!("{}: still violated after {violating:?}", entry.bug.name()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A corpus minimum with one step too many is caught: the check can fail.
+#[test]
+fn a_corpus_case_one_move_from_its_minimum_is_not_one_minimal() {
+    use timelaw::core::{Outcome, Step};
+    let entry = CORPUS.iter().find(|entry| entry.bug.name() == "slipped-stale-error-after-success").unwrap();
+    let mut padded = canonical(entry.bug);
+    padded.schedule.calls[0].steps.insert(0, Step::instant(Outcome::Transient));
+    let violating = violating_corpus_moves(entry.bug, entry.law, &padded);
+    assert!(!violating.is_empty(), "{padded:?}");
 }

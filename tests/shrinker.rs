@@ -62,20 +62,20 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
     // remove, transients to turn into successes, durations to zero, a seed to zero and a wall jump to drop.
     // Each pass must have tried a candidate and kept one, except those this case gives nothing to do:
     // plain steps to `lower_repeats` (`a_long_failure_run_shrinks_by_lowering_its_repeat_count` is its
-    // test), no call to fold or step to merge once the others dropped them, no number left once the
+    // test), no call to fold, step to merge or pair to rewrite once the others dropped them, no number left once the
     // simplest config is kept (`the_new_moves_reach_their_minima` tests those three).
     let ran = |name: &str| outcome.passes.iter().find(|pass| pass.name == name).copied();
     for name in PASSES {
         let pass = ran(name).unwrap_or_else(|| panic!("pass {name} missing from {:?}", outcome.passes));
         assert!(pass.tried >= pass.accepted, "{pass:?}");
-        let idle = ["lower_repeats", "fold_calls", "merge_steps", "shrink_numbers"].contains(&name);
+        let idle = ["lower_repeats", "fold_calls", "merge_steps", "shrink_numbers", "rewrite_pairs"].contains(&name);
         assert!(idle || pass.accepted > 0, "pass {name} kept nothing on a case it should simplify: {pass:?}");
     }
     assert_eq!(outcome.passes.len(), PASSES.len(), "{:?}", outcome.passes);
 }
 
 /// Every shrink pass, in the order they run.
-const PASSES: [&str; 12] = [
+const PASSES: [&str; 13] = [
     "drop_calls",
     "fold_calls",
     "drop_steps",
@@ -85,6 +85,7 @@ const PASSES: [&str; 12] = [
     "shrink_numbers",
     "simplify_calls",
     "simplify_outcomes",
+    "rewrite_pairs",
     "shrink_durations",
     "zero_seed",
     "shrink_clock_faults",
@@ -548,4 +549,69 @@ fn the_new_moves_reach_their_minima() {
     );
 }
 
+/// A planted subject whose failure is flaky on schedules of at most `flaky_steps` steps: such a case
+/// fails only on its first run, and behaves like the reference after (a warmed cache, say). Test code
+/// only: nondeterministic on purpose.
+struct Flaky {
+    planted: Planted,
+    flaky_steps: usize,
+    seen: std::sync::Mutex<std::collections::HashSet<u64>>,
+}
+
+impl timelaw::core::Subject for Flaky {
+    type Config = Policy;
+    fn name(&self) -> &str {
+        self.planted.name()
+    }
+    fn contract(&self, policy: &Policy) -> timelaw::core::Contract {
+        self.planted.contract(policy)
+    }
+    fn run(&self, policy: &Policy, world: &mut timelaw::core::World<'_>) -> Result<(), timelaw::core::Abort> {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        (policy, world.schedule()).hash(&mut hasher);
+        let seen_before = !self.seen.lock().unwrap().insert(hasher.finish());
+        if world.schedule().step_count() <= self.flaky_steps && seen_before {
+            return timelaw::reference::Reference.run(policy, world);
+        }
+        self.planted.run(policy, world)
+    }
+}
+
+impl timelaw::generators::ConfigDomain for Flaky {
+    fn sample_config(&self, rng: &mut timelaw::core::SplitMix64, swarm: &timelaw::generators::Swarm) -> Policy {
+        self.planted.sample_config(rng, swarm)
+    }
+    fn config_strategy(&self) -> proptest::strategy::BoxedStrategy<Policy> {
+        self.planted.config_strategy()
+    }
+    fn arbitrary_config(&self, bytes: &mut arbitrary::Unstructured<'_>) -> Policy {
+        self.planted.arbitrary_config(bytes)
+    }
+    fn shrink_config(&self, policy: &Policy) -> Vec<Policy> {
+        self.planted.shrink_config(policy)
+    }
+}
+
+/// Shrinks `steps` transient failures under `Flaky` (flaky on schedules of at most `flaky_steps`) and
+/// expects a minimum of `expect_steps` steps: a flaky case kept for a pass is dropped when the pass's
+/// confirming run does not reproduce it.
+#[track_caller]
+fn check_flaky(flaky_steps: usize, steps: usize, expect_steps: usize) {
+    let subject = Flaky { planted: Planted(Bug::ExtraAttempt), flaky_steps, seen: Default::default() };
+    let law = *Catalogue::standard().get("attempts_within_max").unwrap();
+    let case = Case::new(Policy { max_attempts: 9, ..expected(Bug::ExtraAttempt).config }, transients(steps), 5);
+    let outcome = shrink(&subject, &law, case, ShrinkBudget::default(), Limits::default()).unwrap();
+    let shown = serde_json::to_string(&outcome.case).unwrap();
+    assert_eq!(outcome.case.schedule.step_count(), expect_steps, "{shown}");
+    let planted = timelaw::eval::evaluate(&Planted(Bug::ExtraAttempt), &outcome.case, Limits::default(), false);
+    assert!(planted.judge(&law, &outcome.case).is_violated(), "{shown}");
+}
+
+#[test]
+fn a_flaky_failure_is_never_the_minimum() {
+    check_flaky(0, 12, 1);
+    check_flaky(1, 12, 2);
+    check_flaky(2, 12, 3);
+}
 // IMPORTS NEEDED: RetryContract, TimingContract

@@ -51,6 +51,15 @@ pub(super) fn adapt<C: Clone>(
     Some((adapted, allowance))
 }
 
+/// Whether the schedule adapted to a change from `old` to `new` is simpler than the plain candidate, so
+/// worth its run first: every moved boundary moved down and no timeout went (which needs a run of the
+/// subject and may write attempts out).
+pub(super) fn adapted_first(old: &Contract, new: &Contract) -> bool {
+    let timeout_removed = old.timing.attempt_timeout.is_some() && new.timing.attempt_timeout.is_none();
+    let moves = boundary_moves(old, new);
+    !timeout_removed && !moves.is_empty() && moves.iter().all(|(from, to)| to < from)
+}
+
 /// Pairs (old value, new value) of every boundary the config change moved.
 fn boundary_moves(old: &Contract, new: &Contract) -> Vec<(VDuration, VDuration)> {
     let pairs = [

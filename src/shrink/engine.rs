@@ -53,7 +53,7 @@ pub struct ShrinkOutcome<C> {
     /// The law's violation on it.
     pub violation: Violation,
     /// Subject runs spent, every one counted: the first run of the given case, each candidate's run, the
-    /// second run of each accepted candidate, the runs of the current best case whose trace the config
+    /// confirming run of the best case after each pass that kept one (see `Shrinker::confirm`), the runs of the current best case whose trace the config
     /// pass adapts schedules to, and both runs of each evaluation under `deterministic_replay`.
     pub evaluations: u64,
     /// Per pass statistics.
@@ -94,6 +94,20 @@ pub(super) struct Shrinker<'a, S: ConfigDomain + ?Sized> {
     /// How many domain rules `best` breaks (0 for every generated case): no candidate may break more.
     outside: usize,
     evaluator: Option<Evaluator<'a, S::Config>>,
+    /// The best cases kept since the last confirmation, oldest first (each run once); the current best
+    /// is the last. See [`Shrinker::confirm`].
+    pending: Vec<Kept<S::Config>>,
+    /// The last best case confirmed by a second run (the given case to begin with).
+    anchor: Kept<S::Config>,
+}
+
+/// A best case with what the shrinker knows of it.
+#[derive(Clone)]
+struct Kept<C> {
+    case: Case<C>,
+    violation: Violation,
+    shape: Shape,
+    outside: usize,
 }
 
 fn digest<C: Hash>(case: &Case<C>) -> u64 {
@@ -128,17 +142,43 @@ impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
             self.refused.insert(digest);
             return false;
         };
-        if self.violation_on(&candidate).as_ref() != Some(&violation) {
-            self.refused.insert(digest);
-            return false; // Not deterministic: never keep it.
-        }
         self.visited.insert(digest);
-        self.shape = shape(&candidate.schedule);
-        self.outside = case_outside(self.subject, &candidate).len();
-        self.best = candidate;
-        self.violation = violation;
+        let outside = case_outside(self.subject, &candidate).len();
+        self.keep(Kept { shape: shape(&candidate.schedule), outside, case: candidate, violation });
+        self.pending.push(self.kept());
         self.stats.accepted += 1;
         true
+    }
+
+    fn kept(&self) -> Kept<S::Config> {
+        Kept { case: self.best.clone(), violation: self.violation.clone(), shape: self.shape, outside: self.outside }
+    }
+
+    fn keep(&mut self, kept: Kept<S::Config>) {
+        (self.best, self.violation, self.shape, self.outside) = (kept.case, kept.violation, kept.shape, kept.outside);
+    }
+
+    /// Confirms the best case by a second run on a fresh World: the same violation again, or it is
+    /// dropped (never kept: a nondeterministic failure) with the cases kept after the last confirmation,
+    /// latest first, until one reproduces; when none does (or the budget has no room for the runs) the
+    /// last confirmed case is the best again. Run after every pass, so a deterministic subject pays one
+    /// confirming run per pass that kept something, not one per kept candidate.
+    pub(super) fn confirm(&mut self) {
+        while let Some(top) = self.pending.pop() {
+            if self.evaluations.saturating_add(self.runs_per_evaluation()) > self.budget.evals_max {
+                self.exhausted = true;
+                break;
+            }
+            if self.violation_on(&top.case).as_ref() == Some(&top.violation) {
+                self.anchor = top;
+                self.pending.clear();
+                break;
+            }
+            self.refused.insert(digest(&top.case));
+            self.stats.accepted = self.stats.accepted.saturating_sub(1);
+        }
+        self.pending.clear();
+        self.keep(self.anchor.clone());
     }
 
     /// Whether `candidate` may replace the best case at all, before any run: its shape is no larger
@@ -239,6 +279,8 @@ pub fn shrink_with<S: ConfigDomain + ?Sized>(
         Verdict::Violated(violation) => violation,
         verdict => return Err(NotFailing { law: law.id.to_owned(), verdict }),
     };
+    let outside = case_outside(subject, &case).len();
+    let anchor = Kept { case: case.clone(), violation: violation.clone(), shape: shape(&case.schedule), outside };
     let mut shrinker = Shrinker {
         subject,
         law,
@@ -253,9 +295,11 @@ pub fn shrink_with<S: ConfigDomain + ?Sized>(
         visited: HashSet::new(),
         refused: HashSet::new(),
         shape: shape(&case.schedule),
-        outside: case_outside(subject, &case).len(),
+        outside,
         best: case,
         evaluator,
+        pending: Vec::new(),
+        anchor,
     };
     shrinker.visited.insert(digest(&shrinker.best));
     let list = passes::<S>();
@@ -265,6 +309,7 @@ pub fn shrink_with<S: ConfigDomain + ?Sized>(
         for (index, (name, pass)) in list.iter().enumerate() {
             shrinker.stats = PassStats { name, tried: 0, accepted: 0 };
             progress |= pass(&mut shrinker);
+            shrinker.confirm();
             stats[index].tried += shrinker.stats.tried;
             stats[index].accepted += shrinker.stats.accepted;
         }

@@ -1,12 +1,15 @@
 //! Every single shrink move from a case ([`moves`]): what "1-minimal" is measured against. A minimum
 //! is 1-minimal when no single move keeps the failure; the checked-in minima are tested that way.
 
-use timelaw_core::{Case, Outcome, VDuration};
+use timelaw_core::{Case, VDuration};
 use timelaw_generators::{case_outside, ConfigDomain};
 
 use super::merge::{folded, merged, shifted};
-use super::order::{outcome_rank, shape};
+use super::numbers::{near_pairs, tied_groups};
+use super::order::shape;
+use super::outcomes::{rewritten_pairs, simpler_steps};
 use super::passes::{boundaries, merge_equal_neighbours, read, slots, write};
+use super::shift::time_taken_out;
 
 /// One shrink move applied to a case.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,11 +24,14 @@ pub struct Move<C> {
 /// a call's gap into the next, drop a step, merge two adjacent steps (any outcome), lower a repeat (to
 /// 1 and by one), merge equal neighbours, each simpler config the domain offers (unless its own simpler
 /// configs lead back to `case`'s within three steps: a cycle, in which neither is simpler), each config
-/// number at
-/// its minimum, halved and one lower, no cancellation, idempotent, no gap, each simpler outcome, each
-/// duration at zero, halved, one nanosecond lower and at each contract boundary below it, seed zero,
-/// and each clock fault dropped. Only moves the shrinker may accept are listed: none is larger in the
-/// order on simplicity ([`super::order`]) or breaks more domain rules than `case`.
+/// number at its minimum, halved and one lower, each group of equal numbers together at the same
+/// values, each pair of near numbers lowered by one amount (all the slack, half, one), no
+/// cancellation, idempotent, no gap, each simpler outcome (a hang's at once or taking the attempt
+/// timeout), each step taking no time with its time taken out of the deadline and the
+/// elapsed-time limit, each pair of adjacent steps given simpler outcomes together, each duration at
+/// zero, halved, one nanosecond lower and at each contract boundary below it, seed zero, and each clock
+/// fault dropped. Only moves the shrinker may accept are listed: none is larger in the order on
+/// simplicity ([`super::order`]) or breaks more domain rules than `case`.
 ///
 /// The coupled form of a config move (the schedule adapted to the moved boundaries) needs a run of the
 /// subject, so it is not listed; the plain config move is.
@@ -86,11 +92,34 @@ fn config_moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>, o
             push(out, format!("simpler config {index}"), Case { config, ..case.clone() });
         }
     }
-    for (index, number) in subject.config_numbers(&case.config).into_iter().enumerate() {
+    let numbers = subject.config_numbers(&case.config);
+    for (index, number) in numbers.iter().enumerate() {
         let lower = [number.min, number.value / 2, number.value.saturating_sub(1)];
         for value in lower.into_iter().filter(|&value| value >= number.min && value < number.value) {
             if let Some(config) = subject.with_config_number(&case.config, index, value) {
                 push(out, format!("{} = {value}", number.name), Case { config, ..case.clone() });
+            }
+        }
+    }
+    for group in tied_groups(&numbers) {
+        let (value, names) = (numbers[group[0]].value, group.iter().map(|&i| numbers[i].name).collect::<Vec<_>>());
+        let min = group.iter().map(|&i| numbers[i].min).max().unwrap_or(0);
+        for to in [min, value / 2, value.saturating_sub(1)].into_iter().filter(|&to| to >= min && to < value) {
+            let config = group
+                .iter()
+                .try_fold(case.config.clone(), |config, &index| subject.with_config_number(&config, index, to));
+            if let Some(config) = config {
+                push(out, format!("{} together = {to}", names.join(", ")), Case { config, ..case.clone() });
+            }
+        }
+    }
+    for (i, j) in near_pairs(&numbers) {
+        let (a, b) = (numbers[i], numbers[j]);
+        let slack = (a.value - a.min).min(b.value - b.min);
+        for by in [slack, slack / 2, 1].into_iter().filter(|&by| by >= 1) {
+            let config = subject.with_config_number(&case.config, i, a.value - by);
+            if let Some(config) = config.and_then(|config| subject.with_config_number(&config, j, b.value - by)) {
+                push(out, format!("{} and {} both lower by {by}", a.name, b.name), Case { config, ..case.clone() });
             }
         }
     }
@@ -134,21 +163,20 @@ fn detail_moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>, o
         for (edit, next) in ["no cancellation", "idempotent", "no gap"].into_iter().zip(edited) {
             push(out, format!("call {call}: {edit}"), next);
         }
-        for (index, step) in case.schedule.calls[call].steps.iter().enumerate() {
-            let simpler = [
-                Outcome::Ok,
-                Outcome::Transient,
-                Outcome::Fatal,
-                Outcome::RateLimited { retry_after: VDuration::ZERO },
-            ];
-            for outcome in simpler.into_iter().filter(|o| outcome_rank(*o) < outcome_rank(step.outcome)) {
+        let timeout = subject.contract(&case.config).timing.attempt_timeout;
+        for (index, &step) in case.schedule.calls[call].steps.iter().enumerate() {
+            for simpler in simpler_steps(step, timeout) {
                 let mut next = case.clone();
-                let slot = &mut next.schedule.calls[call].steps[index];
-                slot.outcome = outcome;
-                if step.outcome == Outcome::Hang {
-                    slot.duration = VDuration::ZERO;
-                }
-                push(out, format!("call {call} step {index} outcome {outcome:?}"), next);
+                next.schedule.calls[call].steps[index] = simpler;
+                let (outcome, duration) = (simpler.outcome, simpler.duration);
+                push(out, format!("call {call} step {index} outcome {outcome:?} taking {duration:?}"), next);
+            }
+            if let Some(next) = time_taken_out(subject, case, call, index) {
+                push(out, format!("call {call} step {index} taking no time, its time taken out of the limits"), next);
+            }
+            for next in rewritten_pairs(case, call, index) {
+                let pair = [index, index + 1].map(|i| next.schedule.calls[call].steps[i].outcome);
+                push(out, format!("call {call} steps {index} and {} outcomes {pair:?}", index + 1), next);
             }
         }
     }

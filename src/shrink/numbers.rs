@@ -1,21 +1,40 @@
 //! The shrink pass over the config's numbers (`shrink_numbers`): each number the domain lists
 //! ([`ConfigDomain::config_numbers`]: counts, percentages, durations in nanoseconds) is tried at its
-//! minimum, then lowered by binary search to the smallest value that still fails (halving is its first
-//! step, a decrement by one its last), so a duration reaches its exact boundary, to the nanosecond. A
-//! value that loses the failure alone is tried again with the schedule's durations on the moved
-//! contract boundaries moved along (`adapt`), as for a simpler config.
+//! minimum, then one above its minimum, then one lower than now (when that loses the failure the
+//! number stays: a binary search assumes no smaller value fails either), then by binary search to the
+//! smallest value that still fails, so a duration reaches its exact boundary, to the nanosecond.
+//! Numbers of equal value (a deadline equal to a delay and its cap) are then lowered together the same
+//! way, and pairs a little apart (a cap of 11 ns over an initial delay of 10 ns) by one amount, keeping
+//! their difference: the coupled moves for values that must fall together. A value that loses the
+//! failure alone is tried again with the schedule's durations on the moved contract boundaries moved
+//! along (`adapt`), as for a simpler config (first, when that is the simpler of the two).
 
-use timelaw_generators::ConfigDomain;
+use timelaw_generators::{ConfigDomain, ConfigNumber};
 
-use super::adapt::adapt;
+use timelaw_core::Case;
+
+use super::adapt::{adapt, adapted_first};
 use super::engine::Shrinker;
 
-/// Lowers every number of the best config in turn; whether any was kept.
+/// Lowers every number of the best config in turn, then each group of numbers that are equal (a
+/// deadline drawn equal to a delay, a cap equal to the initial delay) together; whether any was kept.
 pub(super) fn shrink_numbers<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
     let mut progress = false;
     let count = shrinker.subject.config_numbers(&shrinker.best.config).len();
     for index in 0..count {
-        progress |= lower_number(shrinker, index);
+        progress |= lower_numbers(shrinker, &[index]);
+        if shrinker.out_of_budget() {
+            return progress;
+        }
+    }
+    for group in tied_groups(&shrinker.subject.config_numbers(&shrinker.best.config)) {
+        progress |= lower_numbers(shrinker, &group);
+        if shrinker.out_of_budget() {
+            return progress;
+        }
+    }
+    for pair in near_pairs(&shrinker.subject.config_numbers(&shrinker.best.config)) {
+        progress |= lower_pair(shrinker, pair);
         if shrinker.out_of_budget() {
             break;
         }
@@ -23,47 +42,169 @@ pub(super) fn shrink_numbers<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'
     progress
 }
 
-fn lower_number<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, index: usize) -> bool {
-    let Some(number) = shrinker.subject.config_numbers(&shrinker.best.config).get(index).copied() else {
-        return false;
+/// Pairs of unequal numbers, both above their minima, whose difference is smaller than the smaller of
+/// them (a cap of 11 ns over an initial delay of 10 ns): values offset by a little, which may have to
+/// fall together, keeping their difference.
+pub(super) fn near_pairs(numbers: &[ConfigNumber]) -> Vec<(usize, usize)> {
+    let mut pairs = Vec::new();
+    for (i, a) in numbers.iter().enumerate().filter(|(_, n)| n.value > n.min) {
+        for (j, b) in numbers.iter().enumerate().skip(i + 1).filter(|(_, n)| n.value > n.min) {
+            if a.value != b.value && a.value.abs_diff(b.value) < a.value.min(b.value) {
+                pairs.push((i, j));
+            }
+        }
+    }
+    pairs
+}
+
+/// Lowers both numbers of `pair` by one amount, keeping their difference: by as much as the nearer to
+/// its minimum allows, then by one (when that loses the failure the pair stays), then by binary search.
+fn lower_pair<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, (i, j): (usize, usize)) -> bool {
+    let numbers = shrinker.subject.config_numbers(&shrinker.best.config);
+    let (Some(a), Some(b)) = (numbers.get(i).copied(), numbers.get(j).copied()) else { return false };
+    let slack = (a.value - a.min).min(b.value - b.min);
+    let lowered = |shrinker: &mut Shrinker<'_, S>, by: u64| {
+        let config = shrinker.subject.with_config_number(&shrinker.best.config, i, a.value - by);
+        let config = config.and_then(|config| shrinker.subject.with_config_number(&config, j, b.value - by));
+        config.is_some_and(|config| coupled_attempt(shrinker, Case { config, ..shrinker.best.clone() }))
     };
-    if number.value <= number.min {
+    if slack == 0 || lowered(shrinker, slack) {
+        return slack > 0;
+    }
+    if slack == 1 || !lowered(shrinker, 1) {
         return false;
     }
-    if try_value(shrinker, index, number.min) {
-        return true;
-    }
-    // Binary search between the minimum (which lost the failure) and the current value (which fails).
-    let (mut low, mut high, mut progress) = (number.min, number.value, false);
+    // The largest amount that keeps the failure, between 1 (kept) and `slack` (lost), from `a` and `b`.
+    let (mut low, mut high) = (1, slack);
     while high - low > 1 && !shrinker.out_of_budget() {
         let middle = low + (high - low) / 2;
-        if try_value(shrinker, index, middle) {
+        let kept = lowered(shrinker, middle);
+        if kept {
+            low = middle;
+        } else {
             high = middle;
-            progress = true;
+        }
+    }
+    true
+}
+
+/// The indices of numbers that share one value above each one's minimum, in groups of two or more
+/// (in the order of their first number).
+pub(super) fn tied_groups(numbers: &[ConfigNumber]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (index, number) in numbers.iter().enumerate().filter(|(_, number)| number.value > number.min) {
+        match groups.iter_mut().find(|group| numbers[group[0]].value == number.value) {
+            Some(group) => group.push(index),
+            None => groups.push(vec![index]),
+        }
+    }
+    groups.retain(|group| group.len() > 1);
+    groups
+}
+
+/// Lowers the numbers `indices` (equal values) together: to the largest minimum among them, then to
+/// one above it, then one lower than now (when that loses the failure, so would any smaller value, by
+/// the binary search's own assumption, and the search is skipped), then by binary search in between.
+fn lower_numbers<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, indices: &[usize]) -> bool {
+    let numbers = shrinker.subject.config_numbers(&shrinker.best.config);
+    let Some(value) = indices.first().and_then(|&index| numbers.get(index)).map(|number| number.value) else {
+        return false;
+    };
+    let min = indices.iter().filter_map(|&index| numbers.get(index)).map(|number| number.min).max().unwrap_or(0);
+    if value <= min {
+        return false;
+    }
+    if try_value(shrinker, indices, min) {
+        return true;
+    }
+    // One above the minimum next: where a boundary sits just above it, no search is needed.
+    if value - 1 > min && try_value(shrinker, indices, min + 1) {
+        return true;
+    }
+    if value - 1 <= min + 1 || !try_value(shrinker, indices, value - 1) {
+        return false;
+    }
+    // Binary search between one above the minimum (which lost the failure) and the current value.
+    let (mut low, mut high) = (min + 1, value - 1);
+    while high - low > 1 && !shrinker.out_of_budget() {
+        let middle = low + (high - low) / 2;
+        if try_value(shrinker, indices, middle) {
+            high = middle;
         } else {
             low = middle;
         }
     }
-    progress
+    true
 }
 
-/// Tries the best case with number `index` set to `value`; `false` when that config is not valid.
-fn try_value<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, index: usize, value: u64) -> bool {
-    let Some(config) = shrinker.subject.with_config_number(&shrinker.best.config, index, value) else {
-        return false;
-    };
+/// Tries the best case with the numbers `indices` set to `value`; `false` when that config is not valid.
+fn try_value<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, indices: &[usize], value: u64) -> bool {
+    let mut config = shrinker.best.config.clone();
+    for &index in indices {
+        match shrinker.subject.with_config_number(&config, index, value) {
+            Some(next) => config = next,
+            None => return false,
+        }
+    }
     let mut candidate = shrinker.best.clone();
     candidate.config = config;
+    coupled_attempt(shrinker, candidate)
+}
+
+/// Tries `candidate` (the best case with another config) and its coupled form (durations on a moved
+/// boundary moved with it, see `adapt`): the coupled form first when it is the simpler of the two (every
+/// boundary moved down, no timeout removed), else only when the plain candidate lost the failure.
+pub(super) fn coupled_attempt<S: ConfigDomain + ?Sized>(
+    shrinker: &mut Shrinker<'_, S>,
+    candidate: Case<S::Config>,
+) -> bool {
     let old = shrinker.contract();
     let new = shrinker.subject.contract(&candidate.config);
-    if shrinker.attempt(candidate.clone()) {
+    let first = adapted_first(&old, &new);
+    if !first && shrinker.attempt(candidate.clone()) {
         return true;
     }
-    // The coupled move, as for a simpler config: durations on a moved boundary move with it (no number
-    // removes a timeout, so no run is needed for the trace).
     let at = shrinker.violated_at();
-    match adapt(&candidate, &old, &new, || shrinker.best_trace(), at) {
-        Some((adapted, allowance)) => shrinker.attempt_within(adapted, allowance),
-        None => false,
+    let adapted = (!shrinker.out_of_budget()).then(|| adapt(&candidate, &old, &new, || shrinker.best_trace(), at));
+    if adapted.flatten().is_some_and(|(adapted, allowance)| shrinker.attempt_within(adapted, allowance)) {
+        return true;
+    }
+    first && shrinker.attempt(candidate)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn check(numbers: &[(u64, u64)], expect: &[&[usize]]) {
+        let numbers: Vec<ConfigNumber> =
+            numbers.iter().map(|&(value, min)| ConfigNumber { name: "n", value, min }).collect();
+        assert_eq!(tied_groups(&numbers), expect);
+    }
+
+    #[track_caller]
+    fn check_near(numbers: &[(u64, u64)], expect: &[(usize, usize)]) {
+        let numbers: Vec<ConfigNumber> =
+            numbers.iter().map(|&(value, min)| ConfigNumber { name: "n", value, min }).collect();
+        assert_eq!(near_pairs(&numbers), expect);
+    }
+
+    #[test]
+    fn numbers_a_little_apart_are_near() {
+        check_near(&[(10, 0), (11, 0), (3, 1)], &[(0, 1)]);
+        check_near(&[(10, 0), (19, 0), (20, 0)], &[(0, 1), (1, 2)]);
+        check_near(&[(10, 0), (10, 0)], &[]);
+        check_near(&[(2, 2), (3, 0)], &[]);
+        check_near(&[(1, 0), (2, 0)], &[]);
+    }
+
+    #[test]
+    fn numbers_of_equal_value_above_their_minima_are_tied() {
+        check(&[(5, 0), (7, 0), (5, 0)], &[&[0, 2]]);
+        check(&[(5, 0), (5, 0), (5, 1), (9, 0), (9, 0)], &[&[0, 1, 2], &[3, 4]]);
+        check(&[(1, 1), (1, 1), (1, 0)], &[]);
+        check(&[(5, 0), (6, 0)], &[]);
+        check(&[], &[]);
     }
 }

@@ -3,15 +3,13 @@
 use timelaw_core::{CallScript, Case, Contract, Outcome, VDuration};
 use timelaw_generators::ConfigDomain;
 
-use super::adapt::adapt;
 use super::engine::Shrinker;
-use super::order::outcome_rank as rank;
 
 /// A pass: tries candidates, returns whether it kept any.
 pub(super) type Pass<S> = fn(&mut Shrinker<'_, S>) -> bool;
 
 /// The passes in the order they run.
-pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 12] {
+pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 13] {
     [
         ("drop_calls", drop_calls::<S>),
         ("fold_calls", super::merge::fold_calls::<S>),
@@ -21,7 +19,8 @@ pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 12
         ("shrink_config", shrink_config::<S>),
         ("shrink_numbers", super::numbers::shrink_numbers::<S>),
         ("simplify_calls", simplify_calls::<S>),
-        ("simplify_outcomes", simplify_outcomes::<S>),
+        ("simplify_outcomes", super::outcomes::simplify_outcomes::<S>),
+        ("rewrite_pairs", super::outcomes::rewrite_pairs::<S>),
         ("shrink_durations", shrink_durations::<S>),
         ("zero_seed", zero_seed::<S>),
         ("shrink_clock_faults", super::clock_passes::shrink_clock_faults::<S>),
@@ -145,18 +144,9 @@ fn shrink_config<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bo
             start = index;
             let mut candidate = shrinker.best.clone();
             candidate.config = config;
-            let old = shrinker.contract();
-            let new = shrinker.subject.contract(&candidate.config);
-            if shrinker.attempt(candidate.clone()) {
-                progress = true;
-                continue 'restart;
-            }
-            // Only when the config alone lost the failure; the best case's trace is a counted run.
-            let at = shrinker.violated_at();
-            let adapted = (!shrinker.out_of_budget())
-                .then(|| adapt(&candidate, &old, &new, || shrinker.best_trace(), at))
-                .flatten();
-            if adapted.is_some_and(|(adapted, allowance)| shrinker.attempt_within(adapted, allowance)) {
+            // With the schedule adapted to the moved boundaries too (a removed timeout's trace is a
+            // counted run).
+            if super::numbers::coupled_attempt(shrinker, candidate) {
                 progress = true;
                 continue 'restart;
             }
@@ -177,34 +167,6 @@ fn simplify_calls<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> b
             let mut candidate = shrinker.best.clone();
             edit(&mut candidate.schedule.calls[call]);
             progress |= shrinker.attempt(candidate);
-        }
-    }
-    progress
-}
-
-fn simplify_outcomes<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
-    let mut progress = false;
-    for call in 0..shrinker.best.schedule.calls.len() {
-        for step in 0..shrinker.best.schedule.calls[call].steps.len() {
-            let current = shrinker.best.schedule.calls[call].steps[step].outcome;
-            let simpler = [
-                Outcome::Ok,
-                Outcome::Transient,
-                Outcome::Fatal,
-                Outcome::RateLimited { retry_after: VDuration::ZERO },
-            ];
-            for outcome in simpler.into_iter().filter(|o| rank(*o) < rank(current)) {
-                let mut candidate = shrinker.best.clone();
-                let slot = &mut candidate.schedule.calls[call].steps[step];
-                slot.outcome = outcome;
-                if current == Outcome::Hang {
-                    slot.duration = VDuration::ZERO;
-                }
-                if shrinker.attempt(candidate) {
-                    progress = true;
-                    break;
-                }
-            }
         }
     }
     progress
@@ -297,6 +259,17 @@ fn lower_slot<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, slot: Sl
     if shrinker.attempt(write(&shrinker.best, slot, VDuration::ZERO)) {
         return true;
     }
+    // One nanosecond next: where a boundary sits just above zero, no search is needed.
+    let one = VDuration::from_nanos(1);
+    if current > one && shrinker.attempt(write(&shrinker.best, slot, one)) {
+        return true;
+    }
+    if let Slot::Step(call, step) = slot {
+        let shifted = super::shift::time_taken_out(shrinker.subject, &shrinker.best, call, step);
+        if shifted.is_some_and(|candidate| shrinker.attempt(candidate)) {
+            return true;
+        }
+    }
     let mut progress = false;
     for value in boundaries(&shrinker.contract()) {
         let now = read(&shrinker.best, slot).unwrap_or(VDuration::ZERO);
@@ -305,8 +278,15 @@ fn lower_slot<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, slot: Sl
             break;
         }
     }
-    // Binary search between a value known to pass (zero) and the current failing value.
-    let (mut low, mut high) = (0_u64, read(&shrinker.best, slot).unwrap_or(VDuration::ZERO).as_nanos());
+    // One nanosecond lower first: when that loses the failure, the binary search's own assumption says
+    // no smaller value keeps it either, so the search is skipped.
+    let now = read(&shrinker.best, slot).unwrap_or(VDuration::ZERO).as_nanos();
+    if now <= 2 || !shrinker.attempt(write(&shrinker.best, slot, VDuration::from_nanos(now - 1))) {
+        return progress;
+    }
+    // Binary search between a value known to lose the failure (1 ns) and the current failing value.
+    let (mut low, mut high) = (1_u64, now - 1);
+    progress = true;
     while high - low > 1 && !shrinker.out_of_budget() {
         let middle = low + (high - low) / 2;
         if shrinker.attempt(write(&shrinker.best, slot, VDuration::from_nanos(middle))) {

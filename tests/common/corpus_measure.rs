@@ -22,6 +22,8 @@ pub struct Measured {
     pub shrunk: Option<Case<Policy>>,
     /// Subject runs the shrink spent (its first run of the found case included).
     pub evaluations: u64,
+    /// Per pass: its name, the candidates it evaluated and the ones it kept.
+    pub passes: Vec<(&'static str, u64, u64)>,
 }
 
 /// The run options of a measurement: one thread, no replay runs, the default limits and shrink budget.
@@ -41,7 +43,7 @@ pub fn measure_seed<S: ConfigDomain<Config = Policy>>(subject: &S, law: &str, se
         index += 1;
     }
     let Some(found) = tally.found[0].first() else {
-        return Measured { case_index: None, found: None, shrunk: None, evaluations: 0 };
+        return Measured { case_index: None, found: None, shrunk: None, evaluations: 0, passes: Vec::new() };
     };
     let law = *laws.iter().next().expect("one law selected");
     let budget = ShrinkBudget { evals_max: config.shrink_evals_max, time_max: None };
@@ -51,6 +53,7 @@ pub fn measure_seed<S: ConfigDomain<Config = Policy>>(subject: &S, law: &str, se
         found: Some(found.case.clone()),
         shrunk: Some(outcome.case),
         evaluations: outcome.evaluations,
+        passes: outcome.passes.iter().map(|pass| (pass.name, pass.tried, pass.accepted)).collect(),
     }
 }
 
