@@ -614,4 +614,3 @@ fn a_flaky_failure_is_never_the_minimum() {
     check_flaky(1, 12, 2);
     check_flaky(2, 12, 3);
 }
-// IMPORTS NEEDED: RetryContract, TimingContract

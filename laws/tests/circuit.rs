@@ -142,5 +142,3 @@ fn half_open_probe_limit() {
     );
     check(id, misdeclared(breaker(2, 100, 2), breaker(2, 100, 1), stream(OPENS_THEN_PROBES)), Expect::At(15));
 }
-
-// IMPORTS NEEDED: Declared

@@ -120,5 +120,3 @@ pub(crate) fn attempts(max_times: Option<u32>) -> Option<u32> {
 pub(crate) fn times(max_times: u32) -> usize {
     max_times as usize
 }
-
-// IMPORTS NEEDED: DelayContract
