@@ -162,6 +162,10 @@ fn circuit_open_period_as_declared() {
         contract.circuit.stated_mut().expect("stated").cooldown_tie = CooldownTie::AdmitsAfterEnd
     };
     check(id, claiming(behind(), strictly_after, stream(REOPENS)), Expect::At(10));
+    // The successful probe at 100ms closes the breaker, which restarts the count: the next opening is a
+    // first one again and lasts 100ms, also under doubling periods.
+    let closes_then_reopens: &[(u64, Outcome)] = &[(0, T), (0, T), (100, OK), (0, T), (0, T), (100, OK)];
+    check(id, claiming(behind(), doubling, stream(closes_then_reopens)), Expect::Holds);
 }
 
 /// One hanging call cancelled after `cancel_ms`, under a deadline of `deadline_ms`.

@@ -71,6 +71,11 @@ fn circuit_closed_admits() {
     // Claiming a breaker that opens later than the real one: the third call is refused while closed.
     let later = |contract: &mut Contract| contract.circuit = Declared::Stated(breaker(3, 1));
     check(id, claiming(behind(breaker(2, 1)), later, stream(OPENS_THEN_REJECTS)), Expect::At(10));
+    // Claiming a shorter open period: the call at 50ms is a probe the claimed breaker admits and the
+    // reference refuses, a fault of the half-open laws, not of this one (the breaker is open, not closed).
+    let shorter = |contract: &mut Contract| contract.circuit.stated_mut().expect("stated").open_for = ms(50);
+    let early_probe: &[(u64, Option<Outcome>)] = &[(0, Some(T)), (0, Some(T)), (50, Some(OK))];
+    check(id, claiming(behind(breaker(2, 1)), shorter, stream(early_probe)), Expect::Holds);
     // Consecutive failures: two in a row open it (holds); claiming three is violated.
     let consecutive = |threshold| {
         move |contract: &mut Contract| {
