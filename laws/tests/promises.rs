@@ -11,7 +11,7 @@ use timelaw_core::{
     AboveCap, BackoffShape, CallResult, CallScript, CircuitContract, Contract, CooldownTie, ErrorKind, EventKind,
     InterruptTie, JitterBounds, OpenShape, Outcome, RetryAfterCombine, RetryAfterPolicy, Schedule, Unstated,
 };
-use timelaw_laws::ids;
+use timelaw_laws::{ids, Verdict};
 
 #[track_caller]
 fn check(id: &str, run: Run, expect: Expect) {
@@ -227,6 +227,34 @@ fn interruptions_off_the_tie_return_the_first() {
     let cancelled = Some(CallResult::Err(ErrorKind::Cancelled));
     check(id, late(10, 10, 10, cancelled), Expect::At(3));
     check(id, late(10, 10, 10, deadline), Expect::Holds);
+}
+
+#[test]
+fn interrupt_tie_violations_say_whether_it_was_a_tie() {
+    #[track_caller]
+    fn says(run: Run, words: &str) {
+        match run.judge(ids::INTERRUPT_TIE_AS_DECLARED) {
+            Verdict::Violated(violation) => assert!(violation.message.contains(words), "{}", violation.message),
+            verdict => panic!("expected a violation saying {words:?}, got {verdict:?}"),
+        }
+    }
+    says(late(10, 10, 10, Some(CallResult::Err(ErrorKind::Cancelled))), "at a tie");
+    says(late(10, 20, 0, None), "fell second, not the one that fell first");
+}
+
+#[test]
+fn interrupt_tie_applies_with_both_a_tie_and_a_deadline() {
+    #[track_caller]
+    fn applies(tie: Option<InterruptTie>, deadline_ms: Option<u64>, expected: bool) {
+        let mut contract = promise(3, ms(10));
+        contract.timing.interrupt_tie = tie;
+        contract.timing.deadline = deadline_ms.map(ms);
+        assert_eq!((timelaw_laws::catalogue::INTERRUPT_TIE_AS_DECLARED.applies)(&contract), expected);
+    }
+    applies(Some(InterruptTie::DeadlineFirst), Some(10), true);
+    applies(Some(InterruptTie::CancellationFirst), None, false);
+    applies(None, Some(10), false);
+    applies(None, None, false);
 }
 
 #[test]

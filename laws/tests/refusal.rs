@@ -206,6 +206,17 @@ fn elapsed_limit_does_not_stop_early() {
     // Unknown is not absent: an unstated breaker may stop retries.
     let unstated = |contract: &mut Contract| contract.circuit = Declared::Unstated;
     check(id, claiming(limit(1000), unstated, single(&[T, OK])), Expect::NotApplicable);
+    // A stated breaker or retry budget may stop retries too.
+    let breaker_too = retrying(4, |p| {
+        p.retry_elapsed_max = Some(ms(1000));
+        p.circuit = Some(breaker(2, 1));
+    });
+    check(id, reference(breaker_too, single(&[T, T, OK])), Expect::NotApplicable);
+    let budget_too = retrying(4, |p| {
+        p.retry_elapsed_max = Some(ms(1000));
+        p.retry_budget = Some(BudgetContract::default());
+    });
+    check(id, reference(budget_too, single(&[T, T, OK])), Expect::NotApplicable);
     // Stops at 15ms while promising 1s.
     let later = |contract: &mut Contract| contract.timing.retry_elapsed_max = Some(ms(1000));
     check(id, claiming(limit(15), later, single(&[T, T, T, OK])), Expect::At(7));
