@@ -220,6 +220,15 @@ fn elapsed_limit_does_not_stop_early() {
     // Stops at 15ms while promising 1s.
     let later = |contract: &mut Contract| contract.timing.retry_elapsed_max = Some(ms(1000));
     check(id, claiming(limit(15), later, single(&[T, T, T, OK])), Expect::At(7));
+    // The same with attempts that time out after 5ms: the timeout is the retryable failure given up on.
+    let timing_out = |millis| {
+        retrying(4, move |p| {
+            p.retry_elapsed_max = Some(ms(millis));
+            p.attempt_timeout = Some(ms(5));
+        })
+    };
+    check(id, reference(timing_out(1000), single(&[HANG, HANG, OK])), Expect::Holds);
+    check(id, claiming(timing_out(15), later, single(&[HANG, HANG, HANG, OK])), Expect::At(7));
 }
 
 #[test]
