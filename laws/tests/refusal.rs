@@ -10,8 +10,8 @@ use support::*;
 use timelaw_core::reference::{Backoff, Policy};
 use timelaw_core::Declared;
 use timelaw_core::{
-    AboveCap, BudgetContract, CallScript, CircuitContract, CircuitPolicy, Contract, CooldownTie, Outcome,
-    RetryAfterCombine, RetryAfterPolicy, Schedule,
+    AboveCap, BudgetContract, CallResult, CallScript, CircuitContract, CircuitPolicy, Contract, CooldownTie, ErrorKind,
+    EventKind, Outcome, RetryAfterCombine, RetryAfterPolicy, Schedule,
 };
 use timelaw_laws::ids;
 
@@ -194,6 +194,16 @@ fn retry_budget_respected_within_its_window() {
     check(id, claiming(two, one, calls(&[&[T, T, OK]])), Expect::At(9));
 }
 
+/// `run` with every call returning `Err(Transient)`: a subject that gives up with its last failure.
+fn gave_up_transient(mut run: Run) -> Run {
+    for event in run.trace.events.iter_mut() {
+        if let EventKind::CallEnd { result } = &mut event.kind {
+            *result = CallResult::Err(ErrorKind::Transient);
+        }
+    }
+    run
+}
+
 #[test]
 fn elapsed_limit_does_not_stop_early() {
     let id = ids::ELAPSED_LIMIT_DOES_NOT_STOP_EARLY;
@@ -229,6 +239,17 @@ fn elapsed_limit_does_not_stop_early() {
     };
     check(id, reference(timing_out(1000), single(&[HANG, HANG, OK])), Expect::Holds);
     check(id, claiming(timing_out(15), later, single(&[HANG, HANG, HANG, OK])), Expect::At(7));
+    // A deadline of 10ms: the retry would start at 10ms, at the deadline, so giving up (with the last
+    // failure) is allowed; a claimed deadline of 1s owes that retry.
+    let deadline = |millis| {
+        retrying(4, move |p| {
+            p.retry_elapsed_max = Some(ms(1000));
+            p.deadline = Some(ms(millis));
+        })
+    };
+    check(id, gave_up_transient(reference(deadline(10), single(&[T, T, OK]))), Expect::Vacuous);
+    let far = |contract: &mut Contract| contract.timing.deadline = Some(ms(1000));
+    check(id, gave_up_transient(claiming(deadline(10), far, single(&[T, T, OK]))), Expect::At(3));
 }
 
 #[test]
