@@ -268,6 +268,15 @@ fn rate_limited_retried_below_cap() {
             Some(RetryAfterPolicy { combine: RetryAfterCombine::MaxWithBackoff, above_cap: AboveCap::Clamp })
     };
     check(id, claiming(honoring, clamps, single(&[rate_limited(2000), OK])), Expect::At(3));
+    // A retry-after of forever, replacing the backoff, with no cap claimed: the retry would never start,
+    // so giving up owes nothing.
+    let forever = Outcome::RateLimited { retry_after: timelaw_core::VDuration::MAX };
+    let uncapped = |contract: &mut Contract| {
+        contract.delays.max = None;
+        contract.rate.retry_after =
+            Some(RetryAfterPolicy { combine: RetryAfterCombine::ReplacesBackoff, above_cap: AboveCap::GiveUp })
+    };
+    check(id, claiming(retrying(3, |p| p.honor_retry_after = true), uncapped, single(&[forever, OK])), Expect::Vacuous);
 }
 
 #[test]
