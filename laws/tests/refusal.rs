@@ -268,6 +268,14 @@ fn rate_limited_retried_below_cap() {
             Some(RetryAfterPolicy { combine: RetryAfterCombine::MaxWithBackoff, above_cap: AboveCap::Clamp })
     };
     check(id, claiming(honoring, clamps, single(&[rate_limited(2000), OK])), Expect::At(3));
+    // A retry-after of exactly the cap is waited for, not given up on: the reference capped at 500ms gives
+    // up on 1s while claiming a 1s cap.
+    let capped_500 = retrying(3, |p| {
+        p.honor_retry_after = true;
+        p.delay_max = ms(500);
+    });
+    let cap_1s = |contract: &mut Contract| contract.delays.max = Some(ms(1000));
+    check(id, claiming(capped_500, cap_1s, single(&[rate_limited(1000), OK])), Expect::At(3));
     // A retry-after of forever, replacing the backoff, with no cap claimed: the retry would never start,
     // so giving up owes nothing.
     let forever = Outcome::RateLimited { retry_after: timelaw_core::VDuration::MAX };
