@@ -74,6 +74,26 @@ fn delay_within_cap() {
 }
 
 #[test]
+fn delay_within_cap_says_the_tolerance_when_there_is_one() {
+    #[track_caller]
+    fn says(tolerance_ms: u64, words: &str, with_tolerance: bool) {
+        let mut contract = exp_promise(ms(20), JitterBounds::None);
+        contract.delays.backoff = Some(BackoffShape::Constant { delay: ms(12) });
+        contract.delays.tolerance = ms(tolerance_ms);
+        match naive(contract, Bug::DoublesDelay, single(&[T, T])).judge(ids::DELAY_WITHIN_CAP) {
+            timelaw_laws::Verdict::Violated(violation) => {
+                assert!(violation.message.contains(words), "{}", violation.message);
+                assert_eq!(violation.message.contains("with the tolerance"), with_tolerance, "{}", violation.message);
+            }
+            verdict => panic!("expected a violation, got {verdict:?}"),
+        }
+    }
+    // 24ms slept under a 20ms cap.
+    says(0, "slept 24ms, above the cap 20ms", false);
+    says(1, "slept 24ms, above the cap 20ms (with the tolerance", true);
+}
+
+#[test]
 fn delay_at_least_min() {
     let id = ids::DELAY_AT_LEAST_MIN;
     check(id, reference(constant(3), single(&[T, T])), Expect::Holds);
