@@ -5,7 +5,7 @@ mod support;
 
 use support::*;
 use timelaw_core::reference::{Backoff, Jitter, Policy};
-use timelaw_core::{BackoffShape, Contract, DelayContract, JitterBounds, VDuration};
+use timelaw_core::{BackoffShape, Contract, DelayContract, EventKind, JitterBounds, VDuration, VInstant};
 use timelaw_laws::ids;
 
 #[track_caller]
@@ -182,6 +182,44 @@ fn retry_after_honored() {
     };
     check(id, naive(honors, Bug::IgnoresRetryAfter, single(&[rate_limited(50), OK])), Expect::At(5));
     check(id, naive(honors, Bug::IgnoresRetryAfter, single(&[T, rate_limited(50), OK])), Expect::At(9));
+}
+
+/// `run` with its first sleep clamped by the runtime to `to_ms`: a `SleepClamped` after the
+/// `SleepRequested`, and everything after it earlier by what the clamp cut.
+fn clamped(mut run: Run, to_ms: u64) -> Run {
+    let events = &mut run.trace.events;
+    let sleep = events.iter().position(|event| matches!(event.kind, EventKind::SleepRequested { .. }));
+    let sleep = sleep.expect("the run sleeps");
+    let EventKind::SleepRequested { duration } = events[sleep].kind else { unreachable!("found above") };
+    let cut = duration.saturating_sub(ms(to_ms));
+    let mut clamp = events[sleep];
+    clamp.kind = EventKind::SleepClamped { to: ms(to_ms) };
+    events.insert(sleep + 1, clamp);
+    for event in &mut events[sleep + 2..] {
+        event.at = VInstant::EPOCH.saturating_add(event.at.duration_since(VInstant::EPOCH).saturating_sub(cut));
+    }
+    for (index, event) in events.iter_mut().enumerate() {
+        event.seq = index as u32;
+    }
+    run
+}
+
+#[test]
+fn retry_after_honored_through_a_clamped_sleep() {
+    let id = ids::RETRY_AFTER_HONORED;
+    // The sleep asked for the 50ms retry-after; the runtime clamped it to 5ms: the subject honoured it.
+    check(id, clamped(reference(honoring(constant(3)), single(&[rate_limited(50), OK])), 5), Expect::Holds);
+    // Asking for 10ms only, clamped to 5ms: the retry is early all the same.
+    let short = naive(
+        {
+            let mut promise = promise(3, ms(10));
+            promise.rate.honors_retry_after = true;
+            promise
+        },
+        Bug::IgnoresRetryAfter,
+        single(&[rate_limited(50), OK]),
+    );
+    check(id, clamped(short, 5), Expect::At(6));
 }
 
 #[test]
