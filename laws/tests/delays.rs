@@ -5,7 +5,10 @@ mod support;
 
 use support::*;
 use timelaw_core::reference::{Backoff, Jitter, Policy};
-use timelaw_core::{BackoffShape, Contract, DelayContract, EventKind, JitterBounds, VDuration, VInstant};
+use timelaw_core::{
+    BackoffShape, CallResult, Contract, DelayContract, ErrorKind, Event, EventKind, JitterBounds, Rejection, VDuration,
+    VInstant,
+};
 use timelaw_laws::ids;
 
 #[track_caller]
@@ -198,10 +201,7 @@ fn clamped(mut run: Run, to_ms: u64) -> Run {
     for event in &mut events[sleep + 2..] {
         event.at = VInstant::EPOCH.saturating_add(event.at.duration_since(VInstant::EPOCH).saturating_sub(cut));
     }
-    for (index, event) in events.iter_mut().enumerate() {
-        event.seq = index as u32;
-    }
-    run
+    renumbered(run)
 }
 
 #[test]
@@ -220,6 +220,52 @@ fn retry_after_honored_through_a_clamped_sleep() {
         single(&[rate_limited(50), OK]),
     );
     check(id, clamped(short, 5), Expect::At(6));
+}
+
+/// `run` with a notification of `delay_ms` inserted before its first one (the rest renumbered).
+fn notified_twice(mut run: Run, delay_ms: u64) -> Run {
+    let events = &mut run.trace.events;
+    let first = events.iter().position(|event| matches!(event.kind, EventKind::Notify { .. }));
+    let first = first.expect("the run notifies");
+    let extra = Event { kind: EventKind::Notify { delay: ms(delay_ms) }, ..events[first] };
+    events.insert(first, extra);
+    renumbered(run)
+}
+
+/// `run` cut after its first notification, the call then rejected by its retry budget (the rest dropped).
+fn rejected_after_notifying(mut run: Run) -> Run {
+    let events = &mut run.trace.events;
+    let first = events.iter().position(|event| matches!(event.kind, EventKind::Notify { .. }));
+    let first = first.expect("the run notifies");
+    events.truncate(first + 1);
+    let rejected = Event { kind: EventKind::Rejected { reason: Rejection::BudgetExhausted }, ..events[first] };
+    let end = Event { kind: EventKind::CallEnd { result: CallResult::Err(ErrorKind::Transient) }, ..events[first] };
+    events.extend([rejected, end]);
+    renumbered(run)
+}
+
+fn renumbered(mut run: Run) -> Run {
+    for (index, event) in run.trace.events.iter_mut().enumerate() {
+        event.seq = index as u32;
+    }
+    run
+}
+
+#[test]
+fn notify_matches_sleep_edges() {
+    let id = ids::NOTIFY_MATCHES_SLEEP;
+    let notifies = {
+        let mut promise = promise(3, ms(10));
+        promise.delays.notifies = true;
+        promise
+    };
+    let run = || naive(notifies, Bug::None, single(&[T, OK]));
+    // The same 10ms announced twice, then slept: kept.
+    check(id, notified_twice(run(), 10), Expect::Holds);
+    // 11ms then 10ms announced, 10ms slept: the announcements conflict.
+    check(id, notified_twice(run(), 11), Expect::At(5));
+    // A rejection excuses the announced sleep.
+    check(id, rejected_after_notifying(run()), Expect::Holds);
 }
 
 #[test]
