@@ -112,6 +112,12 @@ fn a_replaced_delay_does_not_advance_the_backoff() {
         c.rate.honors_retry_after = true;
     };
     check(id, replacing(keeps, max_with, single(&[rate_limited(5), T, OK])), Expect::Holds);
+    // A replaced delay is forgotten when its call ends: the next call's first attempt is no retry.
+    let two_calls = calls(&[&[rate_limited(5), OK], &[OK]]);
+    check(id, replacing(keeps, as_is, two_calls), Expect::Holds);
+    let starts_over =
+        |c: &mut Contract| c.delays.backoff = Some(BackoffShape::Exponential { initial: ms(5), factor_milli: 2000 });
+    check(id, replacing(keeps, starts_over, calls(&[&[rate_limited(5), OK], &[T, OK]])), Expect::Holds);
 }
 
 /// Window 4, opens at 2 results with half of them failed, open for 100ms, one probe.
