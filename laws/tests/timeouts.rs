@@ -5,7 +5,7 @@ mod support;
 
 use support::*;
 use timelaw_core::reference::{Backoff, Policy};
-use timelaw_core::{CallScript, Contract, Outcome, RetryContract, Schedule, TieRule};
+use timelaw_core::{CallScript, Contract, Event, EventKind, Outcome, RetryContract, Schedule, TieRule};
 use timelaw_laws::ids;
 
 #[track_caller]
@@ -53,6 +53,24 @@ fn timeout_translated_to_err() {
     let second = naive(timed_promise(2, 5, TieRule::Expired), Bug::SwallowsTimeout, single(&[HANG, HANG]));
     check(id, second.clone(), Expect::At(7));
     check(id, dropped_at(second, 6), Expect::Vacuous);
+    // A sleep after the timed-out attempt ends no attempt: the call that then returns Ok is still judged.
+    check(id, slept_before_ending(swallowed_once()), Expect::At(4));
+}
+
+fn swallowed_once() -> Run {
+    naive(timed_promise(1, 5, TieRule::Expired), Bug::SwallowsTimeout, single(&[HANG]))
+}
+
+/// `run` with a 1ms sleep requested right before its last event (the rest renumbered).
+fn slept_before_ending(mut run: Run) -> Run {
+    let events = &mut run.trace.events;
+    let last = events.len() - 1;
+    let sleep = Event { kind: EventKind::SleepRequested { duration: ms(1) }, ..events[last] };
+    events.insert(last, sleep);
+    for (index, event) in events.iter_mut().enumerate() {
+        event.seq = index as u32;
+    }
+    run
 }
 
 #[test]
