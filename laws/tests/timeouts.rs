@@ -80,6 +80,8 @@ fn timeout_boundary_is_expired() {
     check(id, reference(timeout(2, 10), timed(&[(3, T), (10, T)])), Expect::Holds);
     check(id, reference(timeout(1, 10), timed(&[(9, OK)])), Expect::Vacuous);
     check(id, reference(timeout(1, 10), single(&[HANG])), Expect::Vacuous);
+    // A hang scripted to last exactly the timeout never completes on its own: no tie to judge.
+    check(id, reference(timeout(1, 10), timed(&[(10, HANG)])), Expect::Vacuous);
     let cut_by_deadline = Policy { deadline: Some(ms(5)), ..timeout(1, 10) };
     check(id, reference(cut_by_deadline, timed(&[(10, OK)])), Expect::Vacuous);
     check(id, reference(policy(1), timed(&[(10, OK)])), Expect::NotApplicable);
