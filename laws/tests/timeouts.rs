@@ -132,6 +132,10 @@ fn cancellation_stops_work() {
     };
     check(id, naive(honors, Bug::None, cancelled(15, &[T, T, OK])), Expect::Holds);
     check(id, naive(honors, Bug::IgnoresCancellation, cancelled(15, &[T, T, OK])), Expect::At(10));
+    // Cancelled at 3ms during a 5ms attempt: the subject goes on to request a sleep at 3ms.
+    let mut during_attempt = timed(&[(5, T), (5, OK)]);
+    during_attempt.calls[0].cancel_after = Some(ms(3));
+    check(id, naive(honors, Bug::IgnoresCancellation, during_attempt), Expect::At(4));
 }
 
 #[test]
