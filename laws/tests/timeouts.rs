@@ -154,6 +154,13 @@ fn timeout_does_not_end_stream() {
     check(id, naive(stream, Bug::None, calls(&[&[HANG], &[OK]])), Expect::Holds);
     check(id, naive(stream, Bug::StopsAfterTimeout, calls(&[&[HANG], &[OK]])), Expect::At(3));
     check(id, naive(stream, Bug::StopsAfterTimeout, calls(&[&[OK], &[HANG], &[OK]])), Expect::At(7));
+    // The next item skipped and the one after it served: the stream did not go on with the next call.
+    let mut skipped = naive(stream, Bug::None, calls(&[&[HANG], &[OK], &[OK]]));
+    skipped.trace.events.retain(|event| event.call != 1);
+    for (index, event) in skipped.trace.events.iter_mut().enumerate() {
+        event.seq = index as u32;
+    }
+    check(id, skipped, Expect::At(3));
     let retrying = Contract { retry: RetryContract { max_attempts: Some(2), ..stream.retry }, ..stream };
     check(id, naive(retrying, Bug::PanicsOnRetry, calls(&[&[HANG], &[OK]])), Expect::Inconclusive);
 }
