@@ -124,6 +124,15 @@ fn a_window_forgets_what_is_a_whole_window_old() {
 }
 
 #[test]
+fn a_window_forgets_each_event_once() {
+    let step = |calls: u32| (calls, 0, 1 + u64::from(calls) * 3 / 2, true);
+    // Calls half a window apart: each step forgets the call a whole window old and only that one (a
+    // counted event dropped twice would take the count below what the window holds).
+    let list = [(0, 0, CALL), (50, 0, CALL), (100, 0, CALL), (150, 0, CALL)];
+    check(model(Some(100)), &events(&list), &[step(0), step(1), step(1), step(1), step(2), step(2)]);
+}
+
+#[test]
 fn a_window_of_zero_counts_nothing() {
     // Every event is a whole window old at its own instant: nothing is ever counted, not even the newest.
     check(model(Some(0)), &events(RETRIES), &[(0, 0, 1, true); 11]);

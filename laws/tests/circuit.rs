@@ -72,6 +72,16 @@ fn silently_rejected(mut run: Run) -> Run {
     run
 }
 
+/// `run` without its `CircuitTransition` events (the rest renumbered): a subject that does not report its
+/// breaker's transitions.
+fn unreported(mut run: Run) -> Run {
+    run.trace.events.retain(|event| !matches!(event.kind, timelaw_core::EventKind::CircuitTransition { .. }));
+    for (index, event) in run.trace.events.iter_mut().enumerate() {
+        event.seq = index as u32;
+    }
+    run
+}
+
 #[test]
 fn circuit_open_rejects_without_dispatch_edges() {
     let id = ids::CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH;
@@ -141,4 +151,17 @@ fn half_open_probe_limit() {
         Expect::NotApplicable,
     );
     check(id, misdeclared(breaker(2, 100, 2), breaker(2, 100, 1), stream(OPENS_THEN_PROBES)), Expect::At(15));
+}
+
+#[test]
+fn half_open_probe_limit_without_reported_transitions() {
+    let id = ids::HALF_OPEN_PROBE_LIMIT;
+    // The half-open periods end at the model's decisions: the call after the breaker closed is no probe.
+    check(id, unreported(reference(policy(breaker(2, 100, 1)), stream(FULL_CYCLE))), Expect::Holds);
+    check(id, unreported(reference(policy(breaker(2, 100, 1)), stream(CANCELLED_PROBE))), Expect::Holds);
+    check(id, unreported(reference(policy(breaker(2, 100, 1)), stream(OPENS_THEN_REJECTS))), Expect::Vacuous);
+    // Two probes let through where one was stated: without the subject's own report that it stayed
+    // half-open, the period ends when the stated breaker decides (it closed after the first probe).
+    let run = misdeclared(breaker(2, 100, 2), breaker(2, 100, 1), stream(OPENS_THEN_PROBES));
+    check(id, unreported(run), Expect::Holds);
 }

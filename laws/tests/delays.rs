@@ -5,7 +5,10 @@ mod support;
 
 use support::*;
 use timelaw_core::reference::{Backoff, Jitter, Policy};
-use timelaw_core::{BackoffShape, Contract, DelayContract, JitterBounds, VDuration};
+use timelaw_core::{
+    BackoffShape, CallResult, Contract, DelayContract, ErrorKind, Event, EventKind, JitterBounds, Rejection, VDuration,
+    VInstant,
+};
 use timelaw_laws::ids;
 
 #[track_caller]
@@ -71,6 +74,26 @@ fn delay_within_cap() {
     check(id, naive(plain, Bug::DoublesDelay, single(&[T, T])), Expect::At(4));
     let tolerant = Contract { delays: DelayContract { tolerance: ms(4), ..plain.delays }, ..plain };
     check(id, naive(tolerant, Bug::DoublesDelay, single(&[T, T])), Expect::Holds);
+}
+
+#[test]
+fn delay_within_cap_says_the_tolerance_when_there_is_one() {
+    #[track_caller]
+    fn says(tolerance_ms: u64, words: &str, with_tolerance: bool) {
+        let mut contract = exp_promise(ms(20), JitterBounds::None);
+        contract.delays.backoff = Some(BackoffShape::Constant { delay: ms(12) });
+        contract.delays.tolerance = ms(tolerance_ms);
+        match naive(contract, Bug::DoublesDelay, single(&[T, T])).judge(ids::DELAY_WITHIN_CAP) {
+            timelaw_laws::Verdict::Violated(violation) => {
+                assert!(violation.message.contains(words), "{}", violation.message);
+                assert_eq!(violation.message.contains("with the tolerance"), with_tolerance, "{}", violation.message);
+            }
+            verdict => panic!("expected a violation, got {verdict:?}"),
+        }
+    }
+    // 24ms slept under a 20ms cap.
+    says(0, "slept 24ms, above the cap 20ms", false);
+    says(1, "slept 24ms, above the cap 20ms (with the tolerance", true);
 }
 
 #[test]
@@ -162,6 +185,87 @@ fn retry_after_honored() {
     };
     check(id, naive(honors, Bug::IgnoresRetryAfter, single(&[rate_limited(50), OK])), Expect::At(5));
     check(id, naive(honors, Bug::IgnoresRetryAfter, single(&[T, rate_limited(50), OK])), Expect::At(9));
+}
+
+/// `run` with its first sleep clamped by the runtime to `to_ms`: a `SleepClamped` after the
+/// `SleepRequested`, and everything after it earlier by what the clamp cut.
+fn clamped(mut run: Run, to_ms: u64) -> Run {
+    let events = &mut run.trace.events;
+    let sleep = events.iter().position(|event| matches!(event.kind, EventKind::SleepRequested { .. }));
+    let sleep = sleep.expect("the run sleeps");
+    let EventKind::SleepRequested { duration } = events[sleep].kind else { unreachable!("found above") };
+    let cut = duration.saturating_sub(ms(to_ms));
+    let mut clamp = events[sleep];
+    clamp.kind = EventKind::SleepClamped { to: ms(to_ms) };
+    events.insert(sleep + 1, clamp);
+    for event in &mut events[sleep + 2..] {
+        event.at = VInstant::EPOCH.saturating_add(event.at.duration_since(VInstant::EPOCH).saturating_sub(cut));
+    }
+    renumbered(run)
+}
+
+#[test]
+fn retry_after_honored_through_a_clamped_sleep() {
+    let id = ids::RETRY_AFTER_HONORED;
+    // The sleep asked for the 50ms retry-after; the runtime clamped it to 5ms: the subject honoured it.
+    check(id, clamped(reference(honoring(constant(3)), single(&[rate_limited(50), OK])), 5), Expect::Holds);
+    // Asking for 10ms only, clamped to 5ms: the retry is early all the same.
+    let short = naive(
+        {
+            let mut promise = promise(3, ms(10));
+            promise.rate.honors_retry_after = true;
+            promise
+        },
+        Bug::IgnoresRetryAfter,
+        single(&[rate_limited(50), OK]),
+    );
+    check(id, clamped(short, 5), Expect::At(6));
+}
+
+/// `run` with a notification of `delay_ms` inserted before its first one (the rest renumbered).
+fn notified_twice(mut run: Run, delay_ms: u64) -> Run {
+    let events = &mut run.trace.events;
+    let first = events.iter().position(|event| matches!(event.kind, EventKind::Notify { .. }));
+    let first = first.expect("the run notifies");
+    let extra = Event { kind: EventKind::Notify { delay: ms(delay_ms) }, ..events[first] };
+    events.insert(first, extra);
+    renumbered(run)
+}
+
+/// `run` cut after its first notification, the call then rejected by its retry budget (the rest dropped).
+fn rejected_after_notifying(mut run: Run) -> Run {
+    let events = &mut run.trace.events;
+    let first = events.iter().position(|event| matches!(event.kind, EventKind::Notify { .. }));
+    let first = first.expect("the run notifies");
+    events.truncate(first + 1);
+    let rejected = Event { kind: EventKind::Rejected { reason: Rejection::BudgetExhausted }, ..events[first] };
+    let end = Event { kind: EventKind::CallEnd { result: CallResult::Err(ErrorKind::Transient) }, ..events[first] };
+    events.extend([rejected, end]);
+    renumbered(run)
+}
+
+fn renumbered(mut run: Run) -> Run {
+    for (index, event) in run.trace.events.iter_mut().enumerate() {
+        event.seq = index as u32;
+    }
+    run
+}
+
+#[test]
+fn notify_matches_sleep_edges() {
+    let id = ids::NOTIFY_MATCHES_SLEEP;
+    let notifies = {
+        let mut promise = promise(3, ms(10));
+        promise.delays.notifies = true;
+        promise
+    };
+    let run = || naive(notifies, Bug::None, single(&[T, OK]));
+    // The same 10ms announced twice, then slept: kept.
+    check(id, notified_twice(run(), 10), Expect::Holds);
+    // 11ms then 10ms announced, 10ms slept: the announcements conflict.
+    check(id, notified_twice(run(), 11), Expect::At(5));
+    // A rejection excuses the announced sleep.
+    check(id, rejected_after_notifying(run()), Expect::Holds);
 }
 
 #[test]

@@ -11,7 +11,7 @@ use timelaw_core::{
     AboveCap, BackoffShape, CallResult, CallScript, CircuitContract, Contract, CooldownTie, ErrorKind, EventKind,
     InterruptTie, JitterBounds, OpenShape, Outcome, RetryAfterCombine, RetryAfterPolicy, Schedule, Unstated,
 };
-use timelaw_laws::ids;
+use timelaw_laws::{ids, Verdict};
 
 #[track_caller]
 fn check(id: &str, run: Run, expect: Expect) {
@@ -112,6 +112,12 @@ fn a_replaced_delay_does_not_advance_the_backoff() {
         c.rate.honors_retry_after = true;
     };
     check(id, replacing(keeps, max_with, single(&[rate_limited(5), T, OK])), Expect::Holds);
+    // A replaced delay is forgotten when its call ends: the next call's first attempt is no retry.
+    let two_calls = calls(&[&[rate_limited(5), OK], &[OK]]);
+    check(id, replacing(keeps, as_is, two_calls), Expect::Holds);
+    let starts_over =
+        |c: &mut Contract| c.delays.backoff = Some(BackoffShape::Exponential { initial: ms(5), factor_milli: 2000 });
+    check(id, replacing(keeps, starts_over, calls(&[&[rate_limited(5), OK], &[T, OK]])), Expect::Holds);
 }
 
 /// Window 4, opens at 2 results with half of them failed, open for 100ms, one probe.
@@ -162,6 +168,10 @@ fn circuit_open_period_as_declared() {
         contract.circuit.stated_mut().expect("stated").cooldown_tie = CooldownTie::AdmitsAfterEnd
     };
     check(id, claiming(behind(), strictly_after, stream(REOPENS)), Expect::At(10));
+    // The successful probe at 100ms closes the breaker, which restarts the count: the next opening is a
+    // first one again and lasts 100ms, also under doubling periods.
+    let closes_then_reopens: &[(u64, Outcome)] = &[(0, T), (0, T), (100, OK), (0, T), (0, T), (100, OK)];
+    check(id, claiming(behind(), doubling, stream(closes_then_reopens)), Expect::Holds);
 }
 
 /// One hanging call cancelled after `cancel_ms`, under a deadline of `deadline_ms`.
@@ -223,6 +233,34 @@ fn interruptions_off_the_tie_return_the_first() {
     let cancelled = Some(CallResult::Err(ErrorKind::Cancelled));
     check(id, late(10, 10, 10, cancelled), Expect::At(3));
     check(id, late(10, 10, 10, deadline), Expect::Holds);
+}
+
+#[test]
+fn interrupt_tie_violations_say_whether_it_was_a_tie() {
+    #[track_caller]
+    fn says(run: Run, words: &str) {
+        match run.judge(ids::INTERRUPT_TIE_AS_DECLARED) {
+            Verdict::Violated(violation) => assert!(violation.message.contains(words), "{}", violation.message),
+            verdict => panic!("expected a violation saying {words:?}, got {verdict:?}"),
+        }
+    }
+    says(late(10, 10, 10, Some(CallResult::Err(ErrorKind::Cancelled))), "at a tie");
+    says(late(10, 20, 0, None), "fell second, not the one that fell first");
+}
+
+#[test]
+fn interrupt_tie_applies_with_both_a_tie_and_a_deadline() {
+    #[track_caller]
+    fn applies(tie: Option<InterruptTie>, deadline_ms: Option<u64>, expected: bool) {
+        let mut contract = promise(3, ms(10));
+        contract.timing.interrupt_tie = tie;
+        contract.timing.deadline = deadline_ms.map(ms);
+        assert_eq!((timelaw_laws::catalogue::INTERRUPT_TIE_AS_DECLARED.applies)(&contract), expected);
+    }
+    applies(Some(InterruptTie::DeadlineFirst), Some(10), true);
+    applies(Some(InterruptTie::CancellationFirst), None, false);
+    applies(None, Some(10), false);
+    applies(None, None, false);
 }
 
 #[test]

@@ -10,8 +10,8 @@ use support::*;
 use timelaw_core::reference::{Backoff, Policy};
 use timelaw_core::Declared;
 use timelaw_core::{
-    AboveCap, BudgetContract, CallScript, CircuitContract, CircuitPolicy, Contract, CooldownTie, Outcome,
-    RetryAfterCombine, RetryAfterPolicy, Schedule,
+    AboveCap, BudgetContract, CallResult, CallScript, CircuitContract, CircuitPolicy, Contract, CooldownTie, ErrorKind,
+    EventKind, Outcome, RetryAfterCombine, RetryAfterPolicy, Schedule,
 };
 use timelaw_laws::ids;
 
@@ -71,6 +71,11 @@ fn circuit_closed_admits() {
     // Claiming a breaker that opens later than the real one: the third call is refused while closed.
     let later = |contract: &mut Contract| contract.circuit = Declared::Stated(breaker(3, 1));
     check(id, claiming(behind(breaker(2, 1)), later, stream(OPENS_THEN_REJECTS)), Expect::At(10));
+    // Claiming a shorter open period: the call at 50ms is a probe the claimed breaker admits and the
+    // reference refuses, a fault of the half-open laws, not of this one (the breaker is open, not closed).
+    let shorter = |contract: &mut Contract| contract.circuit.stated_mut().expect("stated").open_for = ms(50);
+    let early_probe: &[(u64, Option<Outcome>)] = &[(0, Some(T)), (0, Some(T)), (50, Some(OK))];
+    check(id, claiming(behind(breaker(2, 1)), shorter, stream(early_probe)), Expect::Holds);
     // Consecutive failures: two in a row open it (holds); claiming three is violated.
     let consecutive = |threshold| {
         move |contract: &mut Contract| {
@@ -189,6 +194,16 @@ fn retry_budget_respected_within_its_window() {
     check(id, claiming(two, one, calls(&[&[T, T, OK]])), Expect::At(9));
 }
 
+/// `run` with every call returning `Err(Transient)`: a subject that gives up with its last failure.
+fn gave_up_transient(mut run: Run) -> Run {
+    for event in run.trace.events.iter_mut() {
+        if let EventKind::CallEnd { result } = &mut event.kind {
+            *result = CallResult::Err(ErrorKind::Transient);
+        }
+    }
+    run
+}
+
 #[test]
 fn elapsed_limit_does_not_stop_early() {
     let id = ids::ELAPSED_LIMIT_DOES_NOT_STOP_EARLY;
@@ -201,9 +216,40 @@ fn elapsed_limit_does_not_stop_early() {
     // Unknown is not absent: an unstated breaker may stop retries.
     let unstated = |contract: &mut Contract| contract.circuit = Declared::Unstated;
     check(id, claiming(limit(1000), unstated, single(&[T, OK])), Expect::NotApplicable);
+    // A stated breaker or retry budget may stop retries too.
+    let breaker_too = retrying(4, |p| {
+        p.retry_elapsed_max = Some(ms(1000));
+        p.circuit = Some(breaker(2, 1));
+    });
+    check(id, reference(breaker_too, single(&[T, T, OK])), Expect::NotApplicable);
+    let budget_too = retrying(4, |p| {
+        p.retry_elapsed_max = Some(ms(1000));
+        p.retry_budget = Some(BudgetContract::default());
+    });
+    check(id, reference(budget_too, single(&[T, T, OK])), Expect::NotApplicable);
     // Stops at 15ms while promising 1s.
     let later = |contract: &mut Contract| contract.timing.retry_elapsed_max = Some(ms(1000));
     check(id, claiming(limit(15), later, single(&[T, T, T, OK])), Expect::At(7));
+    // The same with attempts that time out after 5ms: the timeout is the retryable failure given up on.
+    let timing_out = |millis| {
+        retrying(4, move |p| {
+            p.retry_elapsed_max = Some(ms(millis));
+            p.attempt_timeout = Some(ms(5));
+        })
+    };
+    check(id, reference(timing_out(1000), single(&[HANG, HANG, OK])), Expect::Holds);
+    check(id, claiming(timing_out(15), later, single(&[HANG, HANG, HANG, OK])), Expect::At(7));
+    // A deadline of 10ms: the retry would start at 10ms, at the deadline, so giving up (with the last
+    // failure) is allowed; a claimed deadline of 1s owes that retry.
+    let deadline = |millis| {
+        retrying(4, move |p| {
+            p.retry_elapsed_max = Some(ms(1000));
+            p.deadline = Some(ms(millis));
+        })
+    };
+    check(id, gave_up_transient(reference(deadline(10), single(&[T, T, OK]))), Expect::Vacuous);
+    let far = |contract: &mut Contract| contract.timing.deadline = Some(ms(1000));
+    check(id, gave_up_transient(claiming(deadline(10), far, single(&[T, T, OK]))), Expect::At(3));
 }
 
 #[test]
@@ -222,6 +268,23 @@ fn rate_limited_retried_below_cap() {
             Some(RetryAfterPolicy { combine: RetryAfterCombine::MaxWithBackoff, above_cap: AboveCap::Clamp })
     };
     check(id, claiming(honoring, clamps, single(&[rate_limited(2000), OK])), Expect::At(3));
+    // A retry-after of exactly the cap is waited for, not given up on: the reference capped at 500ms gives
+    // up on 1s while claiming a 1s cap.
+    let capped_500 = retrying(3, |p| {
+        p.honor_retry_after = true;
+        p.delay_max = ms(500);
+    });
+    let cap_1s = |contract: &mut Contract| contract.delays.max = Some(ms(1000));
+    check(id, claiming(capped_500, cap_1s, single(&[rate_limited(1000), OK])), Expect::At(3));
+    // A retry-after of forever, replacing the backoff, with no cap claimed: the retry would never start,
+    // so giving up owes nothing.
+    let forever = Outcome::RateLimited { retry_after: timelaw_core::VDuration::MAX };
+    let uncapped = |contract: &mut Contract| {
+        contract.delays.max = None;
+        contract.rate.retry_after =
+            Some(RetryAfterPolicy { combine: RetryAfterCombine::ReplacesBackoff, above_cap: AboveCap::GiveUp })
+    };
+    check(id, claiming(retrying(3, |p| p.honor_retry_after = true), uncapped, single(&[forever, OK])), Expect::Vacuous);
 }
 
 #[test]

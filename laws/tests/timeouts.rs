@@ -5,7 +5,7 @@ mod support;
 
 use support::*;
 use timelaw_core::reference::{Backoff, Policy};
-use timelaw_core::{CallScript, Contract, Outcome, RetryContract, Schedule, TieRule};
+use timelaw_core::{CallScript, Contract, Event, EventKind, Outcome, RetryContract, Schedule, TieRule};
 use timelaw_laws::ids;
 
 #[track_caller]
@@ -53,6 +53,24 @@ fn timeout_translated_to_err() {
     let second = naive(timed_promise(2, 5, TieRule::Expired), Bug::SwallowsTimeout, single(&[HANG, HANG]));
     check(id, second.clone(), Expect::At(7));
     check(id, dropped_at(second, 6), Expect::Vacuous);
+    // A sleep after the timed-out attempt ends no attempt: the call that then returns Ok is still judged.
+    check(id, slept_before_ending(swallowed_once()), Expect::At(4));
+}
+
+fn swallowed_once() -> Run {
+    naive(timed_promise(1, 5, TieRule::Expired), Bug::SwallowsTimeout, single(&[HANG]))
+}
+
+/// `run` with a 1ms sleep requested right before its last event (the rest renumbered).
+fn slept_before_ending(mut run: Run) -> Run {
+    let events = &mut run.trace.events;
+    let last = events.len() - 1;
+    let sleep = Event { kind: EventKind::SleepRequested { duration: ms(1) }, ..events[last] };
+    events.insert(last, sleep);
+    for (index, event) in events.iter_mut().enumerate() {
+        event.seq = index as u32;
+    }
+    run
 }
 
 #[test]
@@ -62,6 +80,8 @@ fn timeout_boundary_is_expired() {
     check(id, reference(timeout(2, 10), timed(&[(3, T), (10, T)])), Expect::Holds);
     check(id, reference(timeout(1, 10), timed(&[(9, OK)])), Expect::Vacuous);
     check(id, reference(timeout(1, 10), single(&[HANG])), Expect::Vacuous);
+    // A hang scripted to last exactly the timeout never completes on its own: no tie to judge.
+    check(id, reference(timeout(1, 10), timed(&[(10, HANG)])), Expect::Vacuous);
     let cut_by_deadline = Policy { deadline: Some(ms(5)), ..timeout(1, 10) };
     check(id, reference(cut_by_deadline, timed(&[(10, OK)])), Expect::Vacuous);
     check(id, reference(policy(1), timed(&[(10, OK)])), Expect::NotApplicable);
@@ -112,6 +132,10 @@ fn cancellation_stops_work() {
     };
     check(id, naive(honors, Bug::None, cancelled(15, &[T, T, OK])), Expect::Holds);
     check(id, naive(honors, Bug::IgnoresCancellation, cancelled(15, &[T, T, OK])), Expect::At(10));
+    // Cancelled at 3ms during a 5ms attempt: the subject goes on to request a sleep at 3ms.
+    let mut during_attempt = timed(&[(5, T), (5, OK)]);
+    during_attempt.calls[0].cancel_after = Some(ms(3));
+    check(id, naive(honors, Bug::IgnoresCancellation, during_attempt), Expect::At(4));
 }
 
 #[test]
@@ -130,6 +154,13 @@ fn timeout_does_not_end_stream() {
     check(id, naive(stream, Bug::None, calls(&[&[HANG], &[OK]])), Expect::Holds);
     check(id, naive(stream, Bug::StopsAfterTimeout, calls(&[&[HANG], &[OK]])), Expect::At(3));
     check(id, naive(stream, Bug::StopsAfterTimeout, calls(&[&[OK], &[HANG], &[OK]])), Expect::At(7));
+    // The next item skipped and the one after it served: the stream did not go on with the next call.
+    let mut skipped = naive(stream, Bug::None, calls(&[&[HANG], &[OK], &[OK]]));
+    skipped.trace.events.retain(|event| event.call != 1);
+    for (index, event) in skipped.trace.events.iter_mut().enumerate() {
+        event.seq = index as u32;
+    }
+    check(id, skipped, Expect::At(3));
     let retrying = Contract { retry: RetryContract { max_attempts: Some(2), ..stream.retry }, ..stream };
     check(id, naive(retrying, Bug::PanicsOnRetry, calls(&[&[HANG], &[OK]])), Expect::Inconclusive);
 }

@@ -68,19 +68,22 @@ impl BudgetModel {
     /// last event's instant when `index` is past the end). `index` never moves back.
     pub fn advance(&mut self, events: &[Event], index: usize) {
         let index = index.min(events.len());
-        while self.head < index {
-            let delta = self.weight(events, self.head);
+        for counted in self.head..index {
+            let delta = self.weight(events, counted);
             self.calls = self.calls.saturating_add(delta.0);
             self.retries = self.retries.saturating_add(delta.1);
-            self.head += 1;
         }
+        self.head = self.head.max(index);
         let Some(window) = self.window else { return };
         let now = events.get(index).or(events.last()).map_or(VInstant::EPOCH, |event| event.at);
-        while self.tail < self.head && events[self.tail].at.saturating_add(window) <= now {
-            let delta = self.weight(events, self.tail);
+        for dropped in self.tail..self.head {
+            if events[dropped].at.saturating_add(window) > now {
+                break;
+            }
+            let delta = self.weight(events, dropped);
             self.calls = self.calls.saturating_sub(delta.0);
             self.retries = self.retries.saturating_sub(delta.1);
-            self.tail += 1;
+            self.tail = dropped + 1;
         }
     }
 
