@@ -1,17 +1,16 @@
-//! Coupled moves: when a simpler config changes a contract boundary, the schedule is adapted with it, so
-//! that a failure that depends on "a duration equals the timeout" or "an attempt timed out" survives the
-//! config change. Without them the shrinker stops in different local minima from different starts.
+//! Coupled moves: when a simpler config changes a contract boundary, the schedule is adapted with it, so that a
+//! failure that depends on "a duration equals the timeout" or "an attempt timed out" survives the config change.
+//! Without them the shrinker stops in different local minima from different starts.
 //!
-//! Audit (issue 15): each coupled move keeps the case inside the domain
-//! (`timelaw_generators::membership`). Removing an attempt timeout turns the attempts the trace shows
-//! timed out into transient failures *and* every other step that only a cut could end (a hang, a
-//! duration near the end of time) in a call without a cancellation: a subject that never lets the World
-//! cut shows no timed-out attempt, and a hang left behind would make every subject fail `terminates`.
-//! Removing a deadline writes out the attempts it cut the same way (the deadline cuts an attempt as a
-//! shortened timeout does), but leaves hangs alone: only a timeout or a cancellation may end a hang in
+//! Audit (issue 15): each coupled move keeps the case inside the domain (`timelaw_generators::membership`).
+//! Removing an attempt timeout turns the attempts the trace shows timed out into transient failures *and* every
+//! other step that only a cut could end (a hang, a duration near the end of time) in a call without a cancellation:
+//! a subject that never lets the World cut shows no timed-out attempt, and a hang left behind would make every
+//! subject fail `terminates`. Removing a deadline writes out the attempts it cut the same way (the deadline cuts an
+//! attempt as a shortened timeout does), but leaves hangs alone: only a timeout or a cancellation may end a hang in
 //! the domain, so no hang relies on the deadline. Removing a sleep budget, an elapsed-time limit
-//! (`retry_elapsed_max`) or a circuit cuts no attempt, so their moves only follow the moved boundaries. The engine checks
-//! every candidate against the domain anyway, so a move that slips is refused, never accepted.
+//! (`retry_elapsed_max`) or a circuit cuts no attempt, so their moves only follow the moved boundaries. The engine
+//! checks every candidate against the domain anyway, so a move that slips is refused, never accepted.
 
 use timelaw_core::{Case, Contract, EventKind, Outcome, Schedule, Step, Trace, VDuration};
 

@@ -34,8 +34,7 @@
 //! - every answer of a ranked config can be lowered alone, to its minimum or by one (a `retry_on` flag
 //!   switched back on by itself, equal jitter made full, decorrelated backoff made linear), besides the
 //!   numbers' binary searches;
-//! - each simpler config is tried once per round of the passes; chains of halvings are left to the
-//!   numbers' binary search, which reaches the same boundary in fewer runs;
+//! - a wall jump is tried at 1 ns, then just past each limit of the case, before its binary search;
 //! - a removed limit that cut attempts (the attempt timeout, the deadline) has its cut attempts written
 //!   out as the transient failures they were, taking as long as they ran;
 //! - a hang may become any simpler outcome lasting until whatever cut it: at once, the attempt

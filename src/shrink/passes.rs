@@ -135,17 +135,17 @@ fn with_calls<C: Clone>(case: &Case<C>, calls: Vec<CallScript>) -> Case<C> {
     next
 }
 
-/// After a kept candidate the new config's candidates are tried from the next position on: each kind
-/// of simpler config is tried once per round (the earlier, more aggressive ones get their turn again in
-/// the next round of the passes), and a chain of halvings is left to `shrink_numbers`, whose binary
-/// search reaches the same boundary in fewer runs.
+/// After a kept candidate the new config's candidates are tried from the same position on (a halving
+/// kept is followed by the next halving: coupled numbers, such as an initial delay and its cap, halve
+/// together where the numbers' binary search moves one at a time); the earlier, more aggressive ones
+/// get their turn again in the next round of the passes, so they are not re-run after every small step.
 fn shrink_config<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
     let mut progress = false;
     let mut start = 0;
     'restart: loop {
         let candidates = shrinker.subject.shrink_config(&shrinker.best.config);
         for (index, config) in candidates.into_iter().enumerate().skip(start) {
-            start = index + 1;
+            start = index;
             let mut candidate = shrinker.best.clone();
             candidate.config = config;
             // With the schedule adapted to the moved boundaries too (a removed timeout's trace is a
