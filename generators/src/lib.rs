@@ -97,6 +97,7 @@ pub mod draw;
 pub mod fn_subject;
 pub mod membership;
 pub mod reference;
+pub mod reference_rank;
 pub mod schedule;
 pub mod strategy;
 pub mod swarm;

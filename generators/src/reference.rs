@@ -182,6 +182,11 @@ impl Describe for Reference {
             .collect()
     }
 
+    /// The answers the description draws `policy` from ([`crate::reference_rank`]).
+    fn rank(&self, policy: &Policy) -> Vec<u64> {
+        crate::reference_rank::policy_rank(policy)
+    }
+
     fn with_number(&self, policy: &Policy, index: usize, value: u64) -> Option<Policy> {
         let present: Vec<&PolicyNumber> = NUMBERS.iter().filter(|(_, _, get, _)| get(policy).is_some()).collect();
         let (_, _, _, set) = present.get(index)?;
@@ -191,9 +196,11 @@ impl Describe for Reference {
     }
 
     /// Most aggressive first: the simplest policy of all, everything but attempts and backoff switched
-    /// off, then one feature off at a time, then simpler numbers (fewer attempts, constant backoff, a cap
-    /// at the initial delay, halved and zero durations, a smaller circuit). Only valid policies that
-    /// differ from `policy`, each once.
+    /// off, then one feature off at a time, then simpler answers (one `retry_on` flag back on, full
+    /// jitter for equal, linear backoff for decorrelated), then simpler numbers (fewer attempts,
+    /// constant backoff, a cap at the initial delay, halved and zero durations, a smaller circuit).
+    /// Only valid policies that differ from `policy`, each once; each ranks below `policy`
+    /// ([`crate::reference_rank`]).
     fn simpler(&self, policy: &Policy) -> Vec<Policy> {
         let mut out: Vec<Policy> = Vec::with_capacity(32);
         let mut offer = |candidate: Policy| {
@@ -232,7 +239,23 @@ const FEATURES_OFF: [fn(&mut Policy); 10] = [
 ];
 
 /// One number made simpler (each keeps the policy valid or is dropped by `simpler`).
-const SIMPLER_NUMBERS: [fn(&mut Policy); 24] = [
+const SIMPLER_NUMBERS: [fn(&mut Policy); 29] = [
+    // Each answer lowered by one where the domain's rank (`crate::reference_rank`) has small answers:
+    // one `retry_on` flag switched back on, equal jitter made full, decorrelated backoff made the linear
+    // backoff that reaches its cap on the first step (as fast as decorrelated growth may).
+    |p| p.retry_on.transient = true,
+    |p| p.retry_on.rate_limited = true,
+    |p| p.retry_on.timeout = true,
+    |p| {
+        if p.jitter == Jitter::Equal {
+            p.jitter = Jitter::Full;
+        }
+    },
+    |p| {
+        if let Backoff::Decorrelated { initial } = p.backoff {
+            p.backoff = Backoff::Linear { initial, step: p.delay_max.saturating_sub(initial) };
+        }
+    },
     |p| p.max_attempts = 1,
     |p| p.max_attempts = p.max_attempts.div_ceil(2),
     |p| p.max_attempts = p.max_attempts.saturating_sub(1).max(1),
