@@ -334,7 +334,8 @@ impl<'s> World<'s> {
         self.finish()
     }
 
-    /// Starts the next call: waits its gap, records `CallStart`. `None` once every call has run, after
+    /// Starts the next call: waits its gap (or until its arrival, see [`crate::schedule`]), records
+    /// `CallStart`. `None` once every call has run, after
     /// which the World is finished.
     ///
     /// # Errors
@@ -350,7 +351,12 @@ impl<'s> World<'s> {
         };
         let index = self.next_call;
         self.next_call += 1;
-        self.advance_to(self.clock.saturating_add(script.gap_before))?;
+        let starts_at = match script.arrival {
+            None => self.clock.saturating_add(script.gap_before),
+            // A call that arrived while the previous one ran waited in the caller's queue.
+            Some(arrival) => self.clock.max(VInstant::EPOCH.saturating_add(arrival)),
+        };
+        self.advance_to(starts_at)?;
         let started = self.clock;
         let cancel_at = script.cancel_after.map(|after| started.saturating_add(after));
         self.call = Some(ActiveCall { index, started, attempts: 0, cancel_at });

@@ -169,7 +169,7 @@ fn describe_call<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm, contract: &Contr
             step
         },
     );
-    CallScript { gap_before, steps, cancel_after, idempotent }
+    CallScript { gap_before, steps, cancel_after, idempotent, arrival: None }
 }
 
 // Boundary values are drawn *after* a plain value and replace it: the plain path then reads fewer
