@@ -71,19 +71,22 @@ use crate::time::{VDuration, VInstant};
 use crate::trace::CallResult;
 use crate::world::{Abort, AttemptResult, CallInfo, LimitKind, PendingAttempt, Wake, World};
 
-struct Shared<'s> {
-    world: RefCell<World<'s>>,
-    timers: RefCell<BinaryHeap<Reverse<VInstant>>>,
+pub(crate) struct Shared<'s> {
+    pub(crate) world: RefCell<World<'s>>,
+    /// Registered timers, each with the task that registered it (always 0 for [`run_async`]).
+    pub(crate) timers: RefCell<BinaryHeap<Reverse<(VInstant, u32)>>>,
+    /// The task being polled (a call index for [`crate::concurrent::run_async_calls`]).
+    pub(crate) current: Cell<u32>,
     /// Set by a timeout while it drops its inner future: the limit that expired.
     cutting_timeout: Cell<Option<VDuration>>,
     /// An abort raised where it could not be returned (inside `Drop`).
-    deferred: RefCell<Option<Abort>>,
+    pub(crate) deferred: RefCell<Option<Abort>>,
 }
 
 /// The World as seen by an async subject: cheap to clone, all methods take `&self`.
 #[derive(Clone)]
 pub struct AsyncWorld<'s> {
-    shared: Rc<Shared<'s>>,
+    pub(crate) shared: Rc<Shared<'s>>,
 }
 
 /// The error of [`AsyncWorld::timeout`]: the deadline passed first.
@@ -129,7 +132,8 @@ impl<'s> AsyncWorld<'s> {
     }
 
     fn register(&self, at: VInstant) {
-        self.shared.timers.borrow_mut().push(Reverse(at));
+        let task = self.shared.current.get();
+        self.shared.timers.borrow_mut().push(Reverse((at, task)));
     }
     fn defer(&self, abort: Abort) {
         self.shared.deferred.borrow_mut().get_or_insert(abort);
@@ -278,16 +282,25 @@ where
     F: FnOnce(AsyncWorld<'s>) -> Fut,
     Fut: Future<Output = Result<(), Abort>>,
 {
+    with_async_world(world, |handle| drive(handle, f(handle.clone())))
+}
+
+/// Lends `world` to `run` as an [`AsyncWorld`], then gives it back with any abort deferred in a `Drop`.
+pub(crate) fn with_async_world<'s>(
+    world: &mut World<'s>,
+    run: impl FnOnce(&AsyncWorld<'s>) -> Result<(), Abort>,
+) -> Result<(), Abort> {
     let placeholder = World::new(world.schedule(), 0);
     let owned = std::mem::replace(world, placeholder);
     let shared = Rc::new(Shared {
         world: RefCell::new(owned),
         timers: RefCell::new(BinaryHeap::new()),
+        current: Cell::new(0),
         cutting_timeout: Cell::new(None),
         deferred: RefCell::new(None),
     });
     let handle = AsyncWorld { shared: Rc::clone(&shared) };
-    let result = drive(&handle, f(handle.clone()));
+    let result = run(&handle);
     drop(handle);
     let deferred = shared.deferred.borrow_mut().take();
     let shared = Rc::try_unwrap(shared).map_err(|_| Abort::Misuse(crate::world::Misuse::Finished))?;
@@ -312,12 +325,12 @@ fn drive<Fut: Future<Output = Result<(), Abort>>>(handle: &AsyncWorld<'_>, futur
         let now = handle.now();
         let next = {
             let mut timers = handle.shared.timers.borrow_mut();
-            while timers.peek().is_some_and(|Reverse(at)| *at <= now) {
+            while timers.peek().is_some_and(|Reverse((at, _))| *at <= now) {
                 timers.pop();
             }
             timers.pop()
         };
-        let Some(Reverse(at)) = next else {
+        let Some(Reverse((at, _))) = next else {
             return Err(hung(handle));
         };
         handle.with(|w| w.advance_to(at))?;
