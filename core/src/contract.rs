@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::ClockContract;
 pub use crate::contract_declared::Declared;
-use crate::mechanisms::{CircuitPolicy, CooldownTie, InterruptTie, OpenShape, RetryAfterPolicy};
+pub use crate::contract_load::{BulkheadContract, HedgeContract, LimiterContract};
+use crate::mechanisms::{CircuitPolicy, CooldownTie, InterruptTie, OpenShape, ProbeSettle, RetryAfterPolicy};
 use crate::promise::{self, FloatFactor, Promised, Tolerance};
 use crate::time::VDuration;
 use crate::wide::Round;
@@ -287,6 +288,10 @@ pub struct CircuitContract {
     /// default a cancelled call is not a result, and a cancelled probe frees its slot).
     #[serde(default, skip_serializing_if = "is_default")]
     pub counts_cancellation: bool,
+    /// "A failed probe reopens the breaker" (whatever lands beside it) or "probe results settle in the
+    /// order they land": how the results of concurrent half-open probes decide the next state.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub probe_settle: ProbeSettle,
 }
 
 impl CircuitContract {
@@ -303,6 +308,7 @@ impl CircuitContract {
         open_shape: OpenShape::Constant,
         cooldown_tie: CooldownTie::AdmitsAtEnd,
         counts_cancellation: false,
+        probe_settle: ProbeSettle::FailureReopens,
     };
 
     /// `true` when every refinement (policy, open shape, cooldown tie, cancellation counting) is at its
@@ -423,6 +429,10 @@ pub struct TimingContract {
     pub timer_granularity: VDuration,
     /// A failed call (a timeout included) does not end a stream: later calls still run.
     pub serves_stream: bool,
+    /// "Results come back in input order" (a stream served with a concurrency limit, like `buffered`
+    /// rather than `buffer_unordered`): calls return in the order they started.
+    #[serde(skip_serializing_if = "is_default")]
+    pub ordered_results: bool,
     /// Which clock each limit is measured on and what a failed clock read means; `None`: the subject's
     /// docs do not say (the clock laws are then not applicable).
     pub clocks: Option<ClockContract>,
@@ -458,6 +468,15 @@ pub struct Contract {
     pub circuit: Declared<CircuitContract>,
     /// The retry budget: absent, present with unstated parameters, or stated.
     pub budget: Declared<BudgetContract>,
+    /// The bulkhead (a limit on calls in flight): absent (left out of the JSON form), unstated, or stated.
+    #[serde(skip_serializing_if = "Declared::is_absent")]
+    pub bulkhead: Declared<BulkheadContract>,
+    /// The token-bucket rate limiter on dispatches: absent (left out of the JSON form), unstated, or stated.
+    #[serde(skip_serializing_if = "Declared::is_absent")]
+    pub limiter: Declared<LimiterContract>,
+    /// Hedged requests: absent (left out of the JSON form), unstated, or stated.
+    #[serde(skip_serializing_if = "Declared::is_absent")]
+    pub hedge: Declared<HedgeContract>,
 }
 
 impl Contract {
@@ -485,9 +504,15 @@ impl Contract {
             || self.timing.limit_unstated
     }
 
-    /// `true` when some mechanism is present without stated parameters (a breaker, a budget, a time limit).
+    /// `true` when some mechanism is present without stated parameters (a breaker, a budget, a time limit,
+    /// a bulkhead, a rate limiter, hedging).
     pub fn has_unstated(&self) -> bool {
-        self.circuit.is_unstated() || self.budget.is_unstated() || self.timing.limit_unstated
+        self.circuit.is_unstated()
+            || self.budget.is_unstated()
+            || self.timing.limit_unstated
+            || self.bulkhead.is_unstated()
+            || self.limiter.is_unstated()
+            || self.hedge.is_unstated()
     }
 }
 

@@ -56,6 +56,11 @@ impl<T> Declared<T> {
         !matches!(self, Declared::Absent)
     }
 
+    /// `true` when the subject has no such mechanism.
+    pub const fn is_absent(&self) -> bool {
+        matches!(self, Declared::Absent)
+    }
+
     /// `true` when the parameters are stated.
     pub const fn is_stated(&self) -> bool {
         matches!(self, Declared::Stated(_))

@@ -7,15 +7,16 @@ use serde::Deserialize;
 
 use crate::clock::ClockContract;
 use crate::contract::{
-    BackoffShape, BudgetContract, CircuitContract, Contract, DelayContract, JitterBounds, RateContract, RetryContract,
-    RetryOn, TieRule, TimingContract,
+    BackoffShape, BudgetContract, BulkheadContract, CircuitContract, Contract, DelayContract, HedgeContract,
+    JitterBounds, LimiterContract, RateContract, RetryContract, RetryOn, TieRule, TimingContract,
 };
 use crate::contract_declared::Declared;
 use crate::mechanisms::{CircuitPolicy, CooldownTie, InterruptTie, OpenShape, RetryAfterPolicy, Unstated};
 use crate::time::VDuration;
 
 /// Every key either form may hold. `circuit` reads the same in both (`null` or the breaker's object; the
-/// grouped form also says `"unstated"`).
+/// grouped form also says `"unstated"`), and so do `bulkhead`, `limiter` and `hedge` (newer than either
+/// form, so a flat contract may add them too).
 #[derive(Debug, Default, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ContractForm {
@@ -25,6 +26,9 @@ pub struct ContractForm {
     rate: Option<RateContract>,
     circuit: Declared<CircuitContract>,
     budget: Option<Declared<BudgetContract>>,
+    bulkhead: Declared<BulkheadContract>,
+    limiter: Declared<LimiterContract>,
+    hedge: Declared<HedgeContract>,
     max_attempts: Option<u32>,
     delay_min: Option<VDuration>,
     delay_max: Option<VDuration>,
@@ -161,11 +165,15 @@ impl ContractForm {
                 interrupt_tie: self.interrupt_tie,
                 timer_granularity: VDuration::ZERO,
                 serves_stream: flag(self.serves_stream),
+                ordered_results: false,
                 clocks: self.clocks,
             },
             rate: RateContract { honors_retry_after: flag(self.honors_retry_after), retry_after: self.retry_after },
             circuit,
             budget,
+            bulkhead: self.bulkhead,
+            limiter: self.limiter,
+            hedge: self.hedge,
         }
     }
 }
@@ -197,6 +205,9 @@ impl TryFrom<ContractForm> for Contract {
                 rate: form.rate.unwrap_or_default(),
                 circuit: form.circuit,
                 budget: form.budget.unwrap_or_default(),
+                bulkhead: form.bulkhead,
+                limiter: form.limiter,
+                hedge: form.hedge,
             }),
         }
     }
@@ -302,6 +313,44 @@ mod tests {
         check(stated, Ok(Contract { circuit: Declared::Stated(breaker), ..Contract::default() }));
         // A refinement of a breaker the flat form does not state refines nothing.
         check(json!({"circuit_counts_cancellation": true}), Ok(Contract::default()));
+    }
+
+    #[test]
+    fn load_groups_are_left_out_when_absent_and_round_trip_when_present() {
+        let ms = VDuration::from_millis;
+        let written = serde_json::to_value(Contract::default()).unwrap();
+        for key in ["bulkhead", "limiter", "hedge"] {
+            assert!(written.get(key).is_none(), "absent `{key}` is left out: {written}");
+        }
+        assert!(written["timing"].get("ordered_results").is_none(), "{written}");
+        let mut load = Contract {
+            bulkhead: Declared::Stated(BulkheadContract { max_in_flight: 2, queue_max: 0 }),
+            limiter: Declared::Stated(LimiterContract { burst: 3, refill_every: ms(10) }),
+            hedge: Declared::Unstated,
+            ..Contract::default()
+        };
+        load.timing.ordered_results = true;
+        load.circuit = Declared::Stated(CircuitContract {
+            probe_settle: crate::mechanisms::ProbeSettle::ResultOrder,
+            ..CircuitContract::DEFAULT
+        });
+        check(serde_json::to_value(load).unwrap(), Ok(load));
+        // The bulkhead's queue defaults to none; a flat contract may state the load groups too.
+        let flat = json!({"max_attempts": 2, "bulkhead": {"max_in_flight": 2}, "hedge": "unstated"});
+        let expect = Contract {
+            retry: RetryContract { max_attempts: Some(2), ..RetryContract::default() },
+            bulkhead: Declared::Stated(BulkheadContract { max_in_flight: 2, queue_max: 0 }),
+            hedge: Declared::Unstated,
+            ..Contract::default()
+        };
+        check(flat, Ok(expect));
+        check(json!({"limiter": {"burst": 1}}), Err("missing field `refill_every`"));
+        check(json!({"hedge": {"delay": "1ms", "max_hedges": 1, "maximum": 2}}), Err("unknown field `maximum`"));
+        check(
+            json!({"circuit": {"window": 1, "min_calls": 1, "failure_percent": 100, "open_for": "0ns",
+            "half_open_probes": 1, "probe_settle": "first"}}),
+            Err("unknown variant `first`"),
+        );
     }
 
     #[test]

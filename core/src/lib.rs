@@ -49,6 +49,7 @@ pub mod concurrent;
 pub mod contract;
 mod contract_declared;
 pub mod contract_flat;
+pub mod contract_load;
 mod contract_shapes;
 pub mod duration_text;
 pub mod exec;
@@ -71,13 +72,14 @@ pub mod world;
 pub use clock::{ClockContract, ClockKind, ClockReads, OnFailedRead, ReadFailed, WallInstant};
 pub use clock_faults::{ClockFaults, FailFrom, JumpAt, ReadFailure, WallJump};
 pub use contract::{
-    BackoffShape, BudgetContract, CircuitContract, Contract, Declared, DelayContract, JitterBounds, RateContract,
-    RetryContract, RetryOn, TieRule, TimingContract,
+    BackoffShape, BudgetContract, BulkheadContract, CircuitContract, Contract, Declared, DelayContract, HedgeContract,
+    JitterBounds, LimiterContract, RateContract, RetryContract, RetryOn, TieRule, TimingContract,
 };
 pub use float::{F32, F64};
 pub use heartbeat::Heartbeat;
 pub use mechanisms::{
-    AboveCap, CircuitPolicy, CooldownTie, InterruptTie, OpenShape, RetryAfterCombine, RetryAfterPolicy, Unstated,
+    AboveCap, CircuitPolicy, CooldownTie, InterruptTie, OpenShape, ProbeSettle, RetryAfterCombine, RetryAfterPolicy,
+    Unstated,
 };
 pub use promise::{FloatFactor, Promised, Tolerance};
 pub use rng::{mix, Randomness, RandomnessError, Scripted, SplitMix64};

@@ -133,6 +133,22 @@ pub enum CooldownTie {
     AdmitsAfterEnd,
 }
 
+/// How the results of concurrent half-open probes settle the breaker's next state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[serde(rename_all = "snake_case")]
+pub enum ProbeSettle {
+    /// "A failed probe reopens the breaker": one failed probe result reopens it, even when a concurrent
+    /// probe's success lands at the same instant (before or after it in the trace); it closes only when
+    /// `half_open_probes` probes succeeded and no probe failed at or before that instant.
+    #[default]
+    FailureReopens,
+    /// "Probe results settle in the order they land": the results take effect in trace order, so a success
+    /// that completes the count closes the breaker, and a failure recorded after it counts in the closed
+    /// state.
+    ResultOrder,
+}
+
 /// Which interruption a call reports when its deadline and the caller's cancellation fall on the same
 /// instant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

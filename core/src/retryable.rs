@@ -22,7 +22,12 @@ impl RetryOn {
             ErrorKind::Transient => self.transient,
             ErrorKind::RateLimited => self.rate_limited,
             ErrorKind::Timeout => self.timeout,
-            ErrorKind::Fatal | ErrorKind::CircuitOpen | ErrorKind::Cancelled | ErrorKind::DeadlineExceeded => false,
+            ErrorKind::Fatal
+            | ErrorKind::CircuitOpen
+            | ErrorKind::Cancelled
+            | ErrorKind::DeadlineExceeded
+            | ErrorKind::BulkheadFull
+            | ErrorKind::LimiterEmpty => false,
         }
     }
 }

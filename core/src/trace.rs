@@ -33,6 +33,11 @@ pub enum ErrorKind {
     Cancelled,
     /// The call's overall deadline passed.
     DeadlineExceeded,
+    /// The bulkhead refused the call: every slot and its queue were full. (Added after the other kinds, so
+    /// their digests and fixture texts are unchanged.)
+    BulkheadFull,
+    /// The rate limiter refused the call: its bucket had no token left.
+    LimiterEmpty,
 }
 
 impl ErrorKind {
@@ -80,6 +85,11 @@ pub enum Rejection {
     CircuitOpen,
     /// The retry budget has no retry left.
     BudgetExhausted,
+    /// The bulkhead has every slot taken and its queue full (or no queue). (Added after the other reasons,
+    /// so their digests and fixture texts are unchanged.)
+    BulkheadFull,
+    /// The rate limiter's bucket has no token left.
+    LimiterEmpty,
 }
 
 /// The state of a circuit breaker.
@@ -178,6 +188,10 @@ pub enum EventKind {
         /// What.
         diagnostic: Diagnostic,
     },
+    /// The call waits in the bulkhead's queue for a slot, until its next event (its first attempt once
+    /// admitted, a rejection or its end); a queued call is not in flight. (Added after the other kinds, so
+    /// their digests and fixture texts are unchanged.)
+    Queued,
 }
 
 impl EventKind {

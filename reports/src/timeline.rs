@@ -137,6 +137,9 @@ pub fn describe_event(event: &Event) -> String {
         EventKind::SleepClamped { to } => format!("sleep clamped to {to} by the runtime"),
         EventKind::Rejected { reason: Rejection::CircuitOpen } => "rejected: circuit open".to_owned(),
         EventKind::Rejected { reason: Rejection::BudgetExhausted } => "rejected: retry budget exhausted".to_owned(),
+        EventKind::Rejected { reason: Rejection::BulkheadFull } => "rejected: bulkhead full".to_owned(),
+        EventKind::Rejected { reason: Rejection::LimiterEmpty } => "rejected: rate limiter empty".to_owned(),
+        EventKind::Queued => "queued for a bulkhead slot".to_owned(),
         EventKind::CircuitTransition { from, to } => format!("circuit {} → {}", state_name(from), state_name(to)),
         EventKind::Notify { delay } => format!("notified: retry in {delay}"),
         EventKind::Panic => "panicked".to_owned(),
@@ -184,6 +187,8 @@ fn error_name(kind: ErrorKind) -> &'static str {
         ErrorKind::CircuitOpen => "circuit_open",
         ErrorKind::Cancelled => "cancelled",
         ErrorKind::DeadlineExceeded => "deadline_exceeded",
+        ErrorKind::BulkheadFull => "bulkhead_full",
+        ErrorKind::LimiterEmpty => "limiter_empty",
     }
 }
 

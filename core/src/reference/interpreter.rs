@@ -86,6 +86,7 @@ impl Subject for Reference {
                 timer_granularity: VDuration::ZERO,
                 serves_stream: true,
                 clocks: Some(ClockContract::MONOTONIC),
+                ..TimingContract::default()
             },
             rate: RateContract {
                 honors_retry_after: p.honor_retry_after,
@@ -93,6 +94,7 @@ impl Subject for Reference {
             },
             circuit: Declared::from(circuit),
             budget: Declared::from(budget),
+            ..Contract::default()
         }
     }
 

@@ -26,6 +26,12 @@ pub enum Mechanism {
     Circuit,
     /// The retry budget.
     Budget,
+    /// The bulkhead: a limit on calls in flight, with a bounded queue or immediate rejection.
+    Bulkhead,
+    /// The token-bucket rate limiter on dispatches.
+    Limiter,
+    /// Hedged requests: extra attempts after a delay, losers cancelled.
+    Hedging,
     /// The monotonic and wall clocks: jumps and failed reads.
     Clocks,
     /// What holds for every subject whatever it promises (no panic, termination, determinism).
@@ -34,13 +40,16 @@ pub enum Mechanism {
 
 impl Mechanism {
     /// Every mechanism, in listing order.
-    pub const ALL: [Mechanism; 8] = [
+    pub const ALL: [Mechanism; 11] = [
         Mechanism::Retry,
         Mechanism::Delays,
         Mechanism::Timing,
         Mechanism::RateLimit,
         Mechanism::Circuit,
         Mechanism::Budget,
+        Mechanism::Bulkhead,
+        Mechanism::Limiter,
+        Mechanism::Hedging,
         Mechanism::Clocks,
         Mechanism::Meta,
     ];
@@ -54,6 +63,9 @@ impl Mechanism {
             Mechanism::RateLimit => "rate/retry-after",
             Mechanism::Circuit => "circuit",
             Mechanism::Budget => "budget",
+            Mechanism::Bulkhead => "bulkhead",
+            Mechanism::Limiter => "limiter",
+            Mechanism::Hedging => "hedging",
             Mechanism::Clocks => "clocks",
             Mechanism::Meta => "meta",
         }
@@ -66,7 +78,7 @@ impl std::fmt::Display for Mechanism {
     }
 }
 
-use Mechanism::{Budget, Circuit, Clocks, Delays, Meta, RateLimit, Retry, Timing};
+use Mechanism::{Budget, Bulkhead, Circuit, Clocks, Delays, Hedging, Limiter, Meta, RateLimit, Retry, Timing};
 
 /// Each standard law's mechanism, in catalogue order ([`ids::ALL`]).
 pub static LAW_MECHANISMS: [(&str, Mechanism); 42] = [
@@ -117,8 +129,9 @@ pub static LAW_MECHANISMS: [(&str, Mechanism); 42] = [
 /// Each field of [`timelaw_core::Contract`] as its path in the grouped JSON form (`retry.max_attempts`),
 /// with its mechanism, in declaration order. `circuit` and `budget` stand for the mechanism's declaration
 /// (absent, unstated, or its parameters); their refinements follow as `circuit.policy` and so on.
-/// `timing.clocks` is the one field whose mechanism is not its group's.
-pub static CONTRACT_FIELDS: [(&str, Mechanism); 33] = [
+/// `timing.clocks` is the one field whose mechanism is not its group's. `bulkhead`, `limiter` and `hedge`
+/// stand for their declarations like `circuit`.
+pub static CONTRACT_FIELDS: [(&str, Mechanism); 38] = [
     ("retry.max_attempts", Retry),
     ("retry.retry_on", Retry),
     ("retry.reports_last_result", Retry),
@@ -141,6 +154,7 @@ pub static CONTRACT_FIELDS: [(&str, Mechanism); 33] = [
     ("timing.interrupt_tie", Timing),
     ("timing.timer_granularity", Timing),
     ("timing.serves_stream", Timing),
+    ("timing.ordered_results", Timing),
     ("timing.clocks", Clocks),
     ("rate.honors_retry_after", RateLimit),
     ("rate.retry_after", RateLimit),
@@ -149,9 +163,13 @@ pub static CONTRACT_FIELDS: [(&str, Mechanism); 33] = [
     ("circuit.open_shape", Circuit),
     ("circuit.cooldown_tie", Circuit),
     ("circuit.counts_cancellation", Circuit),
+    ("circuit.probe_settle", Circuit),
     ("budget", Budget),
     ("budget.window", Budget),
     ("budget.admits", Budget),
+    ("bulkhead", Bulkhead),
+    ("limiter", Limiter),
+    ("hedge", Hedging),
 ];
 
 /// The mechanism of the standard law `id`; `None` for a law outside the standard catalogue.

@@ -73,7 +73,7 @@ pub struct ContractView {
 
 /// The field a refinement depends on: while that one is not stated, the refinement says nothing either,
 /// whatever its value.
-const PARENTS: [(&str, &str); 12] = [
+const PARENTS: [(&str, &str); 13] = [
     ("timing.timeout_tie", "timing.attempt_timeout"),
     ("delays.jitter_clipped_at_cap", "delays.jitter"),
     ("delays.tolerance", "delays.backoff"),
@@ -82,6 +82,7 @@ const PARENTS: [(&str, &str); 12] = [
     ("circuit.open_shape", "circuit"),
     ("circuit.cooldown_tie", "circuit"),
     ("circuit.counts_cancellation", "circuit"),
+    ("circuit.probe_settle", "circuit"),
     ("budget.window", "budget"),
     ("budget.admits", "budget"),
     ("timing.interrupt_tie", "timing.deadline"),
@@ -93,6 +94,9 @@ fn unstated(contract: &Contract, path: &str, mechanism: Mechanism) -> bool {
     match mechanism {
         Mechanism::Circuit => contract.circuit.is_unstated(),
         Mechanism::Budget => contract.budget.is_unstated(),
+        Mechanism::Bulkhead => contract.bulkhead.is_unstated(),
+        Mechanism::Limiter => contract.limiter.is_unstated(),
+        Mechanism::Hedging => contract.hedge.is_unstated(),
         _ => {
             let limits = ["timing.deadline", "timing.retry_elapsed_max", "delays.sleep_budget"];
             contract.timing.limit_unstated && limits.contains(&path)
@@ -113,11 +117,15 @@ fn field_value(contract: &Contract, fields: &Value, path: &str) -> Value {
     }
     // Plain data: serializing cannot fail.
     let value = |field: Result<Value, serde_json::Error>| field.unwrap_or(Value::Null);
+    if path == "timing.ordered_results" {
+        return Value::Bool(contract.timing.ordered_results);
+    }
     match (path, contract.circuit.stated(), contract.budget.stated()) {
         ("circuit.policy", Some(circuit), _) => value(serde_json::to_value(circuit.policy)),
         ("circuit.open_shape", Some(circuit), _) => value(serde_json::to_value(circuit.open_shape)),
         ("circuit.cooldown_tie", Some(circuit), _) => value(serde_json::to_value(circuit.cooldown_tie)),
         ("circuit.counts_cancellation", Some(circuit), _) => Value::Bool(circuit.counts_cancellation),
+        ("circuit.probe_settle", Some(circuit), _) => value(serde_json::to_value(circuit.probe_settle)),
         ("budget.window", _, Some(_)) => Value::Null,
         ("budget.admits", _, Some(budget)) => Value::Bool(budget.admits),
         _ => Value::Null,
@@ -128,7 +136,9 @@ fn field_state(contract: &Contract, fields: &Value, name: &str) -> PromiseState 
     let mechanism = timelaw_laws::catalogue::field_mechanism(name).unwrap_or(Mechanism::Meta);
     let value = field_value(contract, fields, name);
     match value {
-        Value::String(word) if word == "unstated" && matches!(name, "circuit" | "budget") => {
+        Value::String(word)
+            if word == "unstated" && matches!(name, "circuit" | "budget" | "bulkhead" | "limiter" | "hedge") =>
+        {
             return PromiseState::Unstated
         }
         Value::Null if unstated(contract, name, mechanism) => return PromiseState::Unstated,
