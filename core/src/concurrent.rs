@@ -51,8 +51,8 @@
 //!             let in_flight = Rc::clone(&in_flight);
 //!             async move {
 //!                 if in_flight.get() >= limit {
-//!                     w.with(|w| w.reject(Rejection::CircuitOpen))?;
-//!                     return Ok(CallResult::Err(ErrorKind::CircuitOpen));
+//!                     w.with(|w| w.reject(Rejection::BulkheadFull))?;
+//!                     return Ok(CallResult::Err(ErrorKind::BulkheadFull));
 //!                 }
 //!                 in_flight.set(in_flight.get() + 1);
 //!                 let attempt = w.dispatch().await;

@@ -802,6 +802,15 @@ impl<'s> World<'s> {
         self.record(EventKind::Rejected { reason }, attempt)
     }
 
+    /// Records that the current call waits in a bulkhead's queue (`Queued`), until its next event.
+    ///
+    /// # Errors
+    /// The event limit; misuse.
+    pub fn record_queued(&mut self) -> Result<(), Abort> {
+        let attempt = self.active()?.attempts;
+        self.record(EventKind::Queued, attempt)
+    }
+
     /// Records a circuit breaker transition.
     ///
     /// # Errors

@@ -1,14 +1,37 @@
 //! Arrivals as data: when each call of a schedule starts, for a sequential subject (one call at a time)
 //! and, in `concurrent.rs`, for a concurrent one.
 
-use timelaw_core::reference::{Backoff, Policy, Reference};
-use timelaw_core::{execute, CallScript, EventKind, Outcome, Schedule, Step, VDuration};
+use timelaw_core::{
+    execute, Abort, AttemptResult, CallResult, CallScript, Contract, ErrorKind, EventKind, Outcome, Schedule, Step,
+    Subject, VDuration, World,
+};
+
+/// One attempt per call, one call at a time.
+struct Sequential;
+
+impl Subject for Sequential {
+    type Config = ();
+    fn name(&self) -> &str {
+        "sequential"
+    }
+    fn contract(&self, _: &()) -> Contract {
+        Contract::default()
+    }
+    fn run(&self, _: &(), world: &mut World<'_>) -> Result<(), Abort> {
+        world.for_each_call(|world, _| {
+            Ok(match world.dispatch()? {
+                AttemptResult::Completed(outcome) => CallResult::from_outcome(outcome),
+                _ => CallResult::Err(ErrorKind::Cancelled),
+            })
+        })
+    }
+}
 
 fn ms(millis: u64) -> VDuration {
     VDuration::from_millis(millis)
 }
 
-/// The start instant (ms) of every call when the reference (sequential, 1 attempt) serves calls of
+/// The start instant (ms) of every call when a sequential subject serves calls of
 /// `(gap_before ms, arrival ms, duration ms)`.
 #[track_caller]
 fn check(calls: &[(u64, Option<u64>, u64)], expect_ms: &[u64]) {
@@ -17,9 +40,8 @@ fn check(calls: &[(u64, Option<u64>, u64)], expect_ms: &[u64]) {
         arrival: arrival.map(ms),
         ..CallScript::new(vec![Step::new(ms(took), Outcome::Ok)])
     });
-    let policy = Policy::new(1, Backoff::Constant { delay: VDuration::ZERO }, VDuration::ZERO);
     let schedule = Schedule::new(calls.collect());
-    let trace = execute(&Reference, &policy, &schedule, 0);
+    let trace = execute(&Sequential, &(), &schedule, 0);
     assert!(trace.is_complete(), "{:?}", trace.end);
     let starts: Vec<u64> = trace
         .events

@@ -80,6 +80,8 @@ pub fn describe_policy<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> Policy 
         retry_elapsed_max,
         circuit,
         retry_budget,
+        bulkhead: None,
+        limiter: None,
     };
     debug_assert_eq!(policy.validate(), Ok(()), "the description yields only valid policies");
     policy

@@ -75,6 +75,8 @@ fn policy(rng: &mut SplitMix64) -> Policy {
             ..BudgetContract::default()
         }),
         retry_elapsed_max: maybe(rng, |rng| duration(rng, &[0, 10, 30, 100])),
+        bulkhead: None,
+        limiter: None,
     }
 }
 
