@@ -136,8 +136,15 @@ pub struct Swarm {
     /// Opt-in: never on in [`Swarm::from_seed`] or [`Swarm::everything`]; [`swarm_for_run`] turns it on
     /// for one batch in two when a run asks for concurrency. Absent from reports written before it
     /// existed (read as off).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_off")]
     pub concurrency: bool,
+}
+
+// serde's `skip_serializing_if` passes a reference. Left out when off, so swarms (and report headers)
+// of runs without concurrency read as before it existed.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_off(on: &bool) -> bool {
+    !*on
 }
 
 impl Swarm {
