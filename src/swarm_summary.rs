@@ -14,7 +14,8 @@ pub fn swarm_lines(seed: u64, cases: u64, concurrency: bool) -> Vec<String> {
     let mut numbers: BTreeMap<String, u64> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
     for batch in 0..batches {
-        let value = serde_json::to_value(swarm_for_run(seed, batch * SWARM_BATCH_CASES, concurrency)).unwrap_or_default();
+        let value =
+            serde_json::to_value(swarm_for_run(seed, batch * SWARM_BATCH_CASES, concurrency)).unwrap_or_default();
         flatten("", &value, &mut |name, leaf| {
             if !order.iter().any(|known| known == name) {
                 order.push(name.to_owned());
