@@ -101,7 +101,7 @@ pub mod schedule;
 pub mod strategy;
 pub mod swarm;
 
-pub use case::{arbitrary_case, case_strategy, sample_case};
+pub use case::{arbitrary_case, arbitrary_case_with, case_strategy, case_strategy_with, sample_case};
 pub use choice::Choices;
 pub use domain::{simplest_config, ConfigDomain, ConfigNumber, Describe, Simplest};
 pub use fn_subject::{subject, FnSubject};

@@ -89,8 +89,8 @@ pub fn arbitrary_schedule_with(u: &mut Unstructured<'_>, contract: &Contract, sw
 }
 
 /// The description behind [`schedule_strategy`], for the case strategy's own value tree.
-pub(crate) fn schedule_description(contract: Contract) -> Arc<Describe<Schedule>> {
-    Arc::new(move |tape| describe_schedule(tape, &Swarm::everything(), &contract))
+pub(crate) fn schedule_description(contract: Contract, swarm: Swarm) -> Arc<Describe<Schedule>> {
+    Arc::new(move |tape| describe_schedule(tape, &swarm, &contract))
 }
 
 /// The schedule domain for `contract` decoded from fuzz bytes, with every swarm feature on. Total: every

@@ -8,8 +8,8 @@ use proptest::test_runner::TestRunner;
 use timelaw_core::reference::{Policy, Reference};
 use timelaw_core::{mix, Case, Contract, SplitMix64, Subject, VDuration};
 use timelaw_generators::{
-    arbitrary_schedule_with, case_outside, sample_case, sample_schedule, schedule_strategy_with, swarm_for,
-    swarm_for_run, Swarm,
+    arbitrary_case, arbitrary_case_with, arbitrary_schedule_with, case_outside, case_strategy_with, sample_case,
+    sample_schedule, schedule_strategy_with, swarm_for, swarm_for_run, Swarm,
 };
 
 const CASES: u64 = 20_000;
@@ -133,4 +133,29 @@ fn proptest_and_arbitrary_reach_every_arrival_class_too() {
     assert_eq!(natively, expected, "native");
     assert_eq!(by_proptest, expected, "proptest");
     assert_eq!(by_arbitrary, expected, "arbitrary");
+}
+
+#[test]
+fn whole_cases_from_proptest_and_arbitrary_overlap_with_the_option() {
+    let swarm = Swarm::everything().with_concurrency();
+    let strategy = case_strategy_with(&Reference, swarm);
+    let mut runner = TestRunner::deterministic();
+    let (mut by_proptest, mut by_arbitrary) = (Reached::default(), Reached::default());
+    let mut bytes_rng = SplitMix64::new(13);
+    for _ in 0..3_000 {
+        let case = strategy.new_tree(&mut runner).unwrap().current();
+        by_proptest.see(&case.config, &Reference.contract(&case.config), &case.schedule);
+        assert_eq!(case_outside(&Reference, &case), vec![], "{case:?}");
+        let bytes: Vec<u8> = (0..768).map(|_| bytes_rng.next_u64() as u8).collect();
+        let case = arbitrary_case_with(&Reference, &bytes, &swarm);
+        by_arbitrary.see(&case.config, &Reference.contract(&case.config), &case.schedule);
+        assert_eq!(case_outside(&Reference, &case), vec![], "{case:?}");
+    }
+    for reached in [by_proptest, by_arbitrary] {
+        assert!(reached.same_instant && reached.zero_first && reached.interleave, "{reached:?}");
+        assert!(reached.bulkhead && reached.limiter, "{reached:?}");
+    }
+    // Without the option the whole-case front-ends are what they were: no overlap.
+    let plain = arbitrary_case(&Reference, &[7; 256]);
+    assert!(!plain.schedule.has_arrivals() && !plain.config.has_load_mechanisms());
 }
