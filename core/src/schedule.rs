@@ -14,7 +14,7 @@
 //! simplest), it starts `gap_before` after the previous call ENDED (the first call: `gap_before` after
 //! the start of the case), so calls never overlap. With an arrival (`arrival: Some(offset)`), it arrives
 //! at `offset` after the start of the case, whether or not earlier calls have ended, so calls overlap:
-//! - a concurrent driver ([`crate::exec::run_async_calls`]) starts it at that instant, but never before
+//! - a concurrent driver ([`crate::concurrent::run_async_calls`]) starts it at that instant, but never before
 //!   the previous call started (calls start in index order; at the same instant, by index);
 //! - a sequential subject (one call at a time, [`World::start_call`](crate::World::start_call)) starts it
 //!   at its arrival or, when the previous call is still running then, as soon as that call ends: the
@@ -27,7 +27,7 @@
 //!
 //! # Interleaving
 //! [`Schedule::interleave`] records the order in which tasks ready at the same virtual instant run (see
-//! [`crate::exec::run_async_calls`]); empty (the default, left out of JSON) is first-come order.
+//! [`crate::concurrent::run_async_calls`]); empty (the default, left out of JSON) is first-come order.
 //!
 //! # Past the end of a script
 //! A dispatch beyond the last step of its call returns [`Step::PAST_END`]: `Ok` after zero time. A subject
@@ -220,7 +220,7 @@ pub struct Schedule {
     #[serde(default, skip_serializing_if = "ClockFaults::is_empty")]
     pub clock: ClockFaults,
     /// The order of tasks ready at the same instant, as choices: entry `i` picks among the ready tasks at
-    /// the `i`-th point where two or more are ready (see [`crate::exec::run_async_calls`]). Empty (the
+    /// the `i`-th point where two or more are ready (see [`crate::concurrent::run_async_calls`]). Empty (the
     /// default, left out of JSON) and missing entries pick the first: first-come order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub interleave: Vec<u32>,

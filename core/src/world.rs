@@ -394,7 +394,7 @@ impl<'s> World<'s> {
 
     /// Starts the next call NOW, while others may be in flight (records `CallStart`), and puts it in
     /// focus: the concurrent form of [`World::start_call`], for drivers that serve calls concurrently
-    /// (such as [`crate::exec::run_async_calls`], which calls it at each call's arrival). The call that
+    /// (such as [`crate::concurrent::run_async_calls`], which calls it at each call's arrival). The call that
     /// was in focus stays in flight. `None` once every call has started (the World is not finished:
     /// calls may still be in flight; [`World::finish_calls`] ends the run).
     ///
