@@ -29,6 +29,19 @@ pub trait ConfigDomain: Subject {
     /// out of bytes yields the smallest choices).
     fn arbitrary_config(&self, bytes: &mut Unstructured<'_>) -> Self::Config;
 
+    /// [`ConfigDomain::config_strategy`] under `swarm` (for [`Swarm::with_concurrency`]); the default
+    /// ignores the swarm.
+    fn config_strategy_with(&self, swarm: Swarm) -> BoxedStrategy<Self::Config> {
+        let _ = swarm;
+        self.config_strategy()
+    }
+
+    /// [`ConfigDomain::arbitrary_config`] under `swarm`; the default ignores the swarm.
+    fn arbitrary_config_with(&self, bytes: &mut Unstructured<'_>, swarm: &Swarm) -> Self::Config {
+        let _ = swarm;
+        self.arbitrary_config(bytes)
+    }
+
     /// Simpler configs to try while shrinking, most aggressive first. Every candidate must be valid.
     /// The default offers none.
     fn shrink_config(&self, config: &Self::Config) -> Vec<Self::Config> {
@@ -191,6 +204,15 @@ impl<S: Describe> ConfigDomain for S {
 
     fn arbitrary_config(&self, bytes: &mut Unstructured<'_>) -> S::Config {
         self.describe(bytes, &Swarm::everything())
+    }
+
+    fn config_strategy_with(&self, swarm: Swarm) -> BoxedStrategy<S::Config> {
+        let subject = self.clone();
+        choice_strategy(move |tape| subject.describe(tape, &swarm))
+    }
+
+    fn arbitrary_config_with(&self, bytes: &mut Unstructured<'_>, swarm: &Swarm) -> S::Config {
+        self.describe(bytes, swarm)
     }
 
     fn shrink_config(&self, config: &S::Config) -> Vec<S::Config> {
