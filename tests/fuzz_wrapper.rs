@@ -44,7 +44,8 @@ fn is_coverage(arg: &str) -> bool {
 #[track_caller]
 fn check(crate_name: &str, uninstrumented: Option<&str>, expect_coverage: bool) {
     let flags = CARGO_FUZZ.iter().copied().filter(|arg| expect_coverage || !is_coverage(arg));
-    let expected: Vec<&str> = ["--crate-name", crate_name, "--edition=2021", "src/lib.rs"].into_iter().chain(flags).collect();
+    let expected: Vec<&str> =
+        ["--crate-name", crate_name, "--edition=2021", "src/lib.rs"].into_iter().chain(flags).collect();
     assert_eq!(rustc_args(crate_name, uninstrumented), expected, "{crate_name} with {uninstrumented:?}");
 }
 
