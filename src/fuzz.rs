@@ -35,7 +35,7 @@ use std::sync::OnceLock;
 
 use timelaw_core::Limits;
 use timelaw_generators::{arbitrary_case, ConfigDomain};
-use timelaw_laws::{Catalogue, Verdict};
+use timelaw_laws::{Catalogue, Observation, Verdict};
 
 use crate::eval::evaluate;
 use crate::known::same_class;
@@ -106,10 +106,19 @@ fn violations_replaying<S: ConfigDomain + ?Sized>(
 ) -> Vec<(&'static str, Verdict)> {
     let case = arbitrary_case(subject, bytes);
     let evaluation = evaluate(subject, &case, Limits::default(), replay);
-    coverage::hidden(|| {
-        let judged = laws.iter().map(|law| (law.id, evaluation.judge(law, &case)));
-        judged.filter(|(_, verdict)| verdict.is_violated()).collect()
-    })
+    let observation = evaluation.observation(&case);
+    coverage::hidden(|| violated(laws, &observation))
+}
+
+/// Every law of `laws` (in catalogue order) violated on `observation`, with its verdict.
+///
+/// Not generic and never inlined on purpose: it is compiled once, in this crate, and not into each fuzz
+/// target's crate, so `fuzz/cargo-fuzz` (which builds this crate without coverage instrumentation) keeps
+/// every comparison of the judging loop away from libFuzzer's `trace-compares` hooks.
+#[inline(never)]
+fn violated(laws: &Catalogue, observation: &Observation<'_>) -> Vec<(&'static str, Verdict)> {
+    let judged = laws.iter().map(|law| (law.id, law.judge(observation)));
+    judged.filter(|(_, verdict)| verdict.is_violated()).collect()
 }
 
 /// The first of `found` (violations of `subject`) that `known` does not mask, or `None` when every one
