@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use timelaw_core::{Contract, Schedule, Trace};
 
+use crate::temporal::{calls_interleave, grouped_by_call};
 use crate::verdict::Verdict;
 
 /// Safety laws say something bad never happens; liveness laws say something good eventually happens.
@@ -73,12 +74,31 @@ pub struct Law {
 
 impl Law {
     /// Judges `observation`: [`Verdict::NotApplicable`] when the contract lacks what the law needs,
-    /// otherwise the check's verdict.
+    /// otherwise the check's verdict. A standard law that judges one call at a time
+    /// ([`crate::catalogue::judged_per_call`]) reads an interleaved trace regrouped call by call
+    /// ([`crate::temporal::grouped_by_call`]; this allocates, a sequential trace never does).
     pub fn judge(&self, observation: &Observation<'_>) -> Verdict {
+        self.judge_in(observation, None)
+    }
+
+    /// [`Law::judge`] with the regrouped trace already at hand (`grouped`, for an interleaved trace), so a
+    /// catalogue regroups once for all its laws.
+    pub(crate) fn judge_in(&self, observation: &Observation<'_>, grouped: Option<&Trace>) -> Verdict {
         if !(self.applies)(observation.contract) {
             return Verdict::NotApplicable;
         }
-        (self.check)(observation)
+        if !crate::catalogue::judged_per_call(self.id) || !calls_interleave(&observation.trace.events) {
+            return (self.check)(observation);
+        }
+        let owned;
+        let trace = match grouped {
+            Some(trace) => trace,
+            None => {
+                owned = grouped_by_call(observation.trace);
+                &owned
+            }
+        };
+        (self.check)(&Observation { trace, ..*observation })
     }
 }
 

@@ -7,7 +7,7 @@ use timelaw_core::{CallResult, Contract, ErrorKind, EventKind};
 use super::breaker_model::{Admission, BreakerModel, BreakerSpec, CallFacts, Phase};
 use crate::ids;
 use crate::law::{Law, LawKind, Observation};
-use crate::temporal::per_call;
+use crate::temporal::{calls_interleave, grouped_by_call, per_call};
 use crate::verdict::Verdict;
 
 fn has_circuit(contract: &Contract) -> bool {
@@ -16,6 +16,7 @@ fn has_circuit(contract: &Contract) -> bool {
 
 /// Replays the breaker model over the calls: `judge(facts, admission, model_before)` returns `None` when
 /// the call says nothing, or the call's verdict. Merges the verdicts and stops at the first violation.
+/// Calls that overlap are admitted at their first event and recorded at their end, in time order.
 pub fn replay_breaker(
     observation: &Observation<'_>,
     mut judge: impl FnMut(&CallFacts, Admission, Phase) -> Option<Verdict>,
@@ -24,6 +25,9 @@ pub fn replay_breaker(
         return Verdict::NotApplicable;
     };
     let mut model = BreakerModel::new(spec);
+    if calls_interleave(&observation.trace.events) {
+        return replay_interleaved(observation, model, judge);
+    }
     let mut verdict = Verdict::Vacuous;
     for call in per_call(&observation.trace.events) {
         let facts = CallFacts::of(call);
@@ -36,6 +40,48 @@ pub fn replay_breaker(
             }
         }
         facts.record(&mut model, admission);
+    }
+    verdict
+}
+
+/// [`replay_breaker`] over overlapping calls: each call's facts from the trace regrouped by call, then
+/// the starts and ends of all calls walked in trace order.
+fn replay_interleaved(
+    observation: &Observation<'_>,
+    mut model: BreakerModel,
+    mut judge: impl FnMut(&CallFacts, Admission, Phase) -> Option<Verdict>,
+) -> Verdict {
+    let grouped = grouped_by_call(observation.trace);
+    let calls: Vec<(u32, CallFacts)> =
+        per_call(&grouped.events).map(|call| (call[0].seq, CallFacts::of(call))).collect();
+    // (seq, is the end, call index): the starts and ends in trace order.
+    let mut moments: Vec<(u32, bool, usize)> = Vec::with_capacity(calls.len() * 2);
+    for (index, (first, facts)) in calls.iter().enumerate() {
+        moments.push((*first, false, index));
+        if let Some((end, _, _)) = facts.end {
+            moments.push((end, true, index));
+        }
+    }
+    moments.sort_unstable();
+    let mut admitted = vec![(Admission::Open, 0_u32); calls.len()];
+    let mut verdict = Verdict::Vacuous;
+    for (_, is_end, index) in moments {
+        let facts = &calls[index].1;
+        if is_end {
+            if let (Admission::Admit { .. }, Some((_, at, result))) = (admitted[index].0, facts.end) {
+                model.record_admitted(result, at, admitted[index].1);
+            }
+            continue;
+        }
+        let before = model.phase();
+        let admission = model.admit(facts.started);
+        admitted[index] = (admission, model.epoch());
+        if let Some(call_verdict) = judge(facts, admission, before) {
+            verdict = verdict.merge(call_verdict);
+            if verdict.is_violated() {
+                return verdict;
+            }
+        }
     }
     verdict
 }

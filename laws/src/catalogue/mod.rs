@@ -46,6 +46,7 @@ mod refusal;
 mod registry;
 pub mod support;
 mod timeouts;
+mod views;
 
 pub use attempts::{
     ATTEMPTS_WITHIN_MAX, EXHAUSTED_RETRIES_RETURN_ERR, NON_IDEMPOTENT_NOT_RETRIED, NO_SLEEP_AFTER_FINAL_ATTEMPT,
@@ -74,6 +75,7 @@ pub use timeouts::{
     CANCELLATION_STOPS_WORK, DEADLINE_RESPECTED, TIMEOUT_BOUNDARY_IS_EXPIRED, TIMEOUT_DOES_NOT_END_STREAM,
     TIMEOUT_TRANSLATED_TO_ERR,
 };
+pub use views::{judged_per_call, PER_CALL_LAWS};
 
 use crate::law::Law;
 

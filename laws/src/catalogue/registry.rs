@@ -138,7 +138,9 @@ impl Catalogue {
     /// unless a law is violated or inconclusive with a formatted message.
     pub fn judge_all(&self, observation: &Observation<'_>, out: &mut Vec<Verdict>) {
         out.clear();
-        out.extend(self.laws.iter().map(|law| law.judge(observation)));
+        let interleaved = crate::temporal::calls_interleave(&observation.trace.events);
+        let grouped = interleaved.then(|| crate::temporal::grouped_by_call(observation.trace));
+        out.extend(self.laws.iter().map(|law| law.judge_in(observation, grouped.as_ref())));
     }
 }
 
