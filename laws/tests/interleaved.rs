@@ -175,15 +175,6 @@ fn per_call_laws_find_the_same_violations_in_overlapped_calls() {
     assert!(unbroken.is_empty(), "these bugs break no per-call law here: {unbroken:?}");
 }
 
-/// A hand-built trace: `(at_ms, call, attempt, kind)` per event, sequence numbers in order.
-fn trace(events: &[(u64, u32, u32, EventKind)]) -> Trace {
-    let mut trace = Trace::new();
-    for &(at_ms, call, attempt, kind) in events {
-        trace.push(VInstant::EPOCH.saturating_add(ms(at_ms)), call, attempt, kind);
-    }
-    trace
-}
-
 /// Law `id` on `trace` under `contract` (three plain calls scheduled).
 #[track_caller]
 fn check_law(id: &str, contract: Contract, trace: &Trace, expect: Expect) {
@@ -198,18 +189,11 @@ fn check_law(id: &str, contract: Contract, trace: &Trace, expect: Expect) {
     assert_verdict(id, &run, expect);
 }
 
-const START: EventKind = EventKind::CallStart { idempotent: true };
-const ATTEMPT: EventKind = EventKind::AttemptStart;
-const FAILED: EventKind = EventKind::AttemptEnd { outcome: Outcome::Transient };
-const SUCCEEDED: EventKind = EventKind::AttemptEnd { outcome: Outcome::Ok };
-const RETURNED_OK: EventKind = EventKind::CallEnd { result: CallResult::Ok };
-const RETURNED_ERR: EventKind = EventKind::CallEnd { result: CallResult::Err(ErrorKind::Transient) };
-
 /// A failure opens the breaker (window 1, open 10ms) and a call at 5ms is refused; two probes run
 /// together at 11ms and both succeed, closing it; a call at 13ms flows.
 fn concurrent_probes() -> Trace {
     let refused = EventKind::CallEnd { result: CallResult::Err(ErrorKind::CircuitOpen) };
-    trace(&[
+    hand_built(&[
         (0, 0, 0, START),
         (0, 0, 1, ATTEMPT),
         (1, 0, 1, FAILED),
@@ -252,7 +236,7 @@ fn the_breaker_laws_walk_overlapping_calls_in_time_order() {
 /// other retries at once, right after the first one's sleep in the trace; a third call is refused a retry.
 fn concurrent_retries() -> Trace {
     let rejected = EventKind::Rejected { reason: timelaw_core::Rejection::BudgetExhausted };
-    trace(&[
+    hand_built(&[
         (0, 0, 0, START),
         (0, 0, 1, ATTEMPT),
         (0, 1, 0, START),

@@ -12,6 +12,8 @@
 //! | declared promises | [`NO_RETRY_AFTER_ELAPSED_LIMIT`], [`RETRY_AFTER_AS_DECLARED`], [`INTERRUPT_TIE_AS_DECLARED`] |
 //! | every subject | [`CLOCK_MONOTONIC`], [`DETERMINISTIC_REPLAY`], [`NEVER_PANICS`], [`TERMINATES`] |
 //! | two clocks | [`WALL_JUMP_KEEPS_MONOTONIC_LIMITS`], [`WALL_JUMP_BACK_NO_PANIC`], [`FAILED_READ_HANDLED_AS_DECLARED`] |
+//! | load | [`BULKHEAD_IN_FLIGHT_WITHIN_LIMIT`], [`BULKHEAD_REJECTS_WITHOUT_DISPATCH`], [`BULKHEAD_ADMITS_BELOW_LIMIT`], [`LIMITER_WITHIN_RATE`], [`LIMITER_ADMITS_WITH_TOKENS`] |
+//! | work at once | [`HEDGES_WITHIN_LIMIT_AND_DELAY`], [`HEDGED_CALL_LEAVES_NO_ATTEMPT_RUNNING`], [`CANCELLATION_LEAVES_NOTHING_RUNNING`], [`ORDERED_RESULTS_IN_INPUT_ORDER`] |
 //!
 //! What the laws compare, and with which tolerance: virtual time is exact, so every law compares counts,
 //! instants and durations exactly, in whole nanoseconds, with no tolerance. The only exception is a
@@ -37,7 +39,9 @@ pub mod breaker_model;
 pub mod budget_model;
 mod circuit;
 mod clocks;
+mod concurrent;
 mod delays;
+mod load;
 mod mechanism;
 mod meta;
 mod outcomes;
@@ -58,9 +62,17 @@ pub use circuit::{
     HALF_OPEN_PROBE_LIMIT,
 };
 pub use clocks::{FAILED_READ_HANDLED_AS_DECLARED, WALL_JUMP_BACK_NO_PANIC, WALL_JUMP_KEEPS_MONOTONIC_LIMITS};
+pub use concurrent::{
+    CANCELLATION_LEAVES_NOTHING_RUNNING, HEDGED_CALL_LEAVES_NO_ATTEMPT_RUNNING, HEDGES_WITHIN_LIMIT_AND_DELAY,
+    ORDERED_RESULTS_IN_INPUT_ORDER,
+};
 pub use delays::{
     BACKOFF_SHAPE_WITHOUT_JITTER, DELAY_AT_LEAST_MIN, DELAY_WITHIN_CAP, JITTER_WITHIN_BOUNDS, NOTIFY_MATCHES_SLEEP,
     RETRY_AFTER_AS_DECLARED, RETRY_AFTER_HONORED, TOTAL_SLEEP_WITHIN_BUDGET,
+};
+pub use load::{
+    BulkheadWalk, CallSet, BULKHEAD_ADMITS_BELOW_LIMIT, BULKHEAD_IN_FLIGHT_WITHIN_LIMIT,
+    BULKHEAD_REJECTS_WITHOUT_DISPATCH, LIMITER_ADMITS_WITH_TOKENS, LIMITER_WITHIN_RATE,
 };
 pub use mechanism::{field_mechanism, mechanism_of, Mechanism, CONTRACT_FIELDS, LAW_MECHANISMS};
 pub use meta::{CLOCK_MONOTONIC, DETERMINISTIC_REPLAY, NEVER_PANICS, TERMINATES};
@@ -80,7 +92,7 @@ pub use views::{judged_per_call, PER_CALL_LAWS};
 use crate::law::Law;
 
 /// Every standard law, in blueprint order (the order of [`crate::ids::ALL`]).
-pub static STANDARD: [Law; 42] = [
+pub static STANDARD: [Law; 51] = [
     ATTEMPTS_WITHIN_MAX,
     DELAY_WITHIN_CAP,
     DELAY_AT_LEAST_MIN,
@@ -123,4 +135,13 @@ pub static STANDARD: [Law; 42] = [
     RETRY_AFTER_AS_DECLARED,
     CIRCUIT_OPEN_PERIOD_AS_DECLARED,
     INTERRUPT_TIE_AS_DECLARED,
+    BULKHEAD_IN_FLIGHT_WITHIN_LIMIT,
+    BULKHEAD_REJECTS_WITHOUT_DISPATCH,
+    BULKHEAD_ADMITS_BELOW_LIMIT,
+    LIMITER_WITHIN_RATE,
+    LIMITER_ADMITS_WITH_TOKENS,
+    HEDGES_WITHIN_LIMIT_AND_DELAY,
+    HEDGED_CALL_LEAVES_NO_ATTEMPT_RUNNING,
+    CANCELLATION_LEAVES_NOTHING_RUNNING,
+    ORDERED_RESULTS_IN_INPUT_ORDER,
 ];

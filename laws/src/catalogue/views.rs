@@ -7,7 +7,7 @@
 use crate::ids;
 
 /// The standard laws that judge each call on its own events (and the call's schedule and contract).
-pub static PER_CALL_LAWS: [&str; 27] = [
+pub static PER_CALL_LAWS: [&str; 30] = [
     ids::ATTEMPTS_WITHIN_MAX,
     ids::DELAY_WITHIN_CAP,
     ids::DELAY_AT_LEAST_MIN,
@@ -35,6 +35,9 @@ pub static PER_CALL_LAWS: [&str; 27] = [
     ids::NO_RETRY_AFTER_ELAPSED_LIMIT,
     ids::RETRY_AFTER_AS_DECLARED,
     ids::INTERRUPT_TIE_AS_DECLARED,
+    ids::HEDGES_WITHIN_LIMIT_AND_DELAY,
+    ids::HEDGED_CALL_LEAVES_NO_ATTEMPT_RUNNING,
+    ids::CANCELLATION_LEAVES_NOTHING_RUNNING,
 ];
 
 /// `true` when the standard law `id` judges one call at a time ([`PER_CALL_LAWS`]); `false` for every
