@@ -105,9 +105,11 @@ pub const HEDGED_CALL_LEAVES_NO_ATTEMPT_RUNNING: &str = "hedged_call_leaves_no_a
 pub const CANCELLATION_LEAVES_NOTHING_RUNNING: &str = "cancellation_leaves_nothing_running";
 /// `ordered_results_in_input_order`: see [`crate::catalogue::ORDERED_RESULTS_IN_INPUT_ORDER`].
 pub const ORDERED_RESULTS_IN_INPUT_ORDER: &str = "ordered_results_in_input_order";
+/// `circuit_probes_settle_as_declared`: see [`crate::catalogue::CIRCUIT_PROBES_SETTLE_AS_DECLARED`].
+pub const CIRCUIT_PROBES_SETTLE_AS_DECLARED: &str = "circuit_probes_settle_as_declared";
 
 /// Every standard id, in catalogue (blueprint) order.
-pub const ALL: [&str; 51] = [
+pub const ALL: [&str; 52] = [
     ATTEMPTS_WITHIN_MAX,
     DELAY_WITHIN_CAP,
     DELAY_AT_LEAST_MIN,
@@ -159,4 +161,5 @@ pub const ALL: [&str; 51] = [
     HEDGED_CALL_LEAVES_NO_ATTEMPT_RUNNING,
     CANCELLATION_LEAVES_NOTHING_RUNNING,
     ORDERED_RESULTS_IN_INPUT_ORDER,
+    CIRCUIT_PROBES_SETTLE_AS_DECLARED,
 ];

@@ -8,8 +8,8 @@ mod support;
 use support::*;
 use timelaw_core::reference::{Backoff, Jitter, Policy, Reference};
 use timelaw_core::{
-    execute, BudgetContract, CallResult, CallScript, CircuitContract, Contract, Declared, ErrorKind, Event, EventKind,
-    Outcome, RetryOn, Schedule, SplitMix64, Step, Subject, Trace, VInstant,
+    execute, BudgetContract, CallResult, CallScript, CircuitContract, CircuitState, Contract, Declared, ErrorKind,
+    Event, EventKind, Outcome, RetryOn, Schedule, SplitMix64, Step, Subject, Trace, VInstant,
 };
 use timelaw_laws::catalogue::PER_CALL_LAWS;
 use timelaw_laws::{ids, Catalogue, Observation, Verdict};
@@ -309,4 +309,41 @@ fn a_result_counts_only_in_the_state_that_admitted_its_call() {
         breaker.record_admitted(failed, at(13), probes);
         assert_eq!(matches!(breaker.phase(), Phase::Open { .. }), reopens, "a later stale failure changes nothing");
     }
+}
+
+/// A failure opens the breaker (two probes allowed); at 11ms two probes run at once; at 12ms one fails
+/// and the other succeeds. The subject reports the state it settles in (`settles_to`) at the second's end.
+fn probes_fail_and_succeed_at_once(settles_to: CircuitState) -> Trace {
+    let transition = |from, to| EventKind::CircuitTransition { from, to };
+    hand_built(&[
+        (0, 0, 0, START),
+        (0, 0, 1, ATTEMPT),
+        (1, 0, 1, FAILED),
+        (1, 0, 0, transition(CircuitState::Closed, CircuitState::Open)),
+        (1, 0, 0, RETURNED_ERR),
+        (11, 1, 0, START),
+        (11, 1, 0, transition(CircuitState::Open, CircuitState::HalfOpen)),
+        (11, 1, 1, ATTEMPT),
+        (11, 2, 0, START),
+        (11, 2, 1, ATTEMPT),
+        (12, 1, 1, FAILED),
+        (12, 1, 0, RETURNED_ERR),
+        (12, 2, 1, SUCCEEDED),
+        (12, 2, 0, transition(CircuitState::HalfOpen, settles_to)),
+        (12, 2, 0, RETURNED_OK),
+    ])
+}
+
+#[test]
+fn concurrent_probe_results_settle_as_the_contract_says() {
+    let id = ids::CIRCUIT_PROBES_SETTLE_AS_DECLARED;
+    check_law(id, breaker(2), &probes_fail_and_succeed_at_once(CircuitState::Open), Expect::Holds);
+    // The success landing after the failure closes the breaker: the failure must win.
+    check_law(id, breaker(2), &probes_fail_and_succeed_at_once(CircuitState::Closed), Expect::At(14));
+    let mut settles_in_order = breaker(2);
+    settles_in_order.circuit.stated_mut().unwrap().probe_settle = timelaw_core::ProbeSettle::ResultOrder;
+    check_law(id, settles_in_order, &probes_fail_and_succeed_at_once(CircuitState::Closed), Expect::At(14));
+    // A subject that reports no transition is not judged; nor is one without a stated breaker.
+    check_law(id, breaker(2), &concurrent_probes(), Expect::Vacuous);
+    check_law(id, Contract::default(), &concurrent_probes(), Expect::NotApplicable);
 }
