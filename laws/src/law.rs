@@ -78,28 +78,41 @@ impl Law {
     /// ([`crate::catalogue::judged_per_call`]) reads an interleaved trace regrouped call by call
     /// ([`crate::temporal::grouped_by_call`]; this allocates, a sequential trace never does).
     pub fn judge(&self, observation: &Observation<'_>) -> Verdict {
-        self.judge_in(observation, None)
+        self.judge_in(observation, Calls::Unknown)
     }
 
-    /// [`Law::judge`] with the regrouped trace already at hand (`grouped`, for an interleaved trace), so a
-    /// catalogue regroups once for all its laws.
-    pub(crate) fn judge_in(&self, observation: &Observation<'_>, grouped: Option<&Trace>) -> Verdict {
+    /// [`Law::judge`] knowing already whether the trace's calls interleave, and with the regrouped trace
+    /// at hand when they do, so a catalogue looks and regroups once for all its laws.
+    pub(crate) fn judge_in(&self, observation: &Observation<'_>, calls: Calls<'_>) -> Verdict {
         if !(self.applies)(observation.contract) {
             return Verdict::NotApplicable;
         }
-        if !crate::catalogue::judged_per_call(self.id) || !calls_interleave(&observation.trace.events) {
+        if matches!(calls, Calls::Sequential) || !crate::catalogue::judged_per_call(self.id) {
             return (self.check)(observation);
         }
         let owned;
-        let trace = match grouped {
-            Some(trace) => trace,
-            None => {
+        let trace = match calls {
+            Calls::Sequential => return (self.check)(observation),
+            Calls::Grouped(trace) => trace,
+            Calls::Unknown if !calls_interleave(&observation.trace.events) => return (self.check)(observation),
+            Calls::Unknown => {
                 owned = grouped_by_call(observation.trace);
                 &owned
             }
         };
         (self.check)(&Observation { trace, ..*observation })
     }
+}
+
+/// What a catalogue knows about a trace's calls before judging its laws.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Calls<'a> {
+    /// Not looked at yet.
+    Unknown,
+    /// Each call's events are contiguous, in call order.
+    Sequential,
+    /// The calls interleave; this is the trace regrouped by call.
+    Grouped(&'a Trace),
 }
 
 /// `applies` for laws that hold for every subject.

@@ -2,7 +2,7 @@
 
 use thiserror::Error;
 
-use crate::law::{Law, Observation};
+use crate::law::{Calls, Law, Observation};
 use crate::verdict::Verdict;
 
 /// Why a law could not be registered or selected.
@@ -140,7 +140,8 @@ impl Catalogue {
         out.clear();
         let interleaved = crate::temporal::calls_interleave(&observation.trace.events);
         let grouped = interleaved.then(|| crate::temporal::grouped_by_call(observation.trace));
-        out.extend(self.laws.iter().map(|law| law.judge_in(observation, grouped.as_ref())));
+        let calls = grouped.as_ref().map_or(Calls::Sequential, Calls::Grouped);
+        out.extend(self.laws.iter().map(|law| law.judge_in(observation, calls)));
     }
 }
 
