@@ -233,6 +233,7 @@ fn hand_written_strategy() -> BoxedStrategy<Case<Policy>> {
                 steps,
                 cancel_after,
                 idempotent,
+                arrival: None,
             });
     let schedule = proptest::collection::vec(call, 1..8).prop_map(Schedule::new);
     (policy, schedule, any::<u64>()).prop_map(|(policy, schedule, seed)| Case::new(policy, schedule, seed)).boxed()
@@ -313,7 +314,7 @@ fn hand_written_call(rng: &mut SplitMix64) -> CallScript {
         })
         .collect();
     let cancel_after = half(rng, |rng| ms_below(rng, 10_000));
-    CallScript { gap_before, steps, cancel_after, idempotent: rng.chance(1, 2) }
+    CallScript { gap_before, steps, cancel_after, idempotent: rng.chance(1, 2), arrival: None }
 }
 
 /// Case `index` of the [`hand_written_strategy`] distribution, drawn natively (for the plain loop).

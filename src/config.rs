@@ -90,6 +90,10 @@ pub struct Config {
     /// "no progress for N ms". The only wall-clock reading on the checking path, and it decides only
     /// that: never a verdict on a case that finished (see [`crate::watchdog`]).
     pub case_timeout_ms: u64,
+    /// Overlapping calls (`--concurrency`, `TIMELAW_CONCURRENCY=1`, default off): one batch of cases in
+    /// two gives its calls arrivals and interleaving choices, and the reference its load mechanisms
+    /// ([`timelaw_generators::swarm_for_run`]). Off, the run is the sequential one it always was.
+    pub concurrency: bool,
 }
 
 /// The default of [`Config::case_timeout_ms`].
@@ -110,6 +114,7 @@ impl Default for Config {
             shard: None,
             bless: false,
             case_timeout_ms: CASE_TIMEOUT_MS_DEFAULT,
+            concurrency: false,
         }
     }
 }
@@ -134,6 +139,7 @@ pub const ENV_ALL: &[&str] = &[
     "TIMELAW_SLEEPS_MAX",
     "TIMELAW_BLESS",
     "TIMELAW_CASE_TIMEOUT_MS",
+    "TIMELAW_CONCURRENCY",
 ];
 
 /// The variables replaying or explaining a fixture reads: the World's step limits.
@@ -347,6 +353,9 @@ impl Config {
         let switch = |text: &str| parse_switch(text).ok_or_else(|| "expected 1 or 0 (true or false)".to_owned());
         if let Some(bless) = env_value("TIMELAW_BLESS", names, switch)? {
             self.bless = bless == 1;
+        }
+        if let Some(on) = env_value("TIMELAW_CONCURRENCY", names, switch)? {
+            self.concurrency = on == 1;
         }
         let path = |text: &str| Ok::<_, String>(PathBuf::from(text));
         if let Some(dir) = env_value("TIMELAW_FIXTURES", names, path)? {

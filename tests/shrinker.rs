@@ -63,12 +63,16 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
     // Each pass must have tried a candidate and kept one, except those this case gives nothing to do:
     // plain steps to `lower_repeats` (`a_long_failure_run_shrinks_by_lowering_its_repeat_count` is its
     // test), no call to fold, step to merge or pair to rewrite once the others dropped them, no number left once the
-    // simplest config is kept (`the_new_moves_reach_their_minima` tests those three).
+    // simplest config is kept (`the_new_moves_reach_their_minima` tests those three), and no outcome to
+    // simplify once the steps are dropped (outcomes go before the config, in the order's order, and the
+    // one transient left is the bug's).
     let ran = |name: &str| outcome.passes.iter().find(|pass| pass.name == name).copied();
     for name in PASSES {
         let pass = ran(name).unwrap_or_else(|| panic!("pass {name} missing from {:?}", outcome.passes));
         assert!(pass.tried >= pass.accepted, "{pass:?}");
-        let idle = ["lower_repeats", "fold_calls", "merge_steps", "shrink_numbers", "rewrite_pairs"].contains(&name);
+        let idle =
+            ["lower_repeats", "fold_calls", "merge_steps", "shrink_numbers", "rewrite_pairs", "simplify_outcomes"]
+                .contains(&name);
         assert!(idle || pass.accepted > 0, "pass {name} kept nothing on a case it should simplify: {pass:?}");
     }
     assert_eq!(outcome.passes.len(), PASSES.len(), "{:?}", outcome.passes);
@@ -81,11 +85,11 @@ const PASSES: [&str; 13] = [
     "drop_steps",
     "merge_steps",
     "lower_repeats",
+    "simplify_outcomes",
+    "rewrite_pairs",
     "shrink_config",
     "shrink_numbers",
     "simplify_calls",
-    "simplify_outcomes",
-    "rewrite_pairs",
     "shrink_durations",
     "zero_seed",
     "shrink_clock_faults",
@@ -613,4 +617,90 @@ fn a_flaky_failure_is_never_the_minimum() {
     check_flaky(0, 12, 1);
     check_flaky(1, 12, 2);
     check_flaky(2, 12, 3);
+}
+
+/// The moves of the total order on configs (`timelaw::shrink::order`), each reaching the exact minimum
+/// from a start the shrinker used to leave elsewhere: one `retry_on` flag switched back on at a time (a
+/// failure that needs only rate limits unretried: switching all flags on loses it), and a hang cut by
+/// a cancellation made an `ok` attempt still running when the cancellation falls.
+#[test]
+fn the_total_order_moves_reach_their_minima() {
+    use timelaw::core::{EventKind, RetryOn};
+    let flags_law = law_with(|o| violated_if(o.contract.retry.retry_on.is_some_and(|on| !on.rate_limited)));
+    let flags = |transient, timeout| Policy {
+        retry_on: RetryOn { transient, rate_limited: false, timeout },
+        max_attempts: 3,
+        ..simplest()
+    };
+    let one_flag_off = Policy { max_attempts: 1, ..flags(true, true) };
+    check_new_move(flags_law, Case::new(flags(false, false), empty(), 0), Case::new(one_flag_off, empty(), 0));
+    let cancelled_law =
+        law_with(|o| violated_if(o.trace.events.iter().any(|event| matches!(event.kind, EventKind::AttemptCancelled))));
+    let cancelled = |step: Step, cancel_ns| {
+        let call = CallScript { cancel_after: Some(VDuration::from_nanos(cancel_ns)), ..CallScript::new(vec![step]) };
+        Schedule::new(vec![call])
+    };
+    let hang = Step::new(VDuration::from_nanos(7), Outcome::Hang);
+    // A cancellation at 0 falls before the first attempt: 1 ns is the earliest that cuts one.
+    let running = Step::new(VDuration::from_nanos(2), Outcome::Ok);
+    check_new_move(
+        cancelled_law,
+        Case::new(simplest(), cancelled(hang, 5), 0),
+        Case::new(simplest(), cancelled(running, 1), 0),
+    );
+}
+
+/// A domain whose simpler configs include one of a larger rank (a cycle: `3` offers `9`, `9` offers
+/// `3`), under a law every config violates: the shrinker refuses the larger rank, so the minimum is the
+/// smallest rank reached, not wherever the cycle happens to stop.
+#[derive(Clone, Copy, Debug)]
+struct Cycle;
+
+impl timelaw::core::Subject for Cycle {
+    type Config = u32;
+    fn name(&self) -> &str {
+        "cycle"
+    }
+    fn contract(&self, _: &u32) -> timelaw::core::Contract {
+        timelaw::core::Contract::default()
+    }
+    fn run(&self, _: &u32, world: &mut timelaw::core::World<'_>) -> Result<(), timelaw::core::Abort> {
+        world.for_each_call(|world, _call| {
+            world.dispatch()?;
+            Ok(timelaw::core::CallResult::Ok)
+        })
+    }
+}
+
+impl timelaw::generators::ConfigDomain for Cycle {
+    fn sample_config(&self, _: &mut timelaw::core::SplitMix64, _: &timelaw::generators::Swarm) -> u32 {
+        9
+    }
+    fn config_strategy(&self) -> proptest::strategy::BoxedStrategy<u32> {
+        use proptest::strategy::Strategy;
+        proptest::strategy::Just(9).boxed()
+    }
+    fn arbitrary_config(&self, _: &mut arbitrary::Unstructured<'_>) -> u32 {
+        9
+    }
+    fn shrink_config(&self, config: &u32) -> Vec<u32> {
+        match config {
+            9 => vec![3],
+            3 => vec![9, 5],
+            _ => vec![],
+        }
+    }
+    fn config_rank(&self, config: &u32) -> Vec<u64> {
+        vec![u64::from(*config)]
+    }
+}
+
+#[test]
+fn a_config_of_a_larger_rank_is_never_accepted() {
+    let law = law_with(|_| violated_if(true));
+    let outcome = shrink(&Cycle, &law, Case::new(9, empty(), 0), ShrinkBudget::default(), Limits::default()).unwrap();
+    assert_eq!(outcome.case.config, 3, "3 offers 9 (refused) and 5 (a larger rank than 3: refused)");
+    let moves: Vec<u32> =
+        timelaw::shrink::moves(&Cycle, &Case::new(3, empty(), 0)).iter().map(|m| m.case.config).collect();
+    assert!(!moves.contains(&9) && !moves.contains(&5), "{moves:?}");
 }

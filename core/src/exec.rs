@@ -67,23 +67,27 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
+use crate::contract::TieRule;
 use crate::time::{VDuration, VInstant};
 use crate::trace::CallResult;
 use crate::world::{Abort, AttemptResult, CallInfo, LimitKind, PendingAttempt, Wake, World};
 
-struct Shared<'s> {
-    world: RefCell<World<'s>>,
-    timers: RefCell<BinaryHeap<Reverse<VInstant>>>,
+pub(crate) struct Shared<'s> {
+    pub(crate) world: RefCell<World<'s>>,
+    /// Registered timers, each with the task that registered it (always 0 for [`run_async`]).
+    pub(crate) timers: RefCell<BinaryHeap<Reverse<(VInstant, u32)>>>,
+    /// The task being polled (a call index for [`crate::concurrent::run_async_calls`]).
+    pub(crate) current: Cell<u32>,
     /// Set by a timeout while it drops its inner future: the limit that expired.
     cutting_timeout: Cell<Option<VDuration>>,
     /// An abort raised where it could not be returned (inside `Drop`).
-    deferred: RefCell<Option<Abort>>,
+    pub(crate) deferred: RefCell<Option<Abort>>,
 }
 
 /// The World as seen by an async subject: cheap to clone, all methods take `&self`.
 #[derive(Clone)]
 pub struct AsyncWorld<'s> {
-    shared: Rc<Shared<'s>>,
+    pub(crate) shared: Rc<Shared<'s>>,
 }
 
 /// The error of [`AsyncWorld::timeout`]: the deadline passed first.
@@ -121,15 +125,28 @@ impl<'s> AsyncWorld<'s> {
     /// The next scripted attempt: begun when first polled, ready at its scripted end; dropping it earlier
     /// records the cut (see the module docs).
     pub fn dispatch(&self) -> Dispatch<'s> {
-        Dispatch { world: self.clone(), pending: None, done: false }
+        Dispatch { world: self.clone(), limit: None, pending: None, done: false }
+    }
+    /// The next scripted attempt under `timeout` with the tie rule `tie`, as
+    /// [`World::dispatch_with_timeout`] does it: ready at its scripted end, at its deadline
+    /// (`AttemptTimedOut`) or at the call's cancellation, whichever comes first.
+    pub fn dispatch_with_timeout(&self, timeout: VDuration, tie: TieRule) -> Dispatch<'s> {
+        Dispatch { world: self.clone(), limit: Some((timeout, tie)), pending: None, done: false }
     }
     /// Runs `inner` with a deadline `limit` from now; the inner future is polled first.
     pub fn timeout<F: Future>(&self, limit: VDuration, inner: F) -> Timeout<'s, F> {
         Timeout { world: self.clone(), limit, deadline: None, inner: Box::pin(Some(inner)) }
     }
 
+    /// Makes the task being polled due again at `at` (for futures waiting on state shared between calls
+    /// that must still notice a deadline or cancellation).
+    pub(crate) fn wake_at(&self, at: VInstant) {
+        self.register(at);
+    }
+
     fn register(&self, at: VInstant) {
-        self.shared.timers.borrow_mut().push(Reverse(at));
+        let task = self.shared.current.get();
+        self.shared.timers.borrow_mut().push(Reverse((at, task)));
     }
     fn defer(&self, abort: Abort) {
         self.shared.deferred.borrow_mut().get_or_insert(abort);
@@ -170,57 +187,85 @@ impl Future for Sleep<'_> {
             return Poll::Ready(self.world.with(|w| w.record_sleep_cancelled()).map(|()| Wake::Cancelled));
         }
         if now >= wake_at {
-            return Poll::Ready(Ok(Wake::Elapsed));
+            // Wall jumps due by now are recorded before the sleep ends, as `World::sleep` does (a sleep
+            // ending at once was never passed by an `advance_to`).
+            return Poll::Ready(self.world.with(|w| w.advance_to(now)).map(|()| Wake::Elapsed));
         }
         Poll::Pending
     }
 }
 
-/// The future of [`AsyncWorld::dispatch`].
+/// The future of [`AsyncWorld::dispatch`] and [`AsyncWorld::dispatch_with_timeout`].
 pub struct Dispatch<'s> {
     world: AsyncWorld<'s>,
-    pending: Option<(PendingAttempt, Option<VInstant>)>,
+    limit: Option<(VDuration, TieRule)>,
+    /// The attempt once begun, with when it ends (`None`: never by itself) and how.
+    pending: Option<(PendingAttempt, Option<VInstant>, AttemptResult)>,
     done: bool,
+}
+
+impl Dispatch<'_> {
+    /// When and how an attempt begun now ends: its scripted end, its deadline (by the tie rule) or the
+    /// call's cancellation strictly before either.
+    fn plan(
+        &self,
+        pending: PendingAttempt,
+        now: VInstant,
+        cancel_at: Option<VInstant>,
+    ) -> (Option<VInstant>, AttemptResult) {
+        let completed = AttemptResult::Completed(pending.step.outcome);
+        let timer = self.limit.map(|(limit, tie)| (now.saturating_add(limit), tie));
+        let (stop, result) = match (pending.completes_at, timer) {
+            (Some(done), Some((deadline, tie)))
+                if done < deadline || (done == deadline && tie == TieRule::InnerWins) =>
+            {
+                (Some(done), completed)
+            }
+            (Some(done), None) => (Some(done), completed),
+            (_, Some((deadline, _))) => (Some(deadline), AttemptResult::TimedOut),
+            (None, None) => (None, AttemptResult::Cancelled),
+        };
+        match cancel_at.map(|at| at.max(now)) {
+            Some(cut) if stop.is_none_or(|stop| cut < stop) => (Some(cut), AttemptResult::Cancelled),
+            _ => (stop, result),
+        }
+    }
 }
 
 impl Future for Dispatch<'_> {
     type Output = Result<AttemptResult, Abort>;
     fn poll(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let (pending, cut) = match self.pending {
-            Some(pair) => pair,
-            None => {
-                match self.world.with(|w| w.begin_attempt().map(|p| (p, w.cancel_at().map(|at| at.max(w.now()))))) {
-                    Ok((pending, cancel_at)) => {
-                        let cut = cancel_at.filter(|&at| pending.completes_at.is_none_or(|done| at < done));
-                        for at in [pending.completes_at, cut].into_iter().flatten() {
-                            self.world.register(at);
-                        }
-                        self.pending = Some((pending, cut));
-                        (pending, cut)
+        let (pending, stop, result) = match self.pending {
+            Some(planned) => planned,
+            None => match self.world.with(|w| w.begin_attempt().map(|p| (p, w.now(), w.cancel_at()))) {
+                Ok((pending, now, cancel_at)) => {
+                    let (stop, result) = self.plan(pending, now, cancel_at);
+                    if let Some(at) = stop {
+                        self.world.register(at);
                     }
-                    Err(abort) => {
-                        self.done = true;
-                        return Poll::Ready(Err(abort));
-                    }
+                    self.pending = Some((pending, stop, result));
+                    (pending, stop, result)
                 }
-            }
+                Err(abort) => {
+                    self.done = true;
+                    return Poll::Ready(Err(abort));
+                }
+            },
         };
-        let now = self.world.now();
-        let result = if cut.is_some_and(|cut| now >= cut) {
-            AttemptResult::Cancelled
-        } else if pending.completes_at.is_some_and(|done| now >= done) {
-            AttemptResult::Completed(pending.step.outcome)
-        } else {
+        if stop.is_none_or(|stop| self.world.now() < stop) {
             return Poll::Pending;
-        };
+        }
         self.done = true;
-        Poll::Ready(self.world.with(|w| w.end_attempt(pending, result, VDuration::MAX)).map(|()| result))
+        let limit = self.limit.map_or(VDuration::MAX, |(limit, _)| limit);
+        // Wall jumps due by now are recorded before the attempt ends, as `World::dispatch` does.
+        let ended = self.world.with(|w| w.advance_to(w.now()).and_then(|()| w.end_attempt(pending, result, limit)));
+        Poll::Ready(ended.map(|()| result))
     }
 }
 
 impl Drop for Dispatch<'_> {
     fn drop(&mut self) {
-        let Some((pending, _)) = self.pending.filter(|_| !self.done) else { return };
+        let Some((pending, _, _)) = self.pending.filter(|_| !self.done) else { return };
         let (result, limit) = match self.world.shared.cutting_timeout.get() {
             Some(limit) => (AttemptResult::TimedOut, limit),
             None => (AttemptResult::Cancelled, VDuration::MAX),
@@ -278,16 +323,25 @@ where
     F: FnOnce(AsyncWorld<'s>) -> Fut,
     Fut: Future<Output = Result<(), Abort>>,
 {
+    with_async_world(world, |handle| drive(handle, f(handle.clone())))
+}
+
+/// Lends `world` to `run` as an [`AsyncWorld`], then gives it back with any abort deferred in a `Drop`.
+pub(crate) fn with_async_world<'s>(
+    world: &mut World<'s>,
+    run: impl FnOnce(&AsyncWorld<'s>) -> Result<(), Abort>,
+) -> Result<(), Abort> {
     let placeholder = World::new(world.schedule(), 0);
     let owned = std::mem::replace(world, placeholder);
     let shared = Rc::new(Shared {
         world: RefCell::new(owned),
         timers: RefCell::new(BinaryHeap::new()),
+        current: Cell::new(0),
         cutting_timeout: Cell::new(None),
         deferred: RefCell::new(None),
     });
     let handle = AsyncWorld { shared: Rc::clone(&shared) };
-    let result = drive(&handle, f(handle.clone()));
+    let result = run(&handle);
     drop(handle);
     let deferred = shared.deferred.borrow_mut().take();
     let shared = Rc::try_unwrap(shared).map_err(|_| Abort::Misuse(crate::world::Misuse::Finished))?;
@@ -312,12 +366,12 @@ fn drive<Fut: Future<Output = Result<(), Abort>>>(handle: &AsyncWorld<'_>, futur
         let now = handle.now();
         let next = {
             let mut timers = handle.shared.timers.borrow_mut();
-            while timers.peek().is_some_and(|Reverse(at)| *at <= now) {
+            while timers.peek().is_some_and(|Reverse((at, _))| *at <= now) {
                 timers.pop();
             }
             timers.pop()
         };
-        let Some(Reverse(at)) = next else {
+        let Some(Reverse((at, _))) = next else {
             return Err(hung(handle));
         };
         handle.with(|w| w.advance_to(at))?;

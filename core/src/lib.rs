@@ -45,6 +45,7 @@
 
 pub mod clock;
 pub mod clock_faults;
+pub mod concurrent;
 pub mod contract;
 mod contract_declared;
 pub mod contract_flat;
@@ -83,7 +84,7 @@ pub use mechanisms::{
 pub use promise::{FloatFactor, Promised, Tolerance};
 pub use rng::{mix, Randomness, RandomnessError, Scripted, SplitMix64};
 pub use run::{execute, execute_with, panic_message};
-pub use schedule::{CallScript, Case, Outcome, Schedule, Step};
+pub use schedule::{ArrivalError, CallScript, Case, Outcome, Schedule, Step};
 pub use subject::{Subject, SubjectConfig};
 pub use time::{VDuration, VInstant};
 pub use trace::{

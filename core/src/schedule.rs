@@ -9,6 +9,26 @@
 //! walks the steps, summing their counts); the field is left out of JSON when it is 1, so schedules
 //! without repeats read and write as before.
 //!
+//! # Arrivals: when calls start
+//! A call starts in one of two ways. Without an arrival (`arrival: None`, the sequential form and the
+//! simplest), it starts `gap_before` after the previous call ENDED (the first call: `gap_before` after
+//! the start of the case), so calls never overlap. With an arrival (`arrival: Some(offset)`), it arrives
+//! at `offset` after the start of the case, whether or not earlier calls have ended, so calls overlap:
+//! - a concurrent driver ([`crate::concurrent::run_async_calls`]) starts it at that instant, but never before
+//!   the previous call started (calls start in index order; at the same instant, by index);
+//! - a sequential subject (one call at a time, [`World::start_call`](crate::World::start_call)) starts it
+//!   at its arrival or, when the previous call is still running then, as soon as that call ends: the
+//!   call waited in the caller's queue.
+//!
+//! `gap_before` is not used for a call with an arrival. The domain ([`Schedule::arrivals_check`], and the
+//! generators' membership rules) gives every call an arrival or none, arrivals never decreasing, and no
+//! `gap_before` on a call with an arrival; a schedule breaking these still runs with the meaning above.
+//! `arrival` is left out of JSON when `None`, so sequential schedules read and write as before.
+//!
+//! # Interleaving
+//! [`Schedule::interleave`] records the order in which tasks ready at the same virtual instant run (see
+//! [`crate::concurrent::run_async_calls`]); empty (the default, left out of JSON) is first-come order.
+//!
 //! # Past the end of a script
 //! A dispatch beyond the last step of its call returns [`Step::PAST_END`]: `Ok` after zero time. A subject
 //! that keeps retrying therefore always meets success eventually, and a short script means "then it works".
@@ -121,6 +141,10 @@ pub struct CallScript {
     /// Whether the operation may safely run more than once.
     #[serde(default = "default_idempotent")]
     pub idempotent: bool,
+    /// When the call arrives, as an offset from the start of the case; `None` (left out of JSON): after
+    /// the previous call ended and `gap_before` (see the module docs, "Arrivals").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrival: Option<VDuration>,
 }
 
 fn default_idempotent() -> bool {
@@ -130,7 +154,12 @@ fn default_idempotent() -> bool {
 impl CallScript {
     /// An idempotent call with no gap and no cancellation.
     pub fn new(steps: Vec<Step>) -> CallScript {
-        CallScript { gap_before: VDuration::ZERO, steps, cancel_after: None, idempotent: true }
+        CallScript { gap_before: VDuration::ZERO, steps, cancel_after: None, idempotent: true, arrival: None }
+    }
+    /// The same call arriving `offset` after the start of the case.
+    pub fn arriving(mut self, offset: VDuration) -> CallScript {
+        self.arrival = Some(offset);
+        self
     }
     /// Instant steps with the given outcomes.
     pub fn outcomes(outcomes: &[Outcome]) -> CallScript {
@@ -190,16 +219,53 @@ pub struct Schedule {
     /// schedules written before clock faults existed read unchanged.
     #[serde(default, skip_serializing_if = "ClockFaults::is_empty")]
     pub clock: ClockFaults,
+    /// The order of tasks ready at the same instant, as choices: entry `i` picks among the ready tasks at
+    /// the `i`-th point where two or more are ready (see [`crate::concurrent::run_async_calls`]). Empty (the
+    /// default, left out of JSON) and missing entries pick the first: first-come order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub interleave: Vec<u32>,
+}
+
+/// Why a schedule's arrivals lie outside the domain (see the module docs, "Arrivals"). Each names the call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, thiserror::Error)]
+#[serde(rename_all = "snake_case")]
+pub enum ArrivalError {
+    /// Some calls have an arrival and this one has none.
+    #[error("call {call} has no arrival while call {with} has one (give every call an arrival or none)")]
+    Mixed {
+        /// The first call without an arrival.
+        call: u32,
+        /// The first call with one.
+        with: u32,
+    },
+    /// This call arrives before the previous one.
+    #[error("call {call} arrives at {arrival}, before call {} at {previous} (arrivals never decrease)", call - 1)]
+    Decreasing {
+        /// The call (from 1).
+        call: u32,
+        /// Its arrival.
+        arrival: VDuration,
+        /// The previous call's arrival.
+        previous: VDuration,
+    },
+    /// This call has an arrival and a `gap_before`, which an arrival leaves unused.
+    #[error("call {call} has an arrival and a gap_before of {gap} (a call with an arrival has no gap)")]
+    GapWithArrival {
+        /// The call (from 0).
+        call: u32,
+        /// Its gap.
+        gap: VDuration,
+    },
 }
 
 impl Schedule {
     /// A schedule of the given calls.
     pub fn new(calls: Vec<CallScript>) -> Schedule {
-        Schedule { calls, clock: ClockFaults::default() }
+        Schedule { calls, clock: ClockFaults::default(), interleave: Vec::new() }
     }
     /// A single call with the given steps.
     pub fn single(steps: Vec<Step>) -> Schedule {
-        Schedule { calls: vec![CallScript::new(steps)], clock: ClockFaults::default() }
+        Schedule::new(vec![CallScript::new(steps)])
     }
     /// The same schedule with `clock` as its clock faults.
     pub fn with_clock(mut self, clock: ClockFaults) -> Schedule {
@@ -211,6 +277,39 @@ impl Schedule {
         let mut schedule = self.clone();
         schedule.clock.wall_jumps.clear();
         schedule
+    }
+    /// The same schedule with `interleave` as its choices of order at ties.
+    pub fn with_interleave(mut self, interleave: Vec<u32>) -> Schedule {
+        self.interleave = interleave;
+        self
+    }
+    /// `true` when some call has an arrival (the case's calls may overlap).
+    pub fn has_arrivals(&self) -> bool {
+        self.calls.iter().any(|call| call.arrival.is_some())
+    }
+    /// Checks the domain's rules on arrivals (module docs, "Arrivals"): every call has one or none,
+    /// they never decrease, a call with one has no `gap_before`.
+    ///
+    /// # Errors
+    /// The first [`ArrivalError`], naming its call.
+    pub fn arrivals_check(&self) -> Result<(), ArrivalError> {
+        let Some(with) = self.calls.iter().position(|call| call.arrival.is_some()) else { return Ok(()) };
+        let mut previous = VDuration::ZERO;
+        for (index, call) in self.calls.iter().enumerate() {
+            // `CALLS_MAX`-bounded in the domain; a longer schedule saturates the index it names.
+            let named = u32::try_from(index).unwrap_or(u32::MAX);
+            let Some(arrival) = call.arrival else {
+                return Err(ArrivalError::Mixed { call: named, with: u32::try_from(with).unwrap_or(u32::MAX) });
+            };
+            if arrival < previous {
+                return Err(ArrivalError::Decreasing { call: named, arrival, previous });
+            }
+            if call.gap_before != VDuration::ZERO {
+                return Err(ArrivalError::GapWithArrival { call: named, gap: call.gap_before });
+            }
+            previous = arrival;
+        }
+        Ok(())
     }
     /// The total number of scripted steps over all calls.
     pub fn step_count(&self) -> usize {
@@ -299,6 +398,54 @@ mod tests {
 
     fn duration_json() -> String {
         serde_json::to_string(&VDuration::ZERO).unwrap()
+    }
+
+    #[track_caller]
+    fn check_arrivals(calls: &[(u64, Option<u64>)], expect: Result<(), &str>) {
+        let ms = VDuration::from_millis;
+        let calls = calls.iter().map(|&(gap, arrival)| CallScript {
+            gap_before: ms(gap),
+            arrival: arrival.map(ms),
+            ..CallScript::new(vec![])
+        });
+        let found = Schedule::new(calls.collect()).arrivals_check().map_err(|error| error.to_string());
+        assert_eq!(found.as_ref().map(|_| ()).map_err(String::as_str), expect, "{found:?}");
+    }
+
+    #[test]
+    fn arrivals_are_all_or_none_never_decreasing_without_gaps() {
+        check_arrivals(&[(0, None), (5, None)], Ok(()));
+        check_arrivals(&[(0, Some(0)), (0, Some(0)), (0, Some(7))], Ok(()));
+        check_arrivals(&[(0, Some(u64::MAX / 1_000_000))], Ok(()));
+        check_arrivals(
+            &[(0, Some(0)), (0, None)],
+            Err("call 1 has no arrival while call 0 has one (give every call an arrival or none)"),
+        );
+        check_arrivals(
+            &[(0, None), (0, Some(3))],
+            Err("call 0 has no arrival while call 1 has one (give every call an arrival or none)"),
+        );
+        check_arrivals(
+            &[(0, Some(5)), (0, Some(4))],
+            Err("call 1 arrives at 4ms, before call 0 at 5ms (arrivals never decrease)"),
+        );
+        check_arrivals(
+            &[(0, Some(5)), (2, Some(6))],
+            Err("call 1 has an arrival and a gap_before of 2ms (a call with an arrival has no gap)"),
+        );
+    }
+
+    #[test]
+    fn arrival_and_interleave_are_left_out_of_json_when_absent() {
+        let plain = Schedule::single(vec![T]);
+        let json = serde_json::to_string(&plain).unwrap();
+        assert!(!json.contains("arrival") && !json.contains("interleave"), "{json}");
+        let concurrent = Schedule::new(vec![CallScript::new(vec![T]).arriving(VDuration::from_millis(3))])
+            .with_interleave(vec![1, 0]);
+        let json = serde_json::to_string(&concurrent).unwrap();
+        assert!(json.contains(r#""arrival":"3ms""#) && json.ends_with(r#""interleave":[1,0]}"#), "{json}");
+        assert_eq!(serde_json::from_str::<Schedule>(&json).unwrap(), concurrent);
+        assert!(concurrent.has_arrivals() && !plain.has_arrivals());
     }
 
     #[test]

@@ -28,6 +28,12 @@
 //! [`Wake::Cancelled`]); one that ends at that very instant completes. [`World::is_cancelled`] tells the
 //! subject afterwards.
 //!
+//! # Concurrent calls
+//! A driver that serves calls concurrently starts each with [`World::open_call`] and switches between
+//! the calls in flight with [`World::focus`]: every operation belongs to the call in focus, so every
+//! event still carries its own call index. A sequential subject never sees any of this: with one call
+//! at a time the life cycle above is unchanged.
+//!
 //! # Limits
 //! [`Limits`] bound events, attempts, sleeps and virtual time; exceeding one is [`Abort::StepLimit`], so a
 //! runaway subject is stopped (a subject loop that never calls the World cannot be stopped this way).
@@ -141,6 +147,12 @@ pub enum Misuse {
     /// `advance_to` an earlier instant.
     #[error("the clock was asked to move backwards")]
     ClockBackwards,
+    /// [`World::focus`] on a call that is not in flight (not started, or ended).
+    #[error("call {call} is not in flight")]
+    NotInFlight {
+        /// The call asked for.
+        call: u32,
+    },
     /// `random_between(low, high)` with `low` above `high` (the bounds are never swapped silently).
     #[error("random_between was asked for an empty range (low {low} above high {high})")]
     ReversedBounds {
@@ -271,6 +283,9 @@ pub struct World<'s> {
     sleeps_total: u32,
     clocks: ClockState,
     heartbeat: Option<&'s Heartbeat>,
+    /// Calls in flight other than the one in focus (`call`), when calls are served concurrently
+    /// ([`World::open_call`]); always empty for a sequential subject.
+    parked: Vec<ActiveCall>,
 }
 
 impl<'s> World<'s> {
@@ -289,6 +304,7 @@ impl<'s> World<'s> {
             sleeps_total: 0,
             clocks: ClockState::new(&schedule.clock),
             heartbeat: None,
+            parked: Vec::new(),
         }
     }
     /// Counts every World call on `heartbeat` for a watchdog (see [`crate::heartbeat`]); once the
@@ -334,14 +350,15 @@ impl<'s> World<'s> {
         self.finish()
     }
 
-    /// Starts the next call: waits its gap, records `CallStart`. `None` once every call has run, after
+    /// Starts the next call: waits its gap (or until its arrival, see [`crate::schedule`]), records
+    /// `CallStart`. `None` once every call has run, after
     /// which the World is finished.
     ///
     /// # Errors
     /// [`Misuse::CallNotEnded`] inside a call, [`Misuse::Finished`] after the last call, a time limit.
     pub fn start_call(&mut self) -> Result<Option<CallInfo>, Abort> {
         self.check_usable()?;
-        if self.call.is_some() {
+        if self.call.is_some() || !self.parked.is_empty() {
             return Err(Abort::Misuse(Misuse::CallNotEnded));
         }
         let Some(script) = self.schedule.calls.get(self.next_call as usize) else {
@@ -350,7 +367,12 @@ impl<'s> World<'s> {
         };
         let index = self.next_call;
         self.next_call += 1;
-        self.advance_to(self.clock.saturating_add(script.gap_before))?;
+        let starts_at = match script.arrival {
+            None => self.clock.saturating_add(script.gap_before),
+            // A call that arrived while the previous one ran waited in the caller's queue.
+            Some(arrival) => self.clock.max(VInstant::EPOCH.saturating_add(arrival)),
+        };
+        self.advance_to(starts_at)?;
         let started = self.clock;
         let cancel_at = script.cancel_after.map(|after| started.saturating_add(after));
         self.call = Some(ActiveCall { index, started, attempts: 0, cancel_at });
@@ -367,6 +389,66 @@ impl<'s> World<'s> {
         self.active()?;
         self.record(EventKind::CallEnd { result }, 0)?;
         self.call = None;
+        Ok(())
+    }
+
+    /// Starts the next call NOW, while others may be in flight (records `CallStart`), and puts it in
+    /// focus: the concurrent form of [`World::start_call`], for drivers that serve calls concurrently
+    /// (such as [`crate::concurrent::run_async_calls`], which calls it at each call's arrival). The call that
+    /// was in focus stays in flight. `None` once every call has started (the World is not finished:
+    /// calls may still be in flight; [`World::finish_calls`] ends the run).
+    ///
+    /// # Errors
+    /// [`Misuse::Finished`] after the run; the event limit.
+    pub fn open_call(&mut self) -> Result<Option<CallInfo>, Abort> {
+        self.check_usable()?;
+        let Some(script) = self.schedule.calls.get(self.next_call as usize) else { return Ok(None) };
+        let index = self.next_call;
+        self.next_call += 1;
+        if let Some(focused) = self.call.take() {
+            self.parked.push(focused);
+        }
+        let started = self.clock;
+        let cancel_at = script.cancel_after.map(|after| started.saturating_add(after));
+        self.call = Some(ActiveCall { index, started, attempts: 0, cancel_at });
+        self.record(EventKind::CallStart { idempotent: script.idempotent }, 0)?;
+        self.apply_wall_jumps(self.clock)?;
+        Ok(Some(CallInfo { index, idempotent: script.idempotent, started }))
+    }
+
+    /// Puts call `index` (in flight) in focus: dispatches, sleeps, notifications, rejections and
+    /// `end_call` then belong to it. The call that was in focus stays in flight.
+    ///
+    /// # Errors
+    /// [`Misuse::NotInFlight`] for a call not started or already ended.
+    pub fn focus(&mut self, index: u32) -> Result<(), Abort> {
+        if self.call.is_some_and(|call| call.index == index) {
+            return Ok(());
+        }
+        let position = self.parked.iter().position(|call| call.index == index);
+        let Some(position) = position else { return Err(Abort::Misuse(Misuse::NotInFlight { call: index })) };
+        let focused = self.parked.swap_remove(position);
+        if let Some(previous) = self.call.replace(focused) {
+            self.parked.push(previous);
+        }
+        Ok(())
+    }
+
+    /// The calls started and not yet ended (1 at most for a sequential subject).
+    pub fn calls_in_flight(&self) -> usize {
+        self.parked.len() + usize::from(self.call.is_some())
+    }
+
+    /// Ends a concurrent run once its driver has served every call: the World is finished.
+    ///
+    /// # Errors
+    /// [`Misuse::CallNotEnded`] while a call is in flight or has not started.
+    pub fn finish_calls(&mut self) -> Result<(), Abort> {
+        let unstarted = (self.next_call as usize) < self.schedule.calls.len();
+        if self.calls_in_flight() > 0 || unstarted {
+            return Err(Abort::Misuse(Misuse::CallNotEnded));
+        }
+        self.finished = true;
         Ok(())
     }
 
@@ -718,6 +800,15 @@ impl<'s> World<'s> {
     pub fn reject(&mut self, reason: Rejection) -> Result<(), Abort> {
         let attempt = self.active()?.attempts;
         self.record(EventKind::Rejected { reason }, attempt)
+    }
+
+    /// Records that the current call waits in a bulkhead's queue (`Queued`), until its next event.
+    ///
+    /// # Errors
+    /// The event limit; misuse.
+    pub fn record_queued(&mut self) -> Result<(), Abort> {
+        let attempt = self.active()?.attempts;
+        self.record(EventKind::Queued, attempt)
     }
 
     /// Records a circuit breaker transition.

@@ -9,7 +9,7 @@ use proptest::test_runner::TestRunner;
 use timelaw_core::{Case, Schedule, SplitMix64};
 
 use crate::domain::ConfigDomain;
-use crate::schedule::{arbitrary_schedule, sample_schedule, schedule_description};
+use crate::schedule::{arbitrary_schedule_with, sample_schedule, schedule_description};
 use crate::strategy::ChoiceTree;
 use crate::swarm::Swarm;
 
@@ -42,11 +42,21 @@ pub fn sample_case<S: ConfigDomain + ?Sized>(subject: &S, case_seed: u64, swarm:
 /// does not redraw the schedule at random: the schedule's recorded answers are replayed under the new
 /// config's contract, so the schedule stays (nearly) what it was and the config shrinks in a few steps.
 pub fn case_strategy<S: ConfigDomain + Clone + 'static>(subject: &S) -> BoxedStrategy<Case<S::Config>> {
-    CaseStrategy { subject: subject.clone() }.boxed()
+    case_strategy_with(subject, Swarm::everything())
+}
+
+/// [`case_strategy`] under `swarm`: with [`Swarm::with_concurrency`], configs draw the load mechanisms
+/// ([`ConfigDomain::config_strategy_with`]) and schedules overlapping calls.
+pub fn case_strategy_with<S: ConfigDomain + Clone + 'static>(
+    subject: &S,
+    swarm: Swarm,
+) -> BoxedStrategy<Case<S::Config>> {
+    CaseStrategy { subject: subject.clone(), swarm }.boxed()
 }
 
 struct CaseStrategy<S> {
     subject: S,
+    swarm: Swarm,
 }
 
 impl<S: ConfigDomain> fmt::Debug for CaseStrategy<S> {
@@ -60,12 +70,21 @@ impl<S: ConfigDomain + Clone + 'static> Strategy for CaseStrategy<S> {
     type Value = Case<S::Config>;
 
     fn new_tree(&self, runner: &mut TestRunner) -> NewTree<Self> {
-        let config = self.subject.config_strategy().new_tree(runner)?;
+        let config = self.subject.config_strategy_with(self.swarm).new_tree(runner)?;
         let contract = self.subject.contract(&config.current());
-        let describe = schedule_description(contract);
+        let describe = schedule_description(contract, self.swarm);
         let schedule = ChoiceTree::recorded(describe, runner);
         let seed = proptest::num::u64::ANY.new_tree(runner)?;
-        Ok(CaseTree { subject: self.subject.clone(), config, schedule, seed, moved: None, schedule_before: None })
+        let swarm = self.swarm;
+        Ok(CaseTree {
+            subject: self.subject.clone(),
+            swarm,
+            config,
+            schedule,
+            seed,
+            moved: None,
+            schedule_before: None,
+        })
     }
 }
 
@@ -80,6 +99,7 @@ enum Part {
 /// The value tree of [`case_strategy`] (see its shrinking section).
 struct CaseTree<S: ConfigDomain> {
     subject: S,
+    swarm: Swarm,
     config: Box<dyn ValueTree<Value = S::Config>>,
     schedule: ChoiceTree<Schedule>,
     seed: BinarySearch,
@@ -92,7 +112,7 @@ impl<S: ConfigDomain> CaseTree<S> {
     /// Replays the schedule's answers under the contract of the config's current value.
     fn follow_config(&mut self, answers: &[u64]) {
         let contract = self.subject.contract(&self.config.current());
-        self.schedule = ChoiceTree::replayed(schedule_description(contract), answers);
+        self.schedule = ChoiceTree::replayed(schedule_description(contract, self.swarm), answers);
     }
 }
 
@@ -156,10 +176,16 @@ impl<S: ConfigDomain> ValueTree for CaseTree<S> {
 /// assert_eq!(arbitrary_case(&Reference, &[]), Case::new(simplest, Schedule::single(vec![]), 0));
 /// ```
 pub fn arbitrary_case<S: ConfigDomain + ?Sized>(subject: &S, bytes: &[u8]) -> Case<S::Config> {
+    arbitrary_case_with(subject, bytes, &Swarm::everything())
+}
+
+/// [`arbitrary_case`] under `swarm`: with [`Swarm::with_concurrency`], configs draw the load mechanisms
+/// ([`ConfigDomain::arbitrary_config_with`]) and schedules overlapping calls (a fuzz target for them).
+pub fn arbitrary_case_with<S: ConfigDomain + ?Sized>(subject: &S, bytes: &[u8], swarm: &Swarm) -> Case<S::Config> {
     let mut u = Unstructured::new(bytes);
-    let config = subject.arbitrary_config(&mut u);
+    let config = subject.arbitrary_config_with(&mut u, swarm);
     let contract = subject.contract(&config);
-    let schedule = arbitrary_schedule(&mut u, &contract);
+    let schedule = arbitrary_schedule_with(&mut u, &contract, swarm);
     // Reading a u64 never fails; past the end of the bytes it is 0.
     let seed = u.arbitrary::<u64>().unwrap_or(0);
     Case::new(config, schedule, seed)

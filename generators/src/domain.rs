@@ -29,6 +29,19 @@ pub trait ConfigDomain: Subject {
     /// out of bytes yields the smallest choices).
     fn arbitrary_config(&self, bytes: &mut Unstructured<'_>) -> Self::Config;
 
+    /// [`ConfigDomain::config_strategy`] under `swarm` (for [`Swarm::with_concurrency`]); the default
+    /// ignores the swarm.
+    fn config_strategy_with(&self, swarm: Swarm) -> BoxedStrategy<Self::Config> {
+        let _ = swarm;
+        self.config_strategy()
+    }
+
+    /// [`ConfigDomain::arbitrary_config`] under `swarm`; the default ignores the swarm.
+    fn arbitrary_config_with(&self, bytes: &mut Unstructured<'_>, swarm: &Swarm) -> Self::Config {
+        let _ = swarm;
+        self.arbitrary_config(bytes)
+    }
+
     /// Simpler configs to try while shrinking, most aggressive first. Every candidate must be valid.
     /// The default offers none.
     fn shrink_config(&self, config: &Self::Config) -> Vec<Self::Config> {
@@ -62,6 +75,16 @@ pub trait ConfigDomain: Subject {
     fn with_config_number(&self, config: &Self::Config, index: usize, value: u64) -> Option<Self::Config> {
         let _ = (config, index, value);
         None
+    }
+
+    /// The place of `config` in the domain's total order on configs: ranks compare lexicographically,
+    /// a smaller rank is a simpler config, and the shrinker never accepts a config of a larger rank
+    /// (at an equal schedule shape; see `timelaw::shrink::order`). A natural rank is the sequence of
+    /// answers the config is drawn from, simplest answer `0` (see [`Describe::rank`]). The default
+    /// ranks every config alike (`[]`): the order is then only the domain's own shrink candidates.
+    fn config_rank(&self, config: &Self::Config) -> Vec<u64> {
+        let _ = config;
+        Vec::new()
     }
 }
 
@@ -156,6 +179,16 @@ pub trait Describe: Subject + Clone + Send + 'static {
         let _ = (config, index, value);
         None
     }
+
+    /// The rank of `config` in the domain's total order ([`ConfigDomain::config_rank`]): best the
+    /// answers the description draws `config` from, in the order it draws them (every answer `0` is
+    /// [`simplest_config`]). A description cannot in general be run backwards, so the default ranks
+    /// every config alike (`[]`); override it for a total order (the reference interpreter's is
+    /// `timelaw_generators::reference_rank`).
+    fn rank(&self, config: &Self::Config) -> Vec<u64> {
+        let _ = config;
+        Vec::new()
+    }
 }
 
 impl<S: Describe> ConfigDomain for S {
@@ -171,6 +204,15 @@ impl<S: Describe> ConfigDomain for S {
 
     fn arbitrary_config(&self, bytes: &mut Unstructured<'_>) -> S::Config {
         self.describe(bytes, &Swarm::everything())
+    }
+
+    fn config_strategy_with(&self, swarm: Swarm) -> BoxedStrategy<S::Config> {
+        let subject = self.clone();
+        choice_strategy(move |tape| subject.describe(tape, &swarm))
+    }
+
+    fn arbitrary_config_with(&self, bytes: &mut Unstructured<'_>, swarm: &Swarm) -> S::Config {
+        self.describe(bytes, swarm)
     }
 
     fn shrink_config(&self, config: &S::Config) -> Vec<S::Config> {
@@ -192,6 +234,10 @@ impl<S: Describe> ConfigDomain for S {
     fn with_config_number(&self, config: &S::Config, index: usize, value: u64) -> Option<S::Config> {
         self.with_number(config, index, value)
     }
+
+    fn config_rank(&self, config: &S::Config) -> Vec<u64> {
+        self.rank(config)
+    }
 }
 
 /// The simplest config of a described domain: the description answered with `0` everywhere.
@@ -211,7 +257,7 @@ impl Choices for Simplest {
 
 /// Gives `$subject` the domain of `$like`, another described subject with the same config type: every
 /// [`Describe`] method forwards to `$like`, so sampling, the proptest strategy, `arbitrary` decoding,
-/// shrink candidates, domain membership and shrinkable numbers are exactly `$like`'s. Meant for a
+/// shrink candidates, domain membership, shrinkable numbers and ranks are exactly `$like`'s. Meant for a
 /// variant of an existing subject, such as a deliberately broken copy of the reference interpreter.
 ///
 /// ```
@@ -268,6 +314,9 @@ macro_rules! describe_like {
                 value: u64,
             ) -> Option<<Self as $crate::__Subject>::Config> {
                 $crate::Describe::with_number(&$like, config, index, value)
+            }
+            fn rank(&self, config: &<Self as $crate::__Subject>::Config) -> Vec<u64> {
+                $crate::Describe::rank(&$like, config)
             }
         }
     };

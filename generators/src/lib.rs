@@ -97,21 +97,22 @@ pub mod draw;
 pub mod fn_subject;
 pub mod membership;
 pub mod reference;
+pub mod reference_rank;
 pub mod schedule;
 pub mod strategy;
 pub mod swarm;
 
-pub use case::{arbitrary_case, case_strategy, sample_case};
+pub use case::{arbitrary_case, arbitrary_case_with, case_strategy, case_strategy_with, sample_case};
 pub use choice::Choices;
 pub use domain::{simplest_config, ConfigDomain, ConfigNumber, Describe, Simplest};
 pub use fn_subject::{subject, FnSubject};
 pub use membership::{case_outside, schedule_outside, Outside};
 pub use reference::describe_policy;
 pub use schedule::{
-    arbitrary_schedule, describe_schedule, sample_schedule, schedule_strategy, CALLS_MAX, GAP_MAX, LONG_RUN_MAX,
-    NEAR_MAX_SPAN, STEPS_PER_CALL_MAX,
+    arbitrary_schedule, arbitrary_schedule_with, describe_schedule, sample_schedule, schedule_strategy,
+    schedule_strategy_with, CALLS_MAX, GAP_MAX, INTERLEAVE_MAX, LONG_RUN_MAX, NEAR_MAX_SPAN, STEPS_PER_CALL_MAX,
 };
 pub use strategy::{choice_strategy, ChoiceTree, Tape};
-pub use swarm::{swarm_for, OutcomeMix, Swarm, SWARM_BATCH_CASES};
+pub use swarm::{swarm_for, swarm_for_run, OutcomeMix, Swarm, SWARM_BATCH_CASES};
 #[doc(hidden)]
 pub use timelaw_core::Subject as __Subject;

@@ -14,7 +14,10 @@
 //! 3. a step repeats at most [`LONG_RUN_MAX`] times, whatever the contract's `max_attempts` (a limit
 //!    cuts a long run, never an input);
 //! 4. a step hangs, or takes a duration near the end of time ([`NEAR_MAX_SPAN`]), only where something
-//!    can cut the attempt: the contract has an attempt timeout, or the call a cancellation delay.
+//!    can cut the attempt: the contract has an attempt timeout, or the call a cancellation delay;
+//! 5. every call has an arrival or none, arrivals never decrease, and a call with an arrival has no
+//!    `gap_before` ([`Schedule::arrivals_check`]); any arrival value is in the domain (0, equal ones,
+//!    `VDuration::MAX`), and so is any `interleave` list.
 //!
 //! Rule 4 is the one a correct subject depends on: a hang that nothing can end makes every subject
 //! fail `terminates`, so a counterexample outside it would claim a bug the subject does not have.
@@ -26,7 +29,7 @@
 
 use std::fmt;
 
-use timelaw_core::{Case, Contract, Outcome, Schedule, VDuration};
+use timelaw_core::{ArrivalError, Case, Contract, Outcome, Schedule, VDuration};
 
 use crate::domain::ConfigDomain;
 use crate::schedule::{CALLS_MAX, LONG_RUN_MAX, NEAR_MAX_SPAN, STEPS_PER_CALL_MAX};
@@ -66,6 +69,8 @@ pub enum Outside {
         /// The step (from 0).
         step: usize,
     },
+    /// The arrivals break rule 5; the error names the call.
+    Arrival(ArrivalError),
 }
 
 impl fmt::Display for Outside {
@@ -84,6 +89,7 @@ impl fmt::Display for Outside {
                 "call {call} step {step} hangs (or takes nearly forever) but nothing can cut it \
                  (no attempt timeout, no cancellation)"
             ),
+            Outside::Arrival(error) => write!(f, "{error}"),
         }
     }
 }
@@ -131,6 +137,9 @@ pub fn schedule_outside(schedule: &Schedule, contract: &Contract) -> Vec<Outside
                 outside.push(Outside::Uncut { call, step: index });
             }
         }
+    }
+    if let Err(error) = schedule.arrivals_check() {
+        outside.push(Outside::Arrival(error));
     }
     outside
 }
@@ -183,6 +192,24 @@ mod tests {
         );
         let long = Schedule::single(vec![Step::instant(Outcome::Ok); 13]);
         check(long, Contract::default(), &["call 0 has 13 steps (the domain has at most 12)"]);
+        let at = |ms: u64| CallScript::new(vec![]).arriving(VDuration::from_millis(ms));
+        check(Schedule::new(vec![at(0), at(0), at(u64::MAX / 1_000_000)]), Contract::default(), &[]);
+        check(
+            Schedule::new(vec![at(3), CallScript::new(vec![])]),
+            Contract::default(),
+            &["call 1 has no arrival while call 0 has one (give every call an arrival or none)"],
+        );
+        check(
+            Schedule::new(vec![at(3), at(2)]),
+            Contract::default(),
+            &["call 1 arrives at 2ms, before call 0 at 3ms (arrivals never decrease)"],
+        );
+        let gap = CallScript { gap_before: VDuration::from_nanos(1), ..at(4) };
+        check(
+            Schedule::new(vec![gap]),
+            Contract::default(),
+            &["call 0 has an arrival and a gap_before of 1ns (a call with an arrival has no gap)"],
+        );
         let repeated = |count| Schedule::single(vec![Step::instant(Outcome::Transient).repeated(count)]);
         check(repeated(4), three, &[]);
         check(repeated(5), three, &[]);

@@ -21,7 +21,7 @@
 //! 13 attempts stay days, not years, of virtual time.
 
 use timelaw_core::reference::{Backoff, Jitter, Policy, Reference};
-use timelaw_core::{BudgetContract, CircuitContract, RetryOn, VDuration};
+use timelaw_core::{BudgetContract, BulkheadContract, CircuitContract, LimiterContract, RetryOn, VDuration};
 
 use crate::choice::{optional, scaled_duration, Choices};
 use crate::domain::{ConfigNumber, Describe};
@@ -67,6 +67,10 @@ pub fn describe_policy<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> Policy 
     // Drawn last, so that every answer above keeps its meaning for the configs drawn before it existed.
     let aims = Aims { attempt_timeout, deadline, first_delay: initial };
     let retry_elapsed_max = optional(c, swarm.retry_elapsed_max, 1, 2, |c| elapsed_limit(c, swarm, aims));
+    // Drawn after everything else and only with overlapping calls, so every other config reads the
+    // answers it read before these existed.
+    let bulkhead = optional(c, swarm.concurrency, 1, 2, |c| bulkhead(c));
+    let limiter = optional(c, swarm.concurrency, 1, 2, |c| limiter(c, swarm));
     let policy = Policy {
         max_attempts,
         backoff,
@@ -80,6 +84,8 @@ pub fn describe_policy<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> Policy 
         retry_elapsed_max,
         circuit,
         retry_budget,
+        bulkhead,
+        limiter,
     };
     debug_assert_eq!(policy.validate(), Ok(()), "the description yields only valid policies");
     policy
@@ -153,6 +159,29 @@ fn circuit<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> CircuitContract {
     CircuitContract { window, min_calls, failure_percent, open_for, half_open_probes, ..CircuitContract::DEFAULT }
 }
 
+/// A bulkhead: 1 to 4 slots (up to 64 in one draw of eight), a queue of 0 (rejection at once, the
+/// simplest) to 4 calls.
+fn bulkhead<C: Choices + ?Sized>(c: &mut C) -> BulkheadContract {
+    let max_in_flight = match c.weighted(&[7, 1]) {
+        0 => c.between(1, 4),
+        _ => c.between(5, 64),
+    } as u32; // At most 64.
+    let queue_max = c.between(0, 4) as u32; // At most 4.
+    BulkheadContract { max_in_flight, queue_max }
+}
+
+/// A token bucket: a burst of 1 to 4 (0, always empty, in one draw of sixteen), refilled every 0 (no
+/// limit) to 1 s, or at a boundary (1 ns).
+fn limiter<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> LimiterContract {
+    let burst = match c.weighted(&[15, 1]) {
+        0 => c.between(1, 4),
+        _ => 0,
+    } as u32; // At most 4.
+    let plain = scaled_duration(c, &[(1, VDuration::ZERO), (6, VDuration::from_millis(100)), (3, SEC)]);
+    let refill_every = if biased(c, swarm) { VDuration::from_nanos(1) } else { plain };
+    LimiterContract { burst, refill_every }
+}
+
 fn budget<C: Choices + ?Sized>(c: &mut C) -> BudgetContract {
     let min_retries = c.between(0, 10) as u32;
     let retry_percent = match c.weighted(&[4, 1]) {
@@ -182,6 +211,11 @@ impl Describe for Reference {
             .collect()
     }
 
+    /// The answers the description draws `policy` from ([`crate::reference_rank`]).
+    fn rank(&self, policy: &Policy) -> Vec<u64> {
+        crate::reference_rank::policy_rank(policy)
+    }
+
     fn with_number(&self, policy: &Policy, index: usize, value: u64) -> Option<Policy> {
         let present: Vec<&PolicyNumber> = NUMBERS.iter().filter(|(_, _, get, _)| get(policy).is_some()).collect();
         let (_, _, _, set) = present.get(index)?;
@@ -191,9 +225,11 @@ impl Describe for Reference {
     }
 
     /// Most aggressive first: the simplest policy of all, everything but attempts and backoff switched
-    /// off, then one feature off at a time, then simpler numbers (fewer attempts, constant backoff, a cap
-    /// at the initial delay, halved and zero durations, a smaller circuit). Only valid policies that
-    /// differ from `policy`, each once.
+    /// off, then one feature off at a time, then simpler answers (one `retry_on` flag back on, full
+    /// jitter for equal, linear backoff for decorrelated), then simpler numbers (fewer attempts,
+    /// constant backoff, a cap at the initial delay, halved and zero durations, a smaller circuit).
+    /// Only valid policies that differ from `policy`, each once; each ranks below `policy`
+    /// ([`crate::reference_rank`]).
     fn simpler(&self, policy: &Policy) -> Vec<Policy> {
         let mut out: Vec<Policy> = Vec::with_capacity(32);
         let mut offer = |candidate: Policy| {
@@ -218,7 +254,9 @@ impl Describe for Reference {
 }
 
 /// One feature switched off.
-const FEATURES_OFF: [fn(&mut Policy); 10] = [
+const FEATURES_OFF: [fn(&mut Policy); 12] = [
+    |p| p.bulkhead = None,
+    |p| p.limiter = None,
     |p| p.retry_elapsed_max = None,
     |p| p.circuit = None,
     |p| p.retry_budget = None,
@@ -232,7 +270,23 @@ const FEATURES_OFF: [fn(&mut Policy); 10] = [
 ];
 
 /// One number made simpler (each keeps the policy valid or is dropped by `simpler`).
-const SIMPLER_NUMBERS: [fn(&mut Policy); 24] = [
+const SIMPLER_NUMBERS: [fn(&mut Policy); 29] = [
+    // Each answer lowered by one where the domain's rank (`crate::reference_rank`) has small answers:
+    // one `retry_on` flag switched back on, equal jitter made full, decorrelated backoff made the linear
+    // backoff that reaches its cap on the first step (as fast as decorrelated growth may).
+    |p| p.retry_on.transient = true,
+    |p| p.retry_on.rate_limited = true,
+    |p| p.retry_on.timeout = true,
+    |p| {
+        if p.jitter == Jitter::Equal {
+            p.jitter = Jitter::Full;
+        }
+    },
+    |p| {
+        if let Backoff::Decorrelated { initial } = p.backoff {
+            p.backoff = Backoff::Linear { initial, step: p.delay_max.saturating_sub(initial) };
+        }
+    },
     |p| p.max_attempts = 1,
     |p| p.max_attempts = p.max_attempts.div_ceil(2),
     |p| p.max_attempts = p.max_attempts.saturating_sub(1).max(1),

@@ -77,9 +77,20 @@ pub fn schedule_strategy(contract: Contract) -> BoxedStrategy<Schedule> {
     choice_strategy(move |tape| describe_schedule(tape, &Swarm::everything(), &contract))
 }
 
+/// [`schedule_strategy`] under `swarm` (for example [`Swarm::everything`] with
+/// [`Swarm::with_concurrency`], for overlapping calls).
+pub fn schedule_strategy_with(contract: Contract, swarm: Swarm) -> BoxedStrategy<Schedule> {
+    choice_strategy(move |tape| describe_schedule(tape, &swarm, &contract))
+}
+
+/// [`arbitrary_schedule`] under `swarm` (for example with [`Swarm::with_concurrency`]).
+pub fn arbitrary_schedule_with(u: &mut Unstructured<'_>, contract: &Contract, swarm: &Swarm) -> Schedule {
+    describe_schedule(u, swarm, contract)
+}
+
 /// The description behind [`schedule_strategy`], for the case strategy's own value tree.
-pub(crate) fn schedule_description(contract: Contract) -> Arc<Describe<Schedule>> {
-    Arc::new(move |tape| describe_schedule(tape, &Swarm::everything(), &contract))
+pub(crate) fn schedule_description(contract: Contract, swarm: Swarm) -> Arc<Describe<Schedule>> {
+    Arc::new(move |tape| describe_schedule(tape, &swarm, &contract))
 }
 
 /// The schedule domain for `contract` decoded from fuzz bytes, with every swarm feature on. Total: every
@@ -104,7 +115,59 @@ pub fn describe_schedule<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm, contract
     }
     // Drawn last, so a case without clock faults reads the answers it read before they existed.
     let clock = crate::clock::describe_clock_faults(c, swarm, contract);
-    schedule.with_clock(clock)
+    let mut schedule = schedule.with_clock(clock);
+    if swarm.concurrency {
+        // Drawn after everything else, so a schedule without overlapping calls reads the answers it read
+        // before they existed.
+        arrivals(c, swarm, contract, &mut schedule);
+    }
+    schedule
+}
+
+/// With [`Swarm::concurrency`]: an arrival for every call (and no gaps), each the previous arrival plus
+/// a step: 0 (the same instant, the most common), a plain duration, or with the boundary bias the
+/// breaker's open duration (1 ns around it too), a multiple of the rate limiter's refill period (1 ns
+/// around it too), or near the end of time. Then the interleaving choices: none (first-come order, the
+/// simplest) or up to [`INTERLEAVE_MAX`] entries.
+fn arrivals<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm, contract: &Contract, schedule: &mut Schedule) {
+    let mut at = VDuration::ZERO;
+    for (index, call) in schedule.calls.iter_mut().enumerate() {
+        let step = arrival_step(c, swarm, contract);
+        if index > 0 {
+            at = at.saturating_add(step);
+        }
+        call.gap_before = VDuration::ZERO;
+        call.arrival = Some(at);
+    }
+    let count = |c: &mut C| if c.maybe(1, 2) { c.between(1, INTERLEAVE_MAX) } else { 0 };
+    // Each entry below CALLS_MAX, a u32.
+    schedule.interleave = list(c, count, |c, _| c.between(0, CALLS_MAX - 1) as u32);
+}
+
+/// The most interleaving choices a generated schedule records.
+pub const INTERLEAVE_MAX: u64 = 16;
+
+/// The time between two arrivals (see [`arrivals`]); drawn for the first call too (and ignored), so that
+/// deleting a call while shrinking leaves the others' answers as they were.
+fn arrival_step<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm, contract: &Contract) -> VDuration {
+    let plain = match c.weighted(&[4, 3]) {
+        0 => VDuration::ZERO,
+        _ => scaled_duration(c, &[(4, MS.saturating_mul(10)), (3, SEC), (1, VDuration::from_secs(600))]),
+    };
+    if !biased(c, swarm) {
+        return plain;
+    }
+    let open_for = contract.circuit.into_stated().map(|circuit| circuit.open_for);
+    let refill = contract.limiter.into_stated().map(|limiter| limiter.refill_every);
+    let options = [open_for, refill, Some(VDuration::MAX)];
+    let Some(kind) = pick_available(c, &options.map(|option| option.is_some())) else { return plain };
+    let Some(base) = options[kind] else { return plain };
+    let base = if kind == 1 { base.saturating_mul(c.between(1, 3)) } else { base };
+    match c.weighted(&[2, 1, 1]) {
+        0 => base,
+        1 => base.saturating_sub(NS),
+        _ => base.saturating_add(NS),
+    }
 }
 
 /// With [`Swarm::long_runs`], one step of the schedule (a quarter of the time) repeats 13 to
@@ -169,7 +232,7 @@ fn describe_call<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm, contract: &Contr
             step
         },
     );
-    CallScript { gap_before, steps, cancel_after, idempotent }
+    CallScript { gap_before, steps, cancel_after, idempotent, arrival: None }
 }
 
 // Boundary values are drawn *after* a plain value and replace it: the plain path then reads fewer

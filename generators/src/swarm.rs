@@ -32,6 +32,28 @@ pub fn swarm_for(run_seed: u64, case_index: u64) -> Swarm {
     Swarm::from_seed(mix(run_seed ^ SWARM_SALT, case_index / SWARM_BATCH_CASES))
 }
 
+/// The swarm of case `case_index` of a run: [`swarm_for`], with overlapping calls
+/// ([`Swarm::concurrency`]) on for one batch in two (drawn from a salt of its own, so every other option
+/// stays what [`swarm_for`] says) when `concurrency` is asked for, and never otherwise.
+///
+/// ```
+/// use timelaw_generators::{swarm_for, swarm_for_run};
+/// assert_eq!(swarm_for_run(7, 3, false), swarm_for(7, 3));
+/// let batches = (0..64).map(|batch| swarm_for_run(7, batch * 64, true)).filter(|s| s.concurrency).count();
+/// assert!((16..=48).contains(&batches), "{batches}");
+/// ```
+pub fn swarm_for_run(run_seed: u64, case_index: u64, concurrency: bool) -> Swarm {
+    let swarm = swarm_for(run_seed, case_index);
+    let coin = mix(run_seed ^ CONCURRENCY_SALT, case_index / SWARM_BATCH_CASES) & 1 == 1;
+    if concurrency && coin {
+        return swarm.with_concurrency();
+    }
+    swarm
+}
+
+/// Salt of the concurrency coin of [`swarm_for_run`].
+const CONCURRENCY_SALT: u64 = 0x434F_4E43_5552_5245; // "CONCURRE"
+
 /// Relative weights of the outcomes a scripted step ends with. A weight of 0 switches the outcome off;
 /// `hang` is further switched off wherever nothing could end a hang (see
 /// [`sample_schedule`](crate::sample_schedule)). Weights are relative: `ok: 1, transient: 3` makes
@@ -109,6 +131,20 @@ pub struct Swarm {
     /// as off).
     #[serde(default)]
     pub retry_elapsed_max: bool,
+    /// Overlapping calls: schedules give their calls arrivals and may record interleaving choices, and
+    /// policies may have the mechanisms that act under load (the reference's bulkhead and rate limiter).
+    /// Opt-in: never on in [`Swarm::from_seed`] or [`Swarm::everything`]; [`swarm_for_run`] turns it on
+    /// for one batch in two when a run asks for concurrency. Absent from reports written before it
+    /// existed (read as off).
+    #[serde(default, skip_serializing_if = "is_off")]
+    pub concurrency: bool,
+}
+
+// serde's `skip_serializing_if` passes a reference. Left out when off, so swarms (and report headers)
+// of runs without concurrency read as before it existed.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_off(on: &bool) -> bool {
+    !*on
 }
 
 impl Swarm {
@@ -130,7 +166,14 @@ impl Swarm {
             outcomes: OutcomeMix::BALANCED,
             long_runs: true,
             retry_elapsed_max: true,
+            concurrency: false,
         }
+    }
+
+    /// The same swarm with overlapping calls on ([`Swarm::concurrency`]).
+    pub const fn with_concurrency(mut self) -> Swarm {
+        self.concurrency = true;
+        self
     }
 
     /// The swarm drawn from `seed`: each switch on with probability 1/2 (clock faults 1/8, long runs
@@ -171,6 +214,7 @@ impl Swarm {
             outcomes,
             long_runs,
             retry_elapsed_max,
+            concurrency: false,
         }
     }
 }
@@ -213,6 +257,9 @@ impl fmt::Display for Swarm {
         }
         if self.retry_elapsed_max {
             write!(f, " retry_elapsed_max=on")?;
+        }
+        if self.concurrency {
+            write!(f, " concurrency=on")?;
         }
         Ok(())
     }

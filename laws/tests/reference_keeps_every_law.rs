@@ -75,6 +75,8 @@ fn policy(rng: &mut SplitMix64) -> Policy {
             ..BudgetContract::default()
         }),
         retry_elapsed_max: maybe(rng, |rng| duration(rng, &[0, 10, 30, 100])),
+        bulkhead: None,
+        limiter: None,
     }
 }
 
@@ -93,7 +95,13 @@ fn call(rng: &mut SplitMix64, policy: &Policy) -> CallScript {
     // A hang with nothing to cut it would make the reference hang: a true `terminates` violation.
     let can_hang = policy.attempt_timeout.is_some() || policy.deadline.is_some() || cancel_after.is_some();
     let steps = (0..rng.below(6)).map(|_| Step::new(duration(rng, &[0, 5, 10, 20]), outcome(rng, can_hang))).collect();
-    CallScript { gap_before: duration(rng, &[0, 5, 20, 60]), steps, cancel_after, idempotent: rng.chance(4, 5) }
+    CallScript {
+        gap_before: duration(rng, &[0, 5, 20, 60]),
+        steps,
+        cancel_after,
+        idempotent: rng.chance(4, 5),
+        arrival: None,
+    }
 }
 
 fn schedule(rng: &mut SplitMix64, policy: &Policy) -> Schedule {

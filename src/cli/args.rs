@@ -149,6 +149,10 @@ pub struct CheckArgs {
     /// Without it an existing fixture is never changed or removed.
     #[arg(long)]
     pub bless: bool,
+    /// Overlapping calls: one batch of cases in two gives its calls arrivals and interleaving choices
+    /// (also `TIMELAW_CONCURRENCY=1`).
+    #[arg(long)]
+    pub concurrency: bool,
 }
 
 /// `timelaw contract` options.

@@ -112,6 +112,7 @@ fn check_config(args: CheckArgs) -> Result<Config, CliError> {
     config.fixtures = args.fixtures.or(config.fixtures);
     config.shard = args.shard;
     config.bless = args.bless || config.bless;
+    config.concurrency = args.concurrency || config.concurrency;
     config.validate()?;
     Ok(config)
 }
@@ -210,7 +211,7 @@ fn upgrade_fixtures(registry: &Registry, paths: &[PathBuf]) -> Result<u8, CliErr
             }
         }
     }
-    let version = fixture::VERSION;
+    let version = fixture::SEQUENTIAL_VERSION;
     out_line(&format!(
         "{upgraded} upgraded to version {version}, {current} already version {version}, {broken} errors, {} fixtures",
         files.len()
@@ -223,7 +224,7 @@ fn upgrade_fixtures(registry: &Registry, paths: &[PathBuf]) -> Result<u8, CliErr
 fn upgrade_file(registry: &Registry, file: &Path) -> Result<bool, fixture::FixtureError> {
     let text = fixture::read_text(file)?;
     let header = fixture::parse_header(file, &text)?;
-    if header.version == fixture::VERSION {
+    if header.version >= fixture::SEQUENTIAL_VERSION {
         return Ok(false);
     }
     let subject = registry.for_fixture(file, &header.subject)?;

@@ -16,7 +16,7 @@ use super::progress::Progress;
 use super::tally::{Found, Tally};
 use crate::config::Config;
 use crate::eval::Evaluation;
-use crate::fixture::{self, Fixture, Provenance, Source, Status, ABOUT, FORMAT, VERSION};
+use crate::fixture::{self, Fixture, Provenance, Source, Status, ABOUT, FORMAT};
 use crate::shrink::{shrink, shrink_with, ShrinkBudget};
 use crate::watchdog::{evaluate_bounded, hung};
 use timelaw_reports::Counts;
@@ -344,7 +344,7 @@ pub fn build_fixture_from<S: ConfigDomain + ?Sized>(
     Fixture {
         about: ABOUT.to_owned(),
         format: FORMAT.to_owned(),
-        version: VERSION,
+        version: fixture::version_for(case),
         law: law.id.to_owned(),
         subject: subject.name().to_owned(),
         status: Status::Regression,

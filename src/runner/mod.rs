@@ -123,6 +123,10 @@ impl<'a, S: ConfigDomain> Check<'a, S> {
     pub fn case_timeout_ms(self, timeout_ms: u64) -> Self {
         self.edit(move |config| config.case_timeout_ms = timeout_ms)
     }
+    /// Overlapping calls on or off (default off; see [`Config::concurrency`]).
+    pub fn concurrency(self, on: bool) -> Self {
+        self.edit(move |config| config.concurrency = on)
+    }
     /// Whether the `TIMELAW_*` environment variables apply (default `true`). With `false` the run
     /// starts from [`Config::default`], so the environment cannot change it.
     pub fn env(mut self, read: bool) -> Self {

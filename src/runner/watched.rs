@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use timelaw_core::{mix, Heartbeat};
 use timelaw_generators::coverage::classify;
-use timelaw_generators::{sample_case, swarm_for, ConfigDomain};
+use timelaw_generators::{sample_case, swarm_for_run, ConfigDomain};
 use timelaw_laws::Catalogue;
 
 use super::persist::Finds;
@@ -189,7 +189,8 @@ fn work<S: ConfigDomain + ?Sized>(shared: &Shared<'_, S>, slot: &Slot, sender: &
 /// `terminates`), and a kept violation is saved to the scratch area at once.
 fn record_hang<S: ConfigDomain + ?Sized>(shared: &Shared<'_, S>, index: u64, tally: &mut Tally<S::Config>) {
     let config = shared.config;
-    let case = sample_case(shared.subject, mix(config.seed, index), &swarm_for(config.seed, index));
+    let case =
+        sample_case(shared.subject, mix(config.seed, index), &swarm_for_run(config.seed, index, config.concurrency));
     let evaluation = hung(shared.subject, &case, config.case_timeout_ms);
     if index.is_multiple_of(COVERAGE_EVERY) {
         tally.coverage.record(classify(&case.schedule, &evaluation.contract));

@@ -1,15 +1,16 @@
-//! Coupled moves: when a simpler config changes a contract boundary, the schedule is adapted with it, so
-//! that a failure that depends on "a duration equals the timeout" or "an attempt timed out" survives the
-//! config change. Without them the shrinker stops in different local minima from different starts.
+//! Coupled moves: when a simpler config changes a contract boundary, the schedule is adapted with it, so that a
+//! failure that depends on "a duration equals the timeout" or "an attempt timed out" survives the config change.
+//! Without them the shrinker stops in different local minima from different starts.
 //!
-//! Audit (issue 15): each coupled move keeps the case inside the domain
-//! (`timelaw_generators::membership`). Removing an attempt timeout turns the attempts the trace shows
-//! timed out into transient failures *and* every other step that only a cut could end (a hang, a
-//! duration near the end of time) in a call without a cancellation: a subject that never lets the World
-//! cut shows no timed-out attempt, and a hang left behind would make every subject fail `terminates`.
-//! Removing a deadline, a sleep budget, an elapsed-time limit (`retry_elapsed_max`) or a circuit cuts no attempt the domain relies on (only a timeout
-//! or a cancellation may end a hang), so their moves only follow the moved boundaries. The engine checks
-//! every candidate against the domain anyway, so a move that slips is refused, never accepted.
+//! Audit (issue 15): each coupled move keeps the case inside the domain (`timelaw_generators::membership`).
+//! Removing an attempt timeout turns the attempts the trace shows timed out into transient failures *and* every
+//! other step that only a cut could end (a hang, a duration near the end of time) in a call without a cancellation:
+//! a subject that never lets the World cut shows no timed-out attempt, and a hang left behind would make every
+//! subject fail `terminates`. Removing a deadline writes out the attempts it cut the same way (the deadline cuts an
+//! attempt as a shortened timeout does), but leaves hangs alone: only a timeout or a cancellation may end a hang in
+//! the domain, so no hang relies on the deadline. Removing a sleep budget, an elapsed-time limit
+//! (`retry_elapsed_max`) or a circuit cuts no attempt, so their moves only follow the moved boundaries. The engine
+//! checks every candidate against the domain anyway, so a move that slips is refused, never accepted.
 
 use timelaw_core::{Case, Contract, EventKind, Outcome, Schedule, Step, Trace, VDuration};
 
@@ -35,13 +36,16 @@ pub(super) fn adapt<C: Clone>(
     for (from, to) in boundary_moves(old, new) {
         remap(&mut schedule, from, to);
     }
-    if old.timing.attempt_timeout.is_some() && new.timing.attempt_timeout.is_none() {
+    let timeout_removed = old.timing.attempt_timeout.is_some() && new.timing.attempt_timeout.is_none();
+    if timeout_removed || cut_limit_removed(old, new) {
         let trace = trace();
         let mut translated = candidate.schedule.clone();
         timeouts_to_transients(&mut translated, &trace, violated_at);
         allowance = allowance.max(shape(&translated));
         timeouts_to_transients(&mut schedule, &trace, violated_at);
-        uncut_to_ends(&mut schedule);
+        if timeout_removed {
+            uncut_to_ends(&mut schedule);
+        }
     }
     if schedule == candidate.schedule {
         return None;
@@ -56,8 +60,15 @@ pub(super) fn adapt<C: Clone>(
 /// subject and may write attempts out).
 pub(super) fn adapted_first(old: &Contract, new: &Contract) -> bool {
     let timeout_removed = old.timing.attempt_timeout.is_some() && new.timing.attempt_timeout.is_none();
+    let timeout_removed = timeout_removed || cut_limit_removed(old, new);
     let moves = boundary_moves(old, new);
     !timeout_removed && !moves.is_empty() && moves.iter().all(|(from, to)| to < from)
+}
+
+/// Whether the change removes the deadline, which cuts attempts as a timeout does (the attempt's
+/// timeout shortened to the time left), so its cut attempts are written out the same way.
+fn cut_limit_removed(old: &Contract, new: &Contract) -> bool {
+    old.timing.deadline.is_some() && new.timing.deadline.is_none()
 }
 
 /// Pairs (old value, new value) of every boundary the config change moved.
@@ -123,16 +134,15 @@ fn uncut_to_ends(schedule: &mut Schedule) {
     }
 }
 
-/// Every attempt that timed out in `trace`, up to the violating event when the violation names one,
-/// becomes an instant transient failure (scripting past-the-end attempts explicitly where needed).
+/// Every attempt that timed out in `trace` (cut by its timeout or by the deadline), up to the
+/// violating event when the violation names one, becomes a transient failure taking as long as it ran
+/// (scripting past-the-end attempts explicitly where needed).
 /// Attempts after the violation do not make it, so writing them out would only pad the schedule.
 fn timeouts_to_transients(schedule: &mut Schedule, trace: &Trace, violated_at: Option<u32>) {
     let until = violated_at.map_or(trace.events.len(), |event| event as usize + 1);
     for event in trace.events.iter().take(until) {
-        if !matches!(event.kind, EventKind::AttemptTimedOut { .. }) {
-            continue;
-        }
+        let EventKind::AttemptTimedOut { timeout } = event.kind else { continue };
         let Some(call) = schedule.calls.get_mut(event.call as usize) else { continue };
-        call.set_step(event.attempt, Step::instant(Outcome::Transient));
+        call.set_step(event.attempt, Step::new(timeout, Outcome::Transient));
     }
 }

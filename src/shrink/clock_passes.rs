@@ -1,5 +1,6 @@
 //! The shrink pass over clock faults (`shrink_clock_faults`): no read failures, then fewer of them;
-//! fewer wall jumps; smaller jumps (toward 1 ns, keeping their direction); jumps at simpler points (an
+//! fewer wall jumps; smaller jumps (toward 1 ns, keeping their direction: 1 ns, then just past a limit
+//! of the case, then one lower, then a binary search); jumps at simpler points (an
 //! instant toward zero, the n-th sleep or attempt toward the first, and any point moved to the first
 //! attempt when that keeps the failure); failed-read rules failing fewer reads, from the first read.
 
@@ -147,7 +148,10 @@ fn write<C: Clone>(case: &Case<C>, number: Number, value: u64) -> Case<C> {
     next
 }
 
-/// Tries `floor` (and the floor of a 1-based point), then a binary search between it and the current value.
+/// Tries `floor` (and the floor of a 1-based point), then each limit of the case below the current
+/// value and one above it, smallest first (a jump just past a limit; [`limits`]), then one lower than
+/// now (when that loses the failure, so would any smaller value, by the binary search's own
+/// assumption), then a binary search between the floor and the current value.
 fn lower<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, number: Number, floor: u64) -> bool {
     let floor = match (number, shrinker.best.schedule.clock.wall_jumps.get(index(number))) {
         (Number::JumpPoint(_), Some(jump)) if !matches!(jump.at, JumpAt::Instant(_)) => 1,
@@ -160,7 +164,20 @@ fn lower<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, number: Numbe
     if shrinker.attempt(write(&shrinker.best, number, floor)) {
         return true;
     }
-    let (mut low, mut high, mut progress) = (floor, current, false);
+    let mut progress = false;
+    if matches!(number, Number::JumpSize(_)) {
+        for value in limits(shrinker).into_iter().filter(|&value| value > floor && value < current) {
+            if shrinker.attempt(write(&shrinker.best, number, value)) {
+                progress = true;
+                break;
+            }
+        }
+    }
+    let Some(current) = read(&shrinker.best, number) else { return progress };
+    if current <= floor + 1 || !shrinker.attempt(write(&shrinker.best, number, current - 1)) {
+        return progress;
+    }
+    let (mut low, mut high, mut progress) = (floor, current - 1, true);
     while high - low > 1 && !shrinker.out_of_budget() {
         let middle = low + (high - low) / 2;
         if shrinker.attempt(write(&shrinker.best, number, middle)) {
@@ -171,6 +188,18 @@ fn lower<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, number: Numbe
         }
     }
     progress
+}
+
+/// The values a wall jump is worth trying at before a binary search, smallest first: each number of
+/// the config (a limit, a delay, a timeout, in nanoseconds) and one above it, each contract boundary
+/// and one above it.
+fn limits<S: ConfigDomain + ?Sized>(shrinker: &Shrinker<'_, S>) -> Vec<u64> {
+    let numbers = shrinker.subject.config_numbers(&shrinker.best.config).into_iter().map(|number| number.value);
+    let boundaries = super::passes::boundaries(&shrinker.contract()).into_iter().map(|value| value.as_nanos());
+    let mut values: Vec<u64> = numbers.chain(boundaries).flat_map(|value| [value, value.saturating_add(1)]).collect();
+    values.sort_unstable();
+    values.dedup();
+    values
 }
 
 fn index(number: Number) -> usize {

@@ -1,37 +1,35 @@
-//! The value shrinker: named passes over a case (not its seed or bytes), each step kept only if the same
-//! law still fails, deterministically.
+//! The value shrinker: named passes over a case (not its seed or bytes), each step kept only if the same law still
+//! fails, deterministically.
 //!
-//! Passes, repeated until none makes progress or the budget is spent:
-//! `drop_calls` and `drop_steps` (delta debugging over calls and over each call's steps), `fold_calls`
-//! (a call removed with its gap folded into the next call's), `merge_steps` (two adjacent steps made one,
-//! with any outcome, simplest first), `lower_repeats`, `shrink_config` (the subject's simpler configs,
-//! most aggressive first; when a simpler config alone loses the failure it is tried again with the
-//! schedule adapted: durations on a moved boundary move with it, and attempts that timed out under a
-//! removed timeout become transient failures), `shrink_numbers` (each number of the config at its
-//! minimum, then one above it, then one lower than now, then by binary search to the smallest value
-//! that still fails; then each group of equal numbers together, and each pair of near numbers by one
-//! amount), `simplify_calls` (no gap, no cancellation, idempotent),
-//! `simplify_outcomes` (toward `ok`, `transient`, `fatal`, `rate_limited`, `hang` in that order; a hang
-//! given up either at once or after the attempt timeout, the instant the timeout cut it),
-//! `rewrite_pairs` (two adjacent steps given new outcomes at once, with a smaller sum of ranks:
-//! `[rate_limited, transient]` to `[transient, fatal]`), `shrink_durations` (each duration to zero, then 1 ns;
-//! for a step, zero with its time taken out of the deadline and the elapsed-time limit; then toward the
-//! contract boundary that matters: a timeout, a cap, a deadline, an open duration; then one nanosecond
-//! lower and a binary search to the nanosecond), `zero_seed`, and `shrink_clock_faults` (no read
-//! failures, fewer wall jumps, smaller jumps at simpler points).
+//! Passes, repeated until none makes progress or the budget is spent: `drop_calls` and `drop_steps` (delta
+//! debugging over calls and over each call's steps), `fold_calls` (a call removed with its gap folded into the next
+//! call's), `merge_steps` (two adjacent steps made one, with any outcome, simplest first), `lower_repeats`,
+//! `simplify_outcomes` (toward `ok`, `transient`, `fatal`, `rate_limited`, `hang` in that order; a hang given up at
+//! once, after the attempt timeout (the instant the timeout cut it) or one nanosecond past its call's
+//! cancellation), `rewrite_pairs` (two adjacent steps given new outcomes at once, with a smaller sum of ranks:
+//! `[rate_limited, transient]` to `[transient, fatal]`), `shrink_config` (the subject's simpler configs, most
+//! aggressive first; when a simpler config alone loses the failure it is tried again with the schedule adapted:
+//! durations on a moved boundary move with it, and attempts that timed out under a removed timeout or deadline
+//! become transient failures), `shrink_numbers` (each number of the config at its minimum, then one above it, then
+//! one lower than now, then by binary search to the smallest value that still fails; then each group of equal
+//! numbers together, and each pair of near numbers by one amount), `simplify_calls` (no gap, no cancellation,
+//! idempotent), `shrink_durations` (each duration to zero, then 1 ns; for a step, zero with its time taken out of
+//! the deadline and the elapsed-time limit; then toward the contract boundary that matters: a timeout, a cap, a
+//! deadline, an open duration; then one nanosecond lower and a binary search to the nanosecond), `zero_seed`, and
+//! `shrink_clock_faults` (no read failures, fewer wall jumps, smaller jumps at simpler points).
 //!
-//! Shrinking minimises along the order on simplicity of [`order`]: no candidate with a larger shape
-//! (calls, then dispatches and steps, then outcomes) is accepted, so a shorter schedule beats a simpler
-//! config. No candidate that breaks more of the domain's rules than the current case
-//! (`timelaw_generators::membership`) is accepted either, so a case inside the domain never leaves it.
+//! Shrinking minimises along the order on simplicity of [`order`]: no candidate with a larger shape (calls, then
+//! dispatches and steps, then outcomes) is accepted, so a shorter schedule beats a simpler config, and at an equal
+//! shape no config of a larger rank (the domain's total order on configs). The passes run in the order's order:
+//! shape first, then config, then durations. No candidate that breaks more of the domain's rules than the current
+//! case (`timelaw_generators::membership`) is accepted either, so a case inside the domain never leaves it.
 //! [`moves`] lists every single move from a case, for tests of local minimality.
 //!
-//! A candidate is kept when the law's verdict on it is a violation; after each pass the best case is run
-//! again on a fresh World and must give the same violation, or it is dropped with every case kept since
-//! the last confirmation, latest first, until one reproduces (a nondeterministic failure is never the
-//! minimum, and a deterministic subject pays one confirming run per pass that kept something, not one
-//! per kept candidate). Budgets bound the evaluations (every
-//! subject run counted: candidates, the confirming runs, the runs whose traces adapt schedules) and,
+//! A candidate is kept when the law's verdict on it is a violation; after each pass the best case is run again on a
+//! fresh World and must give the same violation, or it is dropped with every case kept since the last confirmation,
+//! latest first, until one reproduces (a nondeterministic failure is never the minimum, and a deterministic subject
+//! pays one confirming run per pass that kept something, not one per kept candidate). Budgets bound the evaluations
+//! (every subject run counted: candidates, the confirming runs, the runs whose traces adapt schedules) and,
 //! optionally, wall-clock time (off by default: a time budget makes the minimum depend on the machine).
 
 mod adapt;

@@ -6,7 +6,7 @@ use timelaw_generators::{case_outside, ConfigDomain};
 
 use super::merge::{folded, merged, shifted};
 use super::numbers::{near_pairs, tied_groups};
-use super::order::shape;
+use super::order::{shape, within};
 use super::outcomes::{rewritten_pairs, simpler_steps};
 use super::passes::{boundaries, merge_equal_neighbours, read, slots, write};
 use super::shift::time_taken_out;
@@ -31,7 +31,8 @@ pub struct Move<C> {
 /// elapsed-time limit, each pair of adjacent steps given simpler outcomes together, each duration at
 /// zero, halved, one nanosecond lower and at each contract boundary below it, seed zero, and each clock
 /// fault dropped. Only moves the shrinker may accept are listed: none is larger in the order on
-/// simplicity ([`super::order`]) or breaks more domain rules than `case`.
+/// simplicity ([`super::order`]: a larger shape, or at an equal shape a config of a larger rank) or breaks
+/// more domain rules than `case`.
 ///
 /// The coupled form of a config move (the schedule adapted to the moved boundaries) needs a run of the
 /// subject, so it is not listed; the plain config move is.
@@ -41,8 +42,11 @@ pub fn moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>) -> V
     config_moves(subject, case, &mut out);
     detail_moves(subject, case, &mut out);
     let (limit, outside) = (shape(&case.schedule), case_outside(subject, case).len());
+    let rank = subject.config_rank(&case.config);
     out.retain(|m: &Move<S::Config>| {
-        m.case != *case && shape(&m.case.schedule) <= limit && case_outside(subject, &m.case).len() <= outside
+        m.case != *case
+            && within(shape(&m.case.schedule), || subject.config_rank(&m.case.config), limit, &rank)
+            && case_outside(subject, &m.case).len() <= outside
     });
     out
 }
@@ -165,7 +169,7 @@ fn detail_moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>, o
         }
         let timeout = subject.contract(&case.config).timing.attempt_timeout;
         for (index, &step) in case.schedule.calls[call].steps.iter().enumerate() {
-            for simpler in simpler_steps(step, timeout) {
+            for simpler in simpler_steps(step, timeout, case.schedule.calls[call].cancel_after) {
                 let mut next = case.clone();
                 next.schedule.calls[call].steps[index] = simpler;
                 let (outcome, duration) = (simpler.outcome, simpler.duration);

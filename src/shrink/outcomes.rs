@@ -1,6 +1,7 @@
 //! Shrink moves over outcomes: `simplify_outcomes` (one step's outcome replaced by a simpler one; a hang
-//! replaced either with a zero duration or with a duration equal to the attempt timeout, the instant
-//! the timeout cut the hang, so "cut by the timeout" survives as "took as long as the timeout") and
+//! replaced either with a zero duration, or with a duration equal to the attempt timeout, the instant
+//! the timeout cut the hang, so "cut by the timeout" survives as "took as long as the timeout", or with
+//! a duration one nanosecond past its call's cancellation, so "cut by the cancellation" survives) and
 //! `rewrite_pairs` (two adjacent steps of a call change their outcomes at once, to any pair whose sum of
 //! ranks is smaller: `[rate_limited, transient]` may become `[transient, fatal]`, which no change of one
 //! step reaches, since `[transient, transient]` or `[rate_limited, fatal]` may both lose the failure).
@@ -16,17 +17,22 @@ const SIMPLER: [Outcome; 4] =
     [Outcome::Ok, Outcome::Transient, Outcome::Fatal, Outcome::RateLimited { retry_after: VDuration::ZERO }];
 
 /// Every step simpler than `step` by its outcome, simplest outcome first: for a hang, each simpler
-/// outcome at once and then, when there is an attempt timeout (`timeout`), each taking the timeout.
-pub(super) fn simpler_steps(step: Step, timeout: Option<VDuration>) -> Vec<Step> {
+/// outcome at once, then, when there is an attempt timeout (`timeout`), each taking the timeout, then,
+/// when its call is cancelled (`cancel_after`, from the call's start), each lasting one nanosecond past
+/// the cancellation (so "cut by the cancellation" survives as "still running when it fell").
+pub(super) fn simpler_steps(step: Step, timeout: Option<VDuration>, cancel_after: Option<VDuration>) -> Vec<Step> {
     let mut out = Vec::new();
+    let past_cancel = cancel_after.map(|cancel| cancel.saturating_add(VDuration::from_nanos(1)));
     for outcome in SIMPLER.into_iter().filter(|o| rank(*o) < rank(step.outcome)) {
         if step.outcome != Outcome::Hang {
             out.push(Step { outcome, ..step });
             continue;
         }
         out.push(Step { outcome, duration: VDuration::ZERO, ..step });
-        if let Some(timeout) = timeout.filter(|timeout| !timeout.is_zero()) {
-            out.push(Step { outcome, duration: timeout, ..step });
+        for cut in [timeout.filter(|timeout| !timeout.is_zero()), past_cancel].into_iter().flatten() {
+            if !out.contains(&Step { outcome, duration: cut, ..step }) {
+                out.push(Step { outcome, duration: cut, ..step });
+            }
         }
     }
     out
@@ -75,7 +81,8 @@ pub(super) fn simplify_outcomes<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinke
     for call in 0..shrinker.best.schedule.calls.len() {
         for index in 0..shrinker.best.schedule.calls[call].steps.len() {
             let timeout = shrinker.contract().timing.attempt_timeout;
-            for step in simpler_steps(shrinker.best.schedule.calls[call].steps[index], timeout) {
+            let script = &shrinker.best.schedule.calls[call];
+            for step in simpler_steps(script.steps[index], timeout, script.cancel_after) {
                 let mut candidate = shrinker.best.clone();
                 candidate.schedule.calls[call].steps[index] = step;
                 if shrinker.attempt(candidate) {
@@ -152,13 +159,21 @@ mod tests {
         check_pairs(&[Transient], &[], 0);
     }
 
-    #[track_caller]
-    fn check_simpler(step: Step, timeout_ns: Option<u64>, expect: &[(Outcome, u64)]) {
-        let got: Vec<(Outcome, u64)> = simpler_steps(step, timeout_ns.map(VDuration::from_nanos))
+    fn simpler_ns(step: Step, timeout_ns: Option<u64>, cancel_ns: Option<u64>) -> Vec<(Outcome, u64)> {
+        simpler_steps(step, timeout_ns.map(VDuration::from_nanos), cancel_ns.map(VDuration::from_nanos))
             .into_iter()
             .map(|s| (s.outcome, s.duration.as_nanos()))
-            .collect();
-        assert_eq!(got, expect);
+            .collect()
+    }
+
+    #[track_caller]
+    fn check_simpler(step: Step, timeout_ns: Option<u64>, cancel_ns: Option<u64>, expect: &[(Outcome, u64)]) {
+        assert_eq!(simpler_ns(step, timeout_ns, cancel_ns), expect);
+    }
+
+    /// The first `count` simpler steps.
+    fn check_first(step: Step, timeout_ns: Option<u64>, cancel_ns: Option<u64>, count: usize) -> Vec<(Outcome, u64)> {
+        simpler_ns(step, timeout_ns, cancel_ns).into_iter().take(count).collect()
     }
 
     #[test]
@@ -168,10 +183,28 @@ mod tests {
         let limited = Outcome::RateLimited { retry_after: VDuration::ZERO };
         let cut =
             [(Ok, 0), (Ok, 2), (Transient, 0), (Transient, 2), (Fatal, 0), (Fatal, 2), (limited, 0), (limited, 2)];
-        check_simpler(hang, Some(2), &cut);
-        check_simpler(hang, None, &[(Ok, 0), (Transient, 0), (Fatal, 0), (limited, 0)]);
-        check_simpler(hang, Some(0), &[(Ok, 0), (Transient, 0), (Fatal, 0), (limited, 0)]);
-        check_simpler(Step::new(VDuration::from_nanos(9), Fatal), Some(2), &[(Ok, 9), (Transient, 9)]);
-        check_simpler(Step::instant(Ok), Some(2), &[]);
+        check_simpler(hang, Some(2), None, &cut);
+        check_simpler(hang, None, None, &[(Ok, 0), (Transient, 0), (Fatal, 0), (limited, 0)]);
+        check_simpler(hang, Some(0), None, &[(Ok, 0), (Transient, 0), (Fatal, 0), (limited, 0)]);
+        check_simpler(Step::new(VDuration::from_nanos(9), Fatal), Some(2), None, &[(Ok, 9), (Transient, 9)]);
+        check_simpler(Step::instant(Ok), Some(2), None, &[]);
+    }
+
+    #[test]
+    fn a_hang_in_a_cancelled_call_becomes_a_simpler_outcome_lasting_past_the_cancellation() {
+        use Outcome::{Fatal, Hang, Ok, Transient};
+        let hang = Step::new(VDuration::from_nanos(9), Hang);
+        let limited = Outcome::RateLimited { retry_after: VDuration::ZERO };
+        let past =
+            [(Ok, 0), (Ok, 3), (Transient, 0), (Transient, 3), (Fatal, 0), (Fatal, 3), (limited, 0), (limited, 3)];
+        check_simpler(hang, None, Some(2), &past);
+        let both = [(Ok, 0), (Ok, 5), (Ok, 3)];
+        assert_eq!(check_first(hang, Some(5), Some(2), 3), both);
+        assert_eq!(
+            check_first(hang, Some(3), Some(2), 3),
+            [(Ok, 0), (Ok, 3), (Transient, 0)],
+            "cuts at one instant: one step"
+        );
+        check_simpler(Step::new(VDuration::from_nanos(9), Fatal), None, Some(2), &[(Ok, 9), (Transient, 9)]);
     }
 }

@@ -8,7 +8,10 @@ use super::engine::Shrinker;
 /// A pass: tries candidates, returns whether it kept any.
 pub(super) type Pass<S> = fn(&mut Shrinker<'_, S>) -> bool;
 
-/// The passes in the order they run.
+/// The passes in the order they run: the order on simplicity's ([`super::order`]), so every pass that
+/// shrinks the shape (calls, steps, outcomes) runs before the config passes, while the config that
+/// lets a simpler schedule fail is still there (a rate limit becomes a transient failure before the
+/// delay its retry-after stood in for is lowered away).
 pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 13] {
     [
         ("drop_calls", drop_calls::<S>),
@@ -16,11 +19,11 @@ pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 13
         ("drop_steps", drop_steps::<S>),
         ("merge_steps", super::merge::merge_steps::<S>),
         ("lower_repeats", lower_repeats::<S>),
+        ("simplify_outcomes", super::outcomes::simplify_outcomes::<S>),
+        ("rewrite_pairs", super::outcomes::rewrite_pairs::<S>),
         ("shrink_config", shrink_config::<S>),
         ("shrink_numbers", super::numbers::shrink_numbers::<S>),
         ("simplify_calls", simplify_calls::<S>),
-        ("simplify_outcomes", super::outcomes::simplify_outcomes::<S>),
-        ("rewrite_pairs", super::outcomes::rewrite_pairs::<S>),
         ("shrink_durations", shrink_durations::<S>),
         ("zero_seed", zero_seed::<S>),
         ("shrink_clock_faults", super::clock_passes::shrink_clock_faults::<S>),
@@ -133,8 +136,9 @@ fn with_calls<C: Clone>(case: &Case<C>, calls: Vec<CallScript>) -> Case<C> {
 }
 
 /// After a kept candidate the new config's candidates are tried from the same position on (a halving
-/// kept is followed by the next halving); the earlier, more aggressive ones get their turn again in the
-/// next round of the passes, so they are not re-run after every small step.
+/// kept is followed by the next halving: coupled numbers, such as an initial delay and its cap, halve
+/// together where the numbers' binary search moves one at a time); the earlier, more aggressive ones
+/// get their turn again in the next round of the passes, so they are not re-run after every small step.
 fn shrink_config<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
     let mut progress = false;
     let mut start = 0;

@@ -16,6 +16,17 @@ pub struct Breaker {
     opened_at: crate::time::VInstant,
     probes_admitted: u32,
     probe_successes: u32,
+    /// Counts transitions: a call's result counts only in the state it was admitted in.
+    epoch: u64,
+    /// The epoch a half-open period closed from, and when (for a failed probe landing beside the close).
+    closed_from: Option<(u64, crate::time::VInstant)>,
+}
+
+/// What [`Breaker::admit_ticket`] gives an admitted call, for [`Breaker::record_ticket`]: the state it
+/// was admitted in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ticket {
+    epoch: u64,
 }
 
 impl Breaker {
@@ -28,6 +39,8 @@ impl Breaker {
             opened_at: crate::time::VInstant::EPOCH,
             probes_admitted: 0,
             probe_successes: 0,
+            epoch: 0,
+            closed_from: None,
         }
     }
 
@@ -60,6 +73,33 @@ impl Breaker {
         Ok(true)
     }
 
+    /// [`Breaker::admit`] for calls that overlap: the ticket of an admitted call, `None` for a refused one.
+    ///
+    /// # Errors
+    /// As [`Breaker::admit`].
+    pub fn admit_ticket(&mut self, world: &mut World<'_>) -> Result<Option<Ticket>, Abort> {
+        Ok(self.admit(world)?.then_some(Ticket { epoch: self.epoch }))
+    }
+
+    /// [`Breaker::record`] for calls that overlap. A result counts in the state its call was admitted in;
+    /// once the breaker moved on (opened, half-opened, closed) it is dropped, with one exception: a probe
+    /// that fails at the instant its half-open period closed reopens the breaker (a failed probe reopens
+    /// it even when a concurrent success landing at the same instant closed it first).
+    ///
+    /// # Errors
+    /// The World's abort while recording a transition.
+    pub fn record_ticket(&mut self, world: &mut World<'_>, ticket: Ticket, result: CallResult) -> Result<(), Abort> {
+        if ticket.epoch == self.epoch {
+            return self.record(world, result);
+        }
+        let failed = matches!(result, CallResult::Err(kind) if kind != ErrorKind::Cancelled);
+        let closed_now = self.closed_from == Some((ticket.epoch, world.now()));
+        if failed && closed_now && self.state == CircuitState::Closed {
+            return self.open(world);
+        }
+        Ok(())
+    }
+
     /// Records the result of an admitted call.
     ///
     /// # Errors
@@ -77,14 +117,14 @@ impl Breaker {
                 self.probe_successes += 1;
                 if self.probe_successes >= self.params.half_open_probes {
                     self.window.clear();
+                    self.closed_from = Some((self.epoch, world.now()));
                     self.transition(world, CircuitState::Closed)?;
                 }
                 Ok(())
             }
-            CircuitState::Open => {
-                debug_assert!(false, "an open breaker admits no call");
-                Ok(())
-            }
+            // A sequential breaker never records while open (an open breaker admits no call); overlapping
+            // calls go through `record_ticket`, which drops results of an earlier state.
+            CircuitState::Open => Ok(()),
         }
     }
 
@@ -118,6 +158,7 @@ impl Breaker {
     fn transition(&mut self, world: &mut World<'_>, to: CircuitState) -> Result<(), Abort> {
         let from = self.state;
         self.state = to;
+        self.epoch += 1;
         world.circuit_transition(from, to)
     }
 }

@@ -23,9 +23,9 @@ use crate::world::{Abort, AttemptResult, CallInfo, Wake, World};
 pub struct Reference;
 
 /// State that spans the calls of one case.
-struct CaseState {
-    breaker: Option<Breaker>,
-    budget: Option<RetryBudget>,
+pub(super) struct CaseState {
+    pub(super) breaker: Option<Breaker>,
+    pub(super) budget: Option<RetryBudget>,
 }
 
 impl Subject for Reference {
@@ -94,12 +94,17 @@ impl Subject for Reference {
             },
             circuit: Declared::from(circuit),
             budget: Declared::from(budget),
+            bulkhead: Declared::from(p.bulkhead),
+            limiter: Declared::from(p.limiter),
             ..Contract::default()
         }
     }
 
     fn run(&self, policy: &Policy, world: &mut World<'_>) -> Result<(), Abort> {
         policy.validate().map_err(|error| Abort::InvalidConfig(error.to_string()))?;
+        if policy.has_load_mechanisms() || world.schedule().has_arrivals() {
+            return super::load::run_concurrent(policy, world);
+        }
         let mut state =
             CaseState { breaker: policy.circuit.map(Breaker::new), budget: policy.retry_budget.map(RetryBudget::new) };
         world.for_each_call(|world, call| serve_call(policy, &mut state, world, call))
@@ -129,7 +134,7 @@ fn serve_call(
 }
 
 /// What a check before or after an attempt found.
-enum Check {
+pub(super) enum Check {
     /// Go on.
     Go,
     /// The call ends with this error.
@@ -139,7 +144,7 @@ enum Check {
 }
 
 /// The deadline first (a read of the monotonic clock), then cancellation.
-fn interrupted(world: &mut World<'_>, deadline_at: Option<VInstant>) -> Result<Check, Abort> {
+pub(super) fn interrupted(world: &mut World<'_>, deadline_at: Option<VInstant>) -> Result<Check, Abort> {
     if let Some(at) = deadline_at {
         match world.read_now()? {
             Ok(now) if now >= at => return Ok(Check::Stop(ErrorKind::DeadlineExceeded)),
@@ -157,7 +162,7 @@ fn interrupted(world: &mut World<'_>, deadline_at: Option<VInstant>) -> Result<C
 }
 
 /// The error a cut sleep or attempt ends the call with: the deadline's, else cancellation.
-fn cut_error(world: &mut World<'_>, deadline_at: Option<VInstant>) -> Result<ErrorKind, Abort> {
+pub(super) fn cut_error(world: &mut World<'_>, deadline_at: Option<VInstant>) -> Result<ErrorKind, Abort> {
     Ok(match interrupted(world, deadline_at)? {
         Check::Stop(kind) => kind,
         Check::Go | Check::Unreadable => ErrorKind::Cancelled,
@@ -165,7 +170,7 @@ fn cut_error(world: &mut World<'_>, deadline_at: Option<VInstant>) -> Result<Err
 }
 
 /// Stamps the call's start with the wall clock ("request started at"); the stamp decides nothing.
-fn stamp_start(world: &mut World<'_>) -> Result<(), Abort> {
+pub(super) fn stamp_start(world: &mut World<'_>) -> Result<(), Abort> {
     if let Err(failed) = world.wall_now()? {
         world.diagnose(Diagnostic::TimingMissing { clock: failed.0 })?;
     }
@@ -235,7 +240,7 @@ fn retry_loop(
     }
 }
 
-enum AttemptFailure {
+pub(super) enum AttemptFailure {
     /// The call ends with this error whatever the policy says (deadline, cancellation).
     Final(ErrorKind),
     /// An attempt failure the policy may retry; the outcome is `None` for a timeout.
@@ -269,7 +274,7 @@ fn run_attempt(
     })
 }
 
-fn retryable(policy: &Policy, failure: ErrorKind) -> bool {
+pub(super) fn retryable(policy: &Policy, failure: ErrorKind) -> bool {
     match failure {
         ErrorKind::Transient => policy.retry_on.transient,
         ErrorKind::RateLimited => policy.retry_on.rate_limited,
@@ -279,7 +284,7 @@ fn retryable(policy: &Policy, failure: ErrorKind) -> bool {
 }
 
 /// The delay before the next retry, or `None` when a retry-after beyond the cap makes the call give up.
-fn plan_delay(
+pub(super) fn plan_delay(
     policy: &Policy,
     world: &mut World<'_>,
     attempt: u32,

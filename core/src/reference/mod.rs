@@ -78,6 +78,30 @@
 //! Over the calls of a case, retries never exceed `min_retries + calls_started * retry_percent / 100`. A
 //! retry the budget refuses is recorded as a rejection and the call returns its last error.
 //!
+//! # Overlapping calls
+//! A schedule whose calls have arrivals ([`crate::schedule`], "Arrivals"), or a policy with a bulkhead
+//! or a rate limiter, is served on the concurrent path: one task per call on the virtual-time executor
+//! ([`crate::concurrent::run_async_calls`]), each call running the retry loop above. Shared state (the
+//! breaker, the budget, the bulkhead, the bucket) is shared by the calls. A sequential case without
+//! those mechanisms takes the sequential path, and a sequential case with them runs alike on both
+//! (tested). Half-open, the breaker admits up to `half_open_probes` probes at once; a call's result
+//! counts in the state it was admitted in (a result landing after the breaker moved on is dropped),
+//! except that a probe failing at the instant a concurrent success closed the breaker reopens it (the
+//! contract's `probe_settle` is `FailureReopens`).
+//!
+//! # Bulkhead
+//! With `bulkhead`, at most `max_in_flight` calls hold a slot (from their admission to their end). A call
+//! arriving when every slot is taken, or when others already wait, waits in a first-come queue
+//! (`Queued`) while fewer than `queue_max` wait, and is rejected (`BulkheadFull`, no dispatch) otherwise.
+//! A waiting call leaves the queue at its deadline (`DeadlineExceeded`) or its cancellation
+//! (`Cancelled`), the deadline first.
+//!
+//! # Rate limiter
+//! With `limiter`, a token bucket of `burst` tokens, full at the start of the case, gains one token at
+//! every whole multiple of `refill_every` while below `burst` (zero `refill_every`: no limit). Every
+//! dispatch, retries included, takes a token first; with none left the call is rejected
+//! (`LimiterEmpty`) and returns `Err(LimiterEmpty)`.
+//!
 //! # Notifications
 //! Before every sleep the interpreter notifies with the exact delay it is about to sleep.
 //!
@@ -89,10 +113,11 @@ mod backoff;
 mod budget;
 mod circuit;
 mod interpreter;
+mod load;
 mod policy;
 
 pub use backoff::{capped_base, next_delay};
 pub use budget::RetryBudget;
-pub use circuit::Breaker;
+pub use circuit::{Breaker, Ticket};
 pub use interpreter::Reference;
 pub use policy::{Backoff, Jitter, Policy, PolicyError, PolicyFields, MAX_ATTEMPTS, MAX_FACTOR, MAX_WINDOW};

@@ -5,7 +5,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::contract::{BackoffShape, BudgetContract, CircuitContract, RetryOn};
+use crate::contract::{BackoffShape, BudgetContract, BulkheadContract, CircuitContract, LimiterContract, RetryOn};
 use crate::time::VDuration;
 
 /// The largest `max_attempts` a policy may have.
@@ -113,6 +113,11 @@ pub struct Policy {
     pub circuit: Option<CircuitContract>,
     /// A retry budget over the calls of a case.
     pub retry_budget: Option<BudgetContract>,
+    /// The bulkhead: at most `max_in_flight` calls at once, up to `queue_max` more waiting (module docs of
+    /// [`crate::reference`], "Bulkhead"); `None` (left out of JSON): no limit.
+    pub bulkhead: Option<BulkheadContract>,
+    /// The token-bucket rate limiter on dispatches ("Rate limiter"); `None` (left out of JSON): none.
+    pub limiter: Option<LimiterContract>,
 }
 
 /// The serialized form of [`Policy`]; deserializing goes through [`Policy::validate`].
@@ -140,6 +145,10 @@ pub struct PolicyFields {
     circuit: Option<CircuitContract>,
     #[serde(default)]
     retry_budget: Option<BudgetContract>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    bulkhead: Option<BulkheadContract>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    limiter: Option<LimiterContract>,
 }
 
 impl TryFrom<PolicyFields> for Policy {
@@ -158,6 +167,8 @@ impl TryFrom<PolicyFields> for Policy {
             retry_elapsed_max: f.retry_elapsed_max,
             circuit: f.circuit,
             retry_budget: f.retry_budget,
+            bulkhead: f.bulkhead,
+            limiter: f.limiter,
         };
         policy.validate()?;
         Ok(policy)
@@ -179,6 +190,8 @@ impl From<Policy> for PolicyFields {
             retry_elapsed_max: p.retry_elapsed_max,
             circuit: p.circuit,
             retry_budget: p.retry_budget,
+            bulkhead: p.bulkhead,
+            limiter: p.limiter,
         }
     }
 }
@@ -219,7 +232,15 @@ impl Policy {
             retry_elapsed_max: None,
             circuit: None,
             retry_budget: None,
+            bulkhead: None,
+            limiter: None,
         }
+    }
+
+    /// `true` when a mechanism that acts under load (a bulkhead, a rate limiter) is configured: the
+    /// interpreter then serves calls on the concurrent path, even for a sequential schedule.
+    pub fn has_load_mechanisms(&self) -> bool {
+        self.bulkhead.is_some() || self.limiter.is_some()
     }
 
     /// Checks every field.
@@ -250,6 +271,9 @@ impl Policy {
                 window,
                 "none (the reference's budget spans the case)",
             )?;
+        }
+        if let Some(bulkhead) = self.bulkhead {
+            check(bulkhead.max_in_flight >= 1, "bulkhead.max_in_flight", bulkhead.max_in_flight, "at least 1")?;
         }
         Ok(())
     }

@@ -1,0 +1,293 @@
+//! The reference interpreter serving calls that overlap ([`crate::concurrent::run_async_calls`]): the
+//! same retry loop as the sequential path, plus the mechanisms that only act under load, the bulkhead
+//! and the token-bucket rate limiter. See the module docs of [`crate::reference`].
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::future::poll_fn;
+use std::rc::Rc;
+use std::task::Poll;
+
+use super::budget::RetryBudget;
+use super::circuit::Breaker;
+use super::interpreter::{
+    cut_error, interrupted, plan_delay, retryable, stamp_start, AttemptFailure, CaseState, Check,
+};
+use super::policy::Policy;
+use crate::concurrent::run_async_calls;
+use crate::contract::{BulkheadContract, LimiterContract, TieRule};
+use crate::exec::AsyncWorld;
+use crate::schedule::Outcome;
+use crate::time::{VDuration, VInstant};
+use crate::trace::{CallResult, ErrorKind, Rejection};
+use crate::world::{Abort, AttemptResult, CallInfo, Wake};
+
+/// State shared by the calls of one case.
+struct Shared {
+    case: CaseState,
+    bulkhead: Option<Bulkhead>,
+    bucket: Option<Bucket>,
+}
+
+/// Calls in flight and the queue of calls waiting for a slot, first come first served.
+struct Bulkhead {
+    params: BulkheadContract,
+    in_flight: u32,
+    queue: VecDeque<u32>,
+}
+
+/// The token bucket: full at the start, one token back at every whole multiple of `refill_every`.
+struct Bucket {
+    params: LimiterContract,
+    tokens: u32,
+    /// The instant (ns) of the last refill count.
+    counted_ns: u64,
+}
+
+impl Bucket {
+    /// Takes a token at `now` if one is left.
+    fn take(&mut self, now: VInstant) -> bool {
+        let now_ns = now.since_epoch().as_nanos();
+        let refills = self.params.refills_between(self.counted_ns, now_ns);
+        self.counted_ns = now_ns;
+        let refilled = u64::from(self.tokens).saturating_add(refills).min(u64::from(self.params.burst));
+        // At most `burst`, a u32.
+        self.tokens = u32::try_from(refilled).unwrap_or(u32::MAX);
+        if self.tokens == 0 {
+            return false;
+        }
+        self.tokens -= 1;
+        true
+    }
+}
+
+type State = Rc<RefCell<Shared>>;
+
+/// Serves every call of the case concurrently.
+pub(super) fn run_concurrent(policy: &Policy, world: &mut crate::world::World<'_>) -> Result<(), Abort> {
+    let state = Rc::new(RefCell::new(Shared {
+        case: CaseState {
+            breaker: policy.circuit.map(Breaker::new),
+            budget: policy.retry_budget.map(RetryBudget::new),
+        },
+        bulkhead: policy.bulkhead.map(|params| Bulkhead { params, in_flight: 0, queue: VecDeque::new() }),
+        bucket: policy.limiter.map(|params| Bucket { params, tokens: params.burst, counted_ns: 0 }),
+    }));
+    let policy = policy.clone();
+    run_async_calls(world, move |w, call| serve(policy.clone(), Rc::clone(&state), w, call))
+}
+
+async fn serve(policy: Policy, state: State, w: AsyncWorld<'_>, call: CallInfo) -> Result<CallResult, Abort> {
+    if let Some(budget) = state.borrow_mut().case.budget.as_mut() {
+        budget.on_call_start();
+    }
+    let deadline_at = policy.deadline.map(|deadline| call.started.saturating_add(deadline));
+    if let Some(refused) = enter_bulkhead(&state, &w, call, deadline_at).await? {
+        return Ok(CallResult::Err(refused));
+    }
+    let result = serve_admitted(&policy, &state, &w, call).await;
+    if let Some(bulkhead) = state.borrow_mut().bulkhead.as_mut() {
+        bulkhead.in_flight -= 1;
+    }
+    result
+}
+
+/// Takes a bulkhead slot: at once when one is free and nobody waits, else in the queue (first come,
+/// first served) while it has room, else the call is rejected. A queued call leaves the queue at its
+/// deadline (then cancellation, the interpreter's order). `Some(error)` when the call ends there.
+async fn enter_bulkhead(
+    state: &State,
+    w: &AsyncWorld<'_>,
+    call: CallInfo,
+    deadline_at: Option<VInstant>,
+) -> Result<Option<ErrorKind>, Abort> {
+    let queued = {
+        let mut shared = state.borrow_mut();
+        let Some(bulkhead) = shared.bulkhead.as_mut() else { return Ok(None) };
+        if bulkhead.in_flight < bulkhead.params.max_in_flight && bulkhead.queue.is_empty() {
+            bulkhead.in_flight += 1;
+            return Ok(None);
+        }
+        let room = (bulkhead.queue.len() as u64) < u64::from(bulkhead.params.queue_max);
+        if room {
+            bulkhead.queue.push_back(call.index);
+        }
+        room
+    };
+    if !queued {
+        w.with(|w| w.reject(Rejection::BulkheadFull))?;
+        return Ok(Some(ErrorKind::BulkheadFull));
+    }
+    w.with(|w| w.record_queued())?;
+    let cancel_at = w.with(|w| w.cancel_at());
+    if let Some(at) = [deadline_at, cancel_at].into_iter().flatten().min() {
+        w.wake_at(at);
+    }
+    Ok(poll_fn(|_| wait_for_slot(state, w, call.index, deadline_at)).await)
+}
+
+fn wait_for_slot(
+    state: &State,
+    w: &AsyncWorld<'_>,
+    call: u32,
+    deadline_at: Option<VInstant>,
+) -> Poll<Option<ErrorKind>> {
+    let mut shared = state.borrow_mut();
+    let Some(bulkhead) = shared.bulkhead.as_mut() else { return Poll::Ready(None) };
+    let now = w.now();
+    let gave_up = if deadline_at.is_some_and(|at| now >= at) {
+        Some(ErrorKind::DeadlineExceeded)
+    } else {
+        w.with(|w| w.is_cancelled()).then_some(ErrorKind::Cancelled)
+    };
+    if let Some(kind) = gave_up {
+        bulkhead.queue.retain(|&queued| queued != call);
+        return Poll::Ready(Some(kind));
+    }
+    if bulkhead.queue.front() == Some(&call) && bulkhead.in_flight < bulkhead.params.max_in_flight {
+        bulkhead.queue.pop_front();
+        bulkhead.in_flight += 1;
+        return Poll::Ready(None);
+    }
+    Poll::Pending
+}
+
+/// The breaker around the retry loop, as on the sequential path (probes admitted concurrently up to
+/// `half_open_probes`; a result counts in the state its call was admitted in).
+async fn serve_admitted(
+    policy: &Policy,
+    state: &State,
+    w: &AsyncWorld<'_>,
+    call: CallInfo,
+) -> Result<CallResult, Abort> {
+    let ticket = {
+        let mut shared = state.borrow_mut();
+        match shared.case.breaker.as_mut() {
+            Some(breaker) => match w.with(|w| breaker.admit_ticket(w))? {
+                Some(ticket) => Some(ticket),
+                None => {
+                    w.with(|w| w.reject(Rejection::CircuitOpen))?;
+                    return Ok(CallResult::Err(ErrorKind::CircuitOpen));
+                }
+            },
+            None => None,
+        }
+    };
+    let result = retry_loop(policy, state, w, call).await?;
+    if let (Some(ticket), Some(breaker)) = (ticket, state.borrow_mut().case.breaker.as_mut()) {
+        w.with(|w| breaker.record_ticket(w, ticket, result))?;
+    }
+    Ok(result)
+}
+
+/// The sequential interpreter's retry loop (`interpreter::retry_loop`), awaiting attempts and sleeps,
+/// with a token taken from the rate limiter before every dispatch.
+async fn retry_loop(policy: &Policy, state: &State, w: &AsyncWorld<'_>, call: CallInfo) -> Result<CallResult, Abort> {
+    w.with(stamp_start)?;
+    let deadline_at = policy.deadline.map(|deadline| call.started.saturating_add(deadline));
+    let retries_until = policy.retry_elapsed_max.map(|limit| call.started.saturating_add(limit));
+    let (mut slept, mut previous_delay, mut attempt) = (VDuration::ZERO, None, 0);
+    loop {
+        let check_deadline = if attempt == 0 { deadline_at } else { None };
+        match w.with(|w| interrupted(w, check_deadline))? {
+            Check::Stop(kind) => return Ok(CallResult::Err(kind)),
+            Check::Unreadable => return Ok(CallResult::Err(ErrorKind::DeadlineExceeded)),
+            Check::Go => {}
+        }
+        if !take_token(state, w)? {
+            return Ok(CallResult::Err(ErrorKind::LimiterEmpty));
+        }
+        attempt += 1;
+        let (failure, outcome) = match run_attempt(policy, w, deadline_at).await? {
+            Ok(()) => return Ok(CallResult::Ok),
+            Err(AttemptFailure::Final(kind)) => return Ok(CallResult::Err(kind)),
+            Err(AttemptFailure::Retryable(kind, outcome)) => (kind, outcome),
+        };
+        match w.with(|w| interrupted(w, deadline_at))? {
+            Check::Stop(kind) => return Ok(CallResult::Err(kind)),
+            Check::Unreadable => return Ok(CallResult::Err(failure)),
+            Check::Go => {}
+        }
+        let Some(delay) = retry_delay(policy, w, (call, attempt, failure), previous_delay, outcome)? else {
+            return Ok(CallResult::Err(failure));
+        };
+        let now = w.now();
+        if policy.sleep_budget.is_some_and(|budget| slept.saturating_add(delay) > budget)
+            || retries_until.is_some_and(|at| now.saturating_add(delay) > at)
+        {
+            return Ok(CallResult::Err(failure));
+        }
+        if deadline_at.is_some_and(|at| now.saturating_add(delay) >= at) {
+            return Ok(CallResult::Err(ErrorKind::DeadlineExceeded));
+        }
+        if !spend_budget(state, w)? {
+            return Ok(CallResult::Err(failure));
+        }
+        w.with(|w| w.notify(delay))?;
+        if w.sleep(delay).await? == Wake::Cancelled {
+            return Ok(CallResult::Err(w.with(|w| cut_error(w, deadline_at))?));
+        }
+        slept = slept.saturating_add(delay);
+        previous_delay = Some(delay);
+    }
+}
+
+/// The delay before the next retry, or `None` when the call does not retry.
+fn retry_delay(
+    policy: &Policy,
+    w: &AsyncWorld<'_>,
+    (call, attempt, failure): (CallInfo, u32, ErrorKind),
+    previous: Option<VDuration>,
+    outcome: Option<Outcome>,
+) -> Result<Option<VDuration>, Abort> {
+    if !retryable(policy, failure) || attempt >= policy.max_attempts || !call.idempotent {
+        return Ok(None);
+    }
+    w.with(|w| plan_delay(policy, w, attempt, previous, outcome))
+}
+
+/// A token from the rate limiter, if any; a refusal is recorded.
+fn take_token(state: &State, w: &AsyncWorld<'_>) -> Result<bool, Abort> {
+    let now = w.now();
+    let taken = state.borrow_mut().bucket.as_mut().is_none_or(|bucket| bucket.take(now));
+    if !taken {
+        w.with(|w| w.reject(Rejection::LimiterEmpty))?;
+    }
+    Ok(taken)
+}
+
+/// A retry from the budget, if any; a refusal is recorded.
+fn spend_budget(state: &State, w: &AsyncWorld<'_>) -> Result<bool, Abort> {
+    let spent = state.borrow_mut().case.budget.as_mut().is_none_or(RetryBudget::try_spend);
+    if !spent {
+        w.with(|w| w.reject(Rejection::BudgetExhausted))?;
+    }
+    Ok(spent)
+}
+
+async fn run_attempt(
+    policy: &Policy,
+    w: &AsyncWorld<'_>,
+    deadline_at: Option<VInstant>,
+) -> Result<Result<(), AttemptFailure>, Abort> {
+    let left = deadline_at.map(|at| at.duration_since(w.now()));
+    let limit = match (policy.attempt_timeout, left) {
+        (Some(timeout), Some(left)) => Some(timeout.min(left)),
+        (timeout, left) => timeout.or(left),
+    };
+    let by_deadline = left.is_some_and(|left| policy.attempt_timeout.is_none_or(|timeout| left <= timeout));
+    let result = match limit {
+        Some(limit) => w.dispatch_with_timeout(limit, TieRule::Expired).await?,
+        None => w.dispatch().await?,
+    };
+    Ok(match result {
+        AttemptResult::Completed(Outcome::Ok) => Ok(()),
+        AttemptResult::Completed(outcome) => {
+            let kind = ErrorKind::from_outcome(outcome).unwrap_or(ErrorKind::Transient);
+            Err(AttemptFailure::Retryable(kind, Some(outcome)))
+        }
+        AttemptResult::TimedOut if by_deadline => Err(AttemptFailure::Final(ErrorKind::DeadlineExceeded)),
+        AttemptResult::TimedOut => Err(AttemptFailure::Retryable(ErrorKind::Timeout, None)),
+        AttemptResult::Cancelled => Err(AttemptFailure::Final(w.with(|w| cut_error(w, deadline_at))?)),
+    })
+}

@@ -1,0 +1,246 @@
+//! The reference interpreter under load: the bulkhead, the token-bucket limiter and half-open probes
+//! admitted concurrently, on overlapping calls.
+
+use timelaw_core::reference::{Backoff, Policy, Reference};
+use timelaw_core::{
+    execute, BulkheadContract, CallScript, CircuitContract, EventKind, LimiterContract, Outcome, Schedule, Step,
+    VDuration,
+};
+
+fn ms(millis: u64) -> VDuration {
+    VDuration::from_millis(millis)
+}
+
+fn one_attempt() -> Policy {
+    Policy::new(1, Backoff::Constant { delay: VDuration::ZERO }, VDuration::ZERO)
+}
+
+/// A call arriving at `at_ms` whose one attempt takes `took_ms` and ends with `outcome`.
+fn call(at_ms: u64, took_ms: u64, outcome: Outcome) -> CallScript {
+    CallScript::new(vec![Step::new(ms(took_ms), outcome)]).arriving(ms(at_ms))
+}
+
+/// The trace as `t(ms) call kind` lines, without starts, wall stamps and clock reads.
+#[track_caller]
+fn check(policy: &Policy, calls: Vec<CallScript>, expect: &[&str]) {
+    let schedule = Schedule::new(calls);
+    let trace = execute(&Reference, policy, &schedule, 0);
+    assert!(trace.is_complete(), "{:?}", trace.end);
+    let found: Vec<String> = trace
+        .events
+        .iter()
+        .filter_map(|event| {
+            let kind = match event.kind {
+                EventKind::CallStart { .. } => return None,
+                EventKind::CallEnd { result } => format!("end {result:?}"),
+                EventKind::AttemptStart => "attempt".into(),
+                EventKind::AttemptEnd { outcome } => outcome.name().into(),
+                EventKind::Rejected { reason } => format!("rejected {reason:?}"),
+                EventKind::CircuitTransition { to, .. } => format!("circuit {to:?}"),
+                EventKind::Queued => "queued".into(),
+                other => format!("{other:?}"),
+            };
+            Some(format!("{} c{} {kind}", event.at.as_nanos() / 1_000_000, event.call))
+        })
+        .collect();
+    assert_eq!(found, expect, "{schedule:?}");
+}
+
+fn bulkhead(max_in_flight: u32, queue_max: u32) -> Policy {
+    Policy { bulkhead: Some(BulkheadContract { max_in_flight, queue_max }), ..one_attempt() }
+}
+
+#[test]
+fn the_bulkhead_admits_its_limit_and_rejects_or_queues_the_rest() {
+    let three = || vec![call(0, 10, Outcome::Ok), call(0, 10, Outcome::Ok), call(0, 10, Outcome::Ok)];
+    check(
+        &bulkhead(2, 0),
+        three(),
+        &[
+            "0 c0 attempt",
+            "0 c1 attempt",
+            "0 c2 rejected BulkheadFull",
+            "0 c2 end Err(BulkheadFull)",
+            "10 c0 ok",
+            "10 c0 end Ok",
+            "10 c1 ok",
+            "10 c1 end Ok",
+        ],
+    );
+    check(
+        &bulkhead(2, 1),
+        three(),
+        &[
+            "0 c0 attempt",
+            "0 c1 attempt",
+            "0 c2 queued",
+            "10 c0 ok",
+            "10 c0 end Ok",
+            "10 c1 ok",
+            "10 c1 end Ok",
+            "10 c2 attempt",
+            "20 c2 ok",
+            "20 c2 end Ok",
+        ],
+    );
+    check(
+        &bulkhead(3, 0),
+        three(),
+        &[
+            "0 c0 attempt",
+            "0 c1 attempt",
+            "0 c2 attempt",
+            "10 c0 ok",
+            "10 c0 end Ok",
+            "10 c1 ok",
+            "10 c1 end Ok",
+            "10 c2 ok",
+            "10 c2 end Ok",
+        ],
+    );
+}
+
+#[test]
+fn a_queued_call_leaves_the_queue_at_its_deadline_or_cancellation() {
+    let deadline = Policy { deadline: Some(ms(4)), ..bulkhead(1, 1) };
+    check(
+        &deadline,
+        vec![call(0, 3, Outcome::Ok), call(1, 1, Outcome::Ok)],
+        &["0 c0 attempt", "1 c1 queued", "3 c0 ok", "3 c0 end Ok", "3 c1 attempt", "4 c1 ok", "4 c1 end Ok"],
+    );
+    check(
+        &deadline,
+        vec![call(0, 9, Outcome::Ok), call(0, 1, Outcome::Ok)],
+        &[
+            "0 c0 attempt",
+            "0 c1 queued",
+            "4 c0 AttemptTimedOut { timeout: 4ms }",
+            "4 c0 end Err(DeadlineExceeded)",
+            "4 c1 end Err(DeadlineExceeded)",
+        ],
+    );
+    let cancelled = CallScript { cancel_after: Some(ms(2)), ..call(1, 1, Outcome::Ok) };
+    check(
+        &bulkhead(1, 1),
+        vec![call(0, 9, Outcome::Ok), cancelled],
+        &["0 c0 attempt", "1 c1 queued", "3 c1 end Err(Cancelled)", "9 c0 ok", "9 c0 end Ok"],
+    );
+}
+
+#[test]
+fn the_limiter_admits_its_burst_then_one_dispatch_per_refill() {
+    let limiter = Policy { limiter: Some(LimiterContract { burst: 2, refill_every: ms(10) }), ..one_attempt() };
+    check(
+        &limiter,
+        vec![
+            call(0, 0, Outcome::Ok),
+            call(0, 0, Outcome::Ok),
+            call(0, 0, Outcome::Ok),
+            call(10, 0, Outcome::Ok),
+            call(10, 0, Outcome::Ok),
+        ],
+        &[
+            "0 c0 attempt",
+            "0 c0 ok",
+            "0 c0 end Ok",
+            "0 c1 attempt",
+            "0 c1 ok",
+            "0 c1 end Ok",
+            "0 c2 rejected LimiterEmpty",
+            "0 c2 end Err(LimiterEmpty)",
+            "10 c3 attempt",
+            "10 c3 ok",
+            "10 c3 end Ok",
+            "10 c4 rejected LimiterEmpty",
+            "10 c4 end Err(LimiterEmpty)",
+        ],
+    );
+    // Retries take tokens too: a second attempt at 9 ms finds the bucket empty.
+    let retrying = Policy { max_attempts: 3, ..limiter.clone() };
+    let failing = CallScript::new(vec![Step::new(ms(9), Outcome::Transient); 3]).arriving(ms(0));
+    check(
+        &Policy { limiter: Some(LimiterContract { burst: 1, refill_every: ms(10) }), ..retrying },
+        vec![failing],
+        &[
+            "0 c0 attempt",
+            "9 c0 transient",
+            "9 c0 Notify { delay: 0ms }",
+            "9 c0 SleepRequested { duration: 0ms }",
+            "9 c0 rejected LimiterEmpty",
+            "9 c0 end Err(LimiterEmpty)",
+        ],
+    );
+}
+
+fn breaker(half_open_probes: u32) -> Policy {
+    let circuit = CircuitContract {
+        window: 1,
+        min_calls: 1,
+        failure_percent: 100,
+        open_for: ms(10),
+        half_open_probes,
+        ..CircuitContract::DEFAULT
+    };
+    Policy { circuit: Some(circuit), ..one_attempt() }
+}
+
+#[test]
+fn half_open_admits_its_probes_concurrently_and_a_failed_probe_reopens() {
+    let opening = call(0, 0, Outcome::Transient);
+    check(
+        &breaker(2),
+        vec![opening.clone(), call(10, 5, Outcome::Ok), call(10, 5, Outcome::Ok), call(10, 5, Outcome::Ok)],
+        &[
+            "0 c0 attempt",
+            "0 c0 transient",
+            "0 c0 circuit Open",
+            "0 c0 end Err(Transient)",
+            "10 c1 circuit HalfOpen",
+            "10 c1 attempt",
+            "10 c2 attempt",
+            "10 c3 rejected CircuitOpen",
+            "10 c3 end Err(CircuitOpen)",
+            "15 c1 ok",
+            "15 c1 end Ok",
+            "15 c2 ok",
+            "15 c2 circuit Closed",
+            "15 c2 end Ok",
+        ],
+    );
+    // The success lands first and closes; the failure beside it at the same instant reopens.
+    check(
+        &breaker(2),
+        vec![opening.clone(), call(10, 5, Outcome::Ok), call(10, 5, Outcome::Transient)],
+        &[
+            "0 c0 attempt",
+            "0 c0 transient",
+            "0 c0 circuit Open",
+            "0 c0 end Err(Transient)",
+            "10 c1 circuit HalfOpen",
+            "10 c1 attempt",
+            "10 c2 attempt",
+            "15 c1 ok",
+            "15 c1 end Ok",
+            "15 c2 transient",
+            "15 c2 circuit Open",
+            "15 c2 end Err(Transient)",
+        ],
+    );
+    check(
+        &breaker(1),
+        vec![opening, call(10, 5, Outcome::Ok), call(10, 5, Outcome::Ok)],
+        &[
+            "0 c0 attempt",
+            "0 c0 transient",
+            "0 c0 circuit Open",
+            "0 c0 end Err(Transient)",
+            "10 c1 circuit HalfOpen",
+            "10 c1 attempt",
+            "10 c2 rejected CircuitOpen",
+            "10 c2 end Err(CircuitOpen)",
+            "15 c1 ok",
+            "15 c1 circuit Closed",
+            "15 c1 end Ok",
+        ],
+    );
+}
