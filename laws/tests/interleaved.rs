@@ -83,6 +83,8 @@ fn random_policy(rng: &mut SplitMix64) -> Policy {
         circuit: None,
         retry_budget: None,
         retry_elapsed_max: rng.chance(1, 3).then(|| ms(pick(rng, &[10, 30]))),
+        bulkhead: None,
+        limiter: None,
     }
 }
 
@@ -103,7 +105,13 @@ fn random_schedule(rng: &mut SplitMix64, policy: &Policy) -> Schedule {
                     Step::new(ms(pick(rng, &[0, 5, 10])), outcome)
                 })
                 .collect();
-            CallScript { gap_before: ms(pick(rng, &[0, 5])), steps, cancel_after, idempotent: rng.chance(4, 5) }
+            CallScript {
+                gap_before: ms(pick(rng, &[0, 5])),
+                steps,
+                cancel_after,
+                idempotent: rng.chance(4, 5),
+                ..CallScript::new(Vec::new())
+            }
         })
         .collect();
     Schedule::new(calls)
@@ -153,6 +161,7 @@ fn per_call_laws_find_the_same_violations_in_overlapped_calls() {
         steps: steps.iter().map(|&(millis, outcome)| Step::new(ms(millis), outcome)).collect(),
         cancel_after: cancel_ms.map(ms),
         idempotent,
+        ..CallScript::new(Vec::new())
     };
     let schedule = Schedule::new(vec![
         call(&[(1, T), (2, T), (1, OK)], None, true),
