@@ -144,8 +144,8 @@ pub enum ProbeSettle {
     #[default]
     FailureReopens,
     /// "Probe results settle in the order they land": the results take effect in trace order, so a success
-    /// that completes the count closes the breaker, and a failure recorded after it counts in the closed
-    /// state.
+    /// that completes the count closes the breaker, and a probe failure recorded after it (a result of the
+    /// half-open state that is over) changes nothing.
     ResultOrder,
 }
 

@@ -87,8 +87,29 @@ pub const CIRCUIT_OPEN_PERIOD_AS_DECLARED: &str = "circuit_open_period_as_declar
 /// `interrupt_tie_as_declared`: see [`crate::catalogue::INTERRUPT_TIE_AS_DECLARED`].
 pub const INTERRUPT_TIE_AS_DECLARED: &str = "interrupt_tie_as_declared";
 
+/// `bulkhead_in_flight_within_limit`: see [`crate::catalogue::BULKHEAD_IN_FLIGHT_WITHIN_LIMIT`].
+pub const BULKHEAD_IN_FLIGHT_WITHIN_LIMIT: &str = "bulkhead_in_flight_within_limit";
+/// `bulkhead_rejects_without_dispatch`: see [`crate::catalogue::BULKHEAD_REJECTS_WITHOUT_DISPATCH`].
+pub const BULKHEAD_REJECTS_WITHOUT_DISPATCH: &str = "bulkhead_rejects_without_dispatch";
+/// `bulkhead_admits_below_limit`: see [`crate::catalogue::BULKHEAD_ADMITS_BELOW_LIMIT`].
+pub const BULKHEAD_ADMITS_BELOW_LIMIT: &str = "bulkhead_admits_below_limit";
+/// `limiter_within_rate`: see [`crate::catalogue::LIMITER_WITHIN_RATE`].
+pub const LIMITER_WITHIN_RATE: &str = "limiter_within_rate";
+/// `limiter_admits_with_tokens`: see [`crate::catalogue::LIMITER_ADMITS_WITH_TOKENS`].
+pub const LIMITER_ADMITS_WITH_TOKENS: &str = "limiter_admits_with_tokens";
+/// `hedges_within_limit_and_delay`: see [`crate::catalogue::HEDGES_WITHIN_LIMIT_AND_DELAY`].
+pub const HEDGES_WITHIN_LIMIT_AND_DELAY: &str = "hedges_within_limit_and_delay";
+/// `hedged_call_leaves_no_attempt_running`: see [`crate::catalogue::HEDGED_CALL_LEAVES_NO_ATTEMPT_RUNNING`].
+pub const HEDGED_CALL_LEAVES_NO_ATTEMPT_RUNNING: &str = "hedged_call_leaves_no_attempt_running";
+/// `cancellation_leaves_nothing_running`: see [`crate::catalogue::CANCELLATION_LEAVES_NOTHING_RUNNING`].
+pub const CANCELLATION_LEAVES_NOTHING_RUNNING: &str = "cancellation_leaves_nothing_running";
+/// `ordered_results_in_input_order`: see [`crate::catalogue::ORDERED_RESULTS_IN_INPUT_ORDER`].
+pub const ORDERED_RESULTS_IN_INPUT_ORDER: &str = "ordered_results_in_input_order";
+/// `circuit_probes_settle_as_declared`: see [`crate::catalogue::CIRCUIT_PROBES_SETTLE_AS_DECLARED`].
+pub const CIRCUIT_PROBES_SETTLE_AS_DECLARED: &str = "circuit_probes_settle_as_declared";
+
 /// Every standard id, in catalogue (blueprint) order.
-pub const ALL: [&str; 42] = [
+pub const ALL: [&str; 52] = [
     ATTEMPTS_WITHIN_MAX,
     DELAY_WITHIN_CAP,
     DELAY_AT_LEAST_MIN,
@@ -131,4 +152,14 @@ pub const ALL: [&str; 42] = [
     RETRY_AFTER_AS_DECLARED,
     CIRCUIT_OPEN_PERIOD_AS_DECLARED,
     INTERRUPT_TIE_AS_DECLARED,
+    BULKHEAD_IN_FLIGHT_WITHIN_LIMIT,
+    BULKHEAD_REJECTS_WITHOUT_DISPATCH,
+    BULKHEAD_ADMITS_BELOW_LIMIT,
+    LIMITER_WITHIN_RATE,
+    LIMITER_ADMITS_WITH_TOKENS,
+    HEDGES_WITHIN_LIMIT_AND_DELAY,
+    HEDGED_CALL_LEAVES_NO_ATTEMPT_RUNNING,
+    CANCELLATION_LEAVES_NOTHING_RUNNING,
+    ORDERED_RESULTS_IN_INPUT_ORDER,
+    CIRCUIT_PROBES_SETTLE_AS_DECLARED,
 ];

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use timelaw_core::{Contract, Schedule, Trace};
 
+use crate::temporal::{calls_interleave, grouped_by_call};
 use crate::verdict::Verdict;
 
 /// Safety laws say something bad never happens; liveness laws say something good eventually happens.
@@ -73,13 +74,45 @@ pub struct Law {
 
 impl Law {
     /// Judges `observation`: [`Verdict::NotApplicable`] when the contract lacks what the law needs,
-    /// otherwise the check's verdict.
+    /// otherwise the check's verdict. A standard law that judges one call at a time
+    /// ([`crate::catalogue::judged_per_call`]) reads an interleaved trace regrouped call by call
+    /// ([`crate::temporal::grouped_by_call`]; this allocates, a sequential trace never does).
     pub fn judge(&self, observation: &Observation<'_>) -> Verdict {
+        self.judge_in(observation, Calls::Unknown)
+    }
+
+    /// [`Law::judge`] knowing already whether the trace's calls interleave, and with the regrouped trace
+    /// at hand when they do, so a catalogue looks and regroups once for all its laws.
+    pub(crate) fn judge_in(&self, observation: &Observation<'_>, calls: Calls<'_>) -> Verdict {
         if !(self.applies)(observation.contract) {
             return Verdict::NotApplicable;
         }
-        (self.check)(observation)
+        if matches!(calls, Calls::Sequential) || !crate::catalogue::judged_per_call(self.id) {
+            return (self.check)(observation);
+        }
+        let owned;
+        let trace = match calls {
+            Calls::Sequential => return (self.check)(observation),
+            Calls::Grouped(trace) => trace,
+            Calls::Unknown if !calls_interleave(&observation.trace.events) => return (self.check)(observation),
+            Calls::Unknown => {
+                owned = grouped_by_call(observation.trace);
+                &owned
+            }
+        };
+        (self.check)(&Observation { trace, ..*observation })
     }
+}
+
+/// What a catalogue knows about a trace's calls before judging its laws.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Calls<'a> {
+    /// Not looked at yet.
+    Unknown,
+    /// Each call's events are contiguous, in call order.
+    Sequential,
+    /// The calls interleave; this is the trace regrouped by call.
+    Grouped(&'a Trace),
 }
 
 /// `applies` for laws that hold for every subject.

@@ -19,12 +19,16 @@
 //! never as strings or floats.
 //!
 //! # Calls
-//! The events of one call are contiguous in a trace (the World runs calls one after another);
-//! [`per_call`] splits a trace into them and [`each_call`] judges every call and merges the verdicts.
+//! The events of one call are contiguous in a sequential trace (the World runs calls one after another);
+//! [`per_call`] splits such a trace into them and [`each_call`] judges every call and merges the verdicts.
+//! Once calls overlap their events interleave ([`calls_interleave`]); [`grouped_by_call`] regroups them,
+//! call by call, each call's events in their order, every event keeping its sequence number. The standard
+//! laws that judge one call at a time are handed that regrouped trace ([`crate::Law::judge`]); the laws
+//! that look across calls (the breaker, the budget, the load laws) walk the trace in time order.
 
 use std::borrow::Cow;
 
-use timelaw_core::Event;
+use timelaw_core::{Event, Trace};
 
 use crate::verdict::Verdict;
 
@@ -227,7 +231,29 @@ where
     }
 }
 
-/// The events of each call, in order: maximal runs of events with the same [`Event::call`].
+/// `true` when the events of some call are not contiguous or calls do not appear in ascending order:
+/// calls overlap, and [`per_call`] would cut a call in pieces. `false` for every sequential trace.
+pub fn calls_interleave(events: &[Event]) -> bool {
+    let mut chunks = events.chunk_by(|a, b| a.call == b.call).map(|chunk| chunk[0].call);
+    let Some(mut last) = chunks.next() else { return false };
+    chunks.any(|call| {
+        let out_of_order = call <= last;
+        last = call;
+        out_of_order
+    })
+}
+
+/// The trace with its events regrouped call by call (ascending call number), each call's events in their
+/// order, every event keeping its [`Event::seq`]: what [`per_call`] splits correctly. Allocates; laws call it
+/// only when [`calls_interleave`].
+pub fn grouped_by_call(trace: &Trace) -> Trace {
+    let mut grouped = trace.clone();
+    grouped.events.sort_by_key(|event| (event.call, event.seq));
+    grouped
+}
+
+/// The events of each call, in order: maximal runs of events with the same [`Event::call`] (on an
+/// interleaved trace, split [`grouped_by_call`] instead).
 pub fn per_call(events: &[Event]) -> impl Iterator<Item = &[Event]> {
     events.chunk_by(|a, b| a.call == b.call)
 }

@@ -32,9 +32,7 @@ fn every_standard_law_has_one_mechanism_in_catalogue_order() {
     for law in &STANDARD {
         assert!(mechanism_of(law.id).is_some(), "law `{}` has no mechanism", law.id);
     }
-    // The load mechanisms' laws land with the load laws (issue 16, part 4).
-    let awaiting = [Mechanism::Bulkhead, Mechanism::Limiter, Mechanism::Hedging];
-    for mechanism in Mechanism::ALL.into_iter().filter(|mechanism| !awaiting.contains(mechanism)) {
+    for mechanism in Mechanism::ALL {
         assert!(LAW_MECHANISMS.iter().any(|(_, m)| *m == mechanism), "no law in {mechanism}");
     }
 }

@@ -10,7 +10,7 @@ use timelaw_core::{
     execute, first_action_difference, BudgetContract, CallScript, CircuitContract, ClockFaults, ClockKind, FailFrom,
     JumpAt, Outcome, ReadFailure, RetryOn, Schedule, SplitMix64, Step, Subject, VDuration, VInstant, WallJump,
 };
-use timelaw_laws::{Catalogue, Observation, Replay, Verdict};
+use timelaw_laws::{ids, Catalogue, Observation, Replay, Verdict};
 
 const CASES: u64 = 20_000;
 
@@ -172,8 +172,20 @@ fn reference_keeps_every_law() {
             *count += u32::from(*verdict == Verdict::Holds);
         }
     }
-    // Every law was really exercised, not only vacuous or not applicable.
-    for (law, count) in catalogue.iter().zip(&holds) {
+    // Every law was really exercised, not only vacuous or not applicable; except the laws of the
+    // mechanisms that only act on overlapping calls, which the sequential reference does not have (their
+    // laws are exercised on hand-built traces in `load.rs` and `concurrent.rs`).
+    let load = [
+        ids::BULKHEAD_IN_FLIGHT_WITHIN_LIMIT,
+        ids::BULKHEAD_REJECTS_WITHOUT_DISPATCH,
+        ids::BULKHEAD_ADMITS_BELOW_LIMIT,
+        ids::LIMITER_WITHIN_RATE,
+        ids::LIMITER_ADMITS_WITH_TOKENS,
+        ids::HEDGES_WITHIN_LIMIT_AND_DELAY,
+        ids::HEDGED_CALL_LEAVES_NO_ATTEMPT_RUNNING,
+        ids::ORDERED_RESULTS_IN_INPUT_ORDER,
+    ];
+    for (law, count) in catalogue.iter().zip(&holds).filter(|(law, _)| !load.contains(&law.id)) {
         assert!(*count > 0, "{} never held in {CASES} cases", law.id);
     }
 }

@@ -18,6 +18,12 @@
 //! The model is driven by the observed results of the calls it admits; it ignores the results of calls
 //! it would have rejected.
 //!
+//! Calls that overlap are admitted at their start and recorded at their end, in time order
+//! ([`BreakerModel::record_admitted`]): a result counts only in the state that admitted its call (a call
+//! admitted closed that ends after the breaker opened is no probe), except that, by the default
+//! [`ProbeSettle::FailureReopens`], a failed probe that lands at the very instant concurrent successes
+//! closed the breaker reopens it.
+//!
 //! ```
 //! use timelaw_core::{CallResult, CircuitContract, Contract, Declared, ErrorKind, VDuration, VInstant};
 //! use timelaw_laws::catalogue::breaker_model::{Admission, BreakerModel, BreakerSpec};
@@ -41,7 +47,7 @@ use std::collections::VecDeque;
 
 use timelaw_core::{
     CallResult, CircuitContract, CircuitPolicy, Contract, CooldownTie, ErrorKind, Event, EventKind, OpenShape,
-    Rejection, VDuration, VInstant,
+    ProbeSettle, Rejection, VDuration, VInstant,
 };
 
 /// What a contract states about its breaker: the parameters and how they are read.
@@ -197,6 +203,10 @@ pub struct BreakerModel {
     consecutive_failures: u32,
     /// Open periods since the breaker last closed.
     openings: u32,
+    /// Counts state changes: a result counts only in the state that admitted its call.
+    epoch: u32,
+    /// When probes last closed the breaker: the instant, the half-open state's epoch, the openings before.
+    closed_by_probes: Option<(VInstant, u32, u32)>,
 }
 
 impl BreakerModel {
@@ -208,6 +218,39 @@ impl BreakerModel {
             window: Window::new(&spec),
             consecutive_failures: 0,
             openings: 0,
+            epoch: 0,
+            closed_by_probes: None,
+        }
+    }
+
+    /// The state's epoch: it changes whenever the state does. Keep it with a call's admission and hand it
+    /// back to [`BreakerModel::record_admitted`] when the call ends.
+    pub fn epoch(&self) -> u32 {
+        self.epoch
+    }
+
+    /// Records the result of a call admitted in state `epoch` that returned at `at`, for calls that
+    /// overlap: a result from an earlier state is ignored, except a failed probe landing at the instant
+    /// concurrent successes closed the breaker, which reopens it by [`ProbeSettle::FailureReopens`].
+    pub fn record_admitted(&mut self, result: CallResult, at: VInstant, epoch: u32) {
+        if epoch == self.epoch {
+            return self.record(result, at);
+        }
+        let settles = self.spec.params.probe_settle == ProbeSettle::FailureReopens;
+        let Some((closed_at, probes_epoch, openings)) = self.closed_by_probes else { return };
+        let closed_just_now = self.phase == Phase::Closed { after_probes: true } && closed_at == at;
+        if settles && closed_just_now && probes_epoch == epoch && self.is_failure(result) {
+            self.openings = openings;
+            self.open(at);
+        }
+    }
+
+    /// `true` for a result that counts as a failure.
+    fn is_failure(&self, result: CallResult) -> bool {
+        match result {
+            CallResult::Ok | CallResult::Err(ErrorKind::CircuitOpen) => false,
+            CallResult::Err(ErrorKind::Cancelled) => self.spec.counts_cancellation,
+            CallResult::Err(_) => true,
         }
     }
 
@@ -228,6 +271,7 @@ impl BreakerModel {
                 return Admission::Open;
             }
             self.phase = Phase::HalfOpen { probes: 0, admitted: 0, successes: 0 };
+            self.epoch = self.epoch.wrapping_add(1);
             after_cooldown = true;
         }
         let mut freed_slot = false;
@@ -267,8 +311,10 @@ impl BreakerModel {
                 if *successes >= self.spec.params.half_open_probes {
                     self.window.clear();
                     self.consecutive_failures = 0;
+                    self.closed_by_probes = Some((at, self.epoch, self.openings));
                     self.openings = 0;
                     self.phase = Phase::Closed { after_probes: true };
+                    self.epoch = self.epoch.wrapping_add(1);
                 }
             }
             Phase::Open { .. } => {}
@@ -293,6 +339,7 @@ impl BreakerModel {
         self.openings = self.openings.saturating_add(1);
         let period = self.spec.open_shape.period(self.spec.params.open_for, self.openings);
         self.phase = Phase::Open { opened_at: at, until: at.saturating_add(period) };
+        self.epoch = self.epoch.wrapping_add(1);
     }
 }
 

@@ -89,8 +89,11 @@ impl BudgetModel {
 
     /// `(calls, retries)` event `index` adds.
     fn weight(&self, events: &[Event], index: usize) -> (u32, u64) {
+        // The call's previous event: the one just before in a sequential trace, further back once calls
+        // overlap.
+        let call = events[index].call;
         let slept_before = || {
-            let previous = index.checked_sub(1).and_then(|before| events.get(before));
+            let previous = events[..index].iter().rev().find(|event| event.call == call);
             previous.is_some_and(|event| {
                 matches!(event.kind, EventKind::SleepRequested { .. } | EventKind::SleepClamped { .. })
             })

@@ -2,12 +2,12 @@
 //! calls (see the breaker model's docs in this module's source: the semantics of
 //! `timelaw_core::reference`, section "Circuit breaker").
 
-use timelaw_core::{CallResult, Contract, ErrorKind, EventKind};
+use timelaw_core::{CallResult, CircuitState, Contract, ErrorKind, EventKind};
 
 use super::breaker_model::{Admission, BreakerModel, BreakerSpec, CallFacts, Phase};
 use crate::ids;
 use crate::law::{Law, LawKind, Observation};
-use crate::temporal::per_call;
+use crate::temporal::{calls_interleave, grouped_by_call, per_call};
 use crate::verdict::Verdict;
 
 fn has_circuit(contract: &Contract) -> bool {
@@ -16,6 +16,7 @@ fn has_circuit(contract: &Contract) -> bool {
 
 /// Replays the breaker model over the calls: `judge(facts, admission, model_before)` returns `None` when
 /// the call says nothing, or the call's verdict. Merges the verdicts and stops at the first violation.
+/// Calls that overlap are admitted at their first event and recorded at their end, in time order.
 pub fn replay_breaker(
     observation: &Observation<'_>,
     mut judge: impl FnMut(&CallFacts, Admission, Phase) -> Option<Verdict>,
@@ -24,6 +25,9 @@ pub fn replay_breaker(
         return Verdict::NotApplicable;
     };
     let mut model = BreakerModel::new(spec);
+    if calls_interleave(&observation.trace.events) {
+        return replay_interleaved(observation, model, judge);
+    }
     let mut verdict = Verdict::Vacuous;
     for call in per_call(&observation.trace.events) {
         let facts = CallFacts::of(call);
@@ -36,6 +40,48 @@ pub fn replay_breaker(
             }
         }
         facts.record(&mut model, admission);
+    }
+    verdict
+}
+
+/// [`replay_breaker`] over overlapping calls: each call's facts from the trace regrouped by call, then
+/// the starts and ends of all calls walked in trace order.
+fn replay_interleaved(
+    observation: &Observation<'_>,
+    mut model: BreakerModel,
+    mut judge: impl FnMut(&CallFacts, Admission, Phase) -> Option<Verdict>,
+) -> Verdict {
+    let grouped = grouped_by_call(observation.trace);
+    let calls: Vec<(u32, CallFacts)> =
+        per_call(&grouped.events).map(|call| (call[0].seq, CallFacts::of(call))).collect();
+    // (seq, is the end, call index): the starts and ends in trace order.
+    let mut moments: Vec<(u32, bool, usize)> = Vec::with_capacity(calls.len() * 2);
+    for (index, (first, facts)) in calls.iter().enumerate() {
+        moments.push((*first, false, index));
+        if let Some((end, _, _)) = facts.end {
+            moments.push((end, true, index));
+        }
+    }
+    moments.sort_unstable();
+    let mut admitted = vec![(Admission::Open, 0_u32); calls.len()];
+    let mut verdict = Verdict::Vacuous;
+    for (_, is_end, index) in moments {
+        let facts = &calls[index].1;
+        if is_end {
+            if let (Admission::Admit { .. }, Some((_, at, result))) = (admitted[index].0, facts.end) {
+                model.record_admitted(result, at, admitted[index].1);
+            }
+            continue;
+        }
+        let before = model.phase();
+        let admission = model.admit(facts.started);
+        admitted[index] = (admission, model.epoch());
+        if let Some(call_verdict) = judge(facts, admission, before) {
+            verdict = verdict.merge(call_verdict);
+            if verdict.is_violated() {
+                return verdict;
+            }
+        }
     }
     verdict
 }
@@ -295,4 +341,96 @@ fn circuit_open_period_as_declared(observation: &Observation<'_>) -> Verdict {
         }
         _ => crate::temporal::Check::Skip,
     })
+}
+
+/// `circuit_probes_settle_as_declared`: once the probe results of an instant are in, the breaker's state
+/// follows its contract: the state the subject last reported equals the breaker model's after those
+/// results, replayed in time order over overlapping calls (a failed probe reopens the breaker even if a
+/// concurrent success lands at the same instant; [`timelaw_core::ProbeSettle`] says how results at one
+/// instant settle).
+///
+/// - Needs: `circuit` (reads `circuit.probe_settle`), and a subject that reports its transitions.
+/// - Violated at the `CallEnd` of the last probe of an instant after which the reported state differs.
+/// - Vacuous when the subject reports no transition or no probe returned.
+/// - Example violation: two probes at once, one fails and one succeeds, and the breaker closes.
+pub const CIRCUIT_PROBES_SETTLE_AS_DECLARED: Law = Law {
+    id: ids::CIRCUIT_PROBES_SETTLE_AS_DECLARED,
+    title: "concurrent probe results settle the breaker as its contract says",
+    kind: LawKind::Safety,
+    needs: &["circuit", "circuit.probe_settle"],
+    applies: has_circuit,
+    check: circuit_probes_settle_as_declared,
+};
+
+/// A call's admission by the model: the decision, the model's epoch then, whether it is a probe.
+type Entry = (Admission, u32, bool);
+
+/// The admissions of the calls in flight: one inline (a sequential trace never has more), more beyond.
+#[derive(Default)]
+struct Admitted {
+    one: Option<(u32, Entry)>,
+    more: Vec<(u32, Entry)>,
+}
+
+impl Admitted {
+    fn put(&mut self, call: u32, entry: Entry) {
+        if self.one.is_none() {
+            self.one = Some((call, entry));
+        } else {
+            self.more.push((call, entry));
+        }
+    }
+    fn take(&mut self, call: u32) -> Option<Entry> {
+        if self.one.is_some_and(|(held, _)| held == call) {
+            return self.one.take().map(|(_, entry)| entry);
+        }
+        let index = self.more.iter().position(|(held, _)| *held == call)?;
+        Some(self.more.swap_remove(index).1)
+    }
+}
+
+fn state_of(phase: Phase) -> CircuitState {
+    match phase {
+        Phase::Closed { .. } => CircuitState::Closed,
+        Phase::Open { .. } => CircuitState::Open,
+        Phase::HalfOpen { .. } => CircuitState::HalfOpen,
+    }
+}
+
+fn circuit_probes_settle_as_declared(observation: &Observation<'_>) -> Verdict {
+    let Some(spec) = BreakerSpec::of(observation.contract) else { return Verdict::NotApplicable };
+    let events = &observation.trace.events;
+    if !events.iter().any(|event| matches!(event.kind, EventKind::CircuitTransition { .. })) {
+        return Verdict::Vacuous;
+    }
+    let (mut model, mut admitted) = (BreakerModel::new(spec), Admitted::default());
+    let (mut reported, mut pending, mut verdict) = (CircuitState::Closed, None, Verdict::Vacuous);
+    for (index, event) in events.iter().enumerate() {
+        match event.kind {
+            EventKind::CallStart { .. } => {
+                let admission = model.admit(event.at);
+                let probe = admission.is_admitted() && matches!(model.phase(), Phase::HalfOpen { .. });
+                admitted.put(event.call, (admission, model.epoch(), probe));
+            }
+            EventKind::CircuitTransition { to, .. } => reported = to,
+            EventKind::CallEnd { result } => {
+                if let Some((Admission::Admit { .. }, epoch, probe)) = admitted.take(event.call) {
+                    model.record_admitted(result, event.at, epoch);
+                    pending = if probe { Some(event.seq) } else { pending };
+                }
+            }
+            _ => {}
+        }
+        let instant_over = events.get(index + 1).is_none_or(|next| next.at > event.at);
+        let Some(seq) = pending.filter(|_| instant_over) else { continue };
+        pending = None;
+        let expected = state_of(model.phase());
+        if expected != reported {
+            let message =
+                format!("after the probe results the breaker is {reported:?}; its contract says {expected:?}");
+            return Verdict::violated_with(Some(seq), message);
+        }
+        verdict = Verdict::Holds;
+    }
+    verdict
 }

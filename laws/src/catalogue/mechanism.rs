@@ -81,7 +81,7 @@ impl std::fmt::Display for Mechanism {
 use Mechanism::{Budget, Bulkhead, Circuit, Clocks, Delays, Hedging, Limiter, Meta, RateLimit, Retry, Timing};
 
 /// Each standard law's mechanism, in catalogue order ([`ids::ALL`]).
-pub static LAW_MECHANISMS: [(&str, Mechanism); 42] = [
+pub static LAW_MECHANISMS: [(&str, Mechanism); 52] = [
     (ids::ATTEMPTS_WITHIN_MAX, Retry),
     (ids::DELAY_WITHIN_CAP, Delays),
     (ids::DELAY_AT_LEAST_MIN, Delays),
@@ -124,6 +124,16 @@ pub static LAW_MECHANISMS: [(&str, Mechanism); 42] = [
     (ids::RETRY_AFTER_AS_DECLARED, RateLimit),
     (ids::CIRCUIT_OPEN_PERIOD_AS_DECLARED, Circuit),
     (ids::INTERRUPT_TIE_AS_DECLARED, Timing),
+    (ids::BULKHEAD_IN_FLIGHT_WITHIN_LIMIT, Bulkhead),
+    (ids::BULKHEAD_REJECTS_WITHOUT_DISPATCH, Bulkhead),
+    (ids::BULKHEAD_ADMITS_BELOW_LIMIT, Bulkhead),
+    (ids::LIMITER_WITHIN_RATE, Limiter),
+    (ids::LIMITER_ADMITS_WITH_TOKENS, Limiter),
+    (ids::HEDGES_WITHIN_LIMIT_AND_DELAY, Hedging),
+    (ids::HEDGED_CALL_LEAVES_NO_ATTEMPT_RUNNING, Hedging),
+    (ids::CANCELLATION_LEAVES_NOTHING_RUNNING, Timing),
+    (ids::ORDERED_RESULTS_IN_INPUT_ORDER, Timing),
+    (ids::CIRCUIT_PROBES_SETTLE_AS_DECLARED, Circuit),
 ];
 
 /// Each field of [`timelaw_core::Contract`] as its path in the grouped JSON form (`retry.max_attempts`),

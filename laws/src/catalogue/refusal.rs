@@ -14,7 +14,8 @@ use crate::verdict::Verdict;
 
 /// `no_undeclared_rejection`: no call is rejected by a mechanism the contract does not declare: a
 /// circuit-open rejection (or `Err(CircuitOpen)` result) needs a circuit breaker, a budget rejection a
-/// retry budget, stated or unstated ([`Contract::has_circuit`], [`Contract::has_retry_budget`]).
+/// retry budget, a bulkhead-full one a bulkhead, a limiter-empty one a rate limiter, stated or unstated
+/// ([`Contract::has_circuit`], [`Contract::has_retry_budget`]).
 ///
 /// - Needs: nothing (reads `circuit` and `budget`, stated or unstated).
 /// - Violated at the first rejection (or `CallEnd` with `Err(CircuitOpen)`) by an undeclared mechanism.
@@ -36,6 +37,10 @@ fn no_undeclared_rejection(observation: &Observation<'_>) -> Verdict {
             EventKind::Rejected { reason: Rejection::CircuitOpen }
             | EventKind::CallEnd { result: CallResult::Err(ErrorKind::CircuitOpen) } => contract.has_circuit(),
             EventKind::Rejected { reason: Rejection::BudgetExhausted } => contract.has_retry_budget(),
+            EventKind::Rejected { reason: Rejection::BulkheadFull }
+            | EventKind::CallEnd { result: CallResult::Err(ErrorKind::BulkheadFull) } => contract.bulkhead.is_present(),
+            EventKind::Rejected { reason: Rejection::LimiterEmpty }
+            | EventKind::CallEnd { result: CallResult::Err(ErrorKind::LimiterEmpty) } => contract.limiter.is_present(),
             _ => return Check::Skip,
         };
         Check::that(declared, "a call was rejected by a mechanism the contract does not declare")

@@ -2,7 +2,7 @@
 
 use thiserror::Error;
 
-use crate::law::{Law, Observation};
+use crate::law::{Calls, Law, Observation};
 use crate::verdict::Verdict;
 
 /// Why a law could not be registered or selected.
@@ -48,7 +48,7 @@ pub(crate) fn is_snake_case(id: &str) -> bool {
 /// ```
 /// use timelaw_laws::{ids, Catalogue};
 /// let standard = Catalogue::standard();
-/// assert_eq!(standard.len(), 42);
+/// assert_eq!(standard.len(), 52);
 /// let some = standard.select(&[ids::NEVER_PANICS, ids::TERMINATES]).unwrap();
 /// assert_eq!(some.ids().collect::<Vec<_>>(), ["never_panics", "terminates"]);
 /// assert!(standard.select(&["no_such_law"]).is_err());
@@ -138,7 +138,10 @@ impl Catalogue {
     /// unless a law is violated or inconclusive with a formatted message.
     pub fn judge_all(&self, observation: &Observation<'_>, out: &mut Vec<Verdict>) {
         out.clear();
-        out.extend(self.laws.iter().map(|law| law.judge(observation)));
+        let interleaved = crate::temporal::calls_interleave(&observation.trace.events);
+        let grouped = interleaved.then(|| crate::temporal::grouped_by_call(observation.trace));
+        let calls = grouped.as_ref().map_or(Calls::Sequential, Calls::Grouped);
+        out.extend(self.laws.iter().map(|law| law.judge_in(observation, calls)));
     }
 }
 

@@ -526,3 +526,24 @@ impl Subject for BrokenBreaker {
 pub fn broken_breaker(policy: Policy, bug: BreakerBug, schedule: Schedule) -> Run {
     run(&BrokenBreaker, &BrokenBreakerConfig { policy, bug }, schedule)
 }
+
+/// A hand-built trace: `(at_ms, call, attempt, kind)` per event, sequence numbers in order.
+pub fn hand_built(events: &[(u64, u32, u32, EventKind)]) -> Trace {
+    let mut trace = Trace::new();
+    for &(at_ms, call, attempt, kind) in events {
+        trace.push(timelaw_core::VInstant::EPOCH.saturating_add(ms(at_ms)), call, attempt, kind);
+    }
+    trace
+}
+
+/// A run of `trace` under `contract` and `schedule`, as a law observes it.
+pub fn observed(contract: Contract, schedule: Schedule, trace: Trace) -> Run {
+    Run { schedule, contract, trace, replay: None, without_wall_jumps: None }
+}
+
+pub const START: EventKind = EventKind::CallStart { idempotent: true };
+pub const ATTEMPT: EventKind = EventKind::AttemptStart;
+pub const FAILED: EventKind = EventKind::AttemptEnd { outcome: Outcome::Transient };
+pub const SUCCEEDED: EventKind = EventKind::AttemptEnd { outcome: Outcome::Ok };
+pub const RETURNED_OK: EventKind = EventKind::CallEnd { result: CallResult::Ok };
+pub const RETURNED_ERR: EventKind = EventKind::CallEnd { result: CallResult::Err(ErrorKind::Transient) };

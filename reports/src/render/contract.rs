@@ -369,6 +369,7 @@ mod tests {
                 "circuit_closes_after_probes",
                 "circuit_probe_slot_freed",
                 "circuit_open_period_as_declared",
+                "circuit_probes_settle_as_declared",
             ],
         );
         check_group(

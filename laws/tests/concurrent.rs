@@ -1,0 +1,124 @@
+//! The laws about work a call runs at once, on hand-built traces: hedges (how many, how soon, losers
+//! cancelled), attempts left running after a cancellation, and ordered results.
+
+mod support;
+
+use support::*;
+use timelaw_core::{
+    CallResult, CallScript, Contract, Declared, ErrorKind, EventKind, HedgeContract, Schedule, Trace, VDuration,
+};
+use timelaw_laws::ids;
+
+#[track_caller]
+fn check(id: &str, contract: Contract, schedule: &Schedule, trace: &Trace, expect: Expect) {
+    assert_verdict(id, &observed(contract, schedule.clone(), trace.clone()), expect);
+}
+
+fn hedge(delay_ms: u64, max_hedges: u32) -> Contract {
+    let hedge = HedgeContract { delay: ms(delay_ms), max_hedges };
+    Contract { hedge: Declared::Stated(hedge), ..Contract::default() }
+}
+
+const DROPPED: EventKind = EventKind::AttemptDropped { ran: VDuration::from_millis(7) };
+
+/// The first attempt hangs; a hedge at `hedge_ms` wins at 7ms; the loser is dropped unless `leak`.
+fn hedged(hedge_ms: u64, leak: bool) -> Trace {
+    let mut events = vec![(0, 0, 0, START), (0, 0, 1, ATTEMPT), (hedge_ms, 0, 2, ATTEMPT), (7, 0, 2, SUCCEEDED)];
+    if !leak {
+        events.push((7, 0, 1, DROPPED));
+    }
+    events.push((7, 0, 0, RETURNED_OK));
+    hand_built(&events)
+}
+
+#[test]
+fn hedging_laws() {
+    let one = calls(&[&[OK]]);
+    let good = hedged(5, false);
+    check(ids::HEDGES_WITHIN_LIMIT_AND_DELAY, hedge(5, 1), &one, &good, Expect::Holds);
+    check(ids::HEDGES_WITHIN_LIMIT_AND_DELAY, hedge(5, 1), &one, &hedged(3, false), Expect::At(2));
+    check(ids::HEDGES_WITHIN_LIMIT_AND_DELAY, hedge(5, 0), &one, &good, Expect::At(2));
+    // Attempts one after another are no hedges.
+    let sequential = hand_built(&[
+        (0, 0, 0, START),
+        (0, 0, 1, ATTEMPT),
+        (1, 0, 1, FAILED),
+        (1, 0, 2, ATTEMPT),
+        (2, 0, 2, SUCCEEDED),
+        (2, 0, 0, RETURNED_OK),
+    ]);
+    check(ids::HEDGES_WITHIN_LIMIT_AND_DELAY, hedge(5, 0), &one, &sequential, Expect::Vacuous);
+    check(ids::HEDGES_WITHIN_LIMIT_AND_DELAY, Contract::default(), &one, &good, Expect::NotApplicable);
+
+    check(ids::HEDGED_CALL_LEAVES_NO_ATTEMPT_RUNNING, hedge(5, 1), &one, &good, Expect::Holds);
+    check(ids::HEDGED_CALL_LEAVES_NO_ATTEMPT_RUNNING, hedge(5, 1), &one, &hedged(5, true), Expect::At(4));
+    let unstated = Contract { hedge: Declared::Unstated, ..Contract::default() };
+    check(ids::HEDGED_CALL_LEAVES_NO_ATTEMPT_RUNNING, unstated, &one, &hedged(5, true), Expect::At(4));
+    check(ids::HEDGED_CALL_LEAVES_NO_ATTEMPT_RUNNING, hedge(5, 1), &one, &Trace::new(), Expect::Vacuous);
+    check(ids::HEDGED_CALL_LEAVES_NO_ATTEMPT_RUNNING, Contract::default(), &one, &good, Expect::NotApplicable);
+}
+
+fn cancelled_at(millis: u64) -> Schedule {
+    Schedule::new(vec![CallScript { cancel_after: Some(ms(millis)), ..CallScript::outcomes(&[HANG, HANG]) }])
+}
+
+fn honors_cancellation() -> Contract {
+    let mut contract = Contract::default();
+    contract.timing.honors_cancellation = true;
+    contract
+}
+
+#[test]
+fn cancellation_leaves_nothing_running() {
+    let returned = EventKind::CallEnd { result: CallResult::Err(ErrorKind::Cancelled) };
+    let cut = EventKind::AttemptCancelled;
+    // Two attempts running (a hedge) when the caller cancels at 10ms.
+    let both_cut = hand_built(&[
+        (0, 0, 0, START),
+        (0, 0, 1, ATTEMPT),
+        (5, 0, 2, ATTEMPT),
+        (10, 0, 1, cut),
+        (10, 0, 2, cut),
+        (10, 0, 0, returned),
+    ]);
+    let one_left = hand_built(&[
+        (0, 0, 0, START),
+        (0, 0, 1, ATTEMPT),
+        (5, 0, 2, ATTEMPT),
+        (10, 0, 1, cut),
+        (10, 0, 0, returned),
+        (30, 0, 2, SUCCEEDED),
+    ]);
+    let ended_late = hand_built(&[(0, 0, 0, START), (0, 0, 1, ATTEMPT), (30, 0, 1, cut), (30, 0, 0, returned)]);
+    let id = ids::CANCELLATION_LEAVES_NOTHING_RUNNING;
+    check(id, honors_cancellation(), &cancelled_at(10), &both_cut, Expect::Holds);
+    check(id, honors_cancellation(), &cancelled_at(10), &one_left, Expect::At(4));
+    check(id, honors_cancellation(), &cancelled_at(10), &ended_late, Expect::At(2));
+    check(id, honors_cancellation(), &cancelled_at(50), &both_cut, Expect::Vacuous);
+    check(id, Contract::default(), &cancelled_at(10), &one_left, Expect::NotApplicable);
+}
+
+#[test]
+fn ordered_results_in_input_order() {
+    let ordered = |first: u32| {
+        let second = 1 - first;
+        hand_built(&[
+            (0, 0, 0, START),
+            (0, 0, 1, ATTEMPT),
+            (0, 1, 0, START),
+            (0, 1, 1, ATTEMPT),
+            (5, first, 1, SUCCEEDED),
+            (5, first, 0, RETURNED_OK),
+            (6, second, 1, SUCCEEDED),
+            (6, second, 0, RETURNED_OK),
+        ])
+    };
+    let mut contract = Contract::default();
+    contract.timing.ordered_results = true;
+    let two = calls(&[&[OK], &[OK]]);
+    let id = ids::ORDERED_RESULTS_IN_INPUT_ORDER;
+    check(id, contract, &two, &ordered(0), Expect::Holds);
+    check(id, contract, &two, &ordered(1), Expect::At(7));
+    check(id, contract, &two, &hand_built(&[(0, 0, 0, START)]), Expect::Vacuous);
+    check(id, Contract::default(), &two, &ordered(1), Expect::NotApplicable);
+}

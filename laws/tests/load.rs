@@ -1,0 +1,133 @@
+//! The bulkhead and rate-limiter laws on hand-built traces of overlapping calls: each holds on a correct
+//! interleaving, is vacuous or not applicable when it has nothing to judge, and is violated by the
+//! off-by-one and too-sparing admissions real limiters get wrong.
+
+mod support;
+
+use support::*;
+use timelaw_core::{
+    BulkheadContract, CallResult, Contract, Declared, ErrorKind, EventKind, LimiterContract, Rejection, Trace,
+};
+use timelaw_laws::ids;
+
+#[track_caller]
+fn check(id: &str, contract: Contract, trace: &Trace, expect: Expect) {
+    let run = observed(contract, calls(&[&[OK], &[OK], &[OK], &[OK]]), trace.clone());
+    assert_verdict(id, &run, expect);
+}
+
+fn bulkhead(max_in_flight: u32, queue_max: u32) -> Contract {
+    Contract { bulkhead: Declared::Stated(BulkheadContract { max_in_flight, queue_max }), ..Contract::default() }
+}
+
+const FULL: EventKind = EventKind::Rejected { reason: Rejection::BulkheadFull };
+const REFUSED_FULL: EventKind = EventKind::CallEnd { result: CallResult::Err(ErrorKind::BulkheadFull) };
+
+/// Two calls in flight, a third queued, a fourth rejected; the queued one runs once a slot frees.
+fn bulkhead_trace() -> Trace {
+    hand_built(&[
+        (0, 0, 0, START),
+        (0, 0, 1, ATTEMPT),
+        (0, 1, 0, START),
+        (0, 1, 1, ATTEMPT),
+        (0, 2, 0, START),
+        (0, 2, 0, EventKind::Queued),
+        (0, 3, 0, START),
+        (0, 3, 0, FULL),
+        (0, 3, 0, REFUSED_FULL),
+        (5, 0, 1, SUCCEEDED),
+        (5, 0, 0, RETURNED_OK),
+        (5, 2, 1, ATTEMPT),
+        (6, 1, 1, SUCCEEDED),
+        (6, 1, 0, RETURNED_OK),
+        (7, 2, 1, SUCCEEDED),
+        (7, 2, 0, RETURNED_OK),
+    ])
+}
+
+/// [`bulkhead_trace`] with the rejected call dispatched anyway.
+fn rejected_yet_dispatched() -> Trace {
+    let mut events: Vec<_> =
+        bulkhead_trace().events.iter().map(|e| (e.at.as_nanos() / 1_000_000, e.call, e.attempt, e.kind)).collect();
+    events.insert(8, (0, 3, 1, ATTEMPT));
+    hand_built(&events)
+}
+
+#[test]
+fn bulkhead_laws() {
+    let trace = bulkhead_trace();
+    let empty = Trace::new();
+    check(ids::BULKHEAD_IN_FLIGHT_WITHIN_LIMIT, bulkhead(2, 1), &trace, Expect::Holds);
+    check(ids::BULKHEAD_IN_FLIGHT_WITHIN_LIMIT, bulkhead(1, 1), &trace, Expect::At(3));
+    check(ids::BULKHEAD_IN_FLIGHT_WITHIN_LIMIT, bulkhead(2, 0), &trace, Expect::At(5));
+    check(ids::BULKHEAD_IN_FLIGHT_WITHIN_LIMIT, bulkhead(2, 1), &empty, Expect::Vacuous);
+    check(ids::BULKHEAD_IN_FLIGHT_WITHIN_LIMIT, Contract::default(), &trace, Expect::NotApplicable);
+    let unstated = Contract { bulkhead: Declared::Unstated, ..Contract::default() };
+    check(ids::BULKHEAD_IN_FLIGHT_WITHIN_LIMIT, unstated, &trace, Expect::NotApplicable);
+
+    check(ids::BULKHEAD_REJECTS_WITHOUT_DISPATCH, bulkhead(2, 1), &trace, Expect::Holds);
+    check(ids::BULKHEAD_REJECTS_WITHOUT_DISPATCH, unstated, &trace, Expect::Holds);
+    check(ids::BULKHEAD_REJECTS_WITHOUT_DISPATCH, bulkhead(2, 1), &rejected_yet_dispatched(), Expect::At(8));
+    check(ids::BULKHEAD_REJECTS_WITHOUT_DISPATCH, bulkhead(2, 1), &empty, Expect::Vacuous);
+    check(ids::BULKHEAD_REJECTS_WITHOUT_DISPATCH, Contract::default(), &trace, Expect::NotApplicable);
+
+    // Too sparing: a free slot or a free queue place at the rejection.
+    check(ids::BULKHEAD_ADMITS_BELOW_LIMIT, bulkhead(2, 1), &trace, Expect::Holds);
+    check(ids::BULKHEAD_ADMITS_BELOW_LIMIT, bulkhead(3, 1), &trace, Expect::At(7));
+    check(ids::BULKHEAD_ADMITS_BELOW_LIMIT, bulkhead(2, 2), &trace, Expect::At(7));
+    check(ids::BULKHEAD_ADMITS_BELOW_LIMIT, bulkhead(2, 1), &empty, Expect::Vacuous);
+    check(ids::BULKHEAD_ADMITS_BELOW_LIMIT, Contract::default(), &trace, Expect::NotApplicable);
+
+    // A rejection needs a declared bulkhead.
+    check(ids::NO_UNDECLARED_REJECTION, Contract::default(), &trace, Expect::At(7));
+    check(ids::NO_UNDECLARED_REJECTION, unstated, &trace, Expect::Holds);
+}
+
+fn limiter(burst: u32, refill_ms: u64) -> Contract {
+    let limiter = LimiterContract { burst, refill_every: ms(refill_ms) };
+    Contract { limiter: Declared::Stated(limiter), ..Contract::default() }
+}
+
+const EMPTY: EventKind = EventKind::Rejected { reason: Rejection::LimiterEmpty };
+
+/// One call per entry at `at_ms`: dispatched (`true`) or refused by the limiter.
+fn limited(calls: &[(u64, bool)]) -> Trace {
+    let mut events = Vec::new();
+    for (call, &(at, dispatched)) in (0_u32..).zip(calls) {
+        events.push((at, call, 0, START));
+        if dispatched {
+            events.extend([(at, call, 1, ATTEMPT), (at, call, 1, SUCCEEDED), (at, call, 0, RETURNED_OK)]);
+        } else {
+            let refused = EventKind::CallEnd { result: CallResult::Err(ErrorKind::LimiterEmpty) };
+            events.extend([(at, call, 0, EMPTY), (at, call, 0, refused)]);
+        }
+    }
+    hand_built(&events)
+}
+
+#[test]
+fn limiter_laws() {
+    // Burst 2, a token every 10ms: two at once, a refusal, then one per refill.
+    let steady = limited(&[(0, true), (0, true), (0, false), (10, true), (20, true)]);
+    check(ids::LIMITER_WITHIN_RATE, limiter(2, 10), &steady, Expect::Holds);
+    check(ids::LIMITER_ADMITS_WITH_TOKENS, limiter(2, 10), &steady, Expect::Holds);
+    // Burst + 1 at once; and three before the first refill.
+    check(ids::LIMITER_WITHIN_RATE, limiter(2, 10), &limited(&[(0, true), (0, true), (0, true)]), Expect::At(9));
+    check(ids::LIMITER_WITHIN_RATE, limiter(2, 10), &limited(&[(0, true), (1, true), (9, true)]), Expect::At(9));
+    check(ids::LIMITER_WITHIN_RATE, limiter(1, 10), &steady, Expect::At(5));
+    // A window across a refill: 0, 0, then 10 and 10 again is one too many.
+    let burst_again = limited(&[(0, true), (0, true), (10, true), (10, true)]);
+    check(ids::LIMITER_WITHIN_RATE, limiter(2, 10), &burst_again, Expect::At(13));
+    check(ids::LIMITER_WITHIN_RATE, limiter(3, 10), &burst_again, Expect::Holds);
+    check(ids::LIMITER_WITHIN_RATE, limiter(2, 10), &Trace::new(), Expect::Vacuous);
+    check(ids::LIMITER_WITHIN_RATE, limiter(2, 0), &steady, Expect::NotApplicable);
+    check(ids::LIMITER_WITHIN_RATE, Contract::default(), &steady, Expect::NotApplicable);
+
+    // Too sparing: a refusal with a token left, at once or after a refill.
+    check(ids::LIMITER_ADMITS_WITH_TOKENS, limiter(3, 10), &steady, Expect::At(9));
+    let refused_after_refill = limited(&[(0, true), (0, true), (15, false)]);
+    check(ids::LIMITER_ADMITS_WITH_TOKENS, limiter(2, 10), &refused_after_refill, Expect::At(9));
+    check(ids::LIMITER_ADMITS_WITH_TOKENS, limiter(2, 20), &refused_after_refill, Expect::Holds);
+    check(ids::LIMITER_ADMITS_WITH_TOKENS, limiter(2, 10), &limited(&[(0, true)]), Expect::Vacuous);
+    check(ids::LIMITER_ADMITS_WITH_TOKENS, Contract::default(), &steady, Expect::NotApplicable);
+}
