@@ -8,8 +8,8 @@ use support::*;
 use timelaw_core::reference::{Backoff, Policy};
 use timelaw_core::{
     first_action_difference, Abort, AttemptResult, CallResult, ClockContract, ClockFaults, ClockKind, Contract,
-    Diagnostic, ErrorKind, FailFrom, JumpAt, OnFailedRead, ReadFailure, Schedule, Subject, VDuration, VInstant,
-    WallJump, World,
+    Diagnostic, ErrorKind, EventKind, FailFrom, JumpAt, OnFailedRead, ReadFailure, Schedule, Subject, VDuration,
+    VInstant, WallJump, World,
 };
 use timelaw_laws::{ids, Replay};
 
@@ -203,6 +203,69 @@ fn failed_read_handled_as_declared() {
     let attempt = retried.trace.events.iter().filter(|e| e.attempt == 2).map(|e| e.seq).min().unwrap();
     check(id, retried, Expect::At(attempt));
     check(id, naive(promise(3, ms(10)), Bug::None, transients(2, monotonic)), Expect::NotApplicable);
+}
+
+/// A hand-built run of `events` under a contract that measures its limits on the monotonic clock, for a
+/// schedule with `faults`.
+fn observed_with_clocks(faults: ClockFaults, events: &[(u64, u32, u32, EventKind)]) -> Run {
+    let mut contract = promise(3, ms(10));
+    contract.timing.clocks = Some(ClockContract::MONOTONIC);
+    observed(contract, calls(&[&[T], &[OK]]).with_clock(faults), hand_built(events))
+}
+
+const READ_FAILED: EventKind = EventKind::ClockReadFailed { clock: ClockKind::Monotonic };
+
+#[test]
+fn a_jump_of_zero_is_not_backwards() {
+    // The schedule jumps back later, but the run only saw a jump of zero before it panicked.
+    let events = [(0, 0, 0, START), (0, 0, 0, EventKind::WallJump { by_ns: 0 }), (0, 0, 1, ATTEMPT)];
+    let mut run = observed_with_clocks(jump(JumpAt::Attempt(2), -HOUR_NS), &events);
+    run.trace.end = timelaw_core::TraceEnd::Panicked("boom".to_owned());
+    run.without_wall_jumps = Some(Replay { first: 1, second: 2, first_difference: Some(1) });
+    check(ids::WALL_JUMP_BACK_NO_PANIC, run, Expect::Vacuous);
+}
+
+#[test]
+fn a_failed_read_judges_only_its_own_call() {
+    let id = ids::FAILED_READ_HANDLED_AS_DECLARED;
+    let failing_first = failing(ClockKind::Monotonic, 0);
+    // Call 0 keeps its outcome after the failed read; call 1 read its clocks fine and returns an error
+    // after a success, which is another law's business (result_matches_last_attempt).
+    let first_only = [
+        (0, 0, 0, START),
+        (0, 0, 1, ATTEMPT),
+        (0, 0, 1, FAILED),
+        (0, 0, 1, READ_FAILED),
+        (0, 0, 1, RETURNED_ERR),
+        (0, 1, 0, START),
+        (0, 1, 1, ATTEMPT),
+        (0, 1, 1, SUCCEEDED),
+        (0, 1, 1, RETURNED_ERR),
+    ];
+    check(id, observed_with_clocks(failing_first.clone(), &first_only), Expect::Holds);
+    // The outcome lost either way, each said in its own words.
+    let lost =
+        [(0, 0, 0, START), (0, 0, 1, ATTEMPT), (0, 0, 1, SUCCEEDED), (0, 0, 1, READ_FAILED), (0, 0, 1, RETURNED_ERR)];
+    let lost = observed_with_clocks(failing_first.clone(), &lost);
+    check(id, lost.clone(), Expect::At(4));
+    let why = lost.judge(id).violation().map(|violation| violation.message.to_string());
+    assert_eq!(
+        why.as_deref(),
+        Some(
+            "the call returned an error after a failed clock read although its last attempt succeeded (the real \
+             outcome was lost)"
+        )
+    );
+    let invented =
+        [(0, 0, 0, START), (0, 0, 1, ATTEMPT), (0, 0, 1, FAILED), (0, 0, 1, READ_FAILED), (0, 0, 1, RETURNED_OK)];
+    let why = observed_with_clocks(failing_first, &invented).judge(id).violation().map(|v| v.message.to_string());
+    assert_eq!(
+        why.as_deref(),
+        Some(
+            "the call returned Ok after a failed clock read although its last attempt did not succeed (the failed \
+             read was treated as success)"
+        )
+    );
 }
 
 #[test]

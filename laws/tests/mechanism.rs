@@ -96,3 +96,34 @@ fn every_contract_field_has_one_mechanism() {
         }
     }
 }
+
+#[test]
+fn mechanisms_print_their_names() {
+    let names = [
+        (Mechanism::Retry, "retry"),
+        (Mechanism::Delays, "delays/backoff"),
+        (Mechanism::Timing, "timing"),
+        (Mechanism::RateLimit, "rate/retry-after"),
+        (Mechanism::Circuit, "circuit"),
+        (Mechanism::Budget, "budget"),
+        (Mechanism::Bulkhead, "bulkhead"),
+        (Mechanism::Limiter, "limiter"),
+        (Mechanism::Hedging, "hedging"),
+        (Mechanism::Clocks, "clocks"),
+        (Mechanism::Meta, "meta"),
+    ];
+    assert_eq!(names.map(|(mechanism, _)| mechanism), Mechanism::ALL);
+    for (mechanism, name) in names {
+        assert_eq!(mechanism.name(), name);
+        assert_eq!(mechanism.to_string(), name);
+    }
+}
+
+#[test]
+fn fields_have_their_mechanism() {
+    assert_eq!(field_mechanism("retry.max_attempts"), Some(Mechanism::Retry));
+    assert_eq!(field_mechanism("circuit.policy"), Some(Mechanism::Circuit));
+    assert_eq!(field_mechanism("timing.clocks"), Some(Mechanism::Clocks));
+    assert_eq!(field_mechanism("hedge"), Some(Mechanism::Hedging));
+    assert_eq!(field_mechanism("retry.no_such_field"), None);
+}

@@ -5,10 +5,12 @@ mod support;
 use support::*;
 use timelaw_core::reference::{Backoff, Policy};
 use timelaw_core::{
-    execute_with, Abort, CallResult, Contract, Limits, RetryContract, Schedule, Subject, Trace, VDuration, VInstant,
-    World,
+    execute_with, Abort, CallResult, Contract, EventKind, LimitKind, Limits, RetryContract, Schedule, Subject, Trace,
+    VDuration, VInstant, World,
 };
 use timelaw_laws::{ids, Replay, Verdict};
+
+const SLEPT: EventKind = EventKind::SleepRequested { duration: VDuration::from_millis(10) };
 
 #[track_caller]
 fn check(id: &str, run: Run, expect: Expect) {
@@ -158,6 +160,27 @@ fn terminates() {
     let invalid = reference(Policy { max_attempts: 0, ..policy(3) }, single(&[T]));
     check(id, invalid.clone(), Expect::Inconclusive);
     assert!(matches!(invalid.judge(id), Verdict::Inconclusive(why) if why.contains("max_attempts")));
+}
+
+#[test]
+fn a_long_run_cut_is_judged_only_past_the_promised_attempts() {
+    let id = ids::TERMINATES;
+    // One call promised 2 attempts, cut inside a long scripted run at the attempt limit 2.
+    let cut = |attempts: u32| {
+        let mut events = vec![(0, 0, 0, START)];
+        for attempt in 1..=attempts {
+            events.extend([(0, 0, attempt, ATTEMPT), (0, 0, attempt, FAILED), (0, 0, attempt, SLEPT)]);
+        }
+        let mut trace = hand_built(&events);
+        trace.end = timelaw_core::TraceEnd::Aborted(Abort::LongRunCut { kind: LimitKind::Attempts, limit: 2 });
+        observed(promise(2, ms(10)), single(&[T; 200]), trace)
+    };
+    // Exactly the promised attempts (and many more events than attempts): still only a cut.
+    check(id, cut(2), Expect::Inconclusive);
+    // One attempt more than promised: judged like the step limit, a violation.
+    let past = cut(3);
+    let last = past.trace.events.len() as u32 - 1;
+    check(id, past, Expect::At(last));
 }
 
 /// Runs `subject` under `limits`.

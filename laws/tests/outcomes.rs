@@ -4,7 +4,9 @@ mod support;
 
 use support::*;
 use timelaw_core::reference::{Backoff, Policy};
-use timelaw_core::{CallScript, Contract, RetryContract, RetryOn, Schedule};
+use timelaw_core::{CallScript, Contract, EventKind, RetryContract, RetryOn, Schedule, TieRule, VDuration};
+
+const SLEPT: EventKind = EventKind::SleepRequested { duration: VDuration::from_millis(10) };
 use timelaw_laws::ids;
 
 #[track_caller]
@@ -35,6 +37,18 @@ fn success_ends_call() {
     check(id, reference(policy(3), single(&[F])), Expect::Vacuous);
     check(id, naive(promise(3, ms(10)), Bug::AttemptAfterOk, single(&[OK])), Expect::At(3));
     check(id, naive(promise(3, ms(10)), Bug::AttemptAfterOk, single(&[T, OK])), Expect::At(7));
+    // Hand-built: a sleep after the success, and an Err returned after it, are each violations.
+    let one_call = single(&[OK]);
+    let slept = hand_built(&[
+        (0, 0, 0, START),
+        (0, 0, 1, ATTEMPT),
+        (0, 0, 1, SUCCEEDED),
+        (0, 0, 1, SLEPT),
+        (10, 0, 1, RETURNED_OK),
+    ]);
+    check(id, observed(promise(3, ms(10)), one_call.clone(), slept), Expect::At(3));
+    let lost = hand_built(&[(0, 0, 0, START), (0, 0, 1, ATTEMPT), (0, 0, 1, SUCCEEDED), (0, 0, 1, RETURNED_ERR)]);
+    check(id, observed(promise(3, ms(10)), one_call, lost), Expect::At(3));
 }
 
 #[test]
@@ -100,4 +114,17 @@ fn eventually_succeeds() {
     };
     check(id, naive(stream, Bug::StopsAfterTimeout, calls(&[&[HANG], &[OK]])), Expect::At(3));
     check(id, naive(promise(3, ms(10)), Bug::PanicsOnRetry, single(&[T, OK])), Expect::Inconclusive);
+    // An attempt lasting exactly its timeout under "the inner result wins the tie" succeeds, so the call
+    // must succeed even with one attempt and timeouts not retried.
+    let inner_wins = {
+        let mut promise = promise(1, ms(10));
+        promise.timing.attempt_timeout = Some(ms(10));
+        promise.timing.timeout_tie = TieRule::InnerWins;
+        promise.retry.retry_on = Some(RetryOn { timeout: false, ..RetryOn::ALL });
+        promise
+    };
+    check(id, naive(inner_wins, Bug::None, timed(&[(10, OK)])), Expect::Holds);
+    // A cancelled call need not succeed, even an idempotent one whose script would.
+    let cancelled = script(&[OK], |call| call.cancel_after = Some(ms(0)));
+    check(id, reference(policy(3), cancelled), Expect::Vacuous);
 }

@@ -168,6 +168,13 @@ fn circuit_open_period_as_declared() {
         contract.circuit.stated_mut().expect("stated").cooldown_tie = CooldownTie::AdmitsAfterEnd
     };
     check(id, claiming(behind(), strictly_after, stream(REOPENS)), Expect::At(10));
+    // Strictly after a declared 99ms: the half-open transition at 100ms or later is after its end.
+    let strictly_after_shorter = |contract: &mut Contract| {
+        let circuit = contract.circuit.stated_mut().expect("stated");
+        circuit.cooldown_tie = CooldownTie::AdmitsAfterEnd;
+        circuit.open_for = ms(99);
+    };
+    check(id, claiming(behind(), strictly_after_shorter, stream(REOPENS)), Expect::Holds);
     // The successful probe at 100ms closes the breaker, which restarts the count: the next opening is a
     // first one again and lasts 100ms, also under doubling periods.
     let closes_then_reopens: &[(u64, Outcome)] = &[(0, T), (0, T), (100, OK), (0, T), (0, T), (100, OK)];

@@ -66,11 +66,12 @@ pub const WALL_JUMP_BACK_NO_PANIC: Law = Law {
 };
 
 fn wall_jump_back_no_panic(observation: &Observation<'_>) -> Verdict {
-    if !observation.schedule.clock.wall_jumps.iter().any(|jump| jump.by_ns < 0) {
+    if !observation.schedule.clock.wall_jumps.iter().any(|jump| backwards(jump.by_ns)) {
         return Verdict::Vacuous; // Cheap: most cases have no clock faults.
     }
     let trace = observation.trace;
-    let back = trace.events.iter().find(|event| matches!(event.kind, EventKind::WallJump { by_ns } if by_ns < 0));
+    let back =
+        trace.events.iter().find(|event| matches!(event.kind, EventKind::WallJump { by_ns } if backwards(by_ns)));
     let Some(back) = back else { return Verdict::Vacuous };
     let Some(compared) = observation.without_wall_jumps else { return Verdict::Vacuous };
     match &trace.end {
@@ -80,6 +81,11 @@ fn wall_jump_back_no_panic(observation: &Observation<'_>) -> Verdict {
         ),
         _ => Verdict::Holds,
     }
+}
+
+/// Whether a wall-clock jump of `by_ns` goes backwards (a jump of zero does not).
+fn backwards(by_ns: i64) -> bool {
+    by_ns < 0
 }
 
 /// `failed_read_handled_as_declared`: after a failed clock read the call keeps its attempts' real
