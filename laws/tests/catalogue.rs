@@ -45,6 +45,12 @@ fn standard_catalogue_is_the_blueprint() {
         let mut fresh = Catalogue::empty();
         assert!(fresh.register(*law).is_ok(), "{} is not a valid id", law.id);
     }
+    // Every view of the laws agrees: the slice, the iterators and the counts.
+    let from_slice: Vec<&str> = catalogue.laws().iter().map(|law| law.id).collect();
+    let from_loop: Vec<&str> = (&catalogue).into_iter().map(|law| law.id).collect();
+    assert_eq!((from_slice.as_slice(), from_loop.as_slice()), (ids::ALL.as_slice(), ids::ALL.as_slice()));
+    assert!(!catalogue.is_empty());
+    assert!(Catalogue::empty().is_empty());
 }
 
 #[test]
