@@ -96,6 +96,9 @@ fn eventually_succeeds() {
     let id = ids::EVENTUALLY_SUCCEEDS;
     check(id, reference(policy(3), single(&[T, T])), Expect::Holds);
     check(id, reference(policy(3), single(&[rate_limited(5), T, OK])), Expect::Holds);
+    // Honoring a retry-after within the cap, the call must still succeed.
+    let honors = Policy { honor_retry_after: true, ..policy(3) };
+    check(id, reference(honors, single(&[rate_limited(5), OK])), Expect::Holds);
     check(id, reference(timeout(3, 5), single(&[HANG, OK])), Expect::Holds);
     check(id, reference(timeout(2, 10), timed(&[(10, OK), (9, OK)])), Expect::Holds);
     check(id, reference(policy(3), single(&[T, T, T])), Expect::Vacuous);
