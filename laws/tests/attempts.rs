@@ -60,6 +60,8 @@ fn no_sleep_after_final_attempt() {
     // A sleep after the final attempt is the violation even when another attempt follows it (the
     // mutant that drops the final-attempt check still catches a sleep before giving up, not this).
     check(id, naive(promise(3, ms(10)), Bug::ExtraAttempt, single(&[T, T, T, T])), Expect::At(12));
+    // The retry the sleep waited for was refused by a declared limiter: the call did try again.
+    check(id, refused_after_sleep(), Expect::Holds);
 }
 
 #[test]

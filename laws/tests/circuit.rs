@@ -5,7 +5,7 @@ mod support;
 
 use support::*;
 use timelaw_core::reference::{Backoff, Policy};
-use timelaw_core::{CallScript, CircuitContract, Outcome, Schedule};
+use timelaw_core::{BulkheadContract, CallScript, CircuitContract, Outcome, Schedule, Step, VDuration};
 use timelaw_laws::ids;
 
 #[track_caller]
@@ -164,4 +164,39 @@ fn half_open_probe_limit_without_reported_transitions() {
     // half-open, the period ends when the stated breaker decides (it closed after the first probe).
     let run = misdeclared(breaker(2, 100, 2), breaker(2, 100, 1), stream(OPENS_THEN_PROBES));
     check(id, unreported(run), Expect::Holds);
+}
+
+/// Two calls arriving together behind a breaker that opens on one failure: call 0 fails after
+/// `failing_ns`, call 1 would succeed; `bulkhead` (if any) lets one call in at a time.
+fn overlapping(failing_ns: u64, bulkhead: Option<BulkheadContract>, interleave: &[u32]) -> Run {
+    let trips = CircuitContract {
+        window: 1,
+        min_calls: 1,
+        failure_percent: 1,
+        open_for: VDuration::from_nanos(1),
+        half_open_probes: 1,
+        ..CircuitContract::DEFAULT
+    };
+    let policy = Policy { bulkhead, ..policy(trips) };
+    let failing = CallScript::new(vec![Step::new(VDuration::from_nanos(failing_ns), T)]);
+    let calls = [failing, CallScript::new(vec![])].map(|call| CallScript { arrival: Some(VDuration::ZERO), ..call });
+    let schedule = Schedule { interleave: interleave.to_vec(), ..Schedule::new(calls.to_vec()) };
+    reference(policy, schedule)
+}
+
+#[test]
+fn breaker_laws_judge_overlapping_calls_when_they_are_decided() {
+    let laws = [ids::CIRCUIT_CLOSED_ADMITS, ids::CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH, ids::HALF_OPEN_PROBE_LIMIT];
+    // Call 1 starts while the breaker is closed but asks for admission only after call 0's failure opened
+    // it, at the same instant: its refusal is due.
+    let refused = overlapping(0, None, &[]);
+    assert!(refused.trace.events.iter().any(|event| matches!(event.kind, timelaw_core::EventKind::Rejected { .. })));
+    // Call 1 waits in a bulkhead's queue until call 0 fails 1ns later and opens the breaker, whose open
+    // period has ended when call 1 leaves the queue: it is admitted as a probe then.
+    let one_at_a_time = Some(BulkheadContract { max_in_flight: 1, queue_max: 1 });
+    let queued = overlapping(1, one_at_a_time, &[6, 4, 5, 5, 1, 1, 2, 2]);
+    for (run, id) in laws.iter().flat_map(|id| [(&refused, *id), (&queued, *id)]) {
+        let verdict = run.judge(id);
+        assert!(!verdict.is_violated(), "{id}: {verdict}\n{}", Listing(&run.trace));
+    }
 }

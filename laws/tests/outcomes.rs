@@ -89,6 +89,8 @@ fn result_matches_last_attempt() {
     check(id, naive(reports, Bug::SwallowsTimeout, single(&[HANG])), Expect::At(3));
     // The same cut made by an enclosing deadline: the attempt gave no result, so the call is not judged.
     check(id, dropped_at(naive(reports, Bug::SwallowsTimeout, single(&[HANG])), 2), Expect::Vacuous);
+    // A retry refused by a stated limiter: the call returns the refusal, which is not judged.
+    check(id, refused_after_sleep(), Expect::Vacuous);
 }
 
 #[test]
@@ -96,6 +98,8 @@ fn eventually_succeeds() {
     let id = ids::EVENTUALLY_SUCCEEDS;
     check(id, reference(policy(3), single(&[T, T])), Expect::Holds);
     check(id, reference(policy(3), single(&[rate_limited(5), T, OK])), Expect::Holds);
+    // A stated limiter may refuse the retry: the law does not apply.
+    check(id, refused_after_sleep(), Expect::NotApplicable);
     // Honoring a retry-after within the cap, the call must still succeed.
     let honors = Policy { honor_retry_after: true, ..policy(3) };
     check(id, reference(honors, single(&[rate_limited(5), OK])), Expect::Holds);

@@ -45,7 +45,8 @@ fn attempts_within_max(observation: &Observation<'_>) -> Verdict {
 
 /// `no_sleep_after_final_attempt`: a call never sleeps in vain. It does not sleep after its
 /// `retry.max_attempts`-th attempt started, and a sleep is always followed by another attempt unless the call
-/// ends `Err(Cancelled)` or `Err(DeadlineExceeded)` (the sleep was cut, or the clock ran out).
+/// ends `Err(Cancelled)` or `Err(DeadlineExceeded)` (the sleep was cut, or the clock ran out) or the retry
+/// it waited for was refused (a `Rejected` event: a breaker, a budget, a bulkhead or a limiter said no).
 ///
 /// - Needs: `retry.max_attempts`.
 /// - Violated at the offending `SleepRequested`.
@@ -75,6 +76,8 @@ fn no_sleep_after_final_attempt(observation: &Observation<'_>) -> Verdict {
                 return Verdict::violated_at(event.seq, "the call slept after its final attempt");
             }
             EventKind::SleepRequested { .. } => (relevant, pending_sleep) = (true, Some(event.seq)),
+            // The retry the sleep waited for was tried and refused by a declared mechanism.
+            EventKind::Rejected { .. } => pending_sleep = None,
             EventKind::CallEnd { result } => match pending_sleep {
                 Some(sleep) if !is_interrupted(result) => {
                     return Verdict::violated_at(sleep, "the call slept, then gave up without another attempt");

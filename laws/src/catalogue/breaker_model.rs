@@ -356,6 +356,8 @@ pub struct CallFacts {
     pub end: Option<(u32, VInstant, CallResult)>,
     /// The subject reported a transition out of half-open during the call.
     pub leaves_half_open: bool,
+    /// A bulkhead kept the call out: it was rejected as full, or waited in its queue (`Queued`).
+    pub kept_out: bool,
 }
 
 impl CallFacts {
@@ -367,6 +369,7 @@ impl CallFacts {
             rejected_open: None,
             end: None,
             leaves_half_open: false,
+            kept_out: false,
         };
         for event in call {
             match event.kind {
@@ -375,6 +378,7 @@ impl CallFacts {
                     facts.rejected_open = facts.rejected_open.or(Some(event.seq))
                 }
                 EventKind::CallEnd { result } => facts.end = Some((event.seq, event.at, result)),
+                EventKind::Rejected { reason: Rejection::BulkheadFull } | EventKind::Queued => facts.kept_out = true,
                 EventKind::CircuitTransition { from: timelaw_core::CircuitState::HalfOpen, .. } => {
                     facts.leaves_half_open = true
                 }
@@ -396,9 +400,17 @@ impl CallFacts {
     pub fn refusal_event(&self) -> Option<u32> {
         self.rejected_open.or(self.end.map(|(seq, _, _)| seq))
     }
-    /// Feeds the call's result to `model` when the model admitted it.
+    /// What the breaker counts of the call: when it ended and its result, except that a call a bulkhead
+    /// kept out and that never dispatched is no result (`Err(CircuitOpen)`: its probe slot, if any, is
+    /// given back), like a call the breaker refused itself.
+    pub fn breaker_result(&self) -> Option<(VInstant, CallResult)> {
+        let (_, at, result) = self.end?;
+        let refused_elsewhere = self.kept_out && self.first_attempt.is_none();
+        Some((at, if refused_elsewhere { CallResult::Err(ErrorKind::CircuitOpen) } else { result }))
+    }
+    /// Feeds the call's result ([`CallFacts::breaker_result`]) to `model` when the model admitted it.
     pub fn record(&self, model: &mut BreakerModel, admission: Admission) {
-        if let (Admission::Admit { .. }, Some((_, at, result))) = (admission, self.end) {
+        if let (Admission::Admit { .. }, Some((at, result))) = (admission, self.breaker_result()) {
             model.record(result, at);
         }
     }

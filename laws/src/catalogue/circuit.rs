@@ -2,7 +2,7 @@
 //! calls (see the breaker model's docs in this module's source: the semantics of
 //! `timelaw_core::reference`, section "Circuit breaker").
 
-use timelaw_core::{CallResult, CircuitState, Contract, ErrorKind, EventKind};
+use timelaw_core::{CallResult, CircuitState, Contract, ErrorKind, Event, EventKind, VInstant};
 
 use super::breaker_model::{Admission, BreakerModel, BreakerSpec, CallFacts, Phase};
 use crate::ids;
@@ -44,6 +44,14 @@ pub fn replay_breaker(
     verdict
 }
 
+/// Where a call's admission was decided: its first attempt or refusal (a call that started while the
+/// breaker was closed may be decided only after another call's result opened it, at the same instant),
+/// else its start.
+fn decided_at(call: &[Event]) -> (u32, VInstant) {
+    let decision = call.iter().find(|event| matches!(event.kind, EventKind::AttemptStart | EventKind::Rejected { .. }));
+    decision.map_or((call[0].seq, call[0].at), |event| (event.seq, event.at))
+}
+
 /// [`replay_breaker`] over overlapping calls: each call's facts from the trace regrouped by call, then
 /// the starts and ends of all calls walked in trace order.
 fn replay_interleaved(
@@ -52,12 +60,12 @@ fn replay_interleaved(
     mut judge: impl FnMut(&CallFacts, Admission, Phase) -> Option<Verdict>,
 ) -> Verdict {
     let grouped = grouped_by_call(observation.trace);
-    let calls: Vec<(u32, CallFacts)> =
-        per_call(&grouped.events).map(|call| (call[0].seq, CallFacts::of(call))).collect();
-    // (seq, is the end, call index): the starts and ends in trace order.
+    let calls: Vec<((u32, VInstant), CallFacts)> =
+        per_call(&grouped.events).map(|call| (decided_at(call), CallFacts::of(call))).collect();
+    // (seq, is the end, call index): the admissions and ends in trace order.
     let mut moments: Vec<(u32, bool, usize)> = Vec::with_capacity(calls.len() * 2);
     for (index, (first, facts)) in calls.iter().enumerate() {
-        moments.push((*first, false, index));
+        moments.push((first.0, false, index));
         if let Some((end, _, _)) = facts.end {
             moments.push((end, true, index));
         }
@@ -68,13 +76,13 @@ fn replay_interleaved(
     for (_, is_end, index) in moments {
         let facts = &calls[index].1;
         if is_end {
-            if let (Admission::Admit { .. }, Some((_, at, result))) = (admitted[index].0, facts.end) {
+            if let (Admission::Admit { .. }, Some((at, result))) = (admitted[index].0, facts.breaker_result()) {
                 model.record_admitted(result, at, admitted[index].1);
             }
             continue;
         }
         let before = model.phase();
-        let admission = model.admit(facts.started);
+        let admission = model.admit(calls[index].0 .1);
         admitted[index] = (admission, model.epoch());
         if let Some(call_verdict) = judge(facts, admission, before) {
             verdict = verdict.merge(call_verdict);

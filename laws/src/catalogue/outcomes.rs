@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use timelaw_core::{CallResult, CallScript, Contract, Event, EventKind, Outcome, Step, TieRule};
+use timelaw_core::{CallResult, CallScript, Contract, Event, EventKind, Outcome, Rejection, Step, TieRule};
 
 use super::support::{attempt_result, ended_with, ends_attempt, is_interrupted, last_index, take_call};
 use crate::ids;
@@ -75,7 +75,8 @@ fn fatal_not_retried(observation: &Observation<'_>) -> Verdict {
 /// outcome ([`CallResult::from_outcome`]), `Err(Timeout)` after a timeout, `Err(Cancelled)` after a
 /// cancellation. Calls that return `Err(Cancelled)` or `Err(DeadlineExceeded)` are not judged (the caller
 /// or the clock decided), nor are calls that made no attempt, nor calls whose last attempt was dropped
-/// by something other than its own timeout (`AttemptDropped`: it gave no result).
+/// by something other than its own timeout (`AttemptDropped`: it gave no result), nor calls whose retry a
+/// bulkhead or a rate limiter refused after the last attempt (the refusal is what they return).
 ///
 /// - Needs: `reports_last_result == true`.
 /// - Violated at the `CallEnd` with the wrong result.
@@ -103,6 +104,11 @@ fn result_matches_last_attempt(observation: &Observation<'_>) -> Verdict {
             Some(_) if !is_interrupted(result) => Check::Pass,
             _ => Check::Skip,
         },
+        // A retry a bulkhead or a limiter refused ends the call with that refusal: not judged.
+        EventKind::Rejected { reason: Rejection::BulkheadFull | Rejection::LimiterEmpty } => {
+            *last = None;
+            Check::Skip
+        }
         ref kind => {
             if ends_attempt(kind) {
                 *last = attempt_result(kind); // A dropped attempt stands for no result: not judged.
@@ -124,8 +130,8 @@ fn result_matches_last_attempt(observation: &Observation<'_>) -> Verdict {
 /// timeout, only with `timing.attempt_timeout`) if `retry_on.timeout`.
 ///
 /// - Needs: `retry.max_attempts` and `retry.retry_on`, and no `timing.deadline`, `delays.sleep_budget`,
-///   `timing.retry_elapsed_max`, `circuit` or `budget`, stated or unstated: each of those may
-///   legitimately stop retries, so the law does not apply then.
+///   `timing.retry_elapsed_max`, `circuit`, `budget`, `bulkhead` or `limiter`, stated or unstated: each
+///   of those may legitimately stop retries, so the law does not apply then.
 /// - Violated at the call's `CallEnd` when it is not `Ok`; on a complete trace where the call never
 ///   ended (or never started), at the last event. Inconclusive on a truncated trace.
 /// - Vacuous when no call met the precondition.
@@ -143,6 +149,8 @@ pub const EVENTUALLY_SUCCEEDS: Law = Law {
 fn eventually_applies(contract: &Contract) -> bool {
     // Stated or unstated ("unknown" is not "absent"): each may legitimately stop retries.
     let limits_free = !contract.has_time_limit() && !contract.has_circuit() && !contract.has_retry_budget();
+    // A bulkhead or a rate limiter may refuse a retry as legitimately.
+    let limits_free = limits_free && contract.bulkhead.is_absent() && contract.limiter.is_absent();
     limits_free && contract.retry.max_attempts.is_some() && contract.retry.retry_on.is_some()
 }
 

@@ -547,3 +547,24 @@ pub const FAILED: EventKind = EventKind::AttemptEnd { outcome: Outcome::Transien
 pub const SUCCEEDED: EventKind = EventKind::AttemptEnd { outcome: Outcome::Ok };
 pub const RETURNED_OK: EventKind = EventKind::CallEnd { result: CallResult::Ok };
 pub const RETURNED_ERR: EventKind = EventKind::CallEnd { result: CallResult::Err(ErrorKind::Transient) };
+
+/// One call: a transient failure, a 10 ms sleep, then the retry refused by the stated rate limiter, and
+/// the refusal returned.
+pub fn refused_after_sleep() -> Run {
+    let mut contract = promise(3, ms(10));
+    contract.limiter =
+        timelaw_core::Declared::Stated(timelaw_core::LimiterContract { burst: 1, refill_every: ms(1000) });
+    contract.retry.reports_last_result = true;
+    let refused = EventKind::Rejected { reason: timelaw_core::Rejection::LimiterEmpty };
+    let returned = EventKind::CallEnd { result: CallResult::Err(ErrorKind::LimiterEmpty) };
+    let slept = EventKind::SleepRequested { duration: ms(10) };
+    let events = [
+        (0, 0, 0, START),
+        (0, 0, 1, ATTEMPT),
+        (0, 0, 1, FAILED),
+        (0, 0, 1, slept),
+        (10, 0, 1, refused),
+        (10, 0, 1, returned),
+    ];
+    observed(contract, single(&[T, OK]), hand_built(&events))
+}
