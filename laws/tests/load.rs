@@ -73,10 +73,34 @@ fn bulkhead_laws() {
 
     // Too sparing: a free slot or a free queue place at the rejection.
     check(ids::BULKHEAD_ADMITS_BELOW_LIMIT, bulkhead(2, 1), &trace, Expect::Holds);
-    check(ids::BULKHEAD_ADMITS_BELOW_LIMIT, bulkhead(3, 1), &trace, Expect::At(7));
+    // With three slots, call 2 should not have waited; but once it waits, the free slot is owed to it,
+    // and call 3's rejection (the queue full) is due. (Waiting with a slot free is not judged.)
+    check(ids::BULKHEAD_ADMITS_BELOW_LIMIT, bulkhead(3, 1), &trace, Expect::Holds);
+    let alone = hand_built(&[(0, 0, 0, START), (0, 0, 1, ATTEMPT), (0, 1, 0, START), (0, 1, 0, FULL)]);
+    check(ids::BULKHEAD_ADMITS_BELOW_LIMIT, bulkhead(2, 0), &alone, Expect::At(3));
+    check(ids::BULKHEAD_ADMITS_BELOW_LIMIT, bulkhead(1, 0), &alone, Expect::Holds);
     check(ids::BULKHEAD_ADMITS_BELOW_LIMIT, bulkhead(2, 2), &trace, Expect::At(7));
     check(ids::BULKHEAD_ADMITS_BELOW_LIMIT, bulkhead(2, 1), &empty, Expect::Vacuous);
     check(ids::BULKHEAD_ADMITS_BELOW_LIMIT, Contract::default(), &trace, Expect::NotApplicable);
+    // A slot freed while a call waits in the full queue is owed to that call: a newcomer's rejection is due.
+    let full = EventKind::Rejected { reason: Rejection::BulkheadFull };
+    let refused = EventKind::CallEnd { result: CallResult::Err(ErrorKind::BulkheadFull) };
+    let owed = hand_built(&[
+        (0, 0, 0, START),
+        (0, 1, 0, START),
+        (0, 0, 1, ATTEMPT),
+        (0, 1, 0, EventKind::Queued),
+        (1, 2, 0, START),
+        (1, 0, 1, SUCCEEDED),
+        (1, 0, 0, RETURNED_OK),
+        (1, 2, 0, full),
+        (1, 2, 0, refused),
+        (1, 1, 1, ATTEMPT),
+        (1, 1, 1, SUCCEEDED),
+        (1, 1, 0, RETURNED_OK),
+    ]);
+    check(ids::BULKHEAD_ADMITS_BELOW_LIMIT, bulkhead(1, 1), &owed, Expect::Holds);
+    check(ids::BULKHEAD_ADMITS_BELOW_LIMIT, bulkhead(1, 2), &owed, Expect::At(7));
 
     // A rejection needs a declared bulkhead.
     check(ids::NO_UNDECLARED_REJECTION, Contract::default(), &trace, Expect::At(7));

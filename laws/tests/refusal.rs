@@ -304,3 +304,20 @@ fn no_undeclared_rejection() {
     let no_budget = |contract: &mut Contract| contract.budget = Declared::Absent;
     check(id, claiming(budget, no_budget, single(&[T, OK])), Expect::At(3));
 }
+
+#[test]
+fn a_budget_counts_a_call_when_it_runs_among_calls_arriving_together() {
+    // Four calls arrive together and run in the recorded order 1, 2, 3, 0: when call 2's retry is
+    // refused, only calls 1 and 2 have run and deposited (2 x 25 % = no retry), not all four.
+    let budget = timelaw_core::BudgetContract { min_retries: 0, retry_percent: 25, ..Default::default() };
+    let policy = Policy { retry_budget: Some(budget), ..Policy::new(2, Backoff::Constant { delay: ms(0) }, ms(0)) };
+    let script = |outcomes: &[timelaw_core::Outcome]| timelaw_core::CallScript {
+        arrival: Some(timelaw_core::VDuration::ZERO),
+        ..timelaw_core::CallScript::outcomes(outcomes)
+    };
+    let calls = vec![script(&[]), script(&[]), script(&[T]), script(&[])];
+    let schedule = timelaw_core::Schedule { interleave: vec![5, 1, 1, 5, 4], ..timelaw_core::Schedule::new(calls) };
+    let run = reference(policy, schedule);
+    assert!(run.trace.events.iter().any(|event| matches!(event.kind, timelaw_core::EventKind::Rejected { .. })));
+    assert_verdict(ids::RETRY_BUDGET_ADMITS_WITH_ROOM, &run, Expect::Holds);
+}

@@ -2,7 +2,8 @@
 //! against, public so a user's own law can use it too.
 //!
 //! A budget allows `min_retries + calls * retry_percent / 100` retries
-//! ([`BudgetContract::allowed`](timelaw_core::BudgetContract::allowed)), counting the calls started and the
+//! ([`BudgetContract::allowed`](timelaw_core::BudgetContract::allowed)), counting the calls started (at
+//! their `CallStart`, or with [`BudgetModel::deposits_when_run`] at their first event after it) and the
 //! retries taken over the whole case or, with a window
 //! ([`BudgetContract::window`](timelaw_core::BudgetContract::window)), only those at instants within the
 //! window before now (an event at `t` counts at `now` while `now - t < window`). A
@@ -36,6 +37,7 @@ pub struct BudgetModel {
     params: BudgetContract,
     window: Option<VDuration>,
     spent_at_sleep: bool,
+    deposits_when_run: bool,
     /// Events before this index are counted.
     head: usize,
     /// Events before this index have left the window.
@@ -52,6 +54,7 @@ impl BudgetModel {
             params,
             window: params.window,
             spent_at_sleep: false,
+            deposits_when_run: false,
             head: 0,
             tail: 0,
             calls: 0,
@@ -62,6 +65,13 @@ impl BudgetModel {
     /// The same model taking a retry at the sleep before it (see the module docs).
     pub fn spent_at_sleep(self) -> BudgetModel {
         BudgetModel { spent_at_sleep: true, ..self }
+    }
+
+    /// The same model counting a call at its first event after its `CallStart`, where the call's own code
+    /// first ran, instead of at the `CallStart`: for calls that arrive together and run one after another
+    /// at the same instant, where a subject deposits for a call only when that call runs.
+    pub fn deposits_when_run(self) -> BudgetModel {
+        BudgetModel { deposits_when_run: true, ..self }
     }
 
     /// Counts `events[..index]`, then drops what left the window by the instant of `events[index]` (the
@@ -99,7 +109,9 @@ impl BudgetModel {
             })
         };
         match events[index].kind {
+            EventKind::CallStart { .. } if self.deposits_when_run => (0, 0),
             EventKind::CallStart { .. } => (1, 0),
+            _ if self.deposits_when_run && first_action(events, index) => (1, 0),
             EventKind::SleepRequested { .. } if self.spent_at_sleep => (0, 1),
             EventKind::AttemptStart if events[index].attempt >= 2 && !(self.spent_at_sleep && slept_before()) => (0, 1),
             _ => (0, 0),
@@ -125,4 +137,20 @@ impl BudgetModel {
     pub fn has_room(&self) -> bool {
         self.retries < self.allowed()
     }
+}
+
+/// `true` when `events[index]` is its call's first event after its `CallStart`: where the call deposits
+/// into the budget. A subject deposits when the call's own code first runs, which for calls arriving
+/// together may come after another call's retry; in a sequential trace it is the event right after the
+/// `CallStart`, at the same instant.
+fn first_action(events: &[Event], index: usize) -> bool {
+    let call = events[index].call;
+    // Fast path: the event before belongs to the same call (always so in a sequential trace).
+    if let Some(previous) = index.checked_sub(1).map(|before| &events[before]) {
+        if previous.call == call {
+            return matches!(previous.kind, EventKind::CallStart { .. });
+        }
+    }
+    let previous = events[..index].iter().rev().find(|event| event.call == call);
+    previous.is_some_and(|event| matches!(event.kind, EventKind::CallStart { .. }))
 }

@@ -163,9 +163,10 @@ fn bulkhead_rejects_without_dispatch(observation: &Observation<'_>) -> Verdict {
 }
 
 /// `bulkhead_admits_below_limit`: the bulkhead rejects a call only when every slot is taken and its
-/// queue is full: at a `Rejected { BulkheadFull }` of a call that was not queued, calls in flight are at
-/// `max_in_flight` and queued calls at `queue_max` (a call rejected after waiting in the queue is not
-/// judged).
+/// queue is full: at a `Rejected { BulkheadFull }` of a call that was not queued, queued calls are at
+/// `queue_max` and either calls in flight are at `max_in_flight` or a queued call is waiting for the
+/// free slot (the queue is served first-come, so a newcomer cannot take a slot a queued call is owed; a
+/// call rejected after waiting in the queue is not judged).
 ///
 /// - Needs: `bulkhead` (reads `max_in_flight`, `queue_max`).
 /// - Violated at a `Rejected { BulkheadFull }` with a slot or a queue place free.
@@ -188,7 +189,8 @@ fn bulkhead_admits_below_limit(observation: &Observation<'_>) -> Verdict {
         if !judged {
             return Check::Skip;
         }
-        if walk.in_flight < bulkhead.max_in_flight || walk.queued < bulkhead.queue_max {
+        let slot_free = walk.in_flight < bulkhead.max_in_flight && walk.queued == 0;
+        if slot_free || walk.queued < bulkhead.queue_max {
             return Check::Fail(Cow::Owned(format!(
                 "the bulkhead rejected a call with {} of {} calls in flight and {} of {} queued",
                 walk.in_flight, bulkhead.max_in_flight, walk.queued, bulkhead.queue_max

@@ -69,8 +69,11 @@ fn retry_budget_admits_with_room(observation: &Observation<'_>) -> Verdict {
     let Some(model) = BudgetModel::of(observation.contract) else {
         return Verdict::NotApplicable;
     };
-    let mut model = model.spent_at_sleep();
     let events = &observation.trace.events;
+    let mut model = model.spent_at_sleep();
+    if crate::temporal::calls_interleave(events) {
+        model = model.deposits_when_run();
+    }
     let mut verdict = Verdict::Vacuous;
     for (index, event) in events.iter().enumerate() {
         if event.kind != (EventKind::Rejected { reason: Rejection::BudgetExhausted }) {
