@@ -101,6 +101,11 @@ fn bulkhead_laws() {
     ]);
     check(ids::BULKHEAD_ADMITS_BELOW_LIMIT, bulkhead(1, 1), &owed, Expect::Holds);
     check(ids::BULKHEAD_ADMITS_BELOW_LIMIT, bulkhead(1, 2), &owed, Expect::At(7));
+    // A wall-clock jump the World tags with the waiting call does not take it out of the queue.
+    let mut jumped: Vec<_> =
+        owed.events.iter().map(|e| (e.at.as_nanos() / 1_000_000, e.call, e.attempt, e.kind)).collect();
+    jumped.insert(5, (1, 1, 0, EventKind::WallJump { by_ns: 1 }));
+    check(ids::BULKHEAD_ADMITS_BELOW_LIMIT, bulkhead(1, 1), &hand_built(&jumped), Expect::Holds);
 
     // A rejection needs a declared bulkhead.
     check(ids::NO_UNDECLARED_REJECTION, Contract::default(), &trace, Expect::At(7));

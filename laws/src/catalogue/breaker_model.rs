@@ -356,7 +356,8 @@ pub struct CallFacts {
     pub end: Option<(u32, VInstant, CallResult)>,
     /// The subject reported a transition out of half-open during the call.
     pub leaves_half_open: bool,
-    /// A bulkhead kept the call out: it was rejected as full, or waited in its queue (`Queued`).
+    /// A bulkhead kept the call out: it was rejected as full, or it waited in the queue (`Queued`) and
+    /// ended with no attempt and no other refusal.
     pub kept_out: bool,
 }
 
@@ -371,6 +372,8 @@ impl CallFacts {
             leaves_half_open: false,
             kept_out: false,
         };
+        // A call that waited in the queue and ended with no attempt and no other refusal left the queue.
+        let (mut queued, mut decided) = (false, false);
         for event in call {
             match event.kind {
                 EventKind::AttemptStart => facts.first_attempt = facts.first_attempt.or(Some(event.seq)),
@@ -378,13 +381,16 @@ impl CallFacts {
                     facts.rejected_open = facts.rejected_open.or(Some(event.seq))
                 }
                 EventKind::CallEnd { result } => facts.end = Some((event.seq, event.at, result)),
-                EventKind::Rejected { reason: Rejection::BulkheadFull } | EventKind::Queued => facts.kept_out = true,
+                EventKind::Rejected { reason: Rejection::BulkheadFull } => facts.kept_out = true,
+                EventKind::Queued => queued = true,
+                EventKind::Rejected { .. } => decided = true,
                 EventKind::CircuitTransition { from: timelaw_core::CircuitState::HalfOpen, .. } => {
                     facts.leaves_half_open = true
                 }
                 _ => {}
             }
         }
+        facts.kept_out |= queued && !decided && facts.first_attempt.is_none();
         facts
     }
     /// The call returned this.

@@ -2,9 +2,10 @@
 //! calls (see the breaker model's docs in this module's source: the semantics of
 //! `timelaw_core::reference`, section "Circuit breaker").
 
-use timelaw_core::{CallResult, CircuitState, Contract, ErrorKind, Event, EventKind, VInstant};
+use timelaw_core::{CallResult, CircuitState, Contract, ErrorKind, Event, EventKind, Rejection, VInstant};
 
 use super::breaker_model::{Admission, BreakerModel, BreakerSpec, CallFacts, Phase};
+use super::load::CallSet;
 use crate::ids;
 use crate::law::{Law, LawKind, Observation};
 use crate::temporal::{calls_interleave, grouped_by_call, per_call};
@@ -413,15 +414,25 @@ fn circuit_probes_settle_as_declared(observation: &Observation<'_>) -> Verdict {
     }
     let (mut model, mut admitted) = (BreakerModel::new(spec), Admitted::default());
     let (mut reported, mut pending, mut verdict) = (CircuitState::Closed, None, Verdict::Vacuous);
+    // A call is admitted where it was decided: its first attempt or refusal, else its end; a call a
+    // bulkhead kept out never reaches the breaker.
+    let (mut decided, mut kept_out) = (CallSet::default(), CallSet::default());
+    let mut admit = |model: &mut BreakerModel, admitted: &mut Admitted, event: &Event, reaches: bool| {
+        if decided.set(event.call, true) && reaches {
+            let admission = model.admit(event.at);
+            let probe = admission.is_admitted() && matches!(model.phase(), Phase::HalfOpen { .. });
+            admitted.put(event.call, (admission, model.epoch(), probe));
+        }
+    };
     for (index, event) in events.iter().enumerate() {
         match event.kind {
-            EventKind::CallStart { .. } => {
-                let admission = model.admit(event.at);
-                let probe = admission.is_admitted() && matches!(model.phase(), Phase::HalfOpen { .. });
-                admitted.put(event.call, (admission, model.epoch(), probe));
-            }
+            EventKind::Queued => _ = kept_out.set(event.call, true),
+            EventKind::Rejected { reason: Rejection::BulkheadFull } => admit(&mut model, &mut admitted, event, false),
+            EventKind::AttemptStart | EventKind::Rejected { .. } => admit(&mut model, &mut admitted, event, true),
             EventKind::CircuitTransition { to, .. } => reported = to,
             EventKind::CallEnd { result } => {
+                let reaches = !kept_out.contains(event.call);
+                admit(&mut model, &mut admitted, event, reaches);
                 if let Some((Admission::Admit { .. }, epoch, probe)) = admitted.take(event.call) {
                     model.record_admitted(result, event.at, epoch);
                     pending = if probe { Some(event.seq) } else { pending };

@@ -70,7 +70,8 @@ impl BulkheadWalk {
         self.waiting.contains(call)
     }
 
-    /// Takes in `event`: a `Queued` call joins the queue, any other event of a queued call takes it out;
+    /// Takes in `event`: a `Queued` call joins the queue, any other action of a queued call (not a clock
+    /// event or a diagnostic) takes it out;
     /// a call's first `AttemptStart` puts it in flight, its `CallEnd` takes it out.
     pub fn step(&mut self, event: &Event) {
         let call = event.call;
@@ -81,6 +82,8 @@ impl BulkheadWalk {
                 }
                 return;
             }
+            // A clock event the World tags with a waiting call is not the call leaving the queue.
+            _ if !event.kind.is_action() => return,
             _ if self.waiting.set(call, false) => self.queued -= 1,
             _ => {}
         }

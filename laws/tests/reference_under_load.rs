@@ -1,0 +1,48 @@
+//! The reference interpreter under load, on cases a concurrent run once flagged by mistake: each law
+//! named must not be violated. Every case is data: the reference's config and the schedule, as JSON.
+
+mod support;
+
+use support::*;
+use timelaw_core::reference::Policy;
+use timelaw_core::Schedule;
+use timelaw_laws::ids;
+
+#[track_caller]
+fn check(config: &str, schedule: &str, laws: &[&str]) {
+    let policy: Policy = serde_json::from_str(config).expect("a reference config");
+    let schedule: Schedule = serde_json::from_str(schedule).expect("a schedule");
+    let run = reference(policy, schedule);
+    for id in laws {
+        let verdict = run.judge(id);
+        assert!(!verdict.is_violated(), "{id}: {verdict}\n{}", Listing(&run.trace));
+    }
+}
+
+const ONE_PROBE: &str = r#"{"max_attempts": 1, "backoff": {"constant": {"delay": "0"}}, "delay_max": "0",
+    "circuit": {"window": 1, "min_calls": 1, "failure_percent": 1, "open_for": "0", "half_open_probes": 1}}"#;
+
+#[test]
+fn a_call_decided_after_the_probe_closed_the_breaker_is_no_probe() {
+    // Call 2 starts with the probe (call 1) but runs after the probe closed the breaker; its failure then
+    // reopens it, which is no settling of the probe's result.
+    let schedule = r#"{"calls": [
+        {"steps": [{"duration": "0", "outcome": "transient"}], "arrival": "0"},
+        {"steps": [], "arrival": "426.121329255s"},
+        {"steps": [{"duration": "0", "outcome": "transient"}], "arrival": "426.121329255s"}]}"#;
+    check(ONE_PROBE, schedule, &[ids::CIRCUIT_PROBES_SETTLE_AS_DECLARED, ids::CIRCUIT_CLOSED_ADMITS]);
+}
+
+#[test]
+fn a_queued_call_refused_by_the_limiter_is_a_breaker_result() {
+    // Call 1 waits for the bulkhead, is admitted by the breaker, and the empty limiter refuses it: the
+    // breaker counts that failure and opens, so call 2's refusal is due.
+    let config = r#"{"max_attempts": 2, "backoff": {"constant": {"delay": "0"}}, "delay_max": "0",
+        "circuit": {"window": 1, "min_calls": 1, "failure_percent": 1, "open_for": "1ns", "half_open_probes": 1},
+        "bulkhead": {"max_in_flight": 1, "queue_max": 4}, "limiter": {"burst": 1, "refill_every": "148.13264ms"}}"#;
+    let schedule = r#"{"calls": [
+        {"steps": [{"duration": "148.13264ms", "outcome": "transient"}], "arrival": "0"},
+        {"steps": [], "arrival": "0"},
+        {"steps": [], "arrival": "9.721971ms"}]}"#;
+    check(config, schedule, &[ids::CIRCUIT_CLOSED_ADMITS, ids::CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH]);
+}
