@@ -51,12 +51,9 @@ pub fn last_index(trace: &Trace) -> Option<u32> {
 /// The events of call `call`, found from `cursor` on (calls appear in ascending order); advances the
 /// cursor past them. Empty when the call never started.
 pub fn take_call<'a>(events: &'a [Event], cursor: &mut usize, call: u32) -> &'a [Event] {
-    while events.get(*cursor).is_some_and(|event| event.call < call) {
-        *cursor += 1;
-    }
-    let start = *cursor;
-    while events.get(*cursor).is_some_and(|event| event.call == call) {
-        *cursor += 1;
-    }
+    let rest = events.get(*cursor..).unwrap_or_default();
+    let start = *cursor + rest.iter().take_while(|event| event.call < call).count();
+    let taken = events[start..].iter().take_while(|event| event.call == call).count();
+    *cursor = start + taken;
     &events[start..*cursor]
 }
