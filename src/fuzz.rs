@@ -117,8 +117,13 @@ fn violations_replaying<S: ConfigDomain + ?Sized>(
 /// every comparison of the judging loop away from libFuzzer's `trace-compares` hooks.
 #[inline(never)]
 fn violated(laws: &Catalogue, observation: &Observation<'_>) -> Vec<(&'static str, Verdict)> {
-    let judged = laws.iter().map(|law| (law.id, law.judge(observation)));
-    judged.filter(|(_, verdict)| verdict.is_violated()).collect()
+    let mut found = Vec::new();
+    laws.judge_each(observation, |_, law, verdict| {
+        if verdict.is_violated() {
+            found.push((law.id, verdict));
+        }
+    });
+    found
 }
 
 /// The first of `found` (violations of `subject`) that `known` does not mask, or `None` when every one

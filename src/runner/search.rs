@@ -113,10 +113,10 @@ pub(super) fn judge_case_with<S: ConfigDomain + ?Sized>(
         tally.long_run_cuts = tally.long_run_cuts.saturating_add(1);
     }
     let observation = evaluation.observation(&case);
-    for (law_index, law) in laws.iter().enumerate() {
-        let kept = tally.record(law_index, index, &case, &evaluation.trace, law.judge(&observation));
+    laws.judge_each(&observation, |law_index, law, verdict| {
+        let kept = tally.record(law_index, index, &case, &evaluation.trace, verdict);
         if let (true, Some(finds)) = (kept, finds) {
             finds.offer(law, index, &case);
         }
-    }
+    });
 }

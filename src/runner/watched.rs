@@ -196,10 +196,10 @@ fn record_hang<S: ConfigDomain + ?Sized>(shared: &Shared<'_, S>, index: u64, tal
         tally.coverage.record(classify(&case.schedule, &evaluation.contract));
     }
     let observation = evaluation.observation(&case);
-    for (law_index, law) in shared.laws.iter().enumerate() {
-        let kept = tally.record(law_index, index, &case, &evaluation.trace, law.judge(&observation));
+    shared.laws.judge_each(&observation, |law_index, law, verdict| {
+        let kept = tally.record(law_index, index, &case, &evaluation.trace, verdict);
         if let (true, Some(finds)) = (kept, shared.finds) {
             finds.offer_evaluated(law, index, &case, Some(&evaluation));
         }
-    }
+    });
 }

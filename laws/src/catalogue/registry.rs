@@ -138,10 +138,20 @@ impl Catalogue {
     /// unless a law is violated or inconclusive with a formatted message.
     pub fn judge_all(&self, observation: &Observation<'_>, out: &mut Vec<Verdict>) {
         out.clear();
+        self.judge_each(observation, |_, _, verdict| out.push(verdict));
+    }
+
+    /// Judges every law on `observation` in catalogue order, handing each verdict to `each` with the
+    /// law's index and the law. Like [`Catalogue::judge_all`], it looks once whether the trace's calls
+    /// interleave (and regroups it once if they do), where judging law by law with [`Law::judge`] looks
+    /// for every law; it allocates nothing for a sequential trace.
+    pub fn judge_each(&self, observation: &Observation<'_>, mut each: impl FnMut(usize, &Law, Verdict)) {
         let interleaved = crate::temporal::calls_interleave(&observation.trace.events);
         let grouped = interleaved.then(|| crate::temporal::grouped_by_call(observation.trace));
         let calls = grouped.as_ref().map_or(Calls::Sequential, Calls::Grouped);
-        out.extend(self.laws.iter().map(|law| law.judge_in(observation, calls)));
+        for (index, law) in self.laws.iter().enumerate() {
+            each(index, law, law.judge_in(observation, calls));
+        }
     }
 }
 
