@@ -252,16 +252,31 @@ fn run_attempt(
     world: &mut World<'_>,
     deadline_at: Option<VInstant>,
 ) -> Result<Result<(), AttemptFailure>, Abort> {
-    let left = deadline_at.map(|at| at.duration_since(world.now()));
+    let (limit, by_deadline) = attempt_limit(policy, deadline_at.map(|at| at.duration_since(world.now())));
+    let result = match limit {
+        Some(limit) => world.dispatch_with_timeout(limit, TieRule::Expired)?,
+        None => world.dispatch()?,
+    };
+    attempt_failure(result, by_deadline, || cut_error(world, deadline_at))
+}
+
+/// The limit an attempt runs under, the tighter of its own timeout and `left` before the deadline, and
+/// whether that limit is the deadline's (a tie goes to the deadline).
+pub(super) fn attempt_limit(policy: &Policy, left: Option<VDuration>) -> (Option<VDuration>, bool) {
     let limit = match (policy.attempt_timeout, left) {
         (Some(timeout), Some(left)) => Some(timeout.min(left)),
         (timeout, left) => timeout.or(left),
     };
     let by_deadline = left.is_some_and(|left| policy.attempt_timeout.is_none_or(|timeout| left <= timeout));
-    let result = match limit {
-        Some(limit) => world.dispatch_with_timeout(limit, TieRule::Expired)?,
-        None => world.dispatch()?,
-    };
+    (limit, by_deadline)
+}
+
+/// What an attempt's `result` means for its call; `cut` gives the error of a cancelled attempt.
+pub(super) fn attempt_failure(
+    result: AttemptResult,
+    by_deadline: bool,
+    cut: impl FnOnce() -> Result<ErrorKind, Abort>,
+) -> Result<Result<(), AttemptFailure>, Abort> {
     Ok(match result {
         AttemptResult::Completed(Outcome::Ok) => Ok(()),
         AttemptResult::Completed(outcome) => {
@@ -270,7 +285,7 @@ fn run_attempt(
         }
         AttemptResult::TimedOut if by_deadline => Err(AttemptFailure::Final(ErrorKind::DeadlineExceeded)),
         AttemptResult::TimedOut => Err(AttemptFailure::Retryable(ErrorKind::Timeout, None)),
-        AttemptResult::Cancelled => Err(AttemptFailure::Final(cut_error(world, deadline_at)?)),
+        AttemptResult::Cancelled => Err(AttemptFailure::Final(cut()?)),
     })
 }
 

@@ -11,7 +11,8 @@ use std::task::Poll;
 use super::budget::RetryBudget;
 use super::circuit::Breaker;
 use super::interpreter::{
-    cut_error, interrupted, plan_delay, retryable, stamp_start, AttemptFailure, CaseState, Check,
+    attempt_failure, attempt_limit, cut_error, interrupted, plan_delay, retryable, stamp_start, AttemptFailure,
+    CaseState, Check,
 };
 use super::policy::Policy;
 use crate::concurrent::run_async_calls;
@@ -20,7 +21,7 @@ use crate::exec::AsyncWorld;
 use crate::schedule::Outcome;
 use crate::time::{VDuration, VInstant};
 use crate::trace::{CallResult, ErrorKind, Rejection};
-use crate::world::{Abort, AttemptResult, CallInfo, Wake};
+use crate::world::{Abort, CallInfo, Wake};
 
 /// State shared by the calls of one case.
 struct Shared {
@@ -270,24 +271,10 @@ async fn run_attempt(
     w: &AsyncWorld<'_>,
     deadline_at: Option<VInstant>,
 ) -> Result<Result<(), AttemptFailure>, Abort> {
-    let left = deadline_at.map(|at| at.duration_since(w.now()));
-    let limit = match (policy.attempt_timeout, left) {
-        (Some(timeout), Some(left)) => Some(timeout.min(left)),
-        (timeout, left) => timeout.or(left),
-    };
-    let by_deadline = left.is_some_and(|left| policy.attempt_timeout.is_none_or(|timeout| left <= timeout));
+    let (limit, by_deadline) = attempt_limit(policy, deadline_at.map(|at| at.duration_since(w.now())));
     let result = match limit {
         Some(limit) => w.dispatch_with_timeout(limit, TieRule::Expired).await?,
         None => w.dispatch().await?,
     };
-    Ok(match result {
-        AttemptResult::Completed(Outcome::Ok) => Ok(()),
-        AttemptResult::Completed(outcome) => {
-            let kind = ErrorKind::from_outcome(outcome).unwrap_or(ErrorKind::Transient);
-            Err(AttemptFailure::Retryable(kind, Some(outcome)))
-        }
-        AttemptResult::TimedOut if by_deadline => Err(AttemptFailure::Final(ErrorKind::DeadlineExceeded)),
-        AttemptResult::TimedOut => Err(AttemptFailure::Retryable(ErrorKind::Timeout, None)),
-        AttemptResult::Cancelled => Err(AttemptFailure::Final(w.with(|w| cut_error(w, deadline_at))?)),
-    })
+    attempt_failure(result, by_deadline, || w.with(|w| cut_error(w, deadline_at)))
 }
