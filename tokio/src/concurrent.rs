@@ -10,6 +10,9 @@
 //!
 //! # When calls run (the tie rule of [`timelaw_core::concurrent`])
 //! Each time the driver runs, at tokio's current instant, it
+//! 0. cuts every call whose cancellation instant lies strictly before that instant (tokio's timers fire
+//!    on whole milliseconds, the cancellation is exact), earliest first, the cuts of one instant in a
+//!    round of their own ordered as below; each cut is recorded at its own instant;
 //! 1. starts every call arriving at or before that instant, in index order (`World::open_call`,
 //!    recording `CallStart`);
 //! 2. makes the calls DUE: the calls just started and every call whose waker fired (a timer due by now,
@@ -170,10 +173,11 @@ impl Wake for CallWaker {
     }
 }
 
-/// One started call: its future (`None` once finished) and its waker.
+/// One started call: its future (`None` once finished), its waker and its cancellation instant.
 struct Task<'s> {
     future: Option<CallFuture<'s>>,
     waker: Waker,
+    cancel_at: Option<VInstant>,
 }
 
 /// The state of one concurrent run.
@@ -203,7 +207,7 @@ where
     fn drive(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Abort>> {
         *self.woken.driver.lock().unwrap_or_else(PoisonError::into_inner) = Some(cx.waker().clone());
         loop {
-            let step = self.open_arrived().and_then(|mut due| {
+            let step = self.cut_early().and_then(|()| self.open_arrived()).and_then(|mut due| {
                 due.extend(self.woken.take());
                 due.sort_unstable();
                 due.dedup();
@@ -259,6 +263,26 @@ where
         }
     }
 
+    /// Cuts the calls whose cancellation instant lies strictly before tokio's instant (tokio woke up to
+    /// a millisecond after it), earliest first, those of one instant in a round of their own: the core
+    /// executor would have run that instant before this one. Each cut is recorded at its own instant.
+    fn cut_early(&mut self) -> Result<(), Abort> {
+        let now = self.world.now();
+        let mut cuts: Vec<(VInstant, u32)> = (self.tasks.iter().enumerate())
+            .filter(|(_, task)| task.future.is_some())
+            .filter_map(|(index, task)| Some((task.cancel_at.filter(|&at| at < now)?, u32::try_from(index).ok()?)))
+            .collect();
+        cuts.sort_unstable();
+        for instant in cuts.iter().map(|&(at, _)| at).collect::<BTreeSet<_>>() {
+            let mut round: Vec<u32> = cuts.iter().filter(|&&(at, _)| at == instant).map(|&(_, call)| call).collect();
+            while let Some(call) = self.pick(&mut round)? {
+                self.polls += 1;
+                self.poll_call(call)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Starts every call arriving by now; their indices.
     fn open_arrived(&mut self) -> Result<Vec<u32>, Abort> {
         let mut opened = Vec::new();
@@ -277,7 +301,7 @@ where
                 None => Box::pin(tokio::task::unconstrained(call)),
             };
             let waker = Waker::from(Arc::new(CallWaker { call: info.index, woken: Arc::clone(&self.woken) }));
-            self.tasks.push(Task { future: Some(future), waker });
+            self.tasks.push(Task { future: Some(future), waker, cancel_at });
             self.ended_at.push(None);
             opened.push(info.index);
         }
@@ -325,7 +349,12 @@ where
         let world = self.world.clone();
         let Some(task) = self.tasks.get_mut(call as usize) else { return Ok(false) };
         let Some(future) = task.future.as_mut() else { return Ok(false) };
-        let before = world.with(|w| w.focus(call).map(|()| w.trace().events.len()))?;
+        // In focus without moving the World's clock: a cut records at its own instant (`cut_early`).
+        let before = {
+            let mut w = world.shared.world.borrow_mut();
+            w.focus(call)?;
+            w.trace().events.len()
+        };
         world.shared.current.set(Some(call));
         self.woken.forget(call);
         let polled = future.as_mut().poll(&mut Context::from_waker(&task.waker));

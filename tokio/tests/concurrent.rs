@@ -105,9 +105,9 @@ fn schedule(calls: &[(u64, &[(u64, Outcome)])], interleave: &[u32]) -> Schedule 
     Schedule::new(calls.collect()).with_interleave(interleave.to_vec())
 }
 
-/// `(instant ms, call, attempt, kind)` of every event.
-fn events(trace: &Trace) -> Vec<(u64, u32, u32, EventKind)> {
-    trace.events.iter().map(|e| (e.at.as_nanos() / 1_000_000, e.call, e.attempt, e.kind)).collect()
+/// `(instant in ms, call, attempt, kind)` of every event.
+fn events(trace: &Trace) -> Vec<(f64, u32, u32, EventKind)> {
+    trace.events.iter().map(|e| (e.at.as_nanos() as f64 / 1e6, e.call, e.attempt, e.kind)).collect()
 }
 
 fn rejected(trace: &Trace) -> Vec<u32> {
@@ -217,7 +217,9 @@ fn random_case(rng: &mut Lcg) -> (u32, Schedule) {
             let mut call = CallScript::new(steps).arriving(ms(arrival_ms));
             // 2 ms past a multiple of 5 ms: never at the instant a timer or an arrival is due (at such
             // a tie tokio's caller cuts the call before polling it; the core executor lets it finish).
-            call.cancel_after = (rng.below(4) == 0).then(|| ms(rng.below(6) * 5 + 2));
+            // Half of them half a millisecond later: tokio wakes at the next millisecond, the cut is exact.
+            let half_ms = VDuration::from_micros(500 * rng.below(2));
+            call.cancel_after = (rng.below(4) == 0).then(|| ms(rng.below(6) * 5 + 2).saturating_add(half_ms));
             call
         })
         .collect();
