@@ -12,9 +12,16 @@
 
 mod backoff;
 mod budget;
+mod concurrency_limit;
+mod hedge;
+mod load;
+mod rate_limit;
 
 pub use backoff::{TowerBackoff, TowerBackoffConfig, WorldRng};
 pub use budget::{TowerBudget, TowerBudgetConfig};
+pub use concurrency_limit::{TowerConcurrencyLimit, TowerConcurrencyLimitConfig, SEMAPHORE_PERMITS_MAX};
+pub use hedge::{TowerHedge, TowerHedgeConfig};
+pub use rate_limit::{TowerRateLimit, TowerRateLimitConfig};
 
 use timelaw_core::{Abort, Outcome};
 
@@ -37,3 +44,16 @@ impl Failure {
         matches!(self, Failure::Outcome(outcome) if retryable(*outcome))
     }
 }
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Outcome(outcome) => write!(f, "the attempt failed: {outcome:?}"),
+            Failure::Cancelled => write!(f, "the attempt was cancelled"),
+            Failure::Aborted(abort) => write!(f, "the run was aborted: {abort}"),
+        }
+    }
+}
+
+/// tower's hedge boxes errors (`BoxError`), so a failure is an error type.
+impl std::error::Error for Failure {}
