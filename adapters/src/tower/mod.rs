@@ -5,10 +5,17 @@
 //! |---|---|---|
 //! | [`TowerBackoff`] | `tower-backoff` | [`TowerBackoffConfig`] |
 //! | [`TowerBudget`] | `tower-budget` | [`TowerBudgetConfig`] |
+//! | [`TowerConcurrencyLimit`] | `tower-concurrency-limit` | [`TowerConcurrencyLimitConfig`] |
+//! | [`TowerRateLimit`] | `tower-rate-limit` | [`TowerRateLimitConfig`] |
+//! | [`TowerHedge`] | `tower-hedge` | [`TowerHedgeConfig`] |
 //!
-//! Both drive the real middleware: a `Retry::new(policy, service_fn(..))` per call, with a `Policy`
-//! written the way tower's docs show (`clone_request` returns `None` for a non-idempotent call, which
-//! tower documents as "the retry function will not be called").
+//! The retry subjects drive the real middleware: a `Retry::new(policy, service_fn(..))` per call, with a
+//! `Policy` written the way tower's docs show (`clone_request` returns `None` for a non-idempotent call,
+//! which tower documents as "the retry function will not be called").
+//!
+//! The load subjects (`limit::ConcurrencyLimit`, `limit::RateLimit`, `hedge::Hedge`) serve overlapping
+//! calls on the tokio driver's `serve_calls_concurrently`, one middleware instance per case around a
+//! service whose every request is the next scripted attempt of the call that sends it (`load.rs`).
 
 mod backoff;
 mod budget;
