@@ -179,6 +179,21 @@ mod tests {
     }
 
     #[test]
+    fn one_thread_or_four_find_and_shrink_the_same() {
+        let run = |threads| {
+            let subject = SemaphoreBulkhead { bug: Some(Bug::OneTooMany) };
+            let check = timelaw::check(&subject).env(false).concurrency(true).cases(1_000).seed(11);
+            let output = check.only_laws(&[LAW]).threads(threads).run();
+            let law = output.laws.into_iter().find(|law| law.law.id == LAW).expect("the law was checked");
+            let first = law.counterexamples.into_iter().next().map(|found| (found.case_index, found.shrunk));
+            (law.counts.violated, first)
+        };
+        let one = run(1);
+        assert!(one.0 > 0);
+        assert_eq!(one, run(4));
+    }
+
+    #[test]
     fn the_bulkhead_holds_and_its_bugs_are_caught() {
         check(None, false);
         check(Some(Bug::ReleasesEarly), true);
