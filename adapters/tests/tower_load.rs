@@ -166,7 +166,7 @@ fn domains_reach_every_legal_extreme() {
     assert!(hedges.iter().any(|config| config.period == Duration::ZERO));
     assert!(hedges.iter().any(|config| config.period == Duration::MAX));
     assert!(hedges.iter().any(|config| config.min_data_points == u64::MAX));
-    for percentile in [0.0, 1.0] {
+    for percentile in [0.0, 1.0, -1.0, f32::MAX] {
         assert!(hedges.iter().any(|config| config.latency_percentile == F32(percentile)), "{percentile}");
     }
 }

@@ -24,7 +24,7 @@ use crate::domain::AdapterConfig;
 /// | field | meaning | domain (simplest first) |
 /// |---|---|---|
 /// | `min_data_points` | no hedge until the histogram holds this many latencies | 0, 1, 2..=10, `u64::MAX` |
-/// | `latency_percentile` | the hedge delay is this quantile of the recorded latencies (in whole milliseconds) | 0.5, 0, 1, 0.9, 0.99, any of 0..=1 |
+/// | `latency_percentile` | the hedge delay is this quantile of the recorded latencies (in whole milliseconds); not validated | 0.5, 0, 1, 0.9, 0.99, any of 0..=1, outside it (-1, 1.5, `f32::MIN`, `f32::MAX`) |
 /// | `period` | the histogram rotates every `period` | 1 s, whole milliseconds up to a minute, one time in eight a boundary `Duration` (zero and `Duration::MAX` included) |
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -52,13 +52,16 @@ impl AdapterConfig for TowerHedgeConfig {
             2 => c.between(2, 10),
             _ => u64::MAX,
         };
-        let latency_percentile = match c.weighted(&[3, 1, 1, 1, 1, 3]) {
+        let latency_percentile = match c.weighted(&[3, 1, 1, 1, 1, 3, 1]) {
             0 => 0.5,
             1 => 0.0,
             2 => 1.0,
             3 => 0.9,
             4 => 0.99,
-            _ => c.between(0, 1000) as f32 / 1000.0,
+            5 => c.between(0, 1000) as f32 / 1000.0,
+            // Outside 0..=1: accepted (hdrhistogram caps a quantile above 1 and reads one below 0 as the
+            // lowest value). Non-finite values are left out: JSON has no text for them.
+            _ => [-1.0, 1.5, f32::MIN, f32::MAX][c.weighted(&[1; 4])],
         };
         let period = std_duration(c, |c| match c.weighted(&[1, 2]) {
             0 => SEC.to_std(),
