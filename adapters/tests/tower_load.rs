@@ -225,3 +225,44 @@ fn the_load_laws_catch_a_misread_contract() {
         "hedges_within_limit_and_delay",
     ));
 }
+
+/// The laws `subject` violates over 4,000 sampled cases with overlapping calls (every swarm batch with
+/// concurrency on), every fourth case replayed for `deterministic_replay`.
+fn violated_under_load<S: ConfigDomain>(subject: &S) -> Vec<&'static str> {
+    let catalogue = timelaw_laws::Catalogue::standard();
+    let mut violated = std::collections::BTreeSet::new();
+    for index in 0..4000 {
+        let mut swarm = swarm_for(0x7131_E1A3, index);
+        swarm.concurrency = true;
+        let case = timelaw_generators::sample_case(subject, mix(0x7131_E1A3, index), &swarm);
+        let trace = execute(subject, &case.config, &case.schedule, case.seed);
+        let replay = (index % 4 == 0).then(|| {
+            let (first, second) = (trace.digest(), execute(subject, &case.config, &case.schedule, 0).digest());
+            timelaw_laws::Replay { first, second, first_difference: (first != second).then_some(0) }
+        });
+        let contract = subject.contract(&case.config);
+        let observation = timelaw_laws::Observation {
+            schedule: &case.schedule,
+            seed: case.seed,
+            contract: &contract,
+            trace: &trace,
+            replay,
+            without_wall_jumps: None,
+        };
+        violated.extend(catalogue.iter().filter(|law| law.judge(&observation).is_violated()).map(|law| law.id));
+    }
+    violated.into_iter().collect()
+}
+
+#[test]
+fn under_load_only_the_findings_are_violated() {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {})); // Panicking subjects are findings, not noise.
+    let found = [
+        violated_under_load(&TowerConcurrencyLimit),
+        violated_under_load(&TowerRateLimit),
+        violated_under_load(&TowerHedge),
+    ];
+    std::panic::set_hook(hook);
+    assert_eq!(found, [["never_panics"]; 3]);
+}
