@@ -404,13 +404,18 @@ mod tests {
         use crate::reference::Reference;
         let overlapping = |decoding: Decoding| {
             long_inputs(256, 512)
-                .filter(|bytes| decoding.case(&Reference, bytes).schedule.calls.iter().any(|call| call.arrival.is_some()))
+                .filter(|bytes| {
+                    decoding.case(&Reference, bytes).schedule.calls.iter().any(|call| call.arrival.is_some())
+                })
                 .count()
         };
         assert_eq!(overlapping(Decoding::Sequential), 0);
         assert!(overlapping(Decoding::Concurrent) > 0, "no input decodes to overlapping calls");
         for bytes in long_inputs(32, 512) {
-            assert_eq!(Decoding::Sequential.case(&Reference, &bytes), timelaw_generators::arbitrary_case(&Reference, &bytes));
+            assert_eq!(
+                Decoding::Sequential.case(&Reference, &bytes),
+                timelaw_generators::arbitrary_case(&Reference, &bytes)
+            );
         }
         assert_eq!(Decoding::from_concurrency(true), Decoding::Concurrent);
         assert_eq!(Decoding::from_concurrency(false), Decoding::Sequential);
