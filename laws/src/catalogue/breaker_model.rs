@@ -393,6 +393,12 @@ impl CallFacts {
         facts.kept_out |= queued && !decided && facts.first_attempt.is_none();
         facts
     }
+    /// A bulkhead kept the call out before it reached the breaker: it was rejected as full, or it left
+    /// the queue with no attempt, and the breaker never refused it. A bulkhead stands in front of the
+    /// breaker, so such a call took no probe slot and is no result: the breaker models skip it.
+    pub fn never_reached_breaker(&self) -> bool {
+        self.kept_out && self.first_attempt.is_none() && self.rejected_open.is_none()
+    }
     /// The call returned this.
     pub fn result(&self) -> Option<CallResult> {
         self.end.map(|(_, _, result)| result)

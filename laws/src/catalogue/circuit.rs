@@ -32,6 +32,9 @@ pub fn replay_breaker(
     let mut verdict = Verdict::Vacuous;
     for call in per_call(&observation.trace.events) {
         let facts = CallFacts::of(call);
+        if facts.never_reached_breaker() {
+            continue;
+        }
         let before = model.phase();
         let admission = model.admit(facts.started);
         if let Some(call_verdict) = judge(&facts, admission, before) {
@@ -66,6 +69,9 @@ fn replay_interleaved(
     // (seq, is the end, call index): the admissions and ends in trace order.
     let mut moments: Vec<(u32, bool, usize)> = Vec::with_capacity(calls.len() * 2);
     for (index, (first, facts)) in calls.iter().enumerate() {
+        if facts.never_reached_breaker() {
+            continue;
+        }
         moments.push((first.0, false, index));
         if let Some((end, _, _)) = facts.end {
             moments.push((end, true, index));
