@@ -65,3 +65,22 @@ fn a_call_cancelled_in_the_bulkhead_queue_never_reached_the_breaker() {
     let laws = [ids::CIRCUIT_PROBE_SLOT_FREED, ids::CIRCUIT_HALF_OPEN_AFTER_COOLDOWN, ids::CIRCUIT_CLOSED_ADMITS];
     check(config, schedule, &laws);
 }
+
+#[test]
+fn a_call_that_left_the_bulkhead_queue_and_failed_before_dispatch_is_a_breaker_result() {
+    // Found by fuzzing under load. Call 1 waits for the slot of call 0, gets it when call 0's deadline
+    // ends it, passes the breaker and fails its first clock read: its `Err(DeadlineExceeded)` is the
+    // breaker's second failure, which opens it, so call 2's refusal is due.
+    let config = r#"{"max_attempts": 1, "backoff": {"constant": {"delay": "0"}}, "delay_max": "0",
+        "deadline": "294.967291ms",
+        "circuit": {"window": 2, "min_calls": 2, "failure_percent": 1, "open_for": "1ns", "half_open_probes": 1},
+        "bulkhead": {"max_in_flight": 1, "queue_max": 4}}"#;
+    let schedule = r#"{"calls": [
+        {"steps": [{"duration": "294.967291ms", "outcome": "ok"}], "arrival": "0"},
+        {"steps": [], "arrival": "294.967291ms"},
+        {"steps": [], "arrival": "294.967291ms"}],
+        "clock": {"read_failures": [{"clock": "monotonic", "from": {"after_reads": 1}, "count": 1}]},
+        "interleave": [7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7]}"#;
+    let laws = [ids::CIRCUIT_CLOSED_ADMITS, ids::CIRCUIT_PROBES_SETTLE_AS_DECLARED, ids::CIRCUIT_PROBE_SLOT_FREED];
+    check(config, schedule, &laws);
+}

@@ -357,7 +357,7 @@ pub struct CallFacts {
     /// The subject reported a transition out of half-open during the call.
     pub leaves_half_open: bool,
     /// A bulkhead kept the call out: it was rejected as full, or it waited in the queue (`Queued`) and
-    /// ended with no attempt and no other refusal.
+    /// ended there (no event of its own between `Queued` and its end) with no attempt and no other refusal.
     pub kept_out: bool,
 }
 
@@ -388,6 +388,11 @@ impl CallFacts {
                     facts.leaves_half_open = true
                 }
                 _ => {}
+            }
+            // A queued call waits until its next event: any event of its own but its end (a failed clock
+            // read, a transition, an attempt) shows it left the queue with a slot.
+            if !matches!(event.kind, EventKind::Queued | EventKind::CallEnd { .. }) {
+                queued = false;
             }
         }
         facts.kept_out |= queued && !decided && facts.first_attempt.is_none();

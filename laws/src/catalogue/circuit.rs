@@ -421,7 +421,7 @@ fn circuit_probes_settle_as_declared(observation: &Observation<'_>) -> Verdict {
     let (mut model, mut admitted) = (BreakerModel::new(spec), Admitted::default());
     let (mut reported, mut pending, mut verdict) = (CircuitState::Closed, None, Verdict::Vacuous);
     // A call is admitted where it was decided: its first attempt or refusal, else its end; a call a
-    // bulkhead kept out never reaches the breaker.
+    // bulkhead kept out (rejected as full, or ended in the queue) never reaches the breaker.
     let (mut decided, mut kept_out) = (CallSet::default(), CallSet::default());
     let mut admit = |model: &mut BreakerModel, admitted: &mut Admitted, event: &Event, reaches: bool| {
         if decided.set(event.call, true) && reaches {
@@ -433,6 +433,12 @@ fn circuit_probes_settle_as_declared(observation: &Observation<'_>) -> Verdict {
     for (index, event) in events.iter().enumerate() {
         match event.kind {
             EventKind::Queued => _ = kept_out.set(event.call, true),
+            // A queued call waits until its next event; any but its end shows it left the queue.
+            EventKind::CallEnd { .. } => {}
+            _ => _ = kept_out.set(event.call, false),
+        }
+        match event.kind {
+            EventKind::Queued => {}
             EventKind::Rejected { reason: Rejection::BulkheadFull } => admit(&mut model, &mut admitted, event, false),
             EventKind::AttemptStart | EventKind::Rejected { .. } => admit(&mut model, &mut admitted, event, true),
             EventKind::CircuitTransition { to, .. } => reported = to,
