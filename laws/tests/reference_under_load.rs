@@ -84,3 +84,22 @@ fn a_call_that_left_the_bulkhead_queue_and_failed_before_dispatch_is_a_breaker_r
     let laws = [ids::CIRCUIT_CLOSED_ADMITS, ids::CIRCUIT_PROBES_SETTLE_AS_DECLARED, ids::CIRCUIT_PROBE_SLOT_FREED];
     check(config, schedule, &laws);
 }
+
+#[test]
+fn a_wall_jump_while_queued_does_not_take_the_call_out_of_the_queue() {
+    // Found by fuzzing under load. Call 2 waits for the slot of call 1; the case's wall-clock jump is
+    // recorded during its wait (as its event), and its deadline ends it in the queue: no breaker result.
+    // So the window holds one success and one failure (50%, under 51%) and call 3 may be dispatched.
+    let config = r#"{"max_attempts": 1, "backoff": {"constant": {"delay": "0"}}, "delay_max": "0",
+        "deadline": "294.967291ms",
+        "circuit": {"window": 2, "min_calls": 1, "failure_percent": 51, "open_for": "1ns", "half_open_probes": 1},
+        "bulkhead": {"max_in_flight": 1, "queue_max": 4}}"#;
+    let schedule = r#"{"calls": [
+        {"steps": [], "arrival": "0"},
+        {"steps": [{"duration": "294.967291ms", "outcome": "ok"}], "arrival": "0"},
+        {"steps": [], "arrival": "0"},
+        {"steps": [], "arrival": "294.967291ms"}],
+        "clock": {"wall_jumps": [{"at": {"instant": "1ns"}, "by": "-1ns"}]}}"#;
+    let laws = [ids::CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH, ids::CIRCUIT_PROBES_SETTLE_AS_DECLARED];
+    check(config, schedule, &laws);
+}

@@ -361,6 +361,16 @@ pub struct CallFacts {
     pub kept_out: bool,
 }
 
+/// `true` when a queued call's event `kind` shows it left the queue with a slot: a queued call waits until
+/// its next event of its own (a failed clock read, a transition, an attempt), not counting its end, a
+/// wall-clock jump (the case's, not the call's doing) or a diagnostic.
+pub fn leaves_queue(kind: &EventKind) -> bool {
+    !matches!(
+        kind,
+        EventKind::Queued | EventKind::CallEnd { .. } | EventKind::WallJump { .. } | EventKind::Diagnostic { .. }
+    )
+}
+
 impl CallFacts {
     /// Facts of one call's events (see [`crate::temporal::per_call`]).
     pub fn of(call: &[Event]) -> CallFacts {
@@ -389,11 +399,7 @@ impl CallFacts {
                 }
                 _ => {}
             }
-            // A queued call waits until its next event: any event of its own but its end (a failed clock
-            // read, a transition, an attempt) shows it left the queue with a slot.
-            if !matches!(event.kind, EventKind::Queued | EventKind::CallEnd { .. }) {
-                queued = false;
-            }
+            queued &= !leaves_queue(&event.kind);
         }
         facts.kept_out |= queued && !decided && facts.first_attempt.is_none();
         facts

@@ -4,7 +4,7 @@
 
 use timelaw_core::{CallResult, CircuitState, Contract, ErrorKind, Event, EventKind, Rejection, VInstant};
 
-use super::breaker_model::{Admission, BreakerModel, BreakerSpec, CallFacts, Phase};
+use super::breaker_model::{leaves_queue, Admission, BreakerModel, BreakerSpec, CallFacts, Phase};
 use super::load::CallSet;
 use crate::ids;
 use crate::law::{Law, LawKind, Observation};
@@ -431,11 +431,10 @@ fn circuit_probes_settle_as_declared(observation: &Observation<'_>) -> Verdict {
         }
     };
     for (index, event) in events.iter().enumerate() {
-        match event.kind {
-            EventKind::Queued => _ = kept_out.set(event.call, true),
-            // A queued call waits until its next event; any but its end shows it left the queue.
-            EventKind::CallEnd { .. } => {}
-            _ => _ = kept_out.set(event.call, false),
+        if event.kind == EventKind::Queued {
+            kept_out.set(event.call, true);
+        } else if leaves_queue(&event.kind) {
+            kept_out.set(event.call, false);
         }
         match event.kind {
             EventKind::Queued => {}
