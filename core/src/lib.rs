@@ -46,6 +46,7 @@
 pub mod clock;
 pub mod clock_faults;
 pub mod concurrent;
+pub mod concurrent_sync;
 pub mod contract;
 mod contract_declared;
 pub mod contract_flat;
