@@ -193,3 +193,19 @@ fn a_sampled_run_violates_only_never_panics() {
     let violated: Vec<&str> = found.keys().copied().collect();
     assert_eq!(violated, ["never_panics"], "{found:?}");
 }
+
+#[test]
+fn the_domain_reaches_every_extreme_and_starts_at_the_simplest() {
+    use timelaw_generators::{sample_case, simplest_config, swarm_for, ConfigDomain, Describe, Simplest, Swarm};
+    let simplest = simplest_config(&Governor);
+    assert_eq!(simplest, GovernorConfig::default());
+    assert_eq!(Governor.describe(&mut Simplest, &Swarm::everything()), simplest);
+    assert!(Governor.shrink_config(&simplest).iter().all(|candidate| *candidate != simplest));
+    let configs: Vec<GovernorConfig> =
+        (0..4000).map(|index| sample_case(&Governor, index, &swarm_for(7, index)).config).collect();
+    let periods: Vec<Duration> = configs.iter().map(|config| config.period).collect();
+    assert!(configs.iter().any(|config| config.burst == 1));
+    assert!(configs.iter().any(|config| config.burst == u32::MAX));
+    assert!(periods.contains(&Duration::from_nanos(1)) && periods.contains(&Duration::MAX));
+    assert!(configs.iter().all(|config| config.burst >= 1 && !config.period.is_zero()), "only legal quotas");
+}

@@ -112,3 +112,19 @@ fn a_sampled_run_violates_only_never_panics() {
     let violated: Vec<&str> = found.keys().copied().collect();
     assert_eq!(violated, ["never_panics"], "{found:?}");
 }
+
+#[test]
+fn the_domain_reaches_every_extreme_and_starts_at_the_simplest() {
+    use timelaw_adapters::recloser::RING_LEN_MAX;
+    use timelaw_generators::{sample_case, simplest_config, swarm_for, ConfigDomain, Describe, Simplest, Swarm};
+    let simplest = simplest_config(&RecloserSubject);
+    assert_eq!(RecloserSubject.describe(&mut Simplest, &Swarm::everything()), simplest);
+    assert!(RecloserSubject.shrink_config(&simplest).iter().all(|candidate| *candidate != simplest));
+    let configs: Vec<RecloserConfig> =
+        (0..4000).map(|index| sample_case(&RecloserSubject, index, &swarm_for(7, index)).config).collect();
+    assert!(configs.iter().any(|config| config.closed_len == 0));
+    assert!(configs.iter().any(|config| config.closed_len > 1000));
+    assert!(configs.iter().any(|config| config.open_wait == Duration::MAX));
+    assert!(configs.iter().all(|config| config.open_wait >= OPEN_WAIT_MIN), "no open period real time could end");
+    assert!(configs.iter().all(|config| config.closed_len <= RING_LEN_MAX && config.half_open_len <= RING_LEN_MAX));
+}
