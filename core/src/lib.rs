@@ -29,7 +29,9 @@
 //!
 //! ## The World and the trace
 //! [`World`] is the only capability a subject gets ([`world`]); it records a [`Trace`] ([`trace`]).
-//! Async subjects run through [`exec::run_async`].
+//! Async subjects run through [`exec::run_async`]; overlapping calls through [`concurrent::run_async_calls`]
+//! (one future per call) or, for synchronous code, [`concurrent_sync::serve_sync_calls`] (an event-driven
+//! state machine).
 //!
 //! ## Two clocks
 //! The World's monotonic clock ([`World::now`], [`World::read_now`]) and its wall clock
