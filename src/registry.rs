@@ -419,7 +419,7 @@ use timelaw_core::Subject;
 
 #[cfg(feature = "adapters")]
 fn add_adapters(registry: &mut Registry) {
-    use timelaw_adapters::{backon, exponential_backoff, tokio_retry2, tokio_timeout_loop, tower};
+    use timelaw_adapters::{backon, exponential_backoff, governor, recloser, tokio_retry2, tokio_timeout_loop, tower};
     registry
         .add(backon::BackonExponential)
         .add(backon::BackonFibonacci)
@@ -434,7 +434,9 @@ fn add_adapters(registry: &mut Registry) {
         .add(tokio_retry2::TokioRetry2Fixed)
         .add(tokio_retry2::TokioRetry2Linear)
         .add(tokio_retry2::TokioRetry2Retry)
-        .add(tokio_timeout_loop::TokioTimeoutLoop);
+        .add(tokio_timeout_loop::TokioTimeoutLoop)
+        .add(governor::Governor)
+        .add(recloser::RecloserSubject);
 }
 
 /// The subjects known by name.
