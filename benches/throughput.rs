@@ -15,6 +15,10 @@
 //!   `TestRunner` fed by `case_strategy(&Reference)`, and a plain loop with the native sampler under that
 //!   same swarm.
 //!
+//! - **runner's distribution under load** (`--concurrency`: `swarm_for_run(seed, i, true)`, half the
+//!   batches with overlapping calls and the load mechanisms): the runner on 1 thread, beside its
+//!   sequential row, so both figures come from one run.
+//!
 //! Every row runs the same number of cases, so the runner and the proptest harness fed by timelaw's
 //! front-end see the same swarm sequence. `cargo bench --bench throughput`; `TIMELAW_BENCH_CASES` sets the
 //! cases per row (default 200,000, at least 10); `TIMELAW_BENCH_CASES=2000` is a quick smoke run.
@@ -32,7 +36,8 @@ use timelaw::core::{
 };
 use timelaw::eval::evaluate;
 use timelaw::generators::{
-    case_strategy, choice_strategy, describe_policy, describe_schedule, sample_case, swarm_for, Choices, Swarm,
+    case_strategy, choice_strategy, describe_policy, describe_schedule, sample_case, swarm_for, swarm_for_run, Choices,
+    Swarm,
 };
 use timelaw::laws::Catalogue;
 use timelaw::runner::{run, Silent};
@@ -41,6 +46,7 @@ use timelaw::Config;
 const RUNNER: &str = "runner's";
 const HAND: &str = "hand-written";
 const EVERYTHING: &str = "everything on";
+const LOAD: &str = "under load";
 
 fn cases() -> u64 {
     std::env::var("TIMELAW_BENCH_CASES").ok().and_then(|text| text.parse().ok()).unwrap_or(200_000).max(10)
@@ -104,19 +110,19 @@ fn timed(name: &'static str, distribution: &'static str, threads: usize, work: i
     row
 }
 
-fn runner(laws: &Catalogue, cases: u64, threads: usize) -> Sizes {
-    let config = Config { cases, threads, replay_every: 0, ..Config::default() };
+fn runner(laws: &Catalogue, cases: u64, threads: usize, concurrency: bool) -> Sizes {
+    let config = Config { cases, threads, replay_every: 0, concurrency, ..Config::default() };
     let output = run(&Reference, laws, &config, &Silent);
     assert!(output.holds(), "the reference interpreter must hold every law");
-    runner_sizes(cases)
+    runner_sizes(cases, concurrency)
 }
 
 /// The sizes of the cases the runner draws (the same cases, drawn again after the timing stopped).
-fn runner_sizes(cases: u64) -> Sizes {
+fn runner_sizes(cases: u64, concurrency: bool) -> Sizes {
     let seed = Config::default().seed;
     let mut sizes = Sizes::default();
     for index in 0..cases {
-        sizes.add(&sample_case(&Reference, mix(seed, index), &swarm_for(seed, index)));
+        sizes.add(&sample_case(&Reference, mix(seed, index), &swarm_for_run(seed, index, concurrency)));
     }
     sizes
 }
@@ -366,8 +372,9 @@ fn main() {
         "{:<38} {:<13} {:>2} {:>8} {:>6} {:>6} {:>8} {:>11} {:>12}",
         "harness", "distribution", "th", "cases", "calls", "steps", "seconds", "cases/s", "steps/s"
     );
-    let one = timed("timelaw runner", RUNNER, 1, || runner(&laws, cases, 1));
-    let two = timed("timelaw runner", RUNNER, 2, || runner(&laws, cases, 2));
+    let one = timed("timelaw runner", RUNNER, 1, || runner(&laws, cases, 1, false));
+    let two = timed("timelaw runner", RUNNER, 2, || runner(&laws, cases, 2, false));
+    let load = timed("timelaw runner, --concurrency", LOAD, 1, || runner(&laws, cases, 1, true));
     let plain = timed("plain loop, native sampler", RUNNER, 1, || plain_loop(&laws, cases, native_runner_case));
     let ours = timelaw_strategy_runner_swarms();
     let front = timed("proptest fed by timelaw's front-end", RUNNER, 1, || proptest_harness(&laws, cases, &ours));
@@ -380,6 +387,7 @@ fn main() {
     println!("(calls, steps: mean per case drawn; steps: scripted steps; th: threads)");
     println!();
     ratio("runner 2 threads / 1 thread", &two, &one);
+    ratio("runner under load / sequential (1 thread)", &load, &one);
     ratio("runner / plain loop (runner's distribution)", &one, &plain);
     ratio("runner / proptest fed by timelaw (runner's distribution)", &one, &front);
     ratio("plain loop / proptest hand-written (hand-written distr.)", &mirror, &prop);

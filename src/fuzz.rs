@@ -19,6 +19,12 @@
 //! violations with a message of the same class ([`unmasked`]); `fuzz/build.rs` shows how the bundled
 //! targets collect them from the checked-in fixtures.
 //!
+//! Overlapping calls are fuzzed through [`Decoding::Concurrent`] ([`check_bytes_concurrent`]): the same
+//! bytes decode under a swarm with concurrency on ([`Swarm::with_concurrency`]), so configs draw the load
+//! mechanisms and schedules give their calls arrivals and interleaving choices. A crash of such a target
+//! is imported with `timelaw import-crash ARTIFACT --subject NAME --concurrency`, which decodes it the
+//! same way (the panic message says so).
+//!
 //! A fuzz target for your own subject is five lines (`fuzz/fuzz_targets/my_subject.rs`):
 //!
 //! ```text
@@ -33,8 +39,8 @@ mod coverage;
 
 use std::sync::OnceLock;
 
-use timelaw_core::Limits;
-use timelaw_generators::{arbitrary_case, ConfigDomain};
+use timelaw_core::{Case, Limits};
+use timelaw_generators::{arbitrary_case_with, ConfigDomain, Swarm};
 use timelaw_laws::{Catalogue, Observation, Verdict};
 
 use crate::eval::evaluate;
@@ -65,6 +71,62 @@ pub fn replay_sampled(bytes: &[u8]) -> bool {
     mixed % REPLAY_EVERY == 0
 }
 
+/// How a fuzz input's bytes decode to a case: the `arbitrary` front-end under one fixed swarm. Every byte
+/// string decodes under either; the same bytes give the same case under the same decoding, so a crash
+/// artifact is imported with the decoding its target used.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Decoding {
+    /// Calls one after another ([`Swarm::everything`]), as [`timelaw_generators::arbitrary_case`]: the
+    /// default, and what [`check_bytes`] uses.
+    #[default]
+    Sequential,
+    /// Overlapping calls and the load mechanisms ([`Swarm::with_concurrency`]): what
+    /// [`check_bytes_concurrent`] uses.
+    Concurrent,
+}
+
+impl Decoding {
+    /// [`Decoding::Concurrent`] when `concurrency` is set, else [`Decoding::Sequential`].
+    pub fn from_concurrency(concurrency: bool) -> Decoding {
+        if concurrency {
+            Decoding::Concurrent
+        } else {
+            Decoding::Sequential
+        }
+    }
+
+    /// The swarm the bytes decode under.
+    pub fn swarm(self) -> Swarm {
+        match self {
+            Decoding::Sequential => Swarm::everything(),
+            Decoding::Concurrent => Swarm::everything().with_concurrency(),
+        }
+    }
+
+    /// The case `bytes` decode to for `subject`.
+    ///
+    /// ```
+    /// use timelaw::fuzz::Decoding;
+    /// use timelaw::reference::Reference;
+    ///
+    /// let bytes: Vec<u8> = (0..=255).cycle().take(4096).collect();
+    /// let sequential = Decoding::Sequential.case(&Reference, &bytes);
+    /// assert!(sequential.schedule.calls.iter().all(|call| call.arrival.is_none()));
+    /// assert_eq!(Decoding::Sequential.case(&Reference, &bytes), sequential); // a pure function of the bytes
+    /// ```
+    pub fn case<S: ConfigDomain + ?Sized>(self, subject: &S, bytes: &[u8]) -> Case<S::Config> {
+        arbitrary_case_with(subject, bytes, &self.swarm())
+    }
+
+    /// The `timelaw import-crash` flag that decodes the same way.
+    fn import_flag(self) -> &'static str {
+        match self {
+            Decoding::Sequential => "",
+            Decoding::Concurrent => " --concurrency",
+        }
+    }
+}
+
 /// A known violation of a subject, as a checked-in `known_violation` fixture pins it: its law and the
 /// message of its stored verdict (compared by message class, see [`crate::known`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,18 +155,29 @@ pub fn violations<S: ConfigDomain + ?Sized>(
     laws: &Catalogue,
     bytes: &[u8],
 ) -> Vec<(&'static str, Verdict)> {
-    violations_replaying(subject, laws, bytes, true)
+    violations_decoded(subject, laws, bytes, Decoding::Sequential)
 }
 
-/// As [`violations`], running the case a second time for `deterministic_replay` only when `replay` is set
-/// (the law is vacuous otherwise).
+/// As [`violations`], with the bytes decoded by `decoding` (what `timelaw import-crash` uses).
+pub fn violations_decoded<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    laws: &Catalogue,
+    bytes: &[u8],
+    decoding: Decoding,
+) -> Vec<(&'static str, Verdict)> {
+    violations_replaying(subject, laws, bytes, decoding, true)
+}
+
+/// As [`violations_decoded`], running the case a second time for `deterministic_replay` only when
+/// `replay` is set (the law is vacuous otherwise).
 fn violations_replaying<S: ConfigDomain + ?Sized>(
     subject: &S,
     laws: &Catalogue,
     bytes: &[u8],
+    decoding: Decoding,
     replay: bool,
 ) -> Vec<(&'static str, Verdict)> {
-    let case = arbitrary_case(subject, bytes);
+    let case = decoding.case(subject, bytes);
     let evaluation = evaluate(subject, &case, Limits::default(), replay);
     let observation = evaluation.observation(&case);
     coverage::hidden(|| violated(laws, &observation))
@@ -164,6 +237,16 @@ pub fn check_bytes_with<S: ConfigDomain + ?Sized>(subject: &S, laws: &Catalogue,
     check_bytes_except(subject, laws, &[], bytes);
 }
 
+/// As [`check_bytes`], with the bytes decoded to overlapping calls ([`Decoding::Concurrent`]): the fuzz
+/// target for a subject that serves calls concurrently. Import its crashes with
+/// `timelaw import-crash ARTIFACT --subject NAME --concurrency`.
+///
+/// # Panics
+/// When a law is violated.
+pub fn check_bytes_concurrent<S: ConfigDomain + ?Sized>(subject: &S, bytes: &[u8]) {
+    check_bytes_decoded(subject, standard(), &[], bytes, Decoding::Concurrent);
+}
+
 /// As [`check_bytes_with`], except that an input is skipped when every law it violates is a `known`
 /// violation of the subject with a matching verdict ([`unmasked`]): a crash is always a new finding.
 ///
@@ -175,13 +258,29 @@ pub fn check_bytes_except<S: ConfigDomain + ?Sized>(
     known: &[KnownViolation],
     bytes: &[u8],
 ) {
-    let found = violations_replaying(subject, laws, bytes, replay_sampled(bytes));
+    check_bytes_decoded(subject, laws, known, bytes, Decoding::Sequential);
+}
+
+/// As [`check_bytes_except`], with the bytes decoded by `decoding`.
+///
+/// # Panics
+/// On the first violation `known` does not mask, with the law, the verdict, the case as JSON and the
+/// `timelaw import-crash` command that decodes the artifact the same way.
+pub fn check_bytes_decoded<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    laws: &Catalogue,
+    known: &[KnownViolation],
+    bytes: &[u8],
+    decoding: Decoding,
+) {
+    let found = violations_replaying(subject, laws, bytes, decoding, replay_sampled(bytes));
     if let Some((law, verdict)) = unmasked(subject.name(), &found, known) {
-        let case = serde_json::to_string(&arbitrary_case(subject, bytes)).unwrap_or_default();
+        let case = serde_json::to_string(&decoding.case(subject, bytes)).unwrap_or_default();
         panic!(
-            "timelaw: law `{law}` {verdict} on subject `{}`\ncase: {case}\nimport: timelaw import-crash ARTIFACT --subject {}",
+            "timelaw: law `{law}` {verdict} on subject `{}`\ncase: {case}\nimport: timelaw import-crash ARTIFACT --subject {}{}",
             subject.name(),
-            subject.name()
+            subject.name(),
+            decoding.import_flag()
         );
     }
 }
@@ -290,5 +389,49 @@ mod tests {
             assert_eq!(first_violation(&subject, &laws, &bytes).map(|(law, _)| law), Some("deterministic_replay"));
         }
         assert!(inputs(64).any(|bytes| replay_sampled(&bytes)), "no input of the test is sampled");
+    }
+
+    /// Inputs of `len` pseudo-random bytes, one per index.
+    fn long_inputs(count: u64, len: usize) -> impl Iterator<Item = Vec<u8>> {
+        (0..count).map(move |index| {
+            let mut rng = timelaw_core::SplitMix64::new(index);
+            (0..len).map(|_| rng.next_u64().to_le_bytes()[0]).collect()
+        })
+    }
+
+    #[test]
+    fn concurrent_decoding_reaches_overlapping_calls_and_sequential_decoding_never() {
+        use crate::reference::Reference;
+        let overlapping = |decoding: Decoding| {
+            long_inputs(256, 512)
+                .filter(|bytes| {
+                    decoding.case(&Reference, bytes).schedule.calls.iter().any(|call| call.arrival.is_some())
+                })
+                .count()
+        };
+        assert_eq!(overlapping(Decoding::Sequential), 0);
+        assert!(overlapping(Decoding::Concurrent) > 0, "no input decodes to overlapping calls");
+        for bytes in long_inputs(32, 512) {
+            assert_eq!(
+                Decoding::Sequential.case(&Reference, &bytes),
+                timelaw_generators::arbitrary_case(&Reference, &bytes)
+            );
+        }
+        assert_eq!(Decoding::from_concurrency(true), Decoding::Concurrent);
+        assert_eq!(Decoding::from_concurrency(false), Decoding::Sequential);
+    }
+
+    #[test]
+    fn a_concurrent_crash_names_the_import_command_that_decodes_it_the_same_way() {
+        let laws = Catalogue::standard().select(&["deterministic_replay"]).expect("a standard law");
+        let subject = Wobbly(AtomicU64::new(0));
+        let bytes = inputs(64).find(|bytes| replay_sampled(bytes)).expect("a sampled input");
+        for (decoding, flag) in [(Decoding::Sequential, false), (Decoding::Concurrent, true)] {
+            let crash = catch_unwind(AssertUnwindSafe(|| check_bytes_decoded(&subject, &laws, &[], &bytes, decoding)));
+            let payload = crash.expect_err("the wobbly subject crashes on a sampled input");
+            let message = payload.downcast_ref::<String>().expect("a formatted panic message");
+            assert!(message.contains("import: timelaw import-crash ARTIFACT --subject wobbly"), "{message}");
+            assert_eq!(message.ends_with(" --concurrency"), flag, "{message}");
+        }
     }
 }

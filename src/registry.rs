@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use timelaw_core::{Abort, Trace, TraceEnd};
-use timelaw_generators::{arbitrary_case, ConfigDomain};
+use timelaw_generators::ConfigDomain;
 use timelaw_laws::{Catalogue, Law, Verdict};
 
 use crate::config::Config;
@@ -198,7 +198,8 @@ pub trait DynSubject: Sync {
         text: &str,
         config: &Config,
     ) -> Result<Placed, OperationError>;
-    /// Decodes a fuzz artifact, finds the first violated law that is not a known violation pinned in
+    /// Decodes a fuzz artifact (to overlapping calls when `config.concurrency` is set, as
+    /// [`crate::fuzz::Decoding`] says), finds the first violated law that is not a known violation pinned in
     /// `dir` with the same message class (the first violated law when all are), shrinks and places the
     /// fixture in `dir` (never replacing a file unless `config.bless`).
     ///
@@ -377,7 +378,8 @@ impl<S: ConfigDomain> DynSubject for S {
         config: &Config,
     ) -> Result<Placed, OperationError> {
         let bytes = std::fs::read(artifact).map_err(|e| FixtureError::io(artifact, e))?;
-        let case = arbitrary_case(self, &bytes);
+        // Decoded as the fuzz target did: overlapping calls when `config.concurrency` is set.
+        let case = crate::fuzz::Decoding::from_concurrency(config.concurrency).case(self, &bytes);
         // libFuzzer's `timeout-*` artifacts import like crashes: the watchdog bounds the run.
         let evaluation = evaluate_bounded(self, &case, config.limits, true, config.case_timeout_ms);
         // The fuzz targets skip inputs whose every violation is pinned; import the first one that is not.
@@ -417,7 +419,7 @@ use timelaw_core::Subject;
 
 #[cfg(feature = "adapters")]
 fn add_adapters(registry: &mut Registry) {
-    use timelaw_adapters::{backon, exponential_backoff, tokio_retry2, tokio_timeout_loop, tower};
+    use timelaw_adapters::{backon, exponential_backoff, governor, recloser, tokio_retry2, tokio_timeout_loop, tower};
     registry
         .add(backon::BackonExponential)
         .add(backon::BackonFibonacci)
@@ -435,7 +437,9 @@ fn add_adapters(registry: &mut Registry) {
         .add(tokio_retry2::TokioRetry2Fixed)
         .add(tokio_retry2::TokioRetry2Linear)
         .add(tokio_retry2::TokioRetry2Retry)
-        .add(tokio_timeout_loop::TokioTimeoutLoop);
+        .add(tokio_timeout_loop::TokioTimeoutLoop)
+        .add(governor::Governor)
+        .add(recloser::RecloserSubject);
 }
 
 /// The subjects known by name.

@@ -44,6 +44,8 @@
 //! | | [`tokio_retry2::TokioRetry2Linear`] | `tokio-retry2-linear` | [`tokio_retry2::LinearStrategy`] |
 //! | | [`tokio_retry2::TokioRetry2Retry`] | `tokio-retry2-retry` | [`tokio_retry2::TokioRetry2RetryConfig`] |
 //! | tokio (always) | [`tokio_timeout_loop::TokioTimeoutLoop`] | `tokio-timeout-loop` | [`tokio_timeout_loop::TokioTimeoutLoopConfig`] |
+//! | governor 0.10.4 (`governor`) | [`governor::Governor`] | `governor` | [`governor::GovernorConfig`] |
+//! | recloser 1.4.0 (`recloser`) | [`recloser::RecloserSubject`] | `recloser` | [`recloser::RecloserConfig`] |
 //!
 //! Each crate is pinned to one exact version: a finding is about that version.
 //!
@@ -58,6 +60,11 @@
 //! - tower's `ConcurrencyLimit`, `RateLimit` and `Hedge` serve overlapping calls (`--concurrency`) on
 //!   the driver's [`serve_calls_concurrently`](tokio_driver::serve_calls_concurrently): one middleware
 //!   instance per case, each request the next scripted attempt of the call that sends it.
+//! - governor's rate limiter serves overlapping calls through the synchronous seam
+//!   ([`timelaw_core::concurrent_sync`]) on a `Clock` reading the World's instant.
+//! - recloser's `AsyncRecloser` wraps one attempt future per call on the core's concurrent executor
+//!   ([`timelaw_core::concurrent::run_async_calls`]); it reads the process's clock, so only open
+//!   periods longer than any run are drawn.
 //!
 //! ## Contracts
 //! A contract states what the crate's documentation promises and only that; where the docs are silent
@@ -95,6 +102,10 @@ pub use timelaw_tokio as tokio_driver;
 pub mod backon;
 #[cfg(feature = "exponential-backoff")]
 pub mod exponential_backoff;
+#[cfg(feature = "governor")]
+pub mod governor;
+#[cfg(feature = "recloser")]
+pub mod recloser;
 #[cfg(feature = "tokio-retry2")]
 pub mod tokio_retry2;
 #[cfg(feature = "tower")]

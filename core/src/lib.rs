@@ -29,7 +29,9 @@
 //!
 //! ## The World and the trace
 //! [`World`] is the only capability a subject gets ([`world`]); it records a [`Trace`] ([`trace`]).
-//! Async subjects run through [`exec::run_async`].
+//! Async subjects run through [`exec::run_async`]; overlapping calls through [`concurrent::run_async_calls`]
+//! (one future per call) or, for synchronous code, [`concurrent_sync::serve_sync_calls`] (an event-driven
+//! state machine).
 //!
 //! ## Two clocks
 //! The World's monotonic clock ([`World::now`], [`World::read_now`]) and its wall clock
@@ -46,6 +48,7 @@
 pub mod clock;
 pub mod clock_faults;
 pub mod concurrent;
+pub mod concurrent_sync;
 pub mod contract;
 mod contract_declared;
 pub mod contract_flat;

@@ -46,3 +46,60 @@ fn a_queued_call_refused_by_the_limiter_is_a_breaker_result() {
         {"steps": [], "arrival": "9.721971ms"}]}"#;
     check(config, schedule, &[ids::CIRCUIT_CLOSED_ADMITS, ids::CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH]);
 }
+
+#[test]
+fn a_call_cancelled_in_the_bulkhead_queue_never_reached_the_breaker() {
+    // Found by fuzzing under load. Calls 1 to 3 arrive together once the breaker may probe; call 2 is
+    // polled first, takes the bulkhead's only slot and the probe; call 3 waits in the queue and is
+    // cancelled there, so it never asked the breaker and frees no probe slot; call 2's probe fails and
+    // reopens the breaker, so call 1's refusal is due.
+    let config = r#"{"max_attempts": 1, "backoff": {"constant": {"delay": "0"}}, "delay_max": "0",
+        "circuit": {"window": 1, "min_calls": 1, "failure_percent": 1, "open_for": "1ns", "half_open_probes": 1},
+        "bulkhead": {"max_in_flight": 1, "queue_max": 4}}"#;
+    let schedule = r#"{"calls": [
+        {"steps": [{"duration": "0", "outcome": "transient"}], "arrival": "0"},
+        {"steps": [], "arrival": "329.00865075s"},
+        {"steps": [{"duration": "1ns", "outcome": "transient"}], "arrival": "329.00865075s"},
+        {"steps": [], "cancel_after": "0", "arrival": "329.00865075s"}],
+        "interleave": [4, 7, 7, 7]}"#;
+    let laws = [ids::CIRCUIT_PROBE_SLOT_FREED, ids::CIRCUIT_HALF_OPEN_AFTER_COOLDOWN, ids::CIRCUIT_CLOSED_ADMITS];
+    check(config, schedule, &laws);
+}
+
+#[test]
+fn a_call_that_left_the_bulkhead_queue_and_failed_before_dispatch_is_a_breaker_result() {
+    // Found by fuzzing under load. Call 1 waits for the slot of call 0, gets it when call 0's deadline
+    // ends it, passes the breaker and fails its first clock read: its `Err(DeadlineExceeded)` is the
+    // breaker's second failure, which opens it, so call 2's refusal is due.
+    let config = r#"{"max_attempts": 1, "backoff": {"constant": {"delay": "0"}}, "delay_max": "0",
+        "deadline": "294.967291ms",
+        "circuit": {"window": 2, "min_calls": 2, "failure_percent": 1, "open_for": "1ns", "half_open_probes": 1},
+        "bulkhead": {"max_in_flight": 1, "queue_max": 4}}"#;
+    let schedule = r#"{"calls": [
+        {"steps": [{"duration": "294.967291ms", "outcome": "ok"}], "arrival": "0"},
+        {"steps": [], "arrival": "294.967291ms"},
+        {"steps": [], "arrival": "294.967291ms"}],
+        "clock": {"read_failures": [{"clock": "monotonic", "from": {"after_reads": 1}, "count": 1}]},
+        "interleave": [7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7]}"#;
+    let laws = [ids::CIRCUIT_CLOSED_ADMITS, ids::CIRCUIT_PROBES_SETTLE_AS_DECLARED, ids::CIRCUIT_PROBE_SLOT_FREED];
+    check(config, schedule, &laws);
+}
+
+#[test]
+fn a_wall_jump_while_queued_does_not_take_the_call_out_of_the_queue() {
+    // Found by fuzzing under load. Call 2 waits for the slot of call 1; the case's wall-clock jump is
+    // recorded during its wait (as its event), and its deadline ends it in the queue: no breaker result.
+    // So the window holds one success and one failure (50%, under 51%) and call 3 may be dispatched.
+    let config = r#"{"max_attempts": 1, "backoff": {"constant": {"delay": "0"}}, "delay_max": "0",
+        "deadline": "294.967291ms",
+        "circuit": {"window": 2, "min_calls": 1, "failure_percent": 51, "open_for": "1ns", "half_open_probes": 1},
+        "bulkhead": {"max_in_flight": 1, "queue_max": 4}}"#;
+    let schedule = r#"{"calls": [
+        {"steps": [], "arrival": "0"},
+        {"steps": [{"duration": "294.967291ms", "outcome": "ok"}], "arrival": "0"},
+        {"steps": [], "arrival": "0"},
+        {"steps": [], "arrival": "294.967291ms"}],
+        "clock": {"wall_jumps": [{"at": {"instant": "1ns"}, "by": "-1ns"}]}}"#;
+    let laws = [ids::CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH, ids::CIRCUIT_PROBES_SETTLE_AS_DECLARED];
+    check(config, schedule, &laws);
+}

@@ -71,10 +71,12 @@
 //!
 //! ## Timeline
 //! [`render_timeline`] shows one counterexample's trace as a table with the violating event marked;
-//! [`describe_event`] puts one event into words.
+//! [`describe_event`] puts one event into words. A trace whose calls overlap gets one lane (column) per
+//! call ([`lanes`]).
 #![deny(missing_docs)]
 
 pub mod catalogue;
+pub mod lanes;
 pub mod model;
 pub mod render;
 mod style;

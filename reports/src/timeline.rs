@@ -6,6 +6,7 @@ use timelaw_core::{
 };
 use timelaw_laws::Violation;
 
+use crate::lanes::{self, LaneCells};
 use crate::style::{self, paint, Tone};
 
 /// The mark in the first column of the violating event's row.
@@ -13,12 +14,17 @@ pub const MARK: &str = "▶";
 
 const COLUMNS: [&str; 7] = ["", "seq", "at", "call", "attempt", "delay", "what"];
 /// The columns holding numbers and durations, right-aligned.
-const NUMERIC_COLUMNS: std::ops::Range<usize> = 1..6;
+const NUMERIC_COLUMNS: [&str; 5] = ["seq", "at", "call", "attempt", "delay"];
 
 /// Renders `trace` as a table with one row per event: a mark ([`MARK`]) on the violating event, the
 /// sequence number, the instant (time since the start of the run, like `300ms`), the call (from 0), the
 /// attempt (from 1; empty outside attempts), the delay of a sleep or notification, and what happened in
 /// words ([`describe_event`]). Then how the trace ended, and the law id with the violation's sentence.
+///
+/// When calls overlap (a call starts while another is in flight) and there are at most
+/// [`LANES_MAX`](crate::lanes::LANES_MAX) of them, the `call` and `what` columns give way to one lane per
+/// call (`call 0`, `call 1`, ...): each event's words stand in its own call's lane, and the lanes of the
+/// other calls in flight show `⋮` ([`crate::lanes`]). A sequential trace is shown as before.
 ///
 /// When the trace has clock events (a wall jump, a failed clock read), both clocks are shown: a `wall`
 /// column after `at` holds each event's wall-clock instant (RFC 3339, the jumps so far applied), and the
@@ -46,48 +52,76 @@ const NUMERIC_COLUMNS: std::ops::Range<usize> = 1..6;
 pub fn render_timeline(trace: &Trace, violation: Option<&Violation>, law_id: &str, color: bool) -> String {
     let marked = violation.and_then(|violation| violation.event);
     let both_clocks = trace.events.iter().any(|event| is_clock_event(event.kind));
+    let lanes = lanes::lanes(trace);
     let mut table = style::table(color);
-    let mut header: Vec<&str> = COLUMNS.to_vec();
-    if both_clocks {
-        header.insert(3, "wall");
-    }
-    table.set_header(header);
+    let header = header(both_clocks, lanes.as_deref());
+    table.set_header(header.clone());
     let mut wall_offset_ns = 0_i128;
+    let mut lane_cells = LaneCells::default();
     for event in &trace.events {
         let is_marked = marked == Some(event.seq);
         let tone = if is_marked { Tone::Bad } else { Tone::Plain };
-        let cells = [
+        let mut cells = vec![
             if is_marked { MARK.to_owned() } else { String::new() },
             event.seq.to_string(),
             event.at.since_epoch().to_string(),
-            event.call.to_string(),
-            if event.attempt == 0 { String::new() } else { event.attempt.to_string() },
-            delay(event),
-            describe_event(event),
         ];
-        let mut cells = cells.to_vec();
         if both_clocks {
             if let EventKind::WallJump { by_ns } = event.kind {
                 wall_offset_ns += i128::from(by_ns);
             }
-            cells.insert(3, WallInstant::at(event.at, wall_offset_ns).to_string());
+            cells.push(WallInstant::at(event.at, wall_offset_ns).to_string());
+        }
+        if lanes.is_none() {
+            cells.push(event.call.to_string());
+        }
+        cells.push(if event.attempt == 0 { String::new() } else { event.attempt.to_string() });
+        cells.push(delay(event));
+        match &lanes {
+            Some(lanes) => cells.extend(lane_cells.next(lanes, event.call, event.kind, describe_event(event))),
+            None => cells.push(describe_event(event)),
         }
         table.add_row(cells.into_iter().map(|text| style::cell(text, tone)));
     }
-    for mut index in NUMERIC_COLUMNS {
-        if both_clocks && index >= 3 {
-            index += 1; // Past the wall column.
-        }
-        if let Some(column) = table.column_mut(index) {
-            column.set_cell_alignment(comfy_table::CellAlignment::Right);
+    for (index, name) in header.iter().enumerate() {
+        if NUMERIC_COLUMNS.contains(&name.as_str()) {
+            if let Some(column) = table.column_mut(index) {
+                column.set_cell_alignment(comfy_table::CellAlignment::Right);
+            }
         }
     }
-    let mut lines = vec![table.to_string(), format!("end: {}", describe_end(&trace.end))];
+    let mut lines = vec![table.to_string()];
+    if lanes.is_some() {
+        lines.push(format!("lanes: one column per call; {} marks a call in flight", lanes::IN_FLIGHT));
+    }
+    lines.push(format!("end: {}", describe_end(&trace.end)));
     if both_clocks {
         let reads = trace.clock_reads;
         lines.push(format!("clock reads: monotonic {}, wall {}", reads.monotonic, reads.wall));
     }
-    lines.push(match violation {
+    lines.push(verdict_line(trace, violation, law_id, color));
+    let mut text = lines.join("\n");
+    text.push('\n');
+    text
+}
+
+/// The column names: the flat layout's ([`COLUMNS`]), or with lanes `call N` columns in place of
+/// `call` and `what`; `wall` after `at` when both clocks are shown.
+fn header(both_clocks: bool, lanes: Option<&[u32]>) -> Vec<String> {
+    let mut header: Vec<String> = COLUMNS.iter().map(|name| (*name).to_owned()).collect();
+    if both_clocks {
+        header.insert(3, "wall".to_owned());
+    }
+    if let Some(lanes) = lanes {
+        header.retain(|name| name != "call" && name != "what");
+        header.extend(lanes.iter().map(|call| format!("call {call}")));
+    }
+    header
+}
+
+/// The last line: the violating event and the law's sentence, or "no violation".
+fn verdict_line(trace: &Trace, violation: Option<&Violation>, law_id: &str, color: bool) -> String {
+    match violation {
         None => format!("{law_id}: no violation"),
         Some(violation) => {
             let location = match violation.event {
@@ -99,10 +133,7 @@ pub fn render_timeline(trace: &Trace, violation: Option<&Violation>, law_id: &st
             };
             paint(&format!("{location}{law_id}: {}", violation.message), Tone::Bad, color)
         }
-    });
-    let mut text = lines.join("\n");
-    text.push('\n');
-    text
+    }
 }
 
 fn delay(event: &Event) -> String {

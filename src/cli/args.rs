@@ -69,6 +69,10 @@ pub enum Command {
         /// Replace an existing fixture of the same name (default: keep it and say so).
         #[arg(long)]
         bless: bool,
+        /// Decode the artifact as a concurrent target did (`timelaw::fuzz::check_bytes_concurrent`):
+        /// overlapping calls and the load mechanisms. The crash message prints the flag when it is needed.
+        #[arg(long)]
+        concurrency: bool,
     },
     /// Work with fixture files.
     Fixtures {

@@ -44,8 +44,8 @@ pub(super) fn dispatch(registry: &Registry, command: Command) -> Result<u8, CliE
         Command::Replay { paths } => replay(registry, &paths),
         Command::Shrink { file, bless } => shrink(registry, &file, bless),
         Command::Explain { file } => explain(registry, &file),
-        Command::ImportCrash { artifact, subject, fixtures, bless } => {
-            import_crash(registry, &artifact, &subject, &fixtures, bless)
+        Command::ImportCrash { artifact, subject, fixtures, bless, concurrency } => {
+            import_crash(registry, &artifact, &subject, &fixtures, bless, concurrency)
         }
         Command::Fixtures { command: FixturesCommand::Upgrade { paths } } => upgrade_fixtures(registry, &paths),
         Command::Report { command: ReportCommand::Merge { files, format } } => merge_reports(&files, format),
@@ -285,12 +285,19 @@ fn explain(registry: &Registry, file: &Path) -> Result<u8, CliError> {
     Ok(if violation.is_some() { EXIT_VIOLATED } else { EXIT_HOLDS })
 }
 
-fn import_crash(registry: &Registry, artifact: &Path, name: &str, dir: &Path, bless: bool) -> Result<u8, CliError> {
+fn import_crash(
+    registry: &Registry,
+    artifact: &Path,
+    name: &str,
+    dir: &Path,
+    bless: bool,
+    concurrency: bool,
+) -> Result<u8, CliError> {
     let subject = registry.get(name).ok_or_else(|| {
         CliError::Message(format!("unknown subject {name:?} (known subjects: {})", registry.names().join(", ")))
     })?;
     let config = Config::default().with_env_vars(ENV_SHRINK)?;
-    let config = Config { bless: bless || config.bless, ..config };
+    let config = Config { bless: bless || config.bless, concurrency, ..config };
     let placed = subject.import_crash(&Catalogue::standard(), artifact, dir, &config)?;
     print_placed(&placed)?;
     Ok(EXIT_HOLDS)

@@ -357,8 +357,18 @@ pub struct CallFacts {
     /// The subject reported a transition out of half-open during the call.
     pub leaves_half_open: bool,
     /// A bulkhead kept the call out: it was rejected as full, or it waited in the queue (`Queued`) and
-    /// ended with no attempt and no other refusal.
+    /// ended there (no event of its own between `Queued` and its end) with no attempt and no other refusal.
     pub kept_out: bool,
+}
+
+/// `true` when a queued call's event `kind` shows it left the queue with a slot: a queued call waits until
+/// its next event of its own (a failed clock read, a transition, an attempt), not counting its end, a
+/// wall-clock jump (the case's, not the call's doing) or a diagnostic.
+pub fn leaves_queue(kind: &EventKind) -> bool {
+    !matches!(
+        kind,
+        EventKind::Queued | EventKind::CallEnd { .. } | EventKind::WallJump { .. } | EventKind::Diagnostic { .. }
+    )
 }
 
 impl CallFacts {
@@ -389,9 +399,16 @@ impl CallFacts {
                 }
                 _ => {}
             }
+            queued &= !leaves_queue(&event.kind);
         }
         facts.kept_out |= queued && !decided && facts.first_attempt.is_none();
         facts
+    }
+    /// A bulkhead kept the call out before it reached the breaker: it was rejected as full, or it left
+    /// the queue with no attempt, and the breaker never refused it. A bulkhead stands in front of the
+    /// breaker, so such a call took no probe slot and is no result: the breaker models skip it.
+    pub fn never_reached_breaker(&self) -> bool {
+        self.kept_out && self.first_attempt.is_none() && self.rejected_open.is_none()
     }
     /// The call returned this.
     pub fn result(&self) -> Option<CallResult> {

@@ -4,7 +4,7 @@
 
 use timelaw_core::{CallResult, CircuitState, Contract, ErrorKind, Event, EventKind, Rejection, VInstant};
 
-use super::breaker_model::{Admission, BreakerModel, BreakerSpec, CallFacts, Phase};
+use super::breaker_model::{leaves_queue, Admission, BreakerModel, BreakerSpec, CallFacts, Phase};
 use super::load::CallSet;
 use crate::ids;
 use crate::law::{Law, LawKind, Observation};
@@ -32,6 +32,9 @@ pub fn replay_breaker(
     let mut verdict = Verdict::Vacuous;
     for call in per_call(&observation.trace.events) {
         let facts = CallFacts::of(call);
+        if facts.never_reached_breaker() {
+            continue;
+        }
         let before = model.phase();
         let admission = model.admit(facts.started);
         if let Some(call_verdict) = judge(&facts, admission, before) {
@@ -66,6 +69,9 @@ fn replay_interleaved(
     // (seq, is the end, call index): the admissions and ends in trace order.
     let mut moments: Vec<(u32, bool, usize)> = Vec::with_capacity(calls.len() * 2);
     for (index, (first, facts)) in calls.iter().enumerate() {
+        if facts.never_reached_breaker() {
+            continue;
+        }
         moments.push((first.0, false, index));
         if let Some((end, _, _)) = facts.end {
             moments.push((end, true, index));
@@ -415,7 +421,7 @@ fn circuit_probes_settle_as_declared(observation: &Observation<'_>) -> Verdict {
     let (mut model, mut admitted) = (BreakerModel::new(spec), Admitted::default());
     let (mut reported, mut pending, mut verdict) = (CircuitState::Closed, None, Verdict::Vacuous);
     // A call is admitted where it was decided: its first attempt or refusal, else its end; a call a
-    // bulkhead kept out never reaches the breaker.
+    // bulkhead kept out (rejected as full, or ended in the queue) never reaches the breaker.
     let (mut decided, mut kept_out) = (CallSet::default(), CallSet::default());
     let mut admit = |model: &mut BreakerModel, admitted: &mut Admitted, event: &Event, reaches: bool| {
         if decided.set(event.call, true) && reaches {
@@ -425,8 +431,13 @@ fn circuit_probes_settle_as_declared(observation: &Observation<'_>) -> Verdict {
         }
     };
     for (index, event) in events.iter().enumerate() {
+        if event.kind == EventKind::Queued {
+            kept_out.set(event.call, true);
+        } else if leaves_queue(&event.kind) {
+            kept_out.set(event.call, false);
+        }
         match event.kind {
-            EventKind::Queued => _ = kept_out.set(event.call, true),
+            EventKind::Queued => {}
             EventKind::Rejected { reason: Rejection::BulkheadFull } => admit(&mut model, &mut admitted, event, false),
             EventKind::AttemptStart | EventKind::Rejected { .. } => admit(&mut model, &mut admitted, event, true),
             EventKind::CircuitTransition { to, .. } => reported = to,
