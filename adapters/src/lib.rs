@@ -33,6 +33,9 @@
 //! | | [`backon::BackonRetry`] | `backon-retry` | [`backon::BackonRetryConfig`] |
 //! | tower 0.5.3 (`tower`) | [`tower::TowerBackoff`] | `tower-backoff` | [`tower::TowerBackoffConfig`] |
 //! | | [`tower::TowerBudget`] | `tower-budget` | [`tower::TowerBudgetConfig`] |
+//! | tower 0.5.3 (`tower`), under load | [`tower::TowerConcurrencyLimit`] | `tower-concurrency-limit` | [`tower::TowerConcurrencyLimitConfig`] |
+//! | | [`tower::TowerRateLimit`] | `tower-rate-limit` | [`tower::TowerRateLimitConfig`] |
+//! | | [`tower::TowerHedge`] | `tower-hedge` | [`tower::TowerHedgeConfig`] |
 //! | exponential-backoff 2.1.1 (`exponential-backoff`) | [`exponential_backoff::ExponentialBackoffSubject`] | `exponential-backoff` | [`exponential_backoff::ExponentialBackoffConfig`] |
 //! | tokio-retry2 0.9.1 (`tokio-retry2`) | [`tokio_retry2::TokioRetry2Exponential`] | `tokio-retry2-exponential` | [`tokio_retry2::ExponentialStrategy`] |
 //! | | [`tokio_retry2::TokioRetry2ExponentialFactor`] | `tokio-retry2-exponential-factor` | [`tokio_retry2::ExponentialFactorStrategy`] |
@@ -54,6 +57,9 @@
 //!   on the paused tokio runtime of [`tokio_driver`]; sleeps and notifications are recorded through
 //!   the driver's [`Recorder`](tokio_driver::Recorder).
 //! - tower's `TpsBudget` runs under the core's async executor with a frozen tokio clock.
+//! - tower's `ConcurrencyLimit`, `RateLimit` and `Hedge` serve overlapping calls (`--concurrency`) on
+//!   the driver's [`serve_calls_concurrently`](tokio_driver::serve_calls_concurrently): one middleware
+//!   instance per case, each request the next scripted attempt of the call that sends it.
 //! - governor's rate limiter serves overlapping calls through the synchronous seam
 //!   ([`timelaw_core::concurrent_sync`]) on a `Clock` reading the World's instant.
 //! - recloser's `AsyncRecloser` wraps one attempt future per call on the core's concurrent executor

@@ -43,7 +43,8 @@ impl<'s> Attempt<'s> {
     fn complete(&mut self, pending: PendingAttempt) -> Result<Outcome, Abort> {
         self.state = State::Done;
         if pending.step.outcome == Outcome::Hang {
-            let call = self.world.with(|world| Ok(world.trace().events.last().map_or(0, |event| event.call)))?;
+            let last = self.world.with(|world| Ok(world.trace().events.last().map_or(0, |event| event.call)))?;
+            let call = self.world.shared.current.get().unwrap_or(last);
             let hung = Abort::Hung { call, attempt: pending.attempt };
             self.world.defer(hung.clone());
             return Err(hung);

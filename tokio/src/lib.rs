@@ -47,6 +47,10 @@
 //!   `tokio::time::timeout(limit, w.attempt())` (same timer, same tie rule, same output), except that it
 //!   tells the attempt's drop guard when its own timer is the one that drops the attempt.
 //!   [`TokioWorld::attempt_within`] gives its output as the call's result (`Err(Timeout)` on elapse).
+//! - [`serve_calls_concurrently`] serves overlapping calls (a schedule with arrivals): one future per
+//!   call, started at its arrival, polled by the driver itself in the order the case records for calls
+//!   ready at the same instant, the core executor's tie rule and interleaving
+//!   ([`timelaw_core::concurrent`]); a sequential schedule takes [`serve_calls`]' path.
 //! - [`serve_calls`] is `run_tokio` and [`TokioWorld::for_each_call`] in one: one async function per call;
 //!   [`retryable_by_default`] classifies what `attempt_within` gives for a retry loop.
 //! - Dropped before it completes (a drop guard), an attempt records the cut at that instant, by cause:
@@ -94,11 +98,13 @@
 
 mod attempt;
 mod cancel;
+mod concurrent;
 mod recorder;
 mod serve;
 mod world;
 
 pub use attempt::{Attempt, TimedAttempt};
+pub use concurrent::serve_calls_concurrently;
 pub use recorder::{Recorder, TOKIO_SLEEP_MAX};
 pub use serve::{retryable_by_default, serve_calls};
 pub use world::TokioWorld;
@@ -133,6 +139,8 @@ pub(crate) struct Shared<'s> {
     pub(crate) own_timeout: Cell<bool>,
     /// An abort raised where it could not be returned (inside `Drop`, or a hang).
     pub(crate) deferred: RefCell<Option<Abort>>,
+    /// The call being polled by [`serve_calls_concurrently`]; `None` on the sequential path.
+    pub(crate) current: Cell<Option<u32>>,
 }
 
 /// Runs the future `f` builds on a paused tokio runtime until it completes, then gives the World back.
@@ -184,6 +192,7 @@ where
         cancel_cut: Cell::new(None),
         own_timeout: Cell::new(false),
         deferred: RefCell::new(None),
+        current: Cell::new(None),
     });
     *slot.borrow_mut() = Some(Rc::clone(&shared));
     let handle = TokioWorld::new(Rc::clone(&shared));

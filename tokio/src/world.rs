@@ -149,7 +149,12 @@ impl<'s> TokioWorld<'s> {
     pub(crate) fn cut_sleep(&self) -> Result<(), Abort> {
         self.with(|world| {
             let now = world.now();
-            let last = world.trace().events.last().copied();
+            let events = &world.trace().events;
+            // Concurrent calls interleave their events: the current call's last one.
+            let last = match self.shared.current.get() {
+                Some(call) => events.iter().rev().find(|event| event.call == call).copied(),
+                None => events.last().copied(),
+            };
             let sleeping = last.is_some_and(|event| match event.kind {
                 EventKind::SleepRequested { duration } => event.at.saturating_add(duration) > now,
                 _ => false,

@@ -5,16 +5,30 @@
 //! |---|---|---|
 //! | [`TowerBackoff`] | `tower-backoff` | [`TowerBackoffConfig`] |
 //! | [`TowerBudget`] | `tower-budget` | [`TowerBudgetConfig`] |
+//! | [`TowerConcurrencyLimit`] | `tower-concurrency-limit` | [`TowerConcurrencyLimitConfig`] |
+//! | [`TowerRateLimit`] | `tower-rate-limit` | [`TowerRateLimitConfig`] |
+//! | [`TowerHedge`] | `tower-hedge` | [`TowerHedgeConfig`] |
 //!
-//! Both drive the real middleware: a `Retry::new(policy, service_fn(..))` per call, with a `Policy`
-//! written the way tower's docs show (`clone_request` returns `None` for a non-idempotent call, which
-//! tower documents as "the retry function will not be called").
+//! The retry subjects drive the real middleware: a `Retry::new(policy, service_fn(..))` per call, with a
+//! `Policy` written the way tower's docs show (`clone_request` returns `None` for a non-idempotent call,
+//! which tower documents as "the retry function will not be called").
+//!
+//! The load subjects (`limit::ConcurrencyLimit`, `limit::RateLimit`, `hedge::Hedge`) serve overlapping
+//! calls on the tokio driver's `serve_calls_concurrently`, one middleware instance per case around a
+//! service whose every request is the next scripted attempt of the call that sends it (`load.rs`).
 
 mod backoff;
 mod budget;
+mod concurrency_limit;
+mod hedge;
+mod load;
+mod rate_limit;
 
 pub use backoff::{TowerBackoff, TowerBackoffConfig, WorldRng};
 pub use budget::{TowerBudget, TowerBudgetConfig};
+pub use concurrency_limit::{TowerConcurrencyLimit, TowerConcurrencyLimitConfig, SEMAPHORE_PERMITS_MAX};
+pub use hedge::{TowerHedge, TowerHedgeConfig};
+pub use rate_limit::{TowerRateLimit, TowerRateLimitConfig};
 
 use timelaw_core::{Abort, Outcome};
 
@@ -37,3 +51,16 @@ impl Failure {
         matches!(self, Failure::Outcome(outcome) if retryable(*outcome))
     }
 }
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Outcome(outcome) => write!(f, "the attempt failed: {outcome:?}"),
+            Failure::Cancelled => write!(f, "the attempt was cancelled"),
+            Failure::Aborted(abort) => write!(f, "the run was aborted: {abort}"),
+        }
+    }
+}
+
+/// tower's hedge boxes errors (`BoxError`), so a failure is an error type.
+impl std::error::Error for Failure {}
