@@ -331,7 +331,9 @@ where
             0 => None,
             1 => round.pop(),
             left => {
-                let entry = self.world.with(|world| Ok(world.schedule().interleave.get(self.choice).copied()))?;
+                // Read without `TokioWorld::with`, which would bring the World's clock up to tokio's: a
+                // round of `cut_early` records its cuts at their own, earlier instant.
+                let entry = self.world.shared.world.borrow().schedule().interleave.get(self.choice).copied();
                 self.choice += 1;
                 Some(round.remove(entry.unwrap_or(0) as usize % left))
             }

@@ -243,3 +243,40 @@ fn the_tokio_driver_gives_the_core_executors_events() {
     // The table covers overlapping calls the bulkhead turns away, and cancellations in flight.
     assert!(rejecting > 100 && cancelled > 20, "{rejecting} rejecting, {cancelled} cancelled");
 }
+
+/// Every call waits on nothing that can wake it (a permit never released), until its cancellation.
+struct NeverReady;
+
+impl Subject for NeverReady {
+    type Config = ();
+    fn name(&self) -> &str {
+        "never-ready"
+    }
+    fn contract(&self, _: &()) -> Contract {
+        Contract::default()
+    }
+    fn run(&self, _: &(), world: &mut World<'_>) -> Result<(), Abort> {
+        serve_calls_concurrently(world, |_w, _call| async {
+            std::future::pending::<()>().await;
+            Ok(CallResult::Ok)
+        })
+    }
+}
+
+#[test]
+fn calls_cut_together_between_two_ticks_end_at_their_own_instant() {
+    // Both cancellations fall between tokio's ticks at 0 and 1 ms: the round that cuts them picks among
+    // two calls (an interleave choice) and must not move the World's clock to tokio's tick first.
+    let cut_ns = 294_967;
+    let call = CallScript { cancel_after: Some(VDuration::from_nanos(cut_ns)), ..CallScript::new(vec![]) };
+    for interleave in [vec![], vec![1]] {
+        let schedule = Schedule::new(vec![call.clone().arriving(VDuration::ZERO); 2]).with_interleave(interleave);
+        let trace = execute(&NeverReady, &(), &schedule, 0);
+        let ends: Vec<(u64, u32)> = (trace.events.iter())
+            .filter(|event| matches!(event.kind, EventKind::CallEnd { .. }))
+            .map(|event| (event.at.as_nanos(), event.call))
+            .collect();
+        assert_eq!(ends.len(), 2, "{:?}", trace.events);
+        assert!(ends.iter().all(|&(at, _)| at == cut_ns), "{ends:?}");
+    }
+}
