@@ -1,4 +1,4 @@
-//! Fuzzes the `tower-hedge` adapter (tower, under load) against the whole catalogue, skipping inputs whose every
+//! Fuzzes the `tower-hedge` adapter (tower, under load) on overlapping calls against the whole catalogue, skipping inputs whose every
 //! violated law is one of its known violations (checked-in `known_violation` fixtures) with a matching
 //! verdict: a crash is a new finding.
 #![no_main]
@@ -6,5 +6,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    timelaw_fuzz::check_bytes_except_known(&timelaw_adapters::tower::TowerHedge, data);
+    timelaw_fuzz::check_bytes_concurrent_except_known(&timelaw_adapters::tower::TowerHedge, data);
 });

@@ -33,3 +33,14 @@ fn standard() -> &'static Catalogue {
 pub fn check_bytes_except_known<S: ConfigDomain>(subject: &S, data: &[u8]) {
     timelaw::fuzz::check_bytes_except(subject, standard(), KNOWN_VIOLATIONS, data);
 }
+
+/// As [`check_bytes_except_known`], with the bytes decoded to overlapping calls
+/// (`timelaw::fuzz::Decoding::Concurrent`): the targets of the adapters that serve calls concurrently
+/// (a bulkhead, a rate limiter, hedging, a breaker under load). Import their crashes with
+/// `timelaw import-crash ARTIFACT --subject NAME --concurrency`.
+///
+/// # Panics
+/// As [`check_bytes_except_known`].
+pub fn check_bytes_concurrent_except_known<S: ConfigDomain>(subject: &S, data: &[u8]) {
+    timelaw::fuzz::check_bytes_decoded(subject, standard(), KNOWN_VIOLATIONS, data, timelaw::fuzz::Decoding::Concurrent);
+}
