@@ -16,12 +16,17 @@
 //! | `retry_elapsed_max` | none, or 0..=10 min, or a boundary value: 0, 1 ns, the attempt timeout, the attempt timeout plus the initial delay, the deadline (drawn last) |
 //! | `circuit` | none, or window 1..=128 (mostly ≤ 10), min_calls 1..=window, failure_percent 1..=100, open_for 0..=10 min, 1..=3 probes |
 //! | `retry_budget` | none, or 0..=10 retries plus 0..=1000 percent |
+//! | `bulkhead`, `limiter` | only with concurrency: see [`bulkhead`] and [`limiter`] |
+//! | `hedge` | only with concurrency: none, or a delay of 0, up to 100 ms, up to 10 s or `VDuration::MAX` (never), and 0, 1, 2..=3 or 4..=16 hedges |
+//! | `ordered_results` | only with concurrency: on in one draw of four |
 //!
 //! Every policy drawn passes [`Policy::validate`]. Caps stay within about an hour so that even 8 calls of
 //! 13 attempts stay days, not years, of virtual time.
 
 use timelaw_core::reference::{Backoff, Jitter, Policy, Reference};
-use timelaw_core::{BudgetContract, BulkheadContract, CircuitContract, LimiterContract, RetryOn, VDuration};
+use timelaw_core::{
+    BudgetContract, BulkheadContract, CircuitContract, HedgeContract, LimiterContract, RetryOn, VDuration,
+};
 
 use crate::choice::{optional, scaled_duration, Choices};
 use crate::domain::{ConfigNumber, Describe};
@@ -71,6 +76,8 @@ pub fn describe_policy<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> Policy 
     // answers it read before these existed.
     let bulkhead = optional(c, swarm.concurrency, 1, 2, |c| bulkhead(c));
     let limiter = optional(c, swarm.concurrency, 1, 2, |c| limiter(c, swarm));
+    let hedge = optional(c, swarm.concurrency, 1, 2, |c| hedge(c));
+    let ordered_results = swarm.concurrency && c.maybe(1, 4);
     let policy = Policy {
         max_attempts,
         backoff,
@@ -86,6 +93,8 @@ pub fn describe_policy<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> Policy 
         retry_budget,
         bulkhead,
         limiter,
+        hedge,
+        ordered_results,
     };
     debug_assert_eq!(policy.validate(), Ok(()), "the description yields only valid policies");
     policy
@@ -182,6 +191,24 @@ fn limiter<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> LimiterContract {
     LimiterContract { burst, refill_every }
 }
 
+/// Hedging: a delay of 0 (a hedge at once), up to 100 ms, up to 10 s, or one too long ever to come
+/// ([`VDuration::MAX`]); 0 hedges (the simplest), 1, 2 to 3, or 4 to 16.
+fn hedge<C: Choices + ?Sized>(c: &mut C) -> HedgeContract {
+    let delay = match c.weighted(&[2, 6, 2, 1]) {
+        0 => VDuration::ZERO,
+        1 => c.duration_between(VDuration::ZERO, VDuration::from_millis(100)),
+        2 => c.duration_between(VDuration::ZERO, VDuration::from_secs(10)),
+        _ => VDuration::MAX,
+    };
+    let max_hedges = match c.weighted(&[1, 4, 2, 1]) {
+        0 => 0,
+        1 => 1,
+        2 => c.between(2, 3),
+        _ => c.between(4, 16),
+    } as u32; // At most 16.
+    HedgeContract { delay, max_hedges }
+}
+
 fn budget<C: Choices + ?Sized>(c: &mut C) -> BudgetContract {
     let min_retries = c.between(0, 10) as u32;
     let retry_percent = match c.weighted(&[4, 1]) {
@@ -254,7 +281,9 @@ impl Describe for Reference {
 }
 
 /// One feature switched off.
-const FEATURES_OFF: [fn(&mut Policy); 12] = [
+const FEATURES_OFF: [fn(&mut Policy); 14] = [
+    |p| p.ordered_results = false,
+    |p| p.hedge = None,
     |p| p.bulkhead = None,
     |p| p.limiter = None,
     |p| p.retry_elapsed_max = None,
@@ -403,7 +432,7 @@ fn small(value: u64) -> u32 {
 }
 
 /// Every number of a policy, in the order the shrinker lowers them.
-const NUMBERS: [PolicyNumber; 16] = [
+const NUMBERS: [PolicyNumber; 18] = [
     ("max_attempts", 1, |p| Some(u64::from(p.max_attempts)), |p, v| p.max_attempts = small(v)),
     ("backoff.initial", 0, |p| Some(p.backoff.initial().as_nanos()), |p, v| p.backoff = with_initial(p.backoff, ns(v))),
     (
@@ -484,6 +513,18 @@ const NUMBERS: [PolicyNumber; 16] = [
         |p| p.retry_budget.map(|b| u64::from(b.retry_percent)),
         |p, v| p.retry_budget = p.retry_budget.map(|b| BudgetContract { retry_percent: small(v), ..b }),
     ),
+    (
+        "hedge.max_hedges",
+        0,
+        |p| p.hedge.map(|h| u64::from(h.max_hedges)),
+        |p, v| p.hedge = p.hedge.map(|h| HedgeContract { max_hedges: small(v), ..h }),
+    ),
+    (
+        "hedge.delay",
+        0,
+        |p| p.hedge.map(|h| h.delay.as_nanos()),
+        |p, v| p.hedge = p.hedge.map(|h| HedgeContract { delay: ns(v), ..h }),
+    ),
 ];
 
 #[cfg(test)]
@@ -533,6 +574,32 @@ mod tests {
         let policies: Vec<Policy> = (0..4000).map(|_| describe_policy(&mut rng, &swarm)).collect();
         assert!(policies.iter().all(|policy| policy.validate().is_ok()));
         assert!(policies.iter().any(kind), "no policy in 4000 has {what}");
+    }
+
+    /// Which hedging a policy drawn with concurrency has; none is drawn without it.
+    #[track_caller]
+    fn check_hedge_drawn(kind: impl Fn(&Policy) -> bool, what: &str) {
+        let mut rng = timelaw_core::SplitMix64::new(5);
+        let swarm = Swarm::everything().with_concurrency();
+        let policies: Vec<Policy> = (0..4000).map(|_| describe_policy(&mut rng, &swarm)).collect();
+        assert!(policies.iter().any(&kind), "no policy in 4000 has {what}");
+        let mut rng = timelaw_core::SplitMix64::new(5);
+        let sequential: Vec<Policy> = (0..4000).map(|_| describe_policy(&mut rng, &Swarm::everything())).collect();
+        assert!(!sequential.iter().any(&kind), "a policy drawn without concurrency has {what}");
+    }
+
+    #[test]
+    fn hedging_and_ordered_results_are_drawn_only_with_concurrency_at_their_boundaries() {
+        fn hedge(p: &Policy, f: fn(HedgeContract) -> bool) -> bool {
+            p.hedge.is_some_and(f)
+        }
+        check_hedge_drawn(|p| hedge(p, |h| h.delay == VDuration::ZERO), "a hedge delay of 0");
+        check_hedge_drawn(|p| hedge(p, |h| h.delay == VDuration::MAX), "a hedge delay that never comes");
+        check_hedge_drawn(|p| hedge(p, |h| h.delay > VDuration::from_millis(100)), "a hedge delay above 100 ms");
+        check_hedge_drawn(|p| hedge(p, |h| h.max_hedges == 0), "no hedge allowed");
+        check_hedge_drawn(|p| hedge(p, |h| h.max_hedges == 1), "one hedge");
+        check_hedge_drawn(|p| hedge(p, |h| h.max_hedges >= 4), "many hedges");
+        check_hedge_drawn(|p| p.ordered_results, "ordered results");
     }
 
     #[test]

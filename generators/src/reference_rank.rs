@@ -7,7 +7,7 @@
 //! step or factor, the cap's headroom above the initial delay, the jitter (none, full, equal), each
 //! `retry_on` flag (on is `0`), `honor_retry_after`, then each optional limit as `0` when absent or
 //! `1` followed by its value (the attempt timeout, the deadline, the sleep budget, the circuit, the
-//! retry budget, the elapsed-time limit). Ranks compare lexicographically: an earlier answer outweighs
+//! retry budget, the elapsed-time limit, hedging), then ordered results (off is `0`). Ranks compare lexicographically: an earlier answer outweighs
 //! every later one, as in the description, so fewer attempts beat any feature switched off, and a
 //! feature switched off beats any smaller value inside it. Two policies have the same rank only when
 //! they are equal (the fields the description never draws, such as a circuit's cooldown tie, are
@@ -45,6 +45,9 @@ pub fn policy_rank(policy: &Policy) -> Vec<u64> {
     optional(&mut rank, policy.circuit.map(circuit_rank));
     optional(&mut rank, policy.retry_budget.map(budget_rank));
     optional(&mut rank, policy.retry_elapsed_max.map(|limit| vec![limit.as_nanos()]));
+    // Drawn after the bulkhead and the limiter (not ranked yet), only with concurrency.
+    optional(&mut rank, policy.hedge.map(|hedge| vec![u64::from(hedge.max_hedges), hedge.delay.as_nanos()]));
+    rank.push(u64::from(policy.ordered_results));
     rank
 }
 

@@ -298,3 +298,27 @@ fn a_panic_the_jump_did_not_cause_is_left_to_never_panics() {
     check(ids::WALL_JUMP_BACK_NO_PANIC, panicking.clone(), Expect::Holds);
     check(ids::NEVER_PANICS, panicking, Expect::At(last));
 }
+
+#[test]
+fn a_hedge_loser_is_not_the_outcome_a_failed_read_keeps() {
+    let id = ids::FAILED_READ_HANDLED_AS_DECLARED;
+    let cut = EventKind::AttemptCancelled;
+    // Two attempts at once; attempt 2 answers first and attempt 1, the loser, is cancelled at that
+    // instant; then a read fails. The call keeps attempt 2's answer (a false alarm before the loser
+    // counted as no result).
+    let hedged = |answer, result| {
+        [
+            (0, 0, 0, START),
+            (0, 0, 1, ATTEMPT),
+            (0, 0, 2, ATTEMPT),
+            (0, 0, 2, answer),
+            (0, 0, 1, cut),
+            (0, 0, 2, READ_FAILED),
+            (0, 0, 2, result),
+        ]
+    };
+    let faults = failing(ClockKind::Monotonic, 0);
+    check(id, observed_with_clocks(faults.clone(), &hedged(SUCCEEDED, RETURNED_OK)), Expect::Holds);
+    check(id, observed_with_clocks(faults.clone(), &hedged(FAILED, RETURNED_ERR)), Expect::Holds);
+    check(id, observed_with_clocks(faults, &hedged(FAILED, RETURNED_OK)), Expect::At(6));
+}

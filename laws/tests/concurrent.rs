@@ -5,7 +5,8 @@ mod support;
 
 use support::*;
 use timelaw_core::{
-    CallResult, CallScript, Contract, Declared, ErrorKind, EventKind, HedgeContract, Schedule, Trace, VDuration,
+    CallResult, CallScript, Contract, Declared, ErrorKind, EventKind, HedgeContract, Outcome, Schedule, Trace,
+    VDuration,
 };
 use timelaw_laws::ids;
 
@@ -121,4 +122,108 @@ fn ordered_results_in_input_order() {
     check(id, contract, &two, &ordered(1), Expect::At(7));
     check(id, contract, &two, &hand_built(&[(0, 0, 0, START)]), Expect::Vacuous);
     check(id, Contract::default(), &two, &ordered(1), Expect::NotApplicable);
+}
+
+/// A hedged call whose two attempts run together until attempt `winner` ends with `outcome` at 5ms;
+/// the other is cancelled at `cut_ms` (5ms: at once, a hedge's loser), then the call returns `result`.
+fn decided(winner: u32, outcome: EventKind, cut_ms: u64, result: EventKind) -> Trace {
+    let loser = 3 - winner;
+    let cut = EventKind::AttemptCancelled;
+    hand_built(&[
+        (0, 0, 0, START),
+        (0, 0, 1, ATTEMPT),
+        (0, 0, 2, ATTEMPT),
+        (5, 0, winner, outcome),
+        (cut_ms, 0, loser, cut),
+        (cut_ms, 0, 0, result),
+    ])
+}
+
+/// These verdicts were false alarms before a hedge's loser counted as no result (the loser's
+/// `Err(Cancelled)` was taken as the call's last attempt).
+#[test]
+fn a_hedge_loser_is_not_the_last_attempt() {
+    let one = calls(&[&[OK, OK]]);
+    let mut contract = promise(2, ms(0));
+    contract.retry.reports_last_result = true;
+    contract.hedge = Declared::Stated(HedgeContract { delay: ms(0), max_hedges: 1 });
+    let last = ids::RESULT_MATCHES_LAST_ATTEMPT;
+    let exhausted = ids::EXHAUSTED_RETRIES_RETURN_ERR;
+    for winner in [1, 2] {
+        check(last, contract, &one, &decided(winner, SUCCEEDED, 5, RETURNED_OK), Expect::Holds);
+        check(last, contract, &one, &decided(winner, FAILED, 5, RETURNED_ERR), Expect::Holds);
+        check(last, contract, &one, &decided(winner, FAILED, 5, RETURNED_OK), Expect::At(5));
+        check(exhausted, contract, &one, &decided(winner, SUCCEEDED, 5, RETURNED_OK), Expect::Vacuous);
+        check(exhausted, contract, &one, &decided(winner, FAILED, 5, RETURNED_OK), Expect::At(5));
+    }
+    // Cancelled later, the attempt is no loser of that answer: it is the last attempt.
+    check(last, contract, &one, &decided(2, SUCCEEDED, 6, RETURNED_OK), Expect::At(5));
+    check(exhausted, contract, &one, &decided(2, SUCCEEDED, 6, RETURNED_OK), Expect::At(5));
+}
+
+/// The loser of a rate-limited answer leaves its retry-after in force for the sleep after it (a false
+/// alarm of the backoff law before).
+#[test]
+fn a_hedge_loser_keeps_the_retry_after() {
+    let one = calls(&[&[OK, OK, OK]]);
+    let mut contract = promise(3, ms(0));
+    contract.rate.honors_retry_after = true;
+    let limited = EventKind::AttemptEnd { outcome: rate_limited(3) };
+    let slept = |sleep_ms| {
+        hand_built(&[
+            (0, 0, 0, START),
+            (0, 0, 1, ATTEMPT),
+            (0, 0, 2, ATTEMPT),
+            (0, 0, 2, limited),
+            (0, 0, 1, EventKind::AttemptCancelled),
+            (0, 0, 2, EventKind::SleepRequested { duration: ms(sleep_ms) }),
+            (sleep_ms, 0, 3, ATTEMPT),
+            (sleep_ms, 0, 3, SUCCEEDED),
+            (sleep_ms, 0, 0, RETURNED_OK),
+        ])
+    };
+    let id = ids::BACKOFF_SHAPE_WITHOUT_JITTER;
+    check(id, contract, &one, &slept(3), Expect::Holds);
+    check(id, contract, &one, &slept(0), Expect::At(5));
+}
+
+/// With hedging declared, a call that hedged is not judged by `eventually_succeeds` (the first answer
+/// decided the try, and which step each dispatch took depended on timing); one that did not hedge is.
+#[test]
+fn eventually_succeeds_leaves_hedged_calls_alone() {
+    let one = calls(&[&[OK, Outcome::Transient]]);
+    let hedging =
+        Contract { hedge: Declared::Stated(HedgeContract { delay: ms(0), max_hedges: 1 }), ..promise(2, ms(0)) };
+    let id = ids::EVENTUALLY_SUCCEEDS;
+    check(id, hedging, &one, &decided(2, FAILED, 5, RETURNED_ERR), Expect::Vacuous);
+    check(id, promise(2, ms(0)), &one, &decided(2, FAILED, 5, RETURNED_ERR), Expect::At(5));
+    let alone = hand_built(&[(0, 0, 0, START), (0, 0, 1, ATTEMPT), (5, 0, 1, FAILED), (5, 0, 0, RETURNED_ERR)]);
+    check(id, hedging, &one, &alone, Expect::At(3));
+}
+
+/// A call cancelled by its caller leaves the ordered stream: it may return at its cancellation instant,
+/// before an earlier call, and counts as no result (a false alarm before, against a reference that
+/// returns a cancelled call at once as `cancellation_stops_work` asks).
+#[test]
+fn a_cancelled_call_leaves_the_ordered_stream() {
+    let returns_first = hand_built(&[
+        (0, 0, 0, START),
+        (0, 0, 1, ATTEMPT),
+        (0, 1, 0, START),
+        (0, 1, 1, ATTEMPT),
+        (5, 1, 1, SUCCEEDED),
+        (5, 1, 0, RETURNED_OK),
+        (6, 0, 1, SUCCEEDED),
+        (6, 0, 0, RETURNED_OK),
+    ]);
+    let cancelled = |millis| {
+        let second = CallScript { cancel_after: Some(ms(millis)), ..CallScript::outcomes(&[OK]) };
+        Schedule::new(vec![CallScript::outcomes(&[OK]), second])
+    };
+    let mut contract = Contract::default();
+    contract.timing.ordered_results = true;
+    let id = ids::ORDERED_RESULTS_IN_INPUT_ORDER;
+    check(id, contract, &cancelled(5), &returns_first, Expect::Holds);
+    check(id, contract, &cancelled(4), &returns_first, Expect::Holds);
+    check(id, contract, &cancelled(6), &returns_first, Expect::At(7));
 }

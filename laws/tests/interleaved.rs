@@ -85,6 +85,8 @@ fn random_policy(rng: &mut SplitMix64) -> Policy {
         retry_elapsed_max: rng.chance(1, 3).then(|| ms(pick(rng, &[10, 30]))),
         bulkhead: None,
         limiter: None,
+        hedge: None,
+        ordered_results: false,
     }
 }
 

@@ -77,6 +77,8 @@ fn policy(rng: &mut SplitMix64) -> Policy {
         retry_elapsed_max: maybe(rng, |rng| duration(rng, &[0, 10, 30, 100])),
         bulkhead: None,
         limiter: None,
+        hedge: None,
+        ordered_results: false,
     }
 }
 

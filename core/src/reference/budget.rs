@@ -20,6 +20,10 @@ impl RetryBudget {
     pub fn on_call_start(&mut self) {
         self.calls_started = self.calls_started.saturating_add(1);
     }
+    /// `true` when one more retry fits (nothing taken).
+    pub fn has_room(&self) -> bool {
+        self.retries_used < self.params.allowed(self.calls_started)
+    }
     /// Takes one retry from the budget; `false` (and nothing taken) when none is left.
     pub fn try_spend(&mut self) -> bool {
         if self.retries_used >= self.params.allowed(self.calls_started) {

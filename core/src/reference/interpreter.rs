@@ -86,7 +86,7 @@ impl Subject for Reference {
                 timer_granularity: VDuration::ZERO,
                 serves_stream: true,
                 clocks: Some(ClockContract::MONOTONIC),
-                ..TimingContract::default()
+                ordered_results: p.ordered_results,
             },
             rate: RateContract {
                 honors_retry_after: p.honor_retry_after,
@@ -96,7 +96,7 @@ impl Subject for Reference {
             budget: Declared::from(budget),
             bulkhead: Declared::from(p.bulkhead),
             limiter: Declared::from(p.limiter),
-            ..Contract::default()
+            hedge: Declared::from(p.hedge),
         }
     }
 

@@ -9,25 +9,29 @@ use std::rc::Rc;
 use std::task::Poll;
 
 use super::budget::RetryBudget;
-use super::circuit::Breaker;
+use super::circuit::{Breaker, Ticket};
+use super::hedge::{hedged_try, CallAttempts};
 use super::interpreter::{
     attempt_failure, attempt_limit, cut_error, interrupted, plan_delay, retryable, stamp_start, AttemptFailure,
     CaseState, Check,
 };
+use super::ordered::{hold, Order};
 use super::policy::Policy;
 use crate::concurrent::run_async_calls;
 use crate::contract::{BulkheadContract, LimiterContract, TieRule};
 use crate::exec::AsyncWorld;
 use crate::schedule::Outcome;
 use crate::time::{VDuration, VInstant};
-use crate::trace::{CallResult, ErrorKind, Rejection};
+use crate::trace::{CallResult, ErrorKind, EventKind, Rejection};
 use crate::world::{Abort, CallInfo, Wake};
 
 /// State shared by the calls of one case.
-struct Shared {
-    case: CaseState,
+pub(super) struct Shared {
+    pub(super) case: CaseState,
     bulkhead: Option<Bulkhead>,
-    bucket: Option<Bucket>,
+    pub(super) bucket: Option<Bucket>,
+    /// With ordered results: which calls returned and which may enter the bulkhead.
+    pub(super) order: Order,
 }
 
 /// Calls in flight and the queue of calls waiting for a slot, first come first served.
@@ -38,7 +42,7 @@ struct Bulkhead {
 }
 
 /// The token bucket: full at the start, one token back at every whole multiple of `refill_every`.
-struct Bucket {
+pub(super) struct Bucket {
     params: LimiterContract,
     tokens: u32,
     /// The instant (ns) of the last refill count.
@@ -46,8 +50,8 @@ struct Bucket {
 }
 
 impl Bucket {
-    /// Takes a token at `now` if one is left.
-    fn take(&mut self, now: VInstant) -> bool {
+    /// Takes a token at `now` if one is left (a refusal takes nothing).
+    pub(super) fn take(&mut self, now: VInstant) -> bool {
         let now_ns = now.since_epoch().as_nanos();
         let refills = self.params.refills_between(self.counted_ns, now_ns);
         self.counted_ns = now_ns;
@@ -62,7 +66,7 @@ impl Bucket {
     }
 }
 
-type State = Rc<RefCell<Shared>>;
+pub(super) type State = Rc<RefCell<Shared>>;
 
 /// Serves every call of the case concurrently.
 pub(super) fn run_concurrent(policy: &Policy, world: &mut crate::world::World<'_>) -> Result<(), Abort> {
@@ -73,6 +77,7 @@ pub(super) fn run_concurrent(policy: &Policy, world: &mut crate::world::World<'_
         },
         bulkhead: policy.bulkhead.map(|params| Bulkhead { params, in_flight: 0, queue: VecDeque::new() }),
         bucket: policy.limiter.map(|params| Bucket { params, tokens: params.burst, counted_ns: 0 }),
+        order: Order::default(),
     }));
     let policy = policy.clone();
     run_async_calls(world, move |w, call| serve(policy.clone(), Rc::clone(&state), w, call))
@@ -83,20 +88,63 @@ async fn serve(policy: Policy, state: State, w: AsyncWorld<'_>, call: CallInfo) 
         budget.on_call_start();
     }
     let deadline_at = policy.deadline.map(|deadline| call.started.saturating_add(deadline));
-    if let Some(refused) = enter_bulkhead(&state, &w, call, deadline_at).await? {
-        return Ok(CallResult::Err(refused));
+    let refused = enter_bulkhead(&policy, &state, &w, call, deadline_at).await?;
+    let (result, ticket) = match refused {
+        Some(refused) => (CallResult::Err(refused), None),
+        None => serve_admitted(&policy, &state, &w, call).await?,
+    };
+    let mut holds_slot = refused.is_none();
+    if policy.ordered_results {
+        // A call that dispatched stays in flight (holding its slot) until it returns; one that did not
+        // is not in flight, so it frees its slot before it waits.
+        if holds_slot && !dispatched(&w, call.index) {
+            release_slot(&state);
+            holds_slot = false;
+        }
+        hold(&state, &w, call.index).await;
     }
-    let result = serve_admitted(&policy, &state, &w, call).await;
+    if let (Some(ticket), Some(breaker)) = (ticket, state.borrow_mut().case.breaker.as_mut()) {
+        w.with(|w| breaker.record_ticket(w, ticket, result))?;
+    }
+    if holds_slot {
+        release_slot(&state);
+    }
+    Ok(result)
+}
+
+/// Gives a bulkhead slot back.
+fn release_slot(state: &State) {
     if let Some(bulkhead) = state.borrow_mut().bulkhead.as_mut() {
         bulkhead.in_flight -= 1;
     }
-    result
+}
+
+/// `true` when call `index` started an attempt.
+fn dispatched(w: &AsyncWorld<'_>, index: u32) -> bool {
+    w.with(|w| w.trace().call_events(index).any(|event| event.kind == EventKind::AttemptStart))
 }
 
 /// Takes a bulkhead slot: at once when one is free and nobody waits, else in the queue (first come,
 /// first served) while it has room, else the call is rejected. A queued call leaves the queue at its
 /// deadline (then cancellation, the interpreter's order). `Some(error)` when the call ends there.
 async fn enter_bulkhead(
+    policy: &Policy,
+    state: &State,
+    w: &AsyncWorld<'_>,
+    call: CallInfo,
+    deadline_at: Option<VInstant>,
+) -> Result<Option<ErrorKind>, Abort> {
+    if policy.ordered_results && state.borrow().bulkhead.is_some() {
+        // Calls enter in input order (those before this one started no later and enter at this instant),
+        // so a call holding a slot for its turn never keeps an earlier call out.
+        poll_fn(|_| if state.borrow().order.may_enter(call.index) { Poll::Ready(()) } else { Poll::Pending }).await;
+        state.borrow_mut().order.mark_entered(call.index);
+    }
+    take_slot(state, w, call, deadline_at).await
+}
+
+/// [`enter_bulkhead`] once the call's turn to enter came.
+async fn take_slot(
     state: &State,
     w: &AsyncWorld<'_>,
     call: CallInfo,
@@ -153,14 +201,15 @@ fn wait_for_slot(
     Poll::Pending
 }
 
-/// The breaker around the retry loop, as on the sequential path (probes admitted concurrently up to
-/// `half_open_probes`; a result counts in the state its call was admitted in).
+/// The breaker's admission and the retry loop, as on the sequential path (probes admitted concurrently up
+/// to `half_open_probes`); the call's result with its breaker ticket, which the caller records when the
+/// call returns (a result counts in the state its call was admitted in).
 async fn serve_admitted(
     policy: &Policy,
     state: &State,
     w: &AsyncWorld<'_>,
     call: CallInfo,
-) -> Result<CallResult, Abort> {
+) -> Result<(CallResult, Option<Ticket>), Abort> {
     let ticket = {
         let mut shared = state.borrow_mut();
         match shared.case.breaker.as_mut() {
@@ -168,17 +217,13 @@ async fn serve_admitted(
                 Some(ticket) => Some(ticket),
                 None => {
                     w.with(|w| w.reject(Rejection::CircuitOpen))?;
-                    return Ok(CallResult::Err(ErrorKind::CircuitOpen));
+                    return Ok((CallResult::Err(ErrorKind::CircuitOpen), None));
                 }
             },
             None => None,
         }
     };
-    let result = retry_loop(policy, state, w, call).await?;
-    if let (Some(ticket), Some(breaker)) = (ticket, state.borrow_mut().case.breaker.as_mut()) {
-        w.with(|w| breaker.record_ticket(w, ticket, result))?;
-    }
-    Ok(result)
+    Ok((retry_loop(policy, state, w, call).await?, ticket))
 }
 
 /// The sequential interpreter's retry loop (`interpreter::retry_loop`), awaiting attempts and sleeps,
@@ -187,9 +232,11 @@ async fn retry_loop(policy: &Policy, state: &State, w: &AsyncWorld<'_>, call: Ca
     w.with(stamp_start)?;
     let deadline_at = policy.deadline.map(|deadline| call.started.saturating_add(deadline));
     let retries_until = policy.retry_elapsed_max.map(|limit| call.started.saturating_add(limit));
-    let (mut slept, mut previous_delay, mut attempt) = (VDuration::ZERO, None, 0);
+    let (mut slept, mut previous_delay, mut tries) = (VDuration::ZERO, None, 0);
+    let hedges = if call.idempotent { policy.hedge.map_or(0, |hedge| hedge.max_hedges) } else { 0 };
+    let mut attempts = CallAttempts { started: 0, hedges_left: hedges };
     loop {
-        let check_deadline = if attempt == 0 { deadline_at } else { None };
+        let check_deadline = if tries == 0 { deadline_at } else { None };
         match w.with(|w| interrupted(w, check_deadline))? {
             Check::Stop(kind) => return Ok(CallResult::Err(kind)),
             Check::Unreadable => return Ok(CallResult::Err(ErrorKind::DeadlineExceeded)),
@@ -198,8 +245,9 @@ async fn retry_loop(policy: &Policy, state: &State, w: &AsyncWorld<'_>, call: Ca
         if !take_token(state, w)? {
             return Ok(CallResult::Err(ErrorKind::LimiterEmpty));
         }
-        attempt += 1;
-        let (failure, outcome) = match run_attempt(policy, w, deadline_at).await? {
+        tries += 1;
+        let limits = (deadline_at, retries_until);
+        let (failure, outcome) = match run_try(policy, state, w, limits, &mut attempts).await? {
             Ok(()) => return Ok(CallResult::Ok),
             Err(AttemptFailure::Final(kind)) => return Ok(CallResult::Err(kind)),
             Err(AttemptFailure::Retryable(kind, outcome)) => (kind, outcome),
@@ -209,7 +257,8 @@ async fn retry_loop(policy: &Policy, state: &State, w: &AsyncWorld<'_>, call: Ca
             Check::Unreadable => return Ok(CallResult::Err(failure)),
             Check::Go => {}
         }
-        let Some(delay) = retry_delay(policy, w, (call, attempt, failure), previous_delay, outcome)? else {
+        let Some(delay) = retry_delay(policy, w, (call, attempts.started, failure), tries, previous_delay, outcome)?
+        else {
             return Ok(CallResult::Err(failure));
         };
         let now = w.now();
@@ -233,18 +282,20 @@ async fn retry_loop(policy: &Policy, state: &State, w: &AsyncWorld<'_>, call: Ca
     }
 }
 
-/// The delay before the next retry, or `None` when the call does not retry.
+/// The delay before retry `tries` (after `started` attempts), or `None` when the call does not retry.
 fn retry_delay(
     policy: &Policy,
     w: &AsyncWorld<'_>,
-    (call, attempt, failure): (CallInfo, u32, ErrorKind),
+    (call, started, failure): (CallInfo, u32, ErrorKind),
+    tries: u32,
     previous: Option<VDuration>,
     outcome: Option<Outcome>,
 ) -> Result<Option<VDuration>, Abort> {
-    if !retryable(policy, failure) || attempt >= policy.max_attempts || !call.idempotent {
+    if !retryable(policy, failure) || started >= policy.max_attempts || !call.idempotent {
         return Ok(None);
     }
-    w.with(|w| plan_delay(policy, w, attempt, previous, outcome))
+    // The backoff counts tries (a hedge is an attempt, not a retry); without hedges they are the attempts.
+    w.with(|w| plan_delay(policy, w, tries, previous, outcome))
 }
 
 /// A token from the rate limiter, if any; a refusal is recorded.
@@ -264,6 +315,24 @@ fn spend_budget(state: &State, w: &AsyncWorld<'_>) -> Result<bool, Abort> {
         w.with(|w| w.reject(Rejection::BudgetExhausted))?;
     }
     Ok(spent)
+}
+
+/// One try of the retry loop: a single attempt, or with hedging ([`hedged_try`]) an attempt and its
+/// hedges; counted in `attempts`.
+async fn run_try(
+    policy: &Policy,
+    state: &State,
+    w: &AsyncWorld<'_>,
+    (deadline_at, retries_until): (Option<VInstant>, Option<VInstant>),
+    attempts: &mut CallAttempts,
+) -> Result<Result<(), AttemptFailure>, Abort> {
+    match policy.hedge.filter(|_| attempts.hedges_left > 0) {
+        Some(params) => hedged_try((policy, params), state, w, (deadline_at, retries_until), attempts).await,
+        None => {
+            attempts.started += 1;
+            run_attempt(policy, w, deadline_at).await
+        }
+    }
 }
 
 async fn run_attempt(

@@ -79,9 +79,9 @@
 //! retry the budget refuses is recorded as a rejection and the call returns its last error.
 //!
 //! # Overlapping calls
-//! A schedule whose calls have arrivals ([`crate::schedule`], "Arrivals"), or a policy with a bulkhead
-//! or a rate limiter, is served on the concurrent path: one task per call on the virtual-time executor
-//! ([`crate::concurrent::run_async_calls`]), each call running the retry loop above. Shared state (the
+//! A schedule whose calls have arrivals ([`crate::schedule`], "Arrivals"), or a policy with a bulkhead,
+//! a rate limiter, hedging or ordered results, is served on the concurrent path: one task per call on
+//! the virtual-time executor ([`crate::concurrent::run_async_calls`]), each call running the retry loop above. Shared state (the
 //! breaker, the budget, the bulkhead, the bucket) is shared by the calls. A sequential case without
 //! those mechanisms takes the sequential path, and a sequential case with them runs alike on both
 //! (tested). Half-open, the breaker admits up to `half_open_probes` probes at once; a call's result
@@ -102,6 +102,31 @@
 //! dispatch, retries included, takes a token first; with none left the call is rejected
 //! (`LimiterEmpty`) and returns `Err(LimiterEmpty)`.
 //!
+//! # Hedged requests
+//! With `hedge`, a try of the retry loop (an attempt) that has no answer `delay` after it started gets a
+//! hedge: a further attempt beside it, then another `delay` after the latest start, up to `max_hedges`
+//! hedges per call (over all its tries). The first attempt of the try to answer decides it, whatever
+//! the answer (tower's `Hedge` returns the first response too): every other attempt still running is
+//! cancelled at that instant (`AttemptCancelled`), and the answer is read as the answer of a lone attempt
+//! (a success ends the call; a failure is retried, or not, as usual). When several attempts answer at
+//! the same instant, the earliest started decides; an attempt answering exactly at the hedge instant
+//! is not hedged. A hedge is an attempt: it counts towards `max_attempts` (the backoff counts tries, not
+//! attempts), takes a limiter token, and is a retry to the retry budget and to `retry_elapsed_max`; when
+//! one of them has no room, or the call is not idempotent, cancelled or past its deadline, the try goes
+//! on without hedges and nothing is recorded (a hedge is an option, not a call to refuse). A hedge runs
+//! under its own attempt timeout, shortened to the deadline like any attempt. The bulkhead and the
+//! breaker see the call, not its attempts. A hedge delay past the run's time limit never comes.
+//!
+//! # Ordered results
+//! With `ordered_results`, calls return in input (index) order, like a buffered stream: a call done
+//! before an earlier call returned holds its result until every earlier call has returned (the breaker
+//! counts the result when the call returns). A call that dispatched holds its bulkhead slot while it
+//! waits (it is in flight until it returns); one that did not frees it first, and with a bulkhead, calls
+//! enter it in input order, so a waiting call never keeps an earlier one out. A caller that cancels a
+//! waiting call stops waiting for it: the call returns its result at the cancellation instant, out of
+//! order (the stream goes on without it; `ordered_results_in_input_order` does not judge such a call).
+//! A deadline needs no such exception: an earlier call started no later and has the same deadline.
+//!
 //! # Notifications
 //! Before every sleep the interpreter notifies with the exact delay it is about to sleep.
 //!
@@ -112,8 +137,10 @@
 mod backoff;
 mod budget;
 mod circuit;
+mod hedge;
 mod interpreter;
 mod load;
+mod ordered;
 mod policy;
 
 pub use backoff::{capped_base, next_delay};

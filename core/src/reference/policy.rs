@@ -5,7 +5,9 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::contract::{BackoffShape, BudgetContract, BulkheadContract, CircuitContract, LimiterContract, RetryOn};
+use crate::contract::{
+    BackoffShape, BudgetContract, BulkheadContract, CircuitContract, HedgeContract, LimiterContract, RetryOn,
+};
 use crate::time::VDuration;
 
 /// The largest `max_attempts` a policy may have.
@@ -118,6 +120,12 @@ pub struct Policy {
     pub bulkhead: Option<BulkheadContract>,
     /// The token-bucket rate limiter on dispatches ("Rate limiter"); `None` (left out of JSON): none.
     pub limiter: Option<LimiterContract>,
+    /// Hedged requests: a further attempt beside one still running after `delay`, up to `max_hedges` per
+    /// call ("Hedged requests"); `None` (left out of JSON): no hedging.
+    pub hedge: Option<HedgeContract>,
+    /// Results come back in input order: a call that finishes before an earlier one returned holds its
+    /// result until then ("Ordered results"); `false` (left out of JSON): each call returns when done.
+    pub ordered_results: bool,
 }
 
 /// The serialized form of [`Policy`]; deserializing goes through [`Policy::validate`].
@@ -149,6 +157,10 @@ pub struct PolicyFields {
     bulkhead: Option<BulkheadContract>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     limiter: Option<LimiterContract>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    hedge: Option<HedgeContract>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    ordered_results: bool,
 }
 
 impl TryFrom<PolicyFields> for Policy {
@@ -169,6 +181,8 @@ impl TryFrom<PolicyFields> for Policy {
             retry_budget: f.retry_budget,
             bulkhead: f.bulkhead,
             limiter: f.limiter,
+            hedge: f.hedge,
+            ordered_results: f.ordered_results,
         };
         policy.validate()?;
         Ok(policy)
@@ -192,6 +206,8 @@ impl From<Policy> for PolicyFields {
             retry_budget: p.retry_budget,
             bulkhead: p.bulkhead,
             limiter: p.limiter,
+            hedge: p.hedge,
+            ordered_results: p.ordered_results,
         }
     }
 }
@@ -234,13 +250,16 @@ impl Policy {
             retry_budget: None,
             bulkhead: None,
             limiter: None,
+            hedge: None,
+            ordered_results: false,
         }
     }
 
-    /// `true` when a mechanism that acts under load (a bulkhead, a rate limiter) is configured: the
-    /// interpreter then serves calls on the concurrent path, even for a sequential schedule.
+    /// `true` when a mechanism that acts under load (a bulkhead, a rate limiter, hedging, ordered
+    /// results) is configured: the interpreter then serves calls on the concurrent path, even for a
+    /// sequential schedule.
     pub fn has_load_mechanisms(&self) -> bool {
-        self.bulkhead.is_some() || self.limiter.is_some()
+        self.bulkhead.is_some() || self.limiter.is_some() || self.hedge.is_some() || self.ordered_results
     }
 
     /// Checks every field.

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use timelaw_core::{Contract, EventKind};
 
 use super::budget_model::BudgetModel;
-use super::support::{is_failed_attempt, is_interrupted};
+use super::support::{is_failed_attempt, is_interrupted, LastAttempt};
 use crate::ids;
 use crate::law::{Law, LawKind, Observation};
 use crate::temporal::{monitor, Check};
@@ -95,7 +95,9 @@ fn no_sleep_after_final_attempt(observation: &Observation<'_>) -> Verdict {
 }
 
 /// `exhausted_retries_return_err`: a call that used all `retry.max_attempts` attempts and whose last attempt
-/// failed (an error outcome, a timeout or a cancellation) returns `Err`.
+/// failed (an error outcome, a timeout or a cancellation) returns `Err`. A hedge's loser, cancelled at
+/// the instant another attempt decided the call ([`LastAttempt`](super::support::LastAttempt)), is no
+/// failure.
 ///
 /// - Needs: `retry.max_attempts`.
 /// - Violated at the call's `CallEnd`.
@@ -112,22 +114,27 @@ pub const EXHAUSTED_RETRIES_RETURN_ERR: Law = Law {
 
 fn exhausted_retries_return_err(observation: &Observation<'_>) -> Verdict {
     let max = observation.contract.retry.max_attempts.unwrap_or(u32::MAX);
-    // (attempts started, whether the last attempt failed)
-    monitor(&observation.trace.events, (0_u32, false), |(attempts, last_failed), event| match event.kind {
-        EventKind::CallStart { .. } => {
-            (*attempts, *last_failed) = (0, false);
-            Check::Skip
-        }
-        EventKind::AttemptStart => {
-            (*attempts, *last_failed) = ((*attempts).max(event.attempt), false);
-            Check::Skip
-        }
-        EventKind::CallEnd { result } if *attempts >= max && *last_failed => {
-            Check::that(!result.is_ok(), "the call exhausted its attempts but returned Ok")
-        }
-        ref kind => {
-            *last_failed |= is_failed_attempt(kind);
-            Check::Skip
+    // (attempts started, whether an attempt failed since the last start, the last attempt's result)
+    let start = (0_u32, false, LastAttempt::default());
+    monitor(&observation.trace.events, start, |(attempts, last_failed, last), event| {
+        let counts = last.step(event);
+        match event.kind {
+            EventKind::CallStart { .. } => {
+                (*attempts, *last_failed) = (0, false);
+                Check::Skip
+            }
+            EventKind::AttemptStart => {
+                (*attempts, *last_failed) = ((*attempts).max(event.attempt), false);
+                Check::Skip
+            }
+            EventKind::CallEnd { result } if *attempts >= max && *last_failed => {
+                Check::that(!result.is_ok(), "the call exhausted its attempts but returned Ok")
+            }
+            // A hedge's loser, cancelled because another attempt decided the call, is no failure.
+            ref kind => {
+                *last_failed |= counts && is_failed_attempt(kind);
+                Check::Skip
+            }
         }
     })
 }

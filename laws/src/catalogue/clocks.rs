@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use timelaw_core::{CallResult, ClockKind, EventKind, OnFailedRead, TraceEnd};
 
-use super::support::{attempt_result, last_index};
+use super::support::{attempt_result, last_index, LastAttempt};
 use crate::ids;
 use crate::law::{always_applies, Law, LawKind, Observation};
 use crate::verdict::{Verdict, Violation};
@@ -117,6 +117,8 @@ struct CallWalk {
     stops: bool,
     /// Whether the last attempt ended `Ok` (`None`: no attempt ended yet).
     last_ok: Option<bool>,
+    /// The last attempt, a hedge's loser left out.
+    last: LastAttempt,
 }
 
 fn failed_read_handled_as_declared(observation: &Observation<'_>) -> Verdict {
@@ -147,7 +149,8 @@ fn failed_read_handled_as_declared(observation: &Observation<'_>) -> Verdict {
                 }
             }
             ref kind => {
-                if let Some(result) = attempt_result(kind) {
+                let counts = walk.last.step(event);
+                if let Some(result) = attempt_result(kind).filter(|_| counts) {
                     walk.last_ok = Some(result.is_ok());
                 }
             }

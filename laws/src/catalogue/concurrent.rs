@@ -4,7 +4,7 @@
 //! The hedging and cancellation laws judge one call at a time (an interleaved trace reaches them regrouped
 //! by call, [`super::judged_per_call`]); the order law walks the trace in time order.
 
-use timelaw_core::{EventKind, VInstant};
+use timelaw_core::{Event, EventKind, VInstant};
 
 use super::support::ends_attempt;
 use crate::ids;
@@ -148,7 +148,10 @@ fn cancellation_leaves_nothing_running(observation: &Observation<'_>) -> Verdict
 }
 
 /// `ordered_results_in_input_order`: a stream that promises ordered results returns them in input order:
-/// no call returns before a call that started before it (call numbers are the input order).
+/// no call returns before a call that started before it (call numbers are the input order). A call that
+/// returns at or after its cancellation instant (`start + cancel_after`) is not judged and does not count
+/// as returned: its caller stopped waiting for it, so it leaves the stream (it may return at once, as
+/// `cancellation_stops_work` asks).
 ///
 /// - Needs: `timing.ordered_results == true`.
 /// - Violated at the `CallEnd` of a call returning after a later call already returned.
@@ -164,7 +167,9 @@ pub const ORDERED_RESULTS_IN_INPUT_ORDER: Law = Law {
 };
 
 fn ordered_results_in_input_order(observation: &Observation<'_>) -> Verdict {
-    monitor(&observation.trace.events, None, |latest: &mut Option<u32>, event| match event.kind {
+    let events = &observation.trace.events;
+    monitor(events, None, |latest: &mut Option<u32>, event| match event.kind {
+        EventKind::CallEnd { .. } if cancelled_by(observation, events, event) => Check::Skip,
         EventKind::CallEnd { .. } => {
             let in_order = latest.is_none_or(|latest| event.call > latest);
             *latest = Some(latest.map_or(event.call, |latest| latest.max(event.call)));
@@ -172,4 +177,14 @@ fn ordered_results_in_input_order(observation: &Observation<'_>) -> Verdict {
         }
         _ => Check::Skip,
     })
+}
+
+/// `true` when `end` (a `CallEnd` of `events`) comes at or after its call's cancellation instant.
+fn cancelled_by(observation: &Observation<'_>, events: &[Event], end: &Event) -> bool {
+    let script = observation.schedule.calls.get(end.call as usize);
+    let Some(after) = script.and_then(|script| script.cancel_after) else { return false };
+    let start = events.iter().rev().skip_while(|event| event.seq >= end.seq);
+    let mut start = start.filter(|event| event.call == end.call);
+    let start = start.find(|event| matches!(event.kind, EventKind::CallStart { .. }));
+    start.is_some_and(|start| end.at >= start.at.saturating_add(after))
 }

@@ -103,10 +103,12 @@ impl DelayState {
             EventKind::AttemptEnd { outcome: Outcome::RateLimited { retry_after } } => {
                 self.retry_after = Some(retry_after)
             }
-            EventKind::AttemptStart
-            | EventKind::AttemptEnd { .. }
-            | EventKind::AttemptTimedOut { .. }
-            | EventKind::AttemptCancelled => self.retry_after = None,
+            // An attempt cancelled after the rate-limited one ended (a hedge's loser, cancelled because
+            // that answer decided the try) leaves the retry-after in force; every other cancelled attempt
+            // started after it, which cleared it already.
+            EventKind::AttemptStart | EventKind::AttemptEnd { .. } | EventKind::AttemptTimedOut { .. } => {
+                self.retry_after = None
+            }
             EventKind::SleepRequested { duration } => return Some(duration),
             _ => {}
         }

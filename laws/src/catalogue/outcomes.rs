@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use timelaw_core::{CallResult, CallScript, Contract, Event, EventKind, Outcome, Rejection, Step, TieRule};
 
-use super::support::{attempt_result, ended_with, ends_attempt, is_interrupted, last_index, take_call};
+use super::support::{ended_with, is_interrupted, last_index, take_call, LastAttempt};
 use crate::ids;
 use crate::law::{always_applies, Law, LawKind, Observation};
 use crate::temporal::{between, monitor, Check};
@@ -76,7 +76,9 @@ fn fatal_not_retried(observation: &Observation<'_>) -> Verdict {
 /// cancellation. Calls that return `Err(Cancelled)` or `Err(DeadlineExceeded)` are not judged (the caller
 /// or the clock decided), nor are calls that made no attempt, nor calls whose last attempt was dropped
 /// by something other than its own timeout (`AttemptDropped`: it gave no result), nor calls whose retry a
-/// bulkhead or a rate limiter refused after the last attempt (the refusal is what they return).
+/// bulkhead or a rate limiter refused after the last attempt (the refusal is what they return). An attempt
+/// cancelled at the instant another attempt of the call decided it (a hedge's loser,
+/// [`LastAttempt`](super::support::LastAttempt)) is not the last attempt.
 ///
 /// - Needs: `reports_last_result == true`.
 /// - Violated at the `CallEnd` with the wrong result.
@@ -92,28 +94,23 @@ pub const RESULT_MATCHES_LAST_ATTEMPT: Law = Law {
 };
 
 fn result_matches_last_attempt(observation: &Observation<'_>) -> Verdict {
-    monitor(&observation.trace.events, None::<CallResult>, |last, event| match event.kind {
-        EventKind::CallStart { .. } => {
-            *last = None;
-            Check::Skip
-        }
-        EventKind::CallEnd { result } => match last.take() {
-            Some(expected) if !is_interrupted(result) && result != expected => {
-                Check::Fail(Cow::Owned(format!("the call returned {result:?}, but its last attempt gave {expected:?}")))
+    monitor(&observation.trace.events, LastAttempt::default(), |last, event| {
+        last.step(event);
+        match event.kind {
+            EventKind::CallEnd { result } => match last.result.take() {
+                Some(expected) if !is_interrupted(result) && result != expected => Check::Fail(Cow::Owned(format!(
+                    "the call returned {result:?}, but its last attempt gave {expected:?}"
+                ))),
+                Some(_) if !is_interrupted(result) => Check::Pass,
+                _ => Check::Skip,
+            },
+            // A retry a bulkhead or a limiter refused ends the call with that refusal: not judged.
+            EventKind::Rejected { reason: Rejection::BulkheadFull | Rejection::LimiterEmpty } => {
+                last.result = None;
+                Check::Skip
             }
-            Some(_) if !is_interrupted(result) => Check::Pass,
+            // A dropped attempt stands for no result (not judged); a hedge's loser for none of its own.
             _ => Check::Skip,
-        },
-        // A retry a bulkhead or a limiter refused ends the call with that refusal: not judged.
-        EventKind::Rejected { reason: Rejection::BulkheadFull | Rejection::LimiterEmpty } => {
-            *last = None;
-            Check::Skip
-        }
-        ref kind => {
-            if ends_attempt(kind) {
-                *last = attempt_result(kind); // A dropped attempt stands for no result: not judged.
-            }
-            Check::Skip
         }
     })
 }
@@ -131,7 +128,9 @@ fn result_matches_last_attempt(observation: &Observation<'_>) -> Verdict {
 ///
 /// - Needs: `retry.max_attempts` and `retry.retry_on`, and no `timing.deadline`, `delays.sleep_budget`,
 ///   `timing.retry_elapsed_max`, `circuit`, `budget`, `bulkhead` or `limiter`, stated or unstated: each
-///   of those may legitimately stop retries, so the law does not apply then.
+///   of those may legitimately stop retries, so the law does not apply then. With `hedge` declared, a
+///   call that hedged (started an attempt while another of its attempts ran) is not judged: which step
+///   each dispatch takes then depends on timing, and the first answer may decide the try.
 /// - Violated at the call's `CallEnd` when it is not `Ok`; on a complete trace where the call never
 ///   ended (or never started), at the last event. Inconclusive on a truncated trace.
 /// - Vacuous when no call met the precondition.
@@ -204,7 +203,7 @@ fn eventually_succeeds(observation: &Observation<'_>) -> Verdict {
     let (mut cursor, mut verdict) = (0, Verdict::Vacuous);
     for (index, script) in observation.schedule.calls.iter().enumerate() {
         let call = take_call(events, &mut cursor, u32::try_from(index).unwrap_or(u32::MAX));
-        if !should_succeed(observation.contract, script) {
+        if !should_succeed(observation.contract, script) || hedged(observation.contract, call) {
             continue;
         }
         verdict = verdict.merge(judge_success(observation, call));
@@ -213,6 +212,25 @@ fn eventually_succeeds(observation: &Observation<'_>) -> Verdict {
         }
     }
     verdict
+}
+
+/// `true` when the contract declares hedging and the call started an attempt while another of its
+/// attempts ran: which scripted step each dispatch takes then depends on timing, so the law's reading of
+/// the script (attempt `j` takes step `j` after attempt `j - 1` failed) does not hold for the call.
+fn hedged(contract: &Contract, call: &[Event]) -> bool {
+    if !contract.hedge.is_present() {
+        return false;
+    }
+    let mut running = 0_u32;
+    for event in call {
+        match event.kind {
+            EventKind::AttemptStart if running > 0 => return true,
+            EventKind::AttemptStart => running += 1,
+            ref kind if super::support::ends_attempt(kind) => running = running.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
 }
 
 fn judge_success(observation: &Observation<'_>, call: &[Event]) -> Verdict {

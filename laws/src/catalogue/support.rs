@@ -1,6 +1,6 @@
 //! Small helpers shared by the laws of the catalogue: event classification and the call walk.
 
-use timelaw_core::{CallResult, ErrorKind, Event, EventKind, Outcome, Trace};
+use timelaw_core::{CallResult, ErrorKind, Event, EventKind, Outcome, Trace, VInstant};
 
 /// The result a call returned, for a `CallEnd` event.
 pub fn end_of(event: &Event) -> Option<CallResult> {
@@ -26,6 +26,41 @@ pub fn attempt_result(kind: &EventKind) -> Option<CallResult> {
 /// cancellation (it stands for no result: what the call returns is up to whatever dropped it).
 pub fn ends_attempt(kind: &EventKind) -> bool {
     attempt_result(kind).is_some() || matches!(kind, EventKind::AttemptDropped { .. })
+}
+
+/// The result of a call's last attempt while walking the call's events in order.
+///
+/// An `AttemptCancelled` at the very instant another attempt of the call ended with a result (other than
+/// `Err(Cancelled)`), with no attempt started in between, is a hedge's loser: the other attempt decided
+/// the call and the loser was cancelled for it, so it stands for no result of its own and the deciding
+/// attempt stays the last. On a call that never runs two attempts at once nothing changes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LastAttempt {
+    /// The result of the last attempt that ended (`None`: none yet, or it was dropped, which stands for
+    /// no result).
+    pub result: Option<CallResult>,
+    /// When an attempt last ended with a result that decides the call, while no attempt started since.
+    decided_at: Option<VInstant>,
+}
+
+impl LastAttempt {
+    /// Takes in `event` (a `CallStart` resets); `true` when it ended an attempt that counts (a hedge's
+    /// loser does not).
+    pub fn step(&mut self, event: &Event) -> bool {
+        match event.kind {
+            EventKind::CallStart { .. } => *self = LastAttempt::default(),
+            EventKind::AttemptStart => self.decided_at = None,
+            EventKind::AttemptCancelled if self.decided_at == Some(event.at) => {}
+            ref kind if ends_attempt(kind) => {
+                self.result = attempt_result(kind);
+                let decides = self.result.is_some_and(|result| result != CallResult::Err(ErrorKind::Cancelled));
+                self.decided_at = decides.then_some(event.at);
+                return true;
+            }
+            _ => {}
+        }
+        false
+    }
 }
 
 /// `true` for an event that ends an attempt without success.
