@@ -20,6 +20,11 @@
 //! another error kind in it) is another class. Laws build their messages from fixed sentences with
 //! numbers filled in, so the class names which check of the law failed.
 //!
+//! A panic's message (`the subject panicked: ...`) is the subject's text, not a law's sentence: what it
+//! says inside parentheses is masked too (`(…)`), since that is mostly the `Debug` form of an error
+//! value, which the standard library prints differently across Rust versions (`TryFromIntError(())` on
+//! one, `TryFromIntError(PosOverflow)` on another) while the panic is the same.
+//!
 //! # Older fixtures
 //! Every fixture stores its verdict; when the stored verdict is not a violation (a hand-written file) or
 //! names no event, the comparison falls back to what is stored (the law alone, or the law and the message
@@ -34,6 +39,14 @@ use crate::fixture::{self, FixtureError};
 
 /// The message with its numbers masked (see the module docs).
 pub fn message_class(message: &str) -> String {
+    let unwrapped;
+    let message = match message.strip_prefix(PANICKED) {
+        Some(text) => {
+            unwrapped = format!("{PANICKED}{}", without_parenthesized(text));
+            unwrapped.as_str()
+        }
+        None => message,
+    };
     let mut class = String::with_capacity(message.len());
     let mut rest = message;
     while let Some(first) = rest.chars().next() {
@@ -64,6 +77,39 @@ pub fn message_class(message: &str) -> String {
         class = class.replace("#..=#", "#");
     }
     class
+}
+
+/// How `never_panics` begins its message: the rest is the subject's panic text.
+const PANICKED: &str = "the subject panicked: ";
+
+/// `text` with what each outermost pair of parentheses holds replaced by `…` (an unclosed parenthesis
+/// keeps the rest as it is).
+fn without_parenthesized(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut depth = 0_usize;
+    for (index, c) in text.char_indices() {
+        match c {
+            '(' => {
+                if depth == 0 {
+                    if !text[index..].contains(')') {
+                        out.push_str(&text[index..]);
+                        return out;
+                    }
+                    out.push_str("(…");
+                }
+                depth += 1;
+            }
+            ')' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    out.push(')');
+                }
+            }
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// How a duration at the end of time prints (`VDuration::MAX`'s `Display`).
@@ -192,6 +238,18 @@ mod tests {
         class("slept forever, above the cap 120s", "slept #, above the cap #");
         class("slept forevermore and foreverx", "slept forevermore and foreverx"); // Words, not the value.
         class("a xforever", "a xforever");
+    }
+
+    #[test]
+    fn a_panics_parenthesized_payloads_are_masked() {
+        let class_of =
+            |payload: &str| message_class(&format!("the subject panicked: too long: TryFromIntError({payload})"));
+        assert_eq!(class_of("()"), class_of("PosOverflow"));
+        assert_eq!(class_of("()"), "the subject panicked: too long: TryFromIntError(…)");
+        class("the subject panicked: a (b (c) d) e (f", "the subject panicked: a (…) e (f");
+        class("the subject panicked: index 3 (len 2)", "the subject panicked: index # (…)");
+        // Only a panic's text: a law's sentence keeps what its parentheses say.
+        class("the call returned Err(Fatal)", "the call returned Err(Fatal)");
     }
 
     #[track_caller]
