@@ -103,3 +103,21 @@ fn a_wall_jump_while_queued_does_not_take_the_call_out_of_the_queue() {
     let laws = [ids::CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH, ids::CIRCUIT_PROBES_SETTLE_AS_DECLARED];
     check(config, schedule, &laws);
 }
+
+#[test]
+fn a_call_that_turned_the_breaker_half_open_was_decided_there() {
+    // Found by fuzzing under load. Four calls arrive together; call 0 fails its deadline of 0 and opens
+    // the breaker; call 2 (polled next) turns it half-open as its probe, fails its deadline too, and
+    // holds its result for the ordered stream; call 1 finds the probe slot taken. Call 2 was decided at
+    // its transition, not at its start (when the breaker was still closed), so call 1's refusal is due.
+    let config = r#"{"max_attempts": 1, "backoff": {"constant": {"delay": "0"}}, "delay_max": "0", "deadline": "0",
+        "circuit": {"window": 1, "min_calls": 1, "failure_percent": 1, "open_for": "0", "half_open_probes": 1},
+        "ordered_results": true}"#;
+    let schedule = r#"{"calls": [
+        {"steps": [], "arrival": "0"}, {"steps": [], "arrival": "0"},
+        {"steps": [], "arrival": "0"}, {"steps": [], "arrival": "0"}],
+        "interleave": [3, 6, 7, 7, 2, 2, 0, 0, 6, 7, 7, 1]}"#;
+    let laws =
+        [ids::CIRCUIT_HALF_OPEN_AFTER_COOLDOWN, ids::CIRCUIT_PROBES_SETTLE_AS_DECLARED, ids::CIRCUIT_CLOSED_ADMITS];
+    check(config, schedule, &laws);
+}

@@ -48,12 +48,23 @@ pub fn replay_breaker(
     verdict
 }
 
-/// Where a call's admission was decided: its first attempt or refusal (a call that started while the
-/// breaker was closed may be decided only after another call's result opened it, at the same instant),
-/// else its start.
+/// Where a call's admission was decided: its first attempt or refusal, or the open breaker turning
+/// half-open for it (its request to pass; a call that started while the breaker was closed may be decided
+/// only after another call's result opened it, at the same instant), else its start.
 fn decided_at(call: &[Event]) -> (u32, VInstant) {
-    let decision = call.iter().find(|event| matches!(event.kind, EventKind::AttemptStart | EventKind::Rejected { .. }));
+    let decision = call.iter().find(|event| is_decision(&event.kind));
     decision.map_or((call[0].seq, call[0].at), |event| (event.seq, event.at))
+}
+
+/// `true` for the event where a call's admission shows: its first attempt, a refusal, or its request to
+/// pass turning the open breaker half-open.
+fn is_decision(kind: &EventKind) -> bool {
+    matches!(
+        kind,
+        EventKind::AttemptStart
+            | EventKind::Rejected { .. }
+            | EventKind::CircuitTransition { from: CircuitState::Open, to: CircuitState::HalfOpen }
+    )
 }
 
 /// [`replay_breaker`] over overlapping calls: each call's facts from the trace regrouped by call, then
@@ -420,7 +431,8 @@ fn circuit_probes_settle_as_declared(observation: &Observation<'_>) -> Verdict {
     }
     let (mut model, mut admitted) = (BreakerModel::new(spec), Admitted::default());
     let (mut reported, mut pending, mut verdict) = (CircuitState::Closed, None, Verdict::Vacuous);
-    // A call is admitted where it was decided: its first attempt or refusal, else its end; a call a
+    // A call is admitted where it was decided: its first attempt or refusal, or its request to pass
+    // turning the open breaker half-open, else its end; a call a
     // bulkhead kept out (rejected as full, or ended in the queue) never reaches the breaker.
     let (mut decided, mut kept_out) = (CallSet::default(), CallSet::default());
     let mut admit = |model: &mut BreakerModel, admitted: &mut Admitted, event: &Event, reaches: bool| {
@@ -439,6 +451,10 @@ fn circuit_probes_settle_as_declared(observation: &Observation<'_>) -> Verdict {
         match event.kind {
             EventKind::Queued => {}
             EventKind::Rejected { reason: Rejection::BulkheadFull } => admit(&mut model, &mut admitted, event, false),
+            EventKind::CircuitTransition { from: CircuitState::Open, to: CircuitState::HalfOpen } => {
+                admit(&mut model, &mut admitted, event, true);
+                reported = CircuitState::HalfOpen;
+            }
             EventKind::AttemptStart | EventKind::Rejected { .. } => admit(&mut model, &mut admitted, event, true),
             EventKind::CircuitTransition { to, .. } => reported = to,
             EventKind::CallEnd { result } => {
