@@ -121,3 +121,23 @@ fn a_call_that_turned_the_breaker_half_open_was_decided_there() {
         [ids::CIRCUIT_HALF_OPEN_AFTER_COOLDOWN, ids::CIRCUIT_PROBES_SETTLE_AS_DECLARED, ids::CIRCUIT_CLOSED_ADMITS];
     check(config, schedule, &laws);
 }
+
+#[test]
+fn a_call_is_decided_in_the_poll_that_records_its_first_own_event() {
+    // Found by fuzzing under load. Calls 6 and 7 pass the closed breaker in their first poll (their
+    // failed clock reads show it), fail for lack of timing, and hold their results for the ordered
+    // stream until after call 3's probe closed the breaker again: results of an earlier closed period,
+    // which do not reopen it.
+    let config = r#"{"max_attempts": 1, "backoff": {"constant": {"delay": "0"}}, "delay_max": "0", "deadline": "1ns",
+        "circuit": {"window": 1, "min_calls": 1, "failure_percent": 1, "open_for": "0", "half_open_probes": 1},
+        "ordered_results": true}"#;
+    let schedule = r#"{"calls": [
+        {"steps": [], "arrival": "0"}, {"steps": [], "arrival": "0"}, {"steps": [], "arrival": "0"},
+        {"steps": [], "arrival": "0"}, {"steps": [], "arrival": "0"}, {"steps": [], "arrival": "0"},
+        {"steps": [], "arrival": "0"}, {"steps": [], "arrival": "0"}],
+        "clock": {"read_failures": [{"clock": "monotonic", "from": {"after_reads": 0}, "count": 3}]},
+        "interleave": [6, 6, 6, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]}"#;
+    let laws =
+        [ids::CIRCUIT_PROBES_SETTLE_AS_DECLARED, ids::CIRCUIT_CLOSED_ADMITS, ids::CIRCUIT_HALF_OPEN_AFTER_COOLDOWN];
+    check(config, schedule, &laws);
+}

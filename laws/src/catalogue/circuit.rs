@@ -48,23 +48,19 @@ pub fn replay_breaker(
     verdict
 }
 
-/// Where a call's admission was decided: its first attempt or refusal, or the open breaker turning
-/// half-open for it (its request to pass; a call that started while the breaker was closed may be decided
-/// only after another call's result opened it, at the same instant), else its start.
+/// Where a call's admission was decided: its first event of its own after its start (an attempt, a
+/// refusal, the open breaker turning half-open for it, a failed clock read: the call is past the
+/// breaker's door in the poll that records it; a call that started while the breaker was closed may be
+/// decided only after another call's result opened it, at the same instant), else its start.
 fn decided_at(call: &[Event]) -> (u32, VInstant) {
-    let decision = call.iter().find(|event| is_decision(&event.kind));
+    let decision = call.iter().find(|event| shows_decision(&event.kind));
     decision.map_or((call[0].seq, call[0].at), |event| (event.seq, event.at))
 }
 
-/// `true` for the event where a call's admission shows: its first attempt, a refusal, or its request to
-/// pass turning the open breaker half-open.
-fn is_decision(kind: &EventKind) -> bool {
-    matches!(
-        kind,
-        EventKind::AttemptStart
-            | EventKind::Rejected { .. }
-            | EventKind::CircuitTransition { from: CircuitState::Open, to: CircuitState::HalfOpen }
-    )
+/// `true` for an event of a call's own after its start: the poll that records it has taken the call past
+/// the breaker's decision ([`leaves_queue`], not the `CallStart` the executor records at its arrival).
+fn shows_decision(kind: &EventKind) -> bool {
+    leaves_queue(kind) && !matches!(kind, EventKind::CallStart { .. })
 }
 
 /// [`replay_breaker`] over overlapping calls: each call's facts from the trace regrouped by call, then
@@ -431,8 +427,8 @@ fn circuit_probes_settle_as_declared(observation: &Observation<'_>) -> Verdict {
     }
     let (mut model, mut admitted) = (BreakerModel::new(spec), Admitted::default());
     let (mut reported, mut pending, mut verdict) = (CircuitState::Closed, None, Verdict::Vacuous);
-    // A call is admitted where it was decided: its first attempt or refusal, or its request to pass
-    // turning the open breaker half-open, else its end; a call a
+    // A call is admitted where it was decided: its first event of its own after its start (an attempt, a
+    // refusal, a transition, a failed clock read), else its end; a call a
     // bulkhead kept out (rejected as full, or ended in the queue) never reaches the breaker.
     let (mut decided, mut kept_out) = (CallSet::default(), CallSet::default());
     let mut admit = |model: &mut BreakerModel, admitted: &mut Admitted, event: &Event, reaches: bool| {
@@ -451,12 +447,11 @@ fn circuit_probes_settle_as_declared(observation: &Observation<'_>) -> Verdict {
         match event.kind {
             EventKind::Queued => {}
             EventKind::Rejected { reason: Rejection::BulkheadFull } => admit(&mut model, &mut admitted, event, false),
-            EventKind::CircuitTransition { from: CircuitState::Open, to: CircuitState::HalfOpen } => {
+            // Its request to pass or its result: either way the call reached the breaker.
+            EventKind::CircuitTransition { to, .. } => {
                 admit(&mut model, &mut admitted, event, true);
-                reported = CircuitState::HalfOpen;
+                reported = to;
             }
-            EventKind::AttemptStart | EventKind::Rejected { .. } => admit(&mut model, &mut admitted, event, true),
-            EventKind::CircuitTransition { to, .. } => reported = to,
             EventKind::CallEnd { result } => {
                 let reaches = !kept_out.contains(event.call);
                 admit(&mut model, &mut admitted, event, reaches);
@@ -465,6 +460,7 @@ fn circuit_probes_settle_as_declared(observation: &Observation<'_>) -> Verdict {
                     pending = if probe { Some(event.seq) } else { pending };
                 }
             }
+            kind if shows_decision(&kind) => admit(&mut model, &mut admitted, event, true),
             _ => {}
         }
         let instant_over = events.get(index + 1).is_none_or(|next| next.at > event.at);
