@@ -39,6 +39,10 @@ struct Bulkhead {
     params: BulkheadContract,
     in_flight: u32,
     queue: VecDeque<u32>,
+    /// Calls that gave up waiting in the queue (deadline, cancellation) and hold their result for an
+    /// ordered stream: they keep their place in the queue's room until they return, since the trace shows
+    /// a queued call as queued until its next event, here its return.
+    leaving: u32,
 }
 
 /// The token bucket: full at the start, one token back at every whole multiple of `refill_every`.
@@ -75,7 +79,7 @@ pub(super) fn run_concurrent(policy: &Policy, world: &mut crate::world::World<'_
             breaker: policy.circuit.map(Breaker::new),
             budget: policy.retry_budget.map(RetryBudget::new),
         },
-        bulkhead: policy.bulkhead.map(|params| Bulkhead { params, in_flight: 0, queue: VecDeque::new() }),
+        bulkhead: policy.bulkhead.map(|params| Bulkhead { params, in_flight: 0, queue: VecDeque::new(), leaving: 0 }),
         bucket: policy.limiter.map(|params| Bucket { params, tokens: params.burst, counted_ns: 0 }),
         order: Order::default(),
     }));
@@ -96,12 +100,16 @@ async fn serve(policy: Policy, state: State, w: AsyncWorld<'_>, call: CallInfo) 
     let mut holds_slot = refused.is_none();
     if policy.ordered_results {
         // A call that dispatched stays in flight (holding its slot) until it returns; one that did not
-        // is not in flight, so it frees its slot before it waits.
+        // is not in flight, so it frees its slot before it waits. One that gave up in the queue keeps
+        // its place in the queue's room until it returns (`Bulkhead::leaving`).
         if holds_slot && !dispatched(&w, call.index) {
             release_slot(&state);
             holds_slot = false;
         }
+        let left_queue = refused.is_some_and(|kind| kind != ErrorKind::BulkheadFull);
+        set_leaving(&state, left_queue, true);
         hold(&state, &w, call.index).await;
+        set_leaving(&state, left_queue, false);
     }
     if let (Some(ticket), Some(breaker)) = (ticket, state.borrow_mut().case.breaker.as_mut()) {
         w.with(|w| breaker.record_ticket(w, ticket, result))?;
@@ -110,6 +118,17 @@ async fn serve(policy: Policy, state: State, w: AsyncWorld<'_>, call: CallInfo) 
         release_slot(&state);
     }
     Ok(result)
+}
+
+/// Counts a call that gave up in the queue (`left_queue`) in or out of `Bulkhead::leaving`.
+fn set_leaving(state: &State, left_queue: bool, waiting: bool) {
+    if let (true, Some(bulkhead)) = (left_queue, state.borrow_mut().bulkhead.as_mut()) {
+        if waiting {
+            bulkhead.leaving += 1;
+        } else {
+            bulkhead.leaving -= 1;
+        }
+    }
 }
 
 /// Gives a bulkhead slot back.
@@ -157,7 +176,8 @@ async fn take_slot(
             bulkhead.in_flight += 1;
             return Ok(None);
         }
-        let room = (bulkhead.queue.len() as u64) < u64::from(bulkhead.params.queue_max);
+        let waiting = (bulkhead.queue.len() as u64).saturating_add(u64::from(bulkhead.leaving));
+        let room = waiting < u64::from(bulkhead.params.queue_max);
         if room {
             bulkhead.queue.push_back(call.index);
         }

@@ -121,7 +121,9 @@
 //! With `ordered_results`, calls return in input (index) order, like a buffered stream: a call done
 //! before an earlier call returned holds its result until every earlier call has returned (the breaker
 //! counts the result when the call returns). A call that dispatched holds its bulkhead slot while it
-//! waits (it is in flight until it returns); one that did not frees it first, and with a bulkhead, calls
+//! waits (it is in flight until it returns); one that did not frees it first, one that gave up waiting in
+//! the bulkhead's queue keeps its place in the queue's room until it returns (the trace shows a queued
+//! call as queued until its next event), and with a bulkhead, calls
 //! enter it in input order, so a waiting call never keeps an earlier one out. A caller that cancels a
 //! waiting call stops waiting for it: the call returns its result at the cancellation instant, out of
 //! order (the stream goes on without it; `ordered_results_in_input_order` does not judge such a call).
