@@ -141,3 +141,18 @@ fn a_call_is_decided_in_the_poll_that_records_its_first_own_event() {
         [ids::CIRCUIT_PROBES_SETTLE_AS_DECLARED, ids::CIRCUIT_CLOSED_ADMITS, ids::CIRCUIT_HALF_OPEN_AFTER_COOLDOWN];
     check(config, schedule, &laws);
 }
+
+#[test]
+fn a_wall_jump_is_no_action_of_the_call_it_is_recorded_under() {
+    // Found by fuzzing under load. The case's wall-clock jump at 0 is recorded under call 0 before any
+    // call ran; call 0 runs (and deposits) only after call 2's retry was refused, when two deposits of
+    // 34 % allowed no retry.
+    let config = r#"{"max_attempts": 2, "backoff": {"constant": {"delay": "0"}}, "delay_max": "0",
+        "retry_budget": {"min_retries": 0, "retry_percent": 34}}"#;
+    let schedule = r#"{"calls": [
+        {"steps": [], "arrival": "0"}, {"steps": [], "arrival": "0"},
+        {"steps": [{"duration": "0", "outcome": "transient"}], "arrival": "0"}],
+        "clock": {"wall_jumps": [{"at": {"instant": "0"}, "by": "1ns"}]},
+        "interleave": [7, 7, 7, 7, 7, 7, 7, 7]}"#;
+    check(config, schedule, &[ids::RETRY_BUDGET_ADMITS_WITH_ROOM, ids::RETRY_BUDGET_RESPECTED]);
+}

@@ -144,13 +144,18 @@ impl BudgetModel {
 /// together may come after another call's retry; in a sequential trace it is the event right after the
 /// `CallStart`, at the same instant.
 fn first_action(events: &[Event], index: usize) -> bool {
+    // A wall-clock jump is the case's doing, recorded under whichever call is in focus: no action.
+    let action = |event: &Event| !matches!(event.kind, EventKind::WallJump { .. });
+    if !action(&events[index]) {
+        return false;
+    }
     let call = events[index].call;
-    // Fast path: the event before belongs to the same call (always so in a sequential trace).
+    // Fast path: the event before is the same call's action (always so in a sequential trace).
     if let Some(previous) = index.checked_sub(1).map(|before| &events[before]) {
-        if previous.call == call {
+        if previous.call == call && action(previous) {
             return matches!(previous.kind, EventKind::CallStart { .. });
         }
     }
-    let previous = events[..index].iter().rev().find(|event| event.call == call);
+    let previous = events[..index].iter().rev().find(|event| event.call == call && action(event));
     previous.is_some_and(|event| matches!(event.kind, EventKind::CallStart { .. }))
 }
