@@ -11,5 +11,6 @@ pub mod minima;
 pub mod planted;
 pub mod planted_clocks;
 pub mod planted_elapsed;
+pub mod planted_load;
 pub mod planted_refusal;
 pub mod registry;

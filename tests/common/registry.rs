@@ -8,6 +8,7 @@ use super::extremes::{PlantedExtreme, EXTREMES};
 use super::planted::Planted;
 use super::planted_clocks::ClockPlanted;
 use super::planted_elapsed::ElapsedPlanted;
+use super::planted_load::LoadPlanted;
 use super::planted_refusal::RefusalPlanted;
 
 /// The built-in subjects plus every planted one (one place, so a new planted family is never missed).
@@ -23,6 +24,9 @@ pub fn planted_registry() -> Registry {
         registry.add(planted);
     }
     for planted in ElapsedPlanted::all() {
+        registry.add(planted);
+    }
+    for planted in LoadPlanted::all() {
         registry.add(planted);
     }
     for (bug, _) in EXTREMES {
