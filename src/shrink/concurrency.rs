@@ -90,6 +90,31 @@ pub(super) fn later_to_next<C: Clone>(case: &Case<C>, call: usize) -> Option<Cas
     Some(next)
 }
 
+/// Every case with two adjacent calls arriving together swapped (their scripts trade places) and one
+/// interleaving choice dropped, or all of them: a choice that ran the later of two calls first is often
+/// the same run as first-come order with the calls the other way round.
+pub(super) fn swapped<C: Clone>(case: &Case<C>) -> Vec<Case<C>> {
+    let Some(offsets) = offsets(case) else { return Vec::new() };
+    let choices = &case.schedule.interleave;
+    let mut out = Vec::new();
+    for call in 1..offsets.len() {
+        if offsets[call - 1] != offsets[call] || choices.is_empty() {
+            continue;
+        }
+        let mut pair = case.clone();
+        pair.schedule.calls.swap(call - 1, call);
+        out.push(with_choices(&pair, Vec::new()));
+        for index in 0..choices.len() {
+            let mut fewer = choices.clone();
+            fewer.remove(index);
+            if !fewer.is_empty() {
+                out.push(with_choices(&pair, fewer));
+            }
+        }
+    }
+    out
+}
+
 /// `case` with interleaving choices `choices`.
 pub(super) fn with_choices<C: Clone>(case: &Case<C>, choices: Vec<u32>) -> Case<C> {
     let mut next = case.clone();
@@ -123,7 +148,8 @@ pub(super) fn serialize<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>
 }
 
 /// `shrink_interleave`: no choices at all (first-come order), the trailing zeros trimmed, chunks of
-/// choices dropped (delta debugging), then each choice towards 0.
+/// choices dropped (delta debugging), two calls arriving together swapped for a choice, then each
+/// choice towards 0.
 pub(super) fn shrink_interleave<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
     if shrinker.best.schedule.interleave.is_empty() {
         return false;
@@ -134,6 +160,18 @@ pub(super) fn shrink_interleave<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinke
     let trimmed = trimmed(&shrinker.best.schedule.interleave);
     let mut progress = shrinker.attempt(with_choices(&shrinker.best, trimmed));
     progress |= super::passes::ddmin(shrinker, |case| case.schedule.interleave.clone(), with_choices);
+    let mut index = 0;
+    while let Some(candidate) = swapped(&shrinker.best).into_iter().nth(index) {
+        if shrinker.attempt(candidate) {
+            progress = true;
+            index = 0;
+        } else {
+            index += 1;
+        }
+        if shrinker.out_of_budget() {
+            return progress;
+        }
+    }
     for index in 0..shrinker.best.schedule.interleave.len() {
         let current = shrinker.best.schedule.interleave[index];
         for value in smaller_choices(current) {
@@ -245,6 +283,21 @@ mod tests {
         }
         assert_eq!(serialized(&case(&[0, 0], &[])).len(), 1);
         assert!(serialized(&Case::new((), Schedule::new(vec![CallScript::new(vec![])]), 0)).is_empty());
+    }
+
+    #[test]
+    fn calls_arriving_together_swap_for_a_choice() {
+        let mut start = case(&[0, 3, 3], &[0, 1]);
+        start.schedule.calls[1].steps.push(timelaw_core::Step::instant(timelaw_core::Outcome::Fatal));
+        let found = swapped(&start);
+        let choices: Vec<Vec<u32>> = found.iter().map(|next| next.schedule.interleave.clone()).collect();
+        assert_eq!(choices, [vec![], vec![1], vec![0]]);
+        for next in &found {
+            assert_eq!(next.schedule.calls[2], start.schedule.calls[1]);
+            assert_eq!(next.schedule.calls[1], start.schedule.calls[2]);
+        }
+        assert!(swapped(&case(&[0, 3, 3], &[])).is_empty());
+        assert!(swapped(&case(&[0, 3, 4], &[1])).is_empty());
     }
 
     #[test]

@@ -5,7 +5,7 @@ use timelaw_core::{Case, VDuration};
 use timelaw_generators::{case_outside, ConfigDomain};
 
 use super::concurrency::{
-    earlier_from, earlier_one, later_to_next, serialized, slack, smaller_choices, trimmed, with_choices,
+    earlier_from, earlier_one, later_to_next, serialized, slack, smaller_choices, swapped, trimmed, with_choices,
 };
 use super::merge::{folded, merged, shifted};
 use super::numbers::{near_pairs, tied_groups};
@@ -107,6 +107,9 @@ fn concurrency_moves<C: Clone>(case: &Case<C>, out: &mut Vec<Move<C>>) {
     if !choices.is_empty() {
         push(out, "no interleaving choices".to_owned(), with_choices(case, Vec::new()));
         push(out, "interleaving choices without trailing zeros".to_owned(), with_choices(case, trimmed(choices)));
+    }
+    for (index, next) in swapped(case).into_iter().enumerate() {
+        push(out, format!("two calls arriving together swapped for a choice (form {index})"), next);
     }
     for (index, &choice) in choices.iter().enumerate() {
         let mut dropped = choices.clone();

@@ -10,17 +10,17 @@ use std::future::pending;
 
 use timelaw::core::concurrent::run_async_calls;
 use timelaw::core::exec::AsyncWorld;
-use timelaw::core::reference::{Breaker, Policy, Reference};
+use timelaw::core::reference::{Backoff, Breaker, Policy, Reference};
 use timelaw::core::{
-    Abort, AttemptResult, CallResult, CircuitState, Contract, ErrorKind, Outcome, Rejection,
-    Subject, TieRule, VDuration, World,
+    Abort, AttemptResult, BulkheadContract, CallResult, CallScript, Case, CircuitContract, CircuitState, Contract,
+    ErrorKind, LimiterContract, Outcome, Rejection, Schedule, Step, Subject, TieRule, VDuration, World,
 };
 
 /// The defect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LoadBug {
-    /// While half-open, a caller the probe limit turns away is let through anyway (uncounted): every
-    /// caller arriving while a probe is in flight dispatches.
+    /// While half-open, a caller the probe limit turns away is let through anyway (uncounted, its result
+    /// recorded like a probe's): every caller arriving while a probe is in flight dispatches.
     HalfOpenAdmitsAll,
     /// The bulkhead admits `max_in_flight + 1` calls at once.
     BulkheadOffByOne,
@@ -116,7 +116,7 @@ fn one_attempt(policy: &Policy) -> Policy {
         attempt_timeout: policy.attempt_timeout,
         circuit: policy.circuit,
         retry_on: policy.retry_on,
-        ..Policy::new(1, timelaw::core::reference::Backoff::Constant { delay: VDuration::ZERO }, VDuration::ZERO)
+        ..Policy::new(1, Backoff::Constant { delay: VDuration::ZERO }, VDuration::ZERO)
     }
 }
 
@@ -127,14 +127,15 @@ async fn serve(bug: LoadBug, policy: Policy, breaker: SharedBreaker, w: AsyncWor
     if w.with(|w| w.is_cancelled()) {
         return Ok(CallResult::Err(ErrorKind::Cancelled));
     }
+    // `Some(None)`: let through by the defect, its result recorded whatever the breaker's state by then.
     let ticket = {
         let mut guard = breaker.borrow_mut();
         match guard.as_mut() {
             None => None,
             Some(breaker) => match w.with(|w| breaker.admit_ticket(w))? {
-                Some(ticket) => Some(ticket),
+                Some(ticket) => Some(Some(ticket)),
                 // The defect: the probe limit is not checked, only the state.
-                None if bug == LoadBug::HalfOpenAdmitsAll && breaker.state() == CircuitState::HalfOpen => None,
+                None if bug == LoadBug::HalfOpenAdmitsAll && breaker.state() == CircuitState::HalfOpen => Some(None),
                 None => {
                     w.with(|w| w.reject(Rejection::CircuitOpen))?;
                     return Ok(CallResult::Err(ErrorKind::CircuitOpen));
@@ -147,7 +148,10 @@ async fn serve(bug: LoadBug, policy: Policy, breaker: SharedBreaker, w: AsyncWor
         _ => attempt(&policy, &w).await?,
     };
     if let (Some(ticket), Some(breaker)) = (ticket, breaker.borrow_mut().as_mut()) {
-        w.with(|w| breaker.record_ticket(w, ticket, result))?;
+        match ticket {
+            Some(ticket) => w.with(|w| breaker.record_ticket(w, ticket, result))?,
+            None => w.with(|w| breaker.record(w, result))?,
+        }
     }
     Ok(result)
 }
@@ -191,3 +195,49 @@ fn call_result(result: AttemptResult) -> CallResult {
 
 timelaw::describe_like!(LoadPlanted => Reference);
 
+fn ns(nanos: u64) -> VDuration {
+    VDuration::from_nanos(nanos)
+}
+
+/// The canonical minimum of each planted load bug, in words (`tests/planted_load.rs` finds each at it).
+pub fn load_minimum(bug: LoadBug) -> Case<Policy> {
+    let simplest = Policy::new(1, Backoff::Constant { delay: VDuration::ZERO }, VDuration::ZERO);
+    let at_once = |steps: Vec<Step>| CallScript::new(steps).arriving(VDuration::ZERO);
+    match bug {
+        // A failure opens a one-call breaker for no time; two calls arrive with it: the first is the
+        // probe (its attempt still running), the second is let through beside it.
+        LoadBug::HalfOpenAdmitsAll => {
+            let circuit = CircuitContract {
+                window: 1,
+                min_calls: 1,
+                failure_percent: 1,
+                open_for: VDuration::ZERO,
+                half_open_probes: 1,
+                ..CircuitContract::DEFAULT
+            };
+            let calls = vec![
+                at_once(vec![Step::instant(Outcome::Transient)]),
+                at_once(vec![Step::new(ns(1), Outcome::Ok)]),
+                at_once(vec![]),
+            ];
+            Case::new(Policy { circuit: Some(circuit), ..simplest }, Schedule::new(calls), 0)
+        }
+        // A bulkhead of one slot: two calls arrive together, the first's attempt still running when the
+        // second dispatches (limit + 1 calls).
+        LoadBug::BulkheadOffByOne => {
+            let bulkhead = BulkheadContract { max_in_flight: 1, queue_max: 0 };
+            let calls = vec![at_once(vec![Step::new(ns(1), Outcome::Ok)]), at_once(vec![])];
+            Case::new(Policy { bulkhead: Some(bulkhead), ..simplest }, Schedule::new(calls), 0)
+        }
+        // An empty bucket (burst 0, refilled every nanosecond) dispatches at once: one call, sequential.
+        LoadBug::LimiterBurstPlusOne => {
+            let limiter = LimiterContract { burst: 0, refill_every: ns(1) };
+            Case::new(Policy { limiter: Some(limiter), ..simplest }, Schedule::new(vec![CallScript::new(vec![])]), 0)
+        }
+        // Cancelled 1 ns after it starts, the call's 2 ns attempt ends at 2 ns: one call, sequential.
+        LoadBug::CancelledAttemptKeepsRunning => {
+            let call = CallScript { cancel_after: Some(ns(1)), ..CallScript::new(vec![Step::new(ns(2), Outcome::Ok)]) };
+            Case::new(simplest, Schedule::new(vec![call]), 0)
+        }
+    }
+}
