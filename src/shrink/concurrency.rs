@@ -300,6 +300,37 @@ mod tests {
         assert!(swapped(&case(&[0, 3, 4], &[1])).is_empty());
     }
 
+    /// Every candidate of every move keeps the domain's rules on arrivals, from random arrival patterns.
+    #[test]
+    fn no_move_leaves_the_domain() {
+        let mut rng = timelaw_core::SplitMix64::new(11);
+        for _ in 0..500 {
+            let count = 1 + rng.next_u64() % 5;
+            let mut at = 0;
+            let offsets: Vec<u64> = (0..count)
+                .map(|_| {
+                    at += [0, 0, 1, 7][(rng.next_u64() % 4) as usize];
+                    at
+                })
+                .collect();
+            let start = case(&offsets, &[1, 0, 2]);
+            let ns = VDuration::from_nanos;
+            let mut all: Vec<Case<()>> = serialized(&start);
+            all.extend(swapped(&start));
+            for call in 0..offsets.len() {
+                let slack = slack(&start, call).unwrap_or(VDuration::ZERO);
+                for by in [slack, slack.div(2), ns(1), ns(2)] {
+                    all.extend(earlier_from(&start, call, by));
+                    all.extend(earlier_one(&start, call, by));
+                }
+                all.extend(later_to_next(&start, call));
+            }
+            for next in all {
+                assert_eq!(next.schedule.arrivals_check(), Ok(()), "{offsets:?} to {:?}", offsets_ns(&next));
+            }
+        }
+    }
+
     #[test]
     fn choices_lose_trailing_zeros_and_try_small_values_first() {
         assert_eq!(trimmed(&[1, 0, 2, 0, 0]), [1, 0, 2]);
