@@ -131,7 +131,7 @@ pub(super) fn trimmed(choices: &[u32]) -> Vec<u32> {
 /// The smaller values worth trying for a choice, smallest first: 0, then up to [`CHOICE_TRIES`]
 /// values above it (a choice picks `entry % ready`, and at most `CALLS_MAX` tasks are ready).
 pub(super) fn smaller_choices(choice: u32) -> impl Iterator<Item = u32> {
-    (0..choice.min(CHOICE_TRIES)).chain((choice > CHOICE_TRIES).then(|| choice / 2))
+    (0..choice.min(CHOICE_TRIES)).chain((choice > CHOICE_TRIES).then_some(choice / 2))
 }
 
 /// How many small values [`smaller_choices`] tries.
