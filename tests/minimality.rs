@@ -190,6 +190,7 @@ fn violating_corpus_moves(bug: CorpusBug, law: &str, case: &Case<Policy>) -> Vec
         CorpusBug::Planted(bug) => moves(&Planted(bug), case),
         CorpusBug::Clock(bug) => moves(&ClockPlanted(bug), case),
         CorpusBug::Slip(slip) => moves(&Slipped(slip), case),
+        CorpusBug::Load(bug) => moves(&LoadPlanted(bug), case),
     };
     all.into_iter().filter(|step| bug.judge(law, &step.case).is_violated()).map(|step| step.name).collect()
 }
