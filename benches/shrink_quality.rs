@@ -1,5 +1,6 @@
 //! Shrink quality over the planted-bug corpus (`tests/common/corpus.rs`: the six planted bugs, the three
-//! planted clock bugs and the slips in the copy of the reference). For each bug and each of N run seeds,
+//! planted clock bugs, the slips in the copy of the reference and the four planted load bugs, searched
+//! with overlapping calls on). For each bug and each of N run seeds,
 //! the cases of the seed are searched in index order for the first violation of the bug's law (at most
 //! M cases), which is shrunk with the runner's budget and compared with the bug's canonical minimum
 //! (`tests/common/corpus_minima.rs`, stated by hand). Per bug it reports the kill rate, the mean and

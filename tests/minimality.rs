@@ -13,6 +13,7 @@ use common::corpus_subject::Slipped;
 use common::minima::stated_minimum;
 use common::planted::{Planted, BUGS};
 use common::planted_clocks::ClockPlanted;
+use common::planted_load::{load_minimum, LoadPlanted, LOAD_BUGS};
 use timelaw::core::reference::Policy;
 use timelaw::core::{Case, Limits};
 use timelaw::eval::evaluate;
@@ -102,6 +103,46 @@ fn every_stated_minimum_is_one_minimal() {
     }
 }
 
+/// The planted load bugs' canonical minima (`tests/common/planted_load.rs`): no single move (fewer calls,
+/// serialized, fewer or smaller interleaving choices, arrivals moved, and every other) keeps the violation.
+#[test]
+fn every_load_minimum_is_one_minimal() {
+    for (bug, law) in LOAD_BUGS {
+        let law = *Catalogue::standard().get(law).unwrap();
+        let (subject, minimum) = (LoadPlanted(bug), load_minimum(bug));
+        let judge = |case: &Case<Policy>| evaluate(&subject, case, Limits::default(), false).judge(&law, case);
+        assert!(judge(&minimum).is_violated(), "{bug:?}: the minimum does not fail");
+        let all = moves(&subject, &minimum);
+        assert!(!all.is_empty(), "{bug:?}: no moves");
+        for step in all {
+            assert!(!judge(&step.case).is_violated(), "{bug:?}: `{}` still fails", step.name);
+        }
+    }
+}
+
+/// A concurrent case one move from its minimum is caught: the bulkhead minimum with its second call
+/// arriving 1 ns later and an interleaving choice that changes nothing.
+#[test]
+fn a_load_case_one_move_from_its_minimum_is_not_one_minimal() {
+    use common::planted_load::LoadBug;
+    use timelaw::core::VDuration;
+    let bug = LoadBug::BulkheadOffByOne;
+    let law = *Catalogue::standard().get("bulkhead_in_flight_within_limit").unwrap();
+    let subject = LoadPlanted(bug);
+    let mut padded = load_minimum(bug);
+    padded.schedule.interleave = vec![0];
+    let still = |case: &Case<Policy>| -> Vec<String> {
+        let violated = |c: &Case<Policy>| evaluate(&subject, c, Limits::default(), false).judge(&law, c).is_violated();
+        assert!(violated(case), "{case:?}");
+        moves(&subject, case).into_iter().filter(|step| violated(&step.case)).map(|step| step.name).collect()
+    };
+    assert!(still(&padded).contains(&"no interleaving choices".to_owned()), "{:?}", still(&padded));
+    let mut later = load_minimum(bug);
+    later.schedule.calls[0].steps[0].duration = VDuration::from_nanos(3);
+    later.schedule.calls[1].arrival = Some(VDuration::from_nanos(1));
+    assert!(still(&later).contains(&"call 1 arrives 1ns earlier".to_owned()), "{:?}", still(&later));
+}
+
 /// A case that is not minimal is caught: one more transient failure than the stated minimum needs.
 #[test]
 fn a_case_one_move_from_its_minimum_is_not_one_minimal() {
@@ -149,6 +190,7 @@ fn violating_corpus_moves(bug: CorpusBug, law: &str, case: &Case<Policy>) -> Vec
         CorpusBug::Planted(bug) => moves(&Planted(bug), case),
         CorpusBug::Clock(bug) => moves(&ClockPlanted(bug), case),
         CorpusBug::Slip(slip) => moves(&Slipped(slip), case),
+        CorpusBug::Load(bug) => moves(&LoadPlanted(bug), case),
     };
     all.into_iter().filter(|step| bug.judge(law, &step.case).is_violated()).map(|step| step.name).collect()
 }

@@ -432,7 +432,7 @@ fn small(value: u64) -> u32 {
 }
 
 /// Every number of a policy, in the order the shrinker lowers them.
-const NUMBERS: [PolicyNumber; 18] = [
+const NUMBERS: [PolicyNumber; 22] = [
     ("max_attempts", 1, |p| Some(u64::from(p.max_attempts)), |p, v| p.max_attempts = small(v)),
     ("backoff.initial", 0, |p| Some(p.backoff.initial().as_nanos()), |p, v| p.backoff = with_initial(p.backoff, ns(v))),
     (
@@ -514,6 +514,30 @@ const NUMBERS: [PolicyNumber; 18] = [
         |p, v| p.retry_budget = p.retry_budget.map(|b| BudgetContract { retry_percent: small(v), ..b }),
     ),
     (
+        "bulkhead.max_in_flight",
+        1,
+        |p| p.bulkhead.map(|b| u64::from(b.max_in_flight)),
+        |p, v| p.bulkhead = p.bulkhead.map(|b| BulkheadContract { max_in_flight: small(v), ..b }),
+    ),
+    (
+        "bulkhead.queue_max",
+        0,
+        |p| p.bulkhead.map(|b| u64::from(b.queue_max)),
+        |p, v| p.bulkhead = p.bulkhead.map(|b| BulkheadContract { queue_max: small(v), ..b }),
+    ),
+    (
+        "limiter.burst",
+        0,
+        |p| p.limiter.map(|l| u64::from(l.burst)),
+        |p, v| p.limiter = p.limiter.map(|l| LimiterContract { burst: small(v), ..l }),
+    ),
+    (
+        "limiter.refill_every",
+        0,
+        |p| p.limiter.map(|l| l.refill_every.as_nanos()),
+        |p, v| p.limiter = p.limiter.map(|l| LimiterContract { refill_every: ns(v), ..l }),
+    ),
+    (
         "hedge.max_hedges",
         0,
         |p| p.hedge.map(|h| u64::from(h.max_hedges)),
@@ -549,12 +573,15 @@ mod tests {
             circuit: Some(circuit),
             retry_budget: Some(BudgetContract { min_retries: 4, retry_percent: 20, ..BudgetContract::default() }),
             retry_elapsed_max: Some(VDuration::from_millis(7)),
+            bulkhead: Some(BulkheadContract { max_in_flight: 3, queue_max: 2 }),
+            limiter: Some(LimiterContract { burst: 2, refill_every: VDuration::from_millis(5) }),
             ..Policy::new(5, Backoff::Exponential { initial: VDuration::from_millis(1), factor: 16 }, SEC)
         };
         let numbers = Reference.config_numbers(&policy);
         let names: Vec<&str> = numbers.iter().map(|number| number.name).collect();
         assert!(names.contains(&"circuit.failure_percent") && names.contains(&"circuit.open_for"), "{names:?}");
         assert!(!names.contains(&"backoff.step") && names.contains(&"retry_elapsed_max"), "{names:?}");
+        assert!(names.contains(&"bulkhead.max_in_flight") && names.contains(&"limiter.refill_every"), "{names:?}");
         for (index, number) in numbers.iter().enumerate() {
             let lowered = Reference.with_config_number(&policy, index, number.value).expect("the same value is valid");
             assert_eq!(lowered, policy, "{}", number.name);

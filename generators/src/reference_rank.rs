@@ -7,8 +7,10 @@
 //! step or factor, the cap's headroom above the initial delay, the jitter (none, full, equal), each
 //! `retry_on` flag (on is `0`), `honor_retry_after`, then each optional limit as `0` when absent or
 //! `1` followed by its value (the attempt timeout, the deadline, the sleep budget, the circuit, the
-//! retry budget, the elapsed-time limit, hedging), then ordered results (off is `0`). Ranks compare lexicographically: an earlier answer outweighs
-//! every later one, as in the description, so fewer attempts beat any feature switched off, and a
+//! retry budget, the elapsed-time limit, then, drawn only for overlapping calls, the bulkhead's
+//! slots and queue, the rate limiter's burst and refill period, hedging, then ordered results (off
+//! is `0`). Ranks compare lexicographically:
+//! an earlier answer outweighs every later one, as in the description, so fewer attempts beat any feature switched off, and a
 //! feature switched off beats any smaller value inside it. Two policies have the same rank only when
 //! they are equal (the fields the description never draws, such as a circuit's cooldown tie, are
 //! ranked after the drawn ones, default first).
@@ -45,7 +47,9 @@ pub fn policy_rank(policy: &Policy) -> Vec<u64> {
     optional(&mut rank, policy.circuit.map(circuit_rank));
     optional(&mut rank, policy.retry_budget.map(budget_rank));
     optional(&mut rank, policy.retry_elapsed_max.map(|limit| vec![limit.as_nanos()]));
-    // Drawn after the bulkhead and the limiter (not ranked yet), only with concurrency.
+    // Drawn last, and only for overlapping calls: the bulkhead, then the rate limiter.
+    optional(&mut rank, policy.bulkhead.map(|b| vec![u64::from(b.max_in_flight), u64::from(b.queue_max)]));
+    optional(&mut rank, policy.limiter.map(|l| vec![u64::from(l.burst), l.refill_every.as_nanos()]));
     optional(&mut rank, policy.hedge.map(|hedge| vec![u64::from(hedge.max_hedges), hedge.delay.as_nanos()]));
     rank.push(u64::from(policy.ordered_results));
     rank
@@ -141,8 +145,10 @@ mod tests {
         use crate::swarm::Swarm;
         use timelaw_core::reference::Reference;
         let mut rng = timelaw_core::SplitMix64::new(3);
-        for _ in 0..2_000 {
-            let policy = crate::describe_policy(&mut rng, &Swarm::everything());
+        for index in 0..2_000 {
+            // One policy in two with the mechanisms drawn only for overlapping calls.
+            let swarm = if index % 2 == 0 { Swarm::everything() } else { Swarm::everything().with_concurrency() };
+            let policy = crate::describe_policy(&mut rng, &swarm);
             let rank = policy_rank(&policy);
             for simpler in Reference.simpler(&policy) {
                 assert!(policy_rank(&simpler) < rank, "{simpler:?}\n!<\n{policy:?}");

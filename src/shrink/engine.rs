@@ -10,7 +10,7 @@ use timelaw_core::{Case, Limits};
 use timelaw_generators::{case_outside, ConfigDomain};
 use timelaw_laws::{ids, Law, Verdict, Violation};
 
-use super::order::{shape, within, Shape};
+use super::order::{arrivals, shape, within, Bound, Shape};
 use super::passes::passes;
 use crate::eval::{evaluate, Evaluation};
 
@@ -182,12 +182,14 @@ impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
     }
 
     /// Whether `candidate` may replace the best case at all, before any run: its shape is no larger
-    /// (a shorter schedule beats a simpler config), at an equal shape its config ranks no higher (see
-    /// [`super::order`]), and it breaks no more domain rules (a case inside the
-    /// domain never leaves it; see `timelaw_generators::membership`).
+    /// (a shorter schedule beats a simpler config), at an equal shape its config ranks no higher, at an
+    /// equal rank too its arrivals are no less simple (see [`super::order`]), and it breaks no more
+    /// domain rules (a case inside the domain never leaves it; see `timelaw_generators::membership`).
     pub(super) fn admissible(&self, candidate: &Case<S::Config>, shape_max: Shape) -> bool {
         let rank = || self.subject.config_rank(&candidate.config);
-        within(shape(&candidate.schedule), rank, shape_max, &self.subject.config_rank(&self.best.config))
+        let best_rank = self.subject.config_rank(&self.best.config);
+        let bound = Bound { shape: shape_max, rank: &best_rank, arrivals: arrivals(&self.best.schedule) };
+        within(shape(&candidate.schedule), rank, || arrivals(&candidate.schedule), &bound)
             && case_outside(self.subject, candidate).len() <= self.outside
     }
 

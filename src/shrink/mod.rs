@@ -3,7 +3,9 @@
 //!
 //! Passes, repeated until none makes progress or the budget is spent: `drop_calls` and `drop_steps` (delta
 //! debugging over calls and over each call's steps), `fold_calls` (a call removed with its gap folded into the next
-//! call's), `merge_steps` (two adjacent steps made one, with any outcome, simplest first), `lower_repeats`,
+//! call's), `serialize` (every arrival dropped: overlapping calls run one after another, no gap, or the first
+//! waiting for its old arrival, or each waiting the old time between arrivals), `shrink_interleave` (no choices,
+//! trailing zeros trimmed, chunks dropped, each choice towards 0: first-come order), `merge_steps` (two adjacent steps made one, with any outcome, simplest first), `lower_repeats`,
 //! `simplify_outcomes` (toward `ok`, `transient`, `fatal`, `rate_limited`, `hang` in that order; a hang given up at
 //! once, after the attempt timeout (the instant the timeout cut it) or one nanosecond past its call's
 //! cancellation), `rewrite_pairs` (two adjacent steps given new outcomes at once, with a smaller sum of ranks:
@@ -12,15 +14,19 @@
 //! durations on a moved boundary move with it, and attempts that timed out under a removed timeout or deadline
 //! become transient failures), `shrink_numbers` (each number of the config at its minimum, then one above it, then
 //! one lower than now, then by binary search to the smallest value that still fails; then each group of equal
-//! numbers together, and each pair of near numbers by one amount), `simplify_calls` (no gap, no cancellation,
+//! numbers together, and each pair of near numbers by one amount), `shrink_arrivals` (from the last call: a call
+//! arriving with the next one, then with the previous one, every later call moved with it, then by binary search
+//! to the earliest arrival that still fails, for it and the later calls together and then for it alone),
+//! `simplify_calls` (no gap, no cancellation,
 //! idempotent), `shrink_durations` (each duration to zero, then 1 ns; for a step, zero with its time taken out of
 //! the deadline and the elapsed-time limit; then toward the contract boundary that matters: a timeout, a cap, a
 //! deadline, an open duration; then one nanosecond lower and a binary search to the nanosecond), `zero_seed`, and
 //! `shrink_clock_faults` (no read failures, fewer wall jumps, smaller jumps at simpler points).
 //!
 //! Shrinking minimises along the order on simplicity of [`order`]: no candidate with a larger shape (calls, then
-//! dispatches and steps, then outcomes) is accepted, so a shorter schedule beats a simpler config, and at an equal
-//! shape no config of a larger rank (the domain's total order on configs). The passes run in the order's order:
+//! sequential before concurrent, then interleaving choices, then dispatches and steps, then outcomes) is accepted,
+//! so a shorter schedule beats a simpler config, at an equal shape no config of a larger rank (the domain's total
+//! order on configs), and at an equal rank too no less simple arrivals. The passes run in the order's order:
 //! shape first, then config, then durations. No candidate that breaks more of the domain's rules than the current
 //! case (`timelaw_generators::membership`) is accepted either, so a case inside the domain never leaves it.
 //! [`moves`] lists every single move from a case, for tests of local minimality.
@@ -34,6 +40,7 @@
 
 mod adapt;
 mod clock_passes;
+mod concurrency;
 mod engine;
 mod merge;
 mod moves;

@@ -4,9 +4,12 @@
 use timelaw_core::{Case, VDuration};
 use timelaw_generators::{case_outside, ConfigDomain};
 
+use super::concurrency::{
+    earlier_from, earlier_one, later_to_next, serialized, slack, smaller_choices, swapped, trimmed, with_choices,
+};
 use super::merge::{folded, merged, shifted};
 use super::numbers::{near_pairs, tied_groups};
-use super::order::{shape, within};
+use super::order::{arrivals, shape, within, Bound};
 use super::outcomes::{rewritten_pairs, simpler_steps};
 use super::passes::{boundaries, merge_equal_neighbours, read, slots, write};
 use super::shift::time_taken_out;
@@ -21,7 +24,8 @@ pub struct Move<C> {
 }
 
 /// Every single move the shrinker may make from `case`, in the order of its passes: drop a call, fold
-/// a call's gap into the next, drop a step, merge two adjacent steps (any outcome), lower a repeat (to
+/// a call's gap into the next, serialize overlapping calls, drop or lower interleaving choices, move
+/// arrivals (together with the next call, earlier alone or with every later call), drop a step, merge two adjacent steps (any outcome), lower a repeat (to
 /// 1 and by one), merge equal neighbours, each simpler config the domain offers (unless its own simpler
 /// configs lead back to `case`'s within three steps: a cycle, in which neither is simpler), each config
 /// number at its minimum, halved and one lower, each group of equal numbers together at the same
@@ -39,13 +43,16 @@ pub struct Move<C> {
 pub fn moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>) -> Vec<Move<S::Config>> {
     let mut out = Vec::new();
     schedule_moves(case, &mut out);
+    concurrency_moves(case, &mut out);
     config_moves(subject, case, &mut out);
     detail_moves(subject, case, &mut out);
-    let (limit, outside) = (shape(&case.schedule), case_outside(subject, case).len());
+    let outside = case_outside(subject, case).len();
     let rank = subject.config_rank(&case.config);
+    let bound = Bound { shape: shape(&case.schedule), rank: &rank, arrivals: arrivals(&case.schedule) };
     out.retain(|m: &Move<S::Config>| {
+        let (candidate, rank) = (&m.case.schedule, || subject.config_rank(&m.case.config));
         m.case != *case
-            && within(shape(&m.case.schedule), || subject.config_rank(&m.case.config), limit, &rank)
+            && within(shape(candidate), rank, || arrivals(candidate), &bound)
             && case_outside(subject, &m.case).len() <= outside
     });
     out
@@ -86,6 +93,47 @@ fn schedule_moves<C: Clone>(case: &Case<C>, out: &mut Vec<Move<C>>) {
         let mut neighbours = case.clone();
         merge_equal_neighbours(&mut neighbours.schedule.calls[call]);
         push(out, format!("merge equal neighbours of call {call}"), neighbours);
+    }
+}
+
+/// Serialized forms; no choices, trailing zeros trimmed, each choice dropped and each lowered; each call
+/// arriving with the next one, and arriving earlier (alone and with every later call) by the whole slack,
+/// half of it and one nanosecond.
+fn concurrency_moves<C: Clone>(case: &Case<C>, out: &mut Vec<Move<C>>) {
+    for (index, next) in serialized(case).into_iter().enumerate() {
+        push(out, format!("serialize (form {index})"), next);
+    }
+    let choices = &case.schedule.interleave;
+    if !choices.is_empty() {
+        push(out, "no interleaving choices".to_owned(), with_choices(case, Vec::new()));
+        push(out, "interleaving choices without trailing zeros".to_owned(), with_choices(case, trimmed(choices)));
+    }
+    for (index, next) in swapped(case).into_iter().enumerate() {
+        push(out, format!("two calls arriving together swapped for a choice (form {index})"), next);
+    }
+    for (index, &choice) in choices.iter().enumerate() {
+        let mut dropped = choices.clone();
+        dropped.remove(index);
+        push(out, format!("drop interleaving choice {index}"), with_choices(case, dropped));
+        for value in smaller_choices(choice) {
+            let mut lower = choices.clone();
+            lower[index] = value;
+            push(out, format!("interleaving choice {index} = {value}"), with_choices(case, lower));
+        }
+    }
+    for call in 0..case.schedule.calls.len() {
+        if let Some(next) = later_to_next(case, call) {
+            push(out, format!("call {call} arrives with call {}", call + 1), next);
+        }
+        let Some(slack) = slack(case, call) else { continue };
+        for by in [slack, slack.div(2), VDuration::from_nanos(1)] {
+            if let Some(next) = earlier_from(case, call, by) {
+                push(out, format!("calls from {call} on arrive {by:?} earlier"), next);
+            }
+            if let Some(next) = earlier_one(case, call, by) {
+                push(out, format!("call {call} arrives {by:?} earlier"), next);
+            }
+        }
     }
 }
 

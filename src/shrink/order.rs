@@ -2,20 +2,27 @@
 //!
 //! Cases compare lexicographically, most important first:
 //! 1. fewer calls;
-//! 2. fewer scripted dispatches (each step counted `repeat` times), then fewer step entries;
-//! 3. simpler outcomes: the sum over dispatches of each outcome's rank (`ok` 0, `transient` 1, `fatal` 2,
+//! 2. sequential before concurrent: a case whose calls have no arrival (they run one after another,
+//!    the simplest form, written as fixture format version 2) before one whose calls arrive at set
+//!    instants and may overlap;
+//! 3. fewer interleaving choices (entries of `Schedule::interleave`; an empty list is first-come
+//!    order), then a smaller sum of the choices (each entry towards 0, the first ready task);
+//! 4. fewer scripted dispatches (each step counted `repeat` times), then fewer step entries;
+//! 5. simpler outcomes: the sum over dispatches of each outcome's rank (`ok` 0, `transient` 1, `fatal` 2,
 //!    `rate_limited` 3, `hang` 4);
-//! 4. a smaller config: a smaller rank ([`ConfigDomain::config_rank`], compared lexicographically). A
+//! 6. a smaller config: a smaller rank ([`ConfigDomain::config_rank`], compared lexicographically). A
 //!    described domain ranks a config by the answers its description draws it from, in the order it
 //!    draws them, simplest answer first (the reference interpreter's:
 //!    `timelaw_generators::reference_rank`): a total order in which each answer lowered, to its
 //!    minimum or by one, gives a smaller config. A domain without a rank (`[]`, the default) ranks every
-//!    config alike, and item 4 is then only the order its own shrink candidates imply;
-//! 5. smaller schedule durations and features: fewer cancellations and non-idempotent calls, then the
+//!    config alike, and item 6 is then only the order its own shrink candidates imply;
+//! 7. simpler arrivals ([`Arrivals`]): fewer distinct arrival instants (calls arriving together are
+//!    simpler than calls arriving apart), then a smaller sum of the arrival offsets (earlier arrivals);
+//! 8. smaller schedule durations and features: fewer cancellations and non-idempotent calls, then the
 //!    sum of every duration (gaps, cancellation delays, attempt durations, retry-afters), then the gaps
 //!    compared call by call (earlier arrivals first), then fewer clock faults, then a smaller seed.
 //!
-//! Items 1 to 3 are the [`Shape`] of a case. The shrinker never accepts a candidate whose shape is
+//! Items 1 to 5 are the [`Shape`] of a case. The shrinker never accepts a candidate whose shape is
 //! larger than the current case's, whatever else it simplifies, so a shorter schedule always beats a
 //! simpler config: a config that needs the schedule padded (a smaller backoff factor that needs more
 //! failures to pass a cap, a removed timeout whose cut attempts become scripted failures) is refused.
@@ -23,14 +30,20 @@
 //! the attempts it cut are written out as the transient failures they were, and the candidate is
 //! measured against the current case with those attempts written out the same way (so a removed
 //! timeout may not buy a longer schedule either: a smaller factor that needs more of them is refused).
-//! At an equal shape, a candidate whose config ranks higher than the current one is refused, so the
-//! shrinker never climbs item 4 either ([`within`]): among the cases of one shape it keeps the config
-//! of the smallest rank that fails, whichever start it came from.
+//! At an equal shape, a candidate whose config ranks higher than the current one is refused, and at an
+//! equal shape and rank one whose arrivals are not simpler or equal (item 7), so the shrinker never
+//! climbs items 6 and 7 either ([`within`]): among the cases of one shape it keeps the config of the
+//! smallest rank that fails, whichever start it came from.
 //!
 //! How the passes follow the order, one rule a sentence:
-//! - the passes run in the order's own order: every pass that shrinks the shape (calls, steps,
-//!   outcomes) before the config passes, so a simpler schedule is tried while the config that lets it
-//!   fail is still there;
+//! - the passes run in the order's own order: fewer calls, then serialized calls (every arrival
+//!   dropped), then fewer and smaller interleaving choices, then every pass that shrinks the rest of the
+//!   shape (steps, outcomes) before the config passes, so a simpler schedule is tried while the config
+//!   that lets it fail is still there; arrivals move after the config (`shrink_arrivals`: equal to a
+//!   neighbour's, the whole pattern moved to start at zero, a call and every later one moved earlier
+//!   together by a binary search to the exact boundary, a single call moved earlier);
+//! - a move on arrivals never leaves the domain (`timelaw_generators::membership`, rule 5): every call
+//!   keeps an arrival, none arrives before the previous one, no call with an arrival gets a gap;
 //! - every answer of a ranked config can be lowered alone, to its minimum or by one (a `retry_on` flag
 //!   switched back on by itself, equal jitter made full, decorrelated backoff made linear), besides the
 //!   numbers' binary searches;
@@ -40,18 +53,24 @@
 //! - a hang may become any simpler outcome lasting until whatever cut it: at once, the attempt
 //!   timeout, or one nanosecond past its call's cancellation.
 //!
-//! Each pass moves along items 4 and 5 by construction (its candidates are smaller there), and the
+//! Each pass moves along items 6 to 8 by construction (its candidates are smaller there), and the
 //! visited set makes sure no case is accepted twice.
 
 use timelaw_core::{Outcome, Schedule};
 #[cfg(doc)]
 use timelaw_generators::ConfigDomain;
 
-/// Items 1 to 3 of the order: the size of a case's schedule, compared lexicographically.
+/// Items 1 to 5 of the order: the size of a case's schedule, compared lexicographically.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Shape {
     /// Calls.
     pub calls: u64,
+    /// 1 when some call has an arrival (calls may overlap), 0 for a sequential case.
+    pub concurrent: u64,
+    /// Entries of the interleaving choices.
+    pub choices: u64,
+    /// The sum of the interleaving choices.
+    pub choice_sum: u64,
     /// Scripted dispatches (repeats counted).
     pub dispatches: u64,
     /// Step entries.
@@ -71,20 +90,67 @@ pub fn outcome_rank(outcome: Outcome) -> u64 {
     }
 }
 
-/// Whether a candidate of shape `shape` and config rank `rank()` may replace a case of shape at most
-/// `shape_max` and config rank `rank_max`: items 1 to 4 of the order, compared lexicographically
-/// (`rank` is only computed when the shapes are equal).
-pub fn within(shape: Shape, rank: impl FnOnce() -> Vec<u64>, shape_max: Shape, rank_max: &[u64]) -> bool {
-    match shape.cmp(&shape_max) {
-        std::cmp::Ordering::Less => true,
-        std::cmp::Ordering::Equal => rank().as_slice() <= rank_max,
-        std::cmp::Ordering::Greater => false,
+/// Item 7 of the order: how simple a case's arrivals are, compared lexicographically.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Arrivals {
+    /// Distinct arrival instants (0 for a sequential case).
+    pub distinct: u64,
+    /// The sum of the arrival offsets, in nanoseconds.
+    pub sum_ns: u128,
+}
+
+/// The arrivals of `schedule` measured for item 7 of the order.
+pub fn arrivals(schedule: &Schedule) -> Arrivals {
+    let mut offsets: Vec<u64> = schedule.calls.iter().filter_map(|call| call.arrival.map(|at| at.as_nanos())).collect();
+    let sum_ns = offsets.iter().map(|&at| u128::from(at)).sum();
+    offsets.sort_unstable();
+    offsets.dedup();
+    Arrivals { distinct: offsets.len() as u64, sum_ns }
+}
+
+/// What a candidate must not exceed: the shape, config rank and arrivals of the case it would replace.
+#[derive(Clone, Copy, Debug)]
+pub struct Bound<'a> {
+    /// Items 1 to 5 (may be larger than the current case's for a translated timeout; see the module docs).
+    pub shape: Shape,
+    /// Item 6.
+    pub rank: &'a [u64],
+    /// Item 7.
+    pub arrivals: Arrivals,
+}
+
+/// Whether a candidate of shape `shape`, config rank `rank()` and arrivals `arrivals()` may replace a
+/// case bounded by `bound`: items 1 to 7 of the order, compared lexicographically (`rank` is only
+/// computed when the shapes are equal, `arrivals` only when the ranks are equal too).
+pub fn within(
+    shape: Shape,
+    rank: impl FnOnce() -> Vec<u64>,
+    arrivals: impl FnOnce() -> Arrivals,
+    bound: &Bound<'_>,
+) -> bool {
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    match shape.cmp(&bound.shape) {
+        Less => true,
+        Greater => false,
+        Equal => match rank().as_slice().cmp(bound.rank) {
+            Less => true,
+            Greater => false,
+            Equal => arrivals() <= bound.arrivals,
+        },
     }
 }
 
 /// The shape of `schedule`.
 pub fn shape(schedule: &Schedule) -> Shape {
-    let mut shape = Shape { calls: schedule.calls.len() as u64, dispatches: 0, steps: 0, outcome_rank: 0 };
+    let mut shape = Shape {
+        calls: schedule.calls.len() as u64,
+        concurrent: u64::from(schedule.has_arrivals()),
+        choices: schedule.interleave.len() as u64,
+        choice_sum: schedule.interleave.iter().map(|&choice| u64::from(choice)).sum(),
+        dispatches: 0,
+        steps: 0,
+        outcome_rank: 0,
+    };
     for call in &schedule.calls {
         shape.steps += call.steps.len() as u64;
         for step in &call.steps {
@@ -111,15 +177,24 @@ mod tests {
         assert!(shape(&smaller) < shape(&larger), "{:?} !< {:?}", shape(&smaller), shape(&larger));
     }
 
+    const SEQUENTIAL: Shape =
+        Shape { calls: 1, concurrent: 0, choices: 0, choice_sum: 0, dispatches: 0, steps: 0, outcome_rank: 0 };
+
     #[track_caller]
     fn check_within(shape: Shape, rank: &[u64], expect: bool) {
-        let max = Shape { calls: 1, dispatches: 2, steps: 2, outcome_rank: 2 };
-        assert_eq!(within(shape, || rank.to_vec(), max, &[1, 5]), expect, "{shape:?} {rank:?}");
+        check_arrivals_within(shape, rank, Arrivals { distinct: 0, sum_ns: 0 }, expect);
+    }
+
+    #[track_caller]
+    fn check_arrivals_within(shape: Shape, rank: &[u64], arrivals: Arrivals, expect: bool) {
+        let max = Shape { dispatches: 2, steps: 2, outcome_rank: 2, ..SEQUENTIAL };
+        let bound = Bound { shape: max, rank: &[1, 5], arrivals: Arrivals { distinct: 2, sum_ns: 10 } };
+        assert_eq!(within(shape, || rank.to_vec(), || arrivals, &bound), expect, "{shape:?} {rank:?} {arrivals:?}");
     }
 
     #[test]
     fn a_smaller_shape_wins_then_a_config_of_no_larger_rank() {
-        let at = |dispatches, outcome_rank| Shape { calls: 1, dispatches, steps: dispatches, outcome_rank };
+        let at = |dispatches, outcome_rank| Shape { dispatches, steps: dispatches, outcome_rank, ..SEQUENTIAL };
         check_within(at(1, 9), &[9], true);
         check_within(at(2, 2), &[1, 5], true);
         check_within(at(2, 2), &[1, 4, 9], true);
@@ -128,6 +203,51 @@ mod tests {
         check_within(at(2, 2), &[2], false);
         check_within(at(2, 3), &[0], false);
         check_within(at(3, 0), &[0], false);
+    }
+
+    #[test]
+    fn at_an_equal_shape_and_rank_arrivals_may_not_grow() {
+        let at = Shape { dispatches: 2, steps: 2, outcome_rank: 2, ..SEQUENTIAL };
+        let arrivals = |distinct, sum_ns| Arrivals { distinct, sum_ns };
+        check_arrivals_within(at, &[1, 5], arrivals(2, 10), true);
+        check_arrivals_within(at, &[1, 5], arrivals(1, 99), true);
+        check_arrivals_within(at, &[1, 5], arrivals(2, 9), true);
+        check_arrivals_within(at, &[1, 5], arrivals(2, 11), false);
+        check_arrivals_within(at, &[1, 5], arrivals(3, 0), false);
+        check_arrivals_within(at, &[1, 4], arrivals(3, 0), true);
+        check_arrivals_within(Shape { outcome_rank: 1, ..at }, &[1, 5], arrivals(8, 80), true);
+    }
+
+    fn arriving(offsets_ms: &[u64]) -> Schedule {
+        let call = |&ms| CallScript::new(vec![Step::instant(Outcome::Ok)]).arriving(VDuration::from_millis(ms));
+        Schedule::new(offsets_ms.iter().map(call).collect())
+    }
+
+    #[test]
+    fn sequential_before_concurrent_then_fewer_and_smaller_choices() {
+        let sequential = calls(&[&[Outcome::Ok], &[Outcome::Ok]]);
+        check(sequential.clone(), arriving(&[0, 0]));
+        check(calls(&[&[Outcome::Ok]]), arriving(&[0, 0]));
+        check(sequential.clone(), sequential.clone().with_interleave(vec![0]));
+        check(arriving(&[0, 0]), arriving(&[0, 0]).with_interleave(vec![0]));
+        check(arriving(&[0, 0]).with_interleave(vec![1, 0]), arriving(&[0, 0]).with_interleave(vec![0, 0, 0]));
+        check(arriving(&[0, 0]).with_interleave(vec![0, 1]), arriving(&[0, 0]).with_interleave(vec![2, 0]));
+        let fewer_steps = Schedule::new(vec![CallScript::new(vec![]).arriving(VDuration::ZERO); 2]);
+        check(fewer_steps.with_interleave(vec![0]), arriving(&[0, 0]).with_interleave(vec![1]));
+        assert_eq!(shape(&arriving(&[0, 7])), shape(&arriving(&[0, 0])), "arrival offsets are not part of the shape");
+    }
+
+    #[test]
+    fn arrivals_together_then_earlier_are_simpler() {
+        let measured = |offsets: &[u64]| arrivals(&arriving(offsets));
+        assert!(measured(&[0, 0]) < measured(&[0, 1]));
+        assert!(measured(&[5, 5, 5]) < measured(&[0, 0, 1]));
+        assert!(measured(&[0, 0, 1]) < measured(&[0, 1, 1]));
+        assert!(measured(&[0, 2]) < measured(&[1, 2]));
+        assert_eq!(measured(&[0, 0]), measured(&[0]));
+        assert_eq!(arrivals(&calls(&[&[], &[]])), Arrivals { distinct: 0, sum_ns: 0 });
+        let ends = arriving(&[u64::MAX / 1_000_000, u64::MAX / 1_000_000]);
+        assert_eq!(arrivals(&ends).sum_ns, 2 * u128::from(u64::MAX / 1_000_000 * 1_000_000));
     }
 
     #[test]

@@ -12,10 +12,12 @@ pub(super) type Pass<S> = fn(&mut Shrinker<'_, S>) -> bool;
 /// shrinks the shape (calls, steps, outcomes) runs before the config passes, while the config that
 /// lets a simpler schedule fail is still there (a rate limit becomes a transient failure before the
 /// delay its retry-after stood in for is lowered away).
-pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 13] {
+pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 16] {
     [
         ("drop_calls", drop_calls::<S>),
         ("fold_calls", super::merge::fold_calls::<S>),
+        ("serialize", super::concurrency::serialize::<S>),
+        ("shrink_interleave", super::concurrency::shrink_interleave::<S>),
         ("drop_steps", drop_steps::<S>),
         ("merge_steps", super::merge::merge_steps::<S>),
         ("lower_repeats", lower_repeats::<S>),
@@ -23,6 +25,7 @@ pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 13
         ("rewrite_pairs", super::outcomes::rewrite_pairs::<S>),
         ("shrink_config", shrink_config::<S>),
         ("shrink_numbers", super::numbers::shrink_numbers::<S>),
+        ("shrink_arrivals", super::concurrency::shrink_arrivals::<S>),
         ("simplify_calls", simplify_calls::<S>),
         ("shrink_durations", shrink_durations::<S>),
         ("zero_seed", zero_seed::<S>),
@@ -32,7 +35,7 @@ pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 13
 
 /// Delta debugging over a list: removes chunks (halves, quarters, ... single items) while `attempt`
 /// keeps the failure. `with` rebuilds a case with a shorter list.
-fn ddmin<S, T: Clone>(
+pub(super) fn ddmin<S, T: Clone>(
     shrinker: &mut Shrinker<'_, S>,
     items: impl Fn(&Case<S::Config>) -> Vec<T>,
     with: impl Fn(&Case<S::Config>, Vec<T>) -> Case<S::Config>,

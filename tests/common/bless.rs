@@ -30,15 +30,27 @@ where
     S: timelaw::generators::ConfigDomain,
     S::Config: serde::Serialize + serde::de::DeserializeOwned,
 {
+    let config = timelaw::Config { cases, ..timelaw::Config::default() };
+    assert_planted_fixture_current_with(subject, law, bug, config, dir, scratch);
+}
+
+/// [`assert_planted_fixture_current`] with the run's `config` (its cases and options, such as
+/// concurrency; the seed, threads and fixture folder are set here).
+#[track_caller]
+pub fn assert_planted_fixture_current_with<S>(
+    subject: &S,
+    law: &str,
+    bug: &str,
+    config: timelaw::Config,
+    dir: &str,
+    scratch: &Path,
+) where
+    S: timelaw::generators::ConfigDomain,
+    S::Config: serde::Serialize + serde::de::DeserializeOwned,
+{
     use timelaw::fixture::{self, Fixture, Status};
     let laws = timelaw::laws::Catalogue::standard().select(&[law]).unwrap();
-    let config = timelaw::Config {
-        cases,
-        seed: 0,
-        threads: 1,
-        fixtures: Some(scratch.to_owned()),
-        ..timelaw::Config::default()
-    };
+    let config = timelaw::Config { seed: 0, threads: 1, fixtures: Some(scratch.to_owned()), ..config };
     let output = timelaw::runner::run(subject, &laws, &config, &timelaw::runner::Silent);
     let written = output.laws[0]
         .counterexamples

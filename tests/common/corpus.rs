@@ -7,10 +7,11 @@
 use timelaw::core::reference::Policy;
 use timelaw::core::{Case, Subject};
 
-use super::corpus_measure::{measure_seed, Measured};
+use super::corpus_measure::{measure_seed, measure_seed_with, Measured};
 use super::corpus_subject::{Slip, Slipped};
 use super::planted::{Bug, Planted};
 use super::planted_clocks::{ClockBug, ClockPlanted};
+use super::planted_load::{LoadBug, LoadPlanted};
 
 /// One planted bug of any of the planted subjects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,6 +22,8 @@ pub enum CorpusBug {
     Clock(ClockBug),
     /// A slip in the copy of the reference (`corpus_subject.rs`).
     Slip(Slip),
+    /// One of the load bugs of `planted_load.rs` (searched with overlapping calls on).
+    Load(LoadBug),
 }
 
 /// Whether today's shrinker reaches the canonical minimum from every seed.
@@ -51,11 +54,11 @@ const fn entry(bug: CorpusBug, law: &'static str, mechanism: &'static str, reach
     Entry { bug, law, mechanism, reach }
 }
 
-use CorpusBug::{Clock, Planted as P, Slip as S};
+use CorpusBug::{Clock, Load, Planted as P, Slip as S};
 use Reach::{Canonical as C, Missing as M};
 
 /// The corpus.
-pub const CORPUS: [Entry; 32] = [
+pub const CORPUS: [Entry; 36] = [
     entry(P(Bug::ExtraAttempt), "attempts_within_max", "attempt counting", C),
     entry(P(Bug::UncappedDelay), "delay_within_cap", "backoff cap", C),
     entry(P(Bug::RetriesFatal), "fatal_not_retried", "classification", C),
@@ -123,6 +126,10 @@ pub const CORPUS: [Entry; 32] = [
     entry(S(Slip::CancelNotCheckedBeforeFirst), "cancellation_stops_work", "cancellation", C),
     entry(S(Slip::IdempotencyIgnoredForRateLimits), "non_idempotent_not_retried", "idempotency", C),
     entry(S(Slip::TimeoutEndsStream), "timeout_does_not_end_stream", "stream", C),
+    entry(Load(LoadBug::HalfOpenAdmitsAll), "half_open_probe_limit", "circuit: half-open under load", C),
+    entry(Load(LoadBug::BulkheadOffByOne), "bulkhead_in_flight_within_limit", "bulkhead", C),
+    entry(Load(LoadBug::LimiterBurstPlusOne), "limiter_within_rate", "rate limiter", C),
+    entry(Load(LoadBug::CancelledAttemptKeepsRunning), "cancellation_leaves_nothing_running", "cancellation under load", C),
 ];
 
 /// The subject name of a slip.
@@ -173,6 +180,12 @@ impl CorpusBug {
                 ClockBug::FailedReadAsOk => "planted-failed-read-as-ok",
             },
             CorpusBug::Slip(slip) => slip_name(slip),
+            CorpusBug::Load(bug) => match bug {
+                LoadBug::HalfOpenAdmitsAll => "planted-half-open-admits-all",
+                LoadBug::BulkheadOffByOne => "planted-bulkhead-off-by-one",
+                LoadBug::LimiterBurstPlusOne => "planted-limiter-burst-plus-one",
+                LoadBug::CancelledAttemptKeepsRunning => "planted-cancelled-attempt-keeps-running",
+            },
         }
     }
 
@@ -182,6 +195,7 @@ impl CorpusBug {
             CorpusBug::Planted(bug) => measure_seed(&Planted(bug), law, seed, cases_max),
             CorpusBug::Clock(bug) => measure_seed(&ClockPlanted(bug), law, seed, cases_max),
             CorpusBug::Slip(slip) => measure_seed(&Slipped(slip), law, seed, cases_max),
+            CorpusBug::Load(bug) => measure_seed_with(&LoadPlanted(bug), law, seed, cases_max, true),
         }
     }
 
@@ -191,6 +205,7 @@ impl CorpusBug {
             CorpusBug::Planted(bug) => super::corpus_measure::judge(&Planted(bug), law, case),
             CorpusBug::Clock(bug) => super::corpus_measure::judge(&ClockPlanted(bug), law, case),
             CorpusBug::Slip(slip) => super::corpus_measure::judge(&Slipped(slip), law, case),
+            CorpusBug::Load(bug) => super::corpus_measure::judge(&LoadPlanted(bug), law, case),
         }
     }
 }
@@ -201,5 +216,6 @@ pub fn names_agree() -> bool {
         CorpusBug::Planted(bug) => Planted(bug).name() == entry.bug.name(),
         CorpusBug::Clock(bug) => ClockPlanted(bug).name() == entry.bug.name(),
         CorpusBug::Slip(slip) => Slipped(slip).name() == entry.bug.name(),
+        CorpusBug::Load(bug) => LoadPlanted(bug).name() == entry.bug.name(),
     })
 }

@@ -34,8 +34,19 @@ pub fn run_config(seed: u64, cases_max: u64) -> Config {
 /// Searches cases `0..cases_max` of `seed` in order for the first violation of `law`, then shrinks it
 /// with the runner's budget.
 pub fn measure_seed<S: ConfigDomain<Config = Policy>>(subject: &S, law: &str, seed: u64, cases_max: u64) -> Measured {
+    measure_seed_with(subject, law, seed, cases_max, false)
+}
+
+/// [`measure_seed`] with overlapping calls on or off (`Config::concurrency`; on for the load bugs).
+pub fn measure_seed_with<S: ConfigDomain<Config = Policy>>(
+    subject: &S,
+    law: &str,
+    seed: u64,
+    cases_max: u64,
+    concurrency: bool,
+) -> Measured {
     let laws = Catalogue::standard().select(&[law]).expect("corpus laws are in the catalogue");
-    let config = run_config(seed, cases_max);
+    let config = Config { concurrency, ..run_config(seed, cases_max) };
     let mut tally = Tally::new(1, 1);
     let mut index = 0;
     while index < cases_max && tally.found[0].is_empty() {

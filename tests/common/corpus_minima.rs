@@ -69,6 +69,7 @@ pub fn canonical(bug: CorpusBug) -> Case<Policy> {
         CorpusBug::Planted(bug) => stated_minimum(bug),
         CorpusBug::Clock(bug) => clock_minimum(bug),
         CorpusBug::Slip(slip) => slip_minimum(slip),
+        CorpusBug::Load(bug) => super::planted_load::load_minimum(bug),
     }
 }
 

@@ -12,5 +12,6 @@ pub mod planted;
 pub mod planted_clocks;
 pub mod planted_elapsed;
 pub mod planted_hedge;
+pub mod planted_load;
 pub mod planted_refusal;
 pub mod registry;

@@ -9,6 +9,7 @@ use super::planted::Planted;
 use super::planted_clocks::ClockPlanted;
 use super::planted_elapsed::ElapsedPlanted;
 use super::planted_hedge::HedgePlanted;
+use super::planted_load::LoadPlanted;
 use super::planted_refusal::RefusalPlanted;
 
 /// The built-in subjects plus every planted one (one place, so a new planted family is never missed).
@@ -27,6 +28,9 @@ pub fn planted_registry() -> Registry {
         registry.add(planted);
     }
     for planted in HedgePlanted::all() {
+        registry.add(planted);
+    }
+    for planted in LoadPlanted::all() {
         registry.add(planted);
     }
     for (bug, _) in EXTREMES {

@@ -1,0 +1,243 @@
+//! Planted load bugs: the reference interpreter's concurrent path with one deliberate defect that only
+//! overlapping calls (or a cancellation) reveal. Test code only: users never see these subjects.
+//!
+//! The bulkhead and the limiter bugs run the reference itself with the limit it enforces off by one
+//! from the limit its contract states. The half-open and the cancellation bugs serve each call with one
+//! attempt on the concurrent seam (`run_async_calls`), behind the reference's circuit breaker.
+#![allow(dead_code)]
+
+use std::future::pending;
+
+use timelaw::core::concurrent::run_async_calls;
+use timelaw::core::exec::AsyncWorld;
+use timelaw::core::reference::{Backoff, Breaker, Policy, Reference};
+use timelaw::core::{
+    Abort, AttemptResult, BulkheadContract, CallResult, CallScript, Case, CircuitContract, CircuitState, Contract,
+    ErrorKind, LimiterContract, Outcome, Rejection, Schedule, Step, Subject, TieRule, VDuration, World,
+};
+
+/// The defect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoadBug {
+    /// While half-open, a caller the probe limit turns away is let through anyway (uncounted, its result
+    /// recorded like a probe's): every caller arriving while a probe is in flight dispatches.
+    HalfOpenAdmitsAll,
+    /// The bulkhead admits `max_in_flight + 1` calls at once.
+    BulkheadOffByOne,
+    /// The token bucket holds `burst + 1` tokens.
+    LimiterBurstPlusOne,
+    /// A cancelled call's attempt keeps running to its scripted end: the attempt ignores the caller's
+    /// cancellation.
+    CancelledAttemptKeepsRunning,
+}
+
+/// Every planted load bug with the law it breaks.
+pub const LOAD_BUGS: [(LoadBug, &str); 4] = [
+    (LoadBug::HalfOpenAdmitsAll, "half_open_probe_limit"),
+    (LoadBug::BulkheadOffByOne, "bulkhead_in_flight_within_limit"),
+    (LoadBug::LimiterBurstPlusOne, "limiter_within_rate"),
+    (LoadBug::CancelledAttemptKeepsRunning, "cancellation_leaves_nothing_running"),
+];
+
+/// The reference's concurrent path with one planted load defect; configs are reference Policies.
+#[derive(Clone, Copy, Debug)]
+pub struct LoadPlanted(pub LoadBug);
+
+impl LoadPlanted {
+    /// All planted load subjects.
+    pub fn all() -> Vec<LoadPlanted> {
+        LOAD_BUGS.iter().map(|(bug, _)| LoadPlanted(*bug)).collect()
+    }
+
+    /// Whether the subject runs the reference itself (with a limit off by one).
+    fn wraps_reference(self) -> bool {
+        matches!(self.0, LoadBug::BulkheadOffByOne | LoadBug::LimiterBurstPlusOne)
+    }
+}
+
+impl Subject for LoadPlanted {
+    type Config = Policy;
+
+    fn name(&self) -> &str {
+        match self.0 {
+            LoadBug::HalfOpenAdmitsAll => "planted-half-open-admits-all",
+            LoadBug::BulkheadOffByOne => "planted-bulkhead-off-by-one",
+            LoadBug::LimiterBurstPlusOne => "planted-limiter-burst-plus-one",
+            LoadBug::CancelledAttemptKeepsRunning => "planted-cancelled-attempt-keeps-running",
+        }
+    }
+
+    /// The reference's contract for the policy; a one-attempt subject promises one attempt, no delay,
+    /// and none of the mechanisms it leaves out (bulkhead, limiter, budget, deadline, elapsed limit).
+    fn contract(&self, policy: &Policy) -> Contract {
+        if self.wraps_reference() {
+            return Reference.contract(policy);
+        }
+        Reference.contract(&one_attempt(policy))
+    }
+
+    fn run(&self, policy: &Policy, world: &mut World<'_>) -> Result<(), Abort> {
+        policy.validate().map_err(|error| Abort::InvalidConfig(error.to_string()))?;
+        match self.0 {
+            LoadBug::BulkheadOffByOne | LoadBug::LimiterBurstPlusOne => Reference.run(&self.enforced(policy), world),
+            bug => {
+                let policy = one_attempt(policy);
+                let breaker = std::rc::Rc::new(std::cell::RefCell::new(policy.circuit.map(Breaker::new)));
+                run_async_calls(world, move |w, _call| serve(bug, policy.clone(), std::rc::Rc::clone(&breaker), w))
+            }
+        }
+    }
+}
+
+impl LoadPlanted {
+    /// The policy the wrapped reference enforces: its limit one above the stated one.
+    fn enforced(self, policy: &Policy) -> Policy {
+        let mut enforced = policy.clone();
+        match self.0 {
+            LoadBug::BulkheadOffByOne => {
+                if let Some(bulkhead) = enforced.bulkhead.as_mut() {
+                    bulkhead.max_in_flight = bulkhead.max_in_flight.saturating_add(1);
+                }
+            }
+            LoadBug::LimiterBurstPlusOne => {
+                if let Some(limiter) = enforced.limiter.as_mut() {
+                    limiter.burst = limiter.burst.saturating_add(1);
+                }
+            }
+            _ => {}
+        }
+        enforced
+    }
+}
+
+/// The policy a one-attempt subject keeps: its attempt timeout and circuit; everything else off.
+fn one_attempt(policy: &Policy) -> Policy {
+    Policy {
+        attempt_timeout: policy.attempt_timeout,
+        circuit: policy.circuit,
+        retry_on: policy.retry_on,
+        ..Policy::new(1, Backoff::Constant { delay: VDuration::ZERO }, VDuration::ZERO)
+    }
+}
+
+type SharedBreaker = std::rc::Rc<std::cell::RefCell<Option<Breaker>>>;
+
+/// One call: the breaker's admission (with the half-open defect), then one attempt.
+async fn serve(bug: LoadBug, policy: Policy, breaker: SharedBreaker, w: AsyncWorld<'_>) -> Result<CallResult, Abort> {
+    if w.with(|w| w.is_cancelled()) {
+        return Ok(CallResult::Err(ErrorKind::Cancelled));
+    }
+    // `Some(None)`: let through by the defect, its result recorded whatever the breaker's state by then.
+    let ticket = {
+        let mut guard = breaker.borrow_mut();
+        match guard.as_mut() {
+            None => None,
+            Some(breaker) => match w.with(|w| breaker.admit_ticket(w))? {
+                Some(ticket) => Some(Some(ticket)),
+                // The defect: the probe limit is not checked, only the state.
+                None if bug == LoadBug::HalfOpenAdmitsAll && breaker.state() == CircuitState::HalfOpen => Some(None),
+                None => {
+                    w.with(|w| w.reject(Rejection::CircuitOpen))?;
+                    return Ok(CallResult::Err(ErrorKind::CircuitOpen));
+                }
+            },
+        }
+    };
+    let result = match bug {
+        LoadBug::CancelledAttemptKeepsRunning => attempt_ignoring_cancellation(&policy, &w).await?,
+        _ => attempt(&policy, &w).await?,
+    };
+    if let (Some(ticket), Some(breaker)) = (ticket, breaker.borrow_mut().as_mut()) {
+        match ticket {
+            Some(ticket) => w.with(|w| breaker.record_ticket(w, ticket, result))?,
+            None => w.with(|w| breaker.record(w, result))?,
+        }
+    }
+    Ok(result)
+}
+
+/// One attempt under the policy's attempt timeout, cut by the caller's cancellation.
+async fn attempt(policy: &Policy, w: &AsyncWorld<'_>) -> Result<CallResult, Abort> {
+    let result = match policy.attempt_timeout {
+        Some(limit) => w.dispatch_with_timeout(limit, TieRule::Expired).await?,
+        None => w.dispatch().await?,
+    };
+    Ok(call_result(result))
+}
+
+/// One attempt that runs to its scripted end (or its timeout) whatever the caller does: the defect.
+async fn attempt_ignoring_cancellation(policy: &Policy, w: &AsyncWorld<'_>) -> Result<CallResult, Abort> {
+    let begun = w.with(|w| w.begin_attempt())?;
+    let took = begun.completes_at.map(|at| at.duration_since(w.now()));
+    let (wait, result) = match (took, policy.attempt_timeout) {
+        (Some(took), Some(limit)) if took >= limit => (Some(limit), AttemptResult::TimedOut),
+        (None, Some(limit)) => (Some(limit), AttemptResult::TimedOut),
+        (Some(took), _) => (Some(took), AttemptResult::Completed(begun.step.outcome)),
+        (None, None) => (None, AttemptResult::Completed(Outcome::Hang)),
+    };
+    match wait {
+        // A timer the cancellation does not cut.
+        Some(wait) => drop(w.timeout(wait, pending::<()>()).await),
+        None => pending::<()>().await,
+    }
+    let limit = policy.attempt_timeout.unwrap_or(VDuration::MAX);
+    w.with(|w| w.end_attempt(begun, result, limit))?;
+    Ok(call_result(result))
+}
+
+fn call_result(result: AttemptResult) -> CallResult {
+    match result {
+        AttemptResult::Completed(outcome) => CallResult::from_outcome(outcome),
+        AttemptResult::TimedOut => CallResult::Err(ErrorKind::Timeout),
+        AttemptResult::Cancelled => CallResult::Err(ErrorKind::Cancelled),
+    }
+}
+
+timelaw::describe_like!(LoadPlanted => Reference);
+
+fn ns(nanos: u64) -> VDuration {
+    VDuration::from_nanos(nanos)
+}
+
+/// The canonical minimum of each planted load bug, in words (`tests/planted_load.rs` finds each at it).
+pub fn load_minimum(bug: LoadBug) -> Case<Policy> {
+    let simplest = Policy::new(1, Backoff::Constant { delay: VDuration::ZERO }, VDuration::ZERO);
+    let at_once = |steps: Vec<Step>| CallScript::new(steps).arriving(VDuration::ZERO);
+    match bug {
+        // A failure opens a one-call breaker for no time; two calls arrive with it: the first is the
+        // probe (its attempt still running), the second is let through beside it.
+        LoadBug::HalfOpenAdmitsAll => {
+            let circuit = CircuitContract {
+                window: 1,
+                min_calls: 1,
+                failure_percent: 1,
+                open_for: VDuration::ZERO,
+                half_open_probes: 1,
+                ..CircuitContract::DEFAULT
+            };
+            let calls = vec![
+                at_once(vec![Step::instant(Outcome::Transient)]),
+                at_once(vec![Step::new(ns(1), Outcome::Ok)]),
+                at_once(vec![]),
+            ];
+            Case::new(Policy { circuit: Some(circuit), ..simplest }, Schedule::new(calls), 0)
+        }
+        // A bulkhead of one slot: two calls arrive together, the first's attempt still running when the
+        // second dispatches (limit + 1 calls).
+        LoadBug::BulkheadOffByOne => {
+            let bulkhead = BulkheadContract { max_in_flight: 1, queue_max: 0 };
+            let calls = vec![at_once(vec![Step::new(ns(1), Outcome::Ok)]), at_once(vec![])];
+            Case::new(Policy { bulkhead: Some(bulkhead), ..simplest }, Schedule::new(calls), 0)
+        }
+        // An empty bucket (burst 0, refilled every nanosecond) dispatches at once: one call, sequential.
+        LoadBug::LimiterBurstPlusOne => {
+            let limiter = LimiterContract { burst: 0, refill_every: ns(1) };
+            Case::new(Policy { limiter: Some(limiter), ..simplest }, Schedule::new(vec![CallScript::new(vec![])]), 0)
+        }
+        // Cancelled 1 ns after it starts, the call's 2 ns attempt ends at 2 ns: one call, sequential.
+        LoadBug::CancelledAttemptKeepsRunning => {
+            let call = CallScript { cancel_after: Some(ns(1)), ..CallScript::new(vec![Step::new(ns(2), Outcome::Ok)]) };
+            Case::new(simplest, Schedule::new(vec![call]), 0)
+        }
+    }
+}

@@ -1,0 +1,78 @@
+//! The planted load bugs: each is found by a normal run with overlapping calls on (`Config::concurrency`)
+//! within 100,000 cases on several seeds, shrinks to its canonical minimum, and is pinned by a checked-in
+//! `known_violation` fixture (`TIMELAW_BLESS=1` rewrites them).
+
+mod common;
+
+use common::planted_load::{load_minimum, LoadBug, LoadPlanted, LOAD_BUGS};
+use timelaw::core::reference::{Policy, Reference};
+use timelaw::core::Case;
+use timelaw::laws::{Catalogue, Verdict};
+use timelaw::runner::{run, Silent};
+use timelaw::Config;
+
+const PLANTED_DIR: &str = "tests/fixtures/planted";
+const CASES_MAX: u64 = 100_000;
+const SEEDS: [u64; 3] = [0, 1, 2];
+
+fn config(seed: u64) -> Config {
+    Config { cases: CASES_MAX, seed, threads: 1, concurrency: true, ..Config::default() }
+}
+
+/// The first violation of `law` by `bug` in a normal run with concurrency on: its case index and its minimum.
+fn found(bug: LoadBug, law: &str, seed: u64) -> (u64, Case<Policy>) {
+    let laws = Catalogue::standard().select(&[law]).unwrap();
+    let output = run(&LoadPlanted(bug), &laws, &config(seed), &Silent);
+    let example = output.laws[0].counterexamples.first().unwrap_or_else(|| panic!("{bug:?} not found (seed {seed})"));
+    (example.case_index, example.shrunk.clone())
+}
+
+fn verdict<S: timelaw::core::Subject<Config = Policy>>(subject: &S, law: &str, case: &Case<Policy>) -> Verdict {
+    let law = *Catalogue::standard().get(law).unwrap();
+    timelaw::eval::evaluate(subject, case, Config::default().limits, false).judge(&law, case)
+}
+
+#[test]
+fn each_planted_load_bug_is_found_and_shrinks_to_its_minimum() {
+    let mut failures = Vec::new();
+    for (bug, law) in LOAD_BUGS {
+        for seed in SEEDS {
+            let (index, minimum) = found(bug, law, seed);
+            assert!(index < CASES_MAX, "{bug:?} found at case {index}");
+            if minimum != load_minimum(bug) {
+                failures.push(format!("{bug:?} (seed {seed}) shrank to {}", serde_json::to_string(&minimum).unwrap()));
+            }
+        }
+        if !verdict(&LoadPlanted(bug), law, &load_minimum(bug)).is_violated() {
+            failures.push(format!("{bug:?}: the stated minimum does not violate {law}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The reference, on each planted minimum, keeps the law the planted bug breaks.
+#[test]
+fn the_reference_keeps_what_the_planted_load_bugs_break() {
+    for (bug, law) in LOAD_BUGS {
+        let judged = verdict(&Reference, law, &load_minimum(bug));
+        assert!(!judged.is_violated(), "{bug:?}: the reference on the same case: {judged}");
+    }
+}
+
+#[test]
+fn checked_in_planted_load_fixtures_are_the_current_minima() {
+    let scratch = std::env::temp_dir().join(format!("timelaw-bless-load-{}", std::process::id()));
+    for (bug, law) in LOAD_BUGS {
+        let name = format!("{bug:?}");
+        let config = Config { cases: CASES_MAX, concurrency: true, ..Config::default() };
+        common::bless::assert_planted_fixture_current_with(
+            &LoadPlanted(bug),
+            law,
+            &name,
+            config,
+            PLANTED_DIR,
+            &scratch,
+        );
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+}
