@@ -156,3 +156,27 @@ fn a_wall_jump_is_no_action_of_the_call_it_is_recorded_under() {
         "interleave": [7, 7, 7, 7, 7, 7, 7, 7]}"#;
     check(config, schedule, &[ids::RETRY_BUDGET_ADMITS_WITH_ROOM, ids::RETRY_BUDGET_RESPECTED]);
 }
+
+#[test]
+fn a_call_that_records_nothing_of_its_own_was_decided_at_its_end() {
+    // Found by fuzzing under load. Call 3 is cancelled at once and records only its start and end; it
+    // ran in one poll after call 2's probe closed the breaker, so it took no probe slot from call 2.
+    let config = r#"{"max_attempts": 1, "backoff": {"constant": {"delay": "0"}}, "delay_max": "0",
+        "circuit": {"window": 2, "min_calls": 2, "failure_percent": 1, "open_for": "1ns", "half_open_probes": 1}}"#;
+    let schedule = r#"{"calls": [
+        {"steps": [{"duration": "0", "outcome": "transient"}], "arrival": "0"},
+        {"steps": [], "arrival": "0"},
+        {"steps": [], "arrival": "1ns"},
+        {"steps": [], "cancel_after": "0", "arrival": "1ns"},
+        {"steps": [], "arrival": "1ns"},
+        {"steps": [{"duration": "0", "outcome": "transient"}], "arrival": "1ns"},
+        {"steps": [], "arrival": "1ns"}]}"#;
+    let laws = [
+        ids::CIRCUIT_CLOSES_AFTER_PROBES,
+        ids::CIRCUIT_HALF_OPEN_AFTER_COOLDOWN,
+        ids::CIRCUIT_PROBE_SLOT_FREED,
+        ids::CIRCUIT_CLOSED_ADMITS,
+        ids::CIRCUIT_PROBES_SETTLE_AS_DECLARED,
+    ];
+    check(config, schedule, &laws);
+}

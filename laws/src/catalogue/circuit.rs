@@ -51,10 +51,12 @@ pub fn replay_breaker(
 /// Where a call's admission was decided: its first event of its own after its start (an attempt, a
 /// refusal, the open breaker turning half-open for it, a failed clock read: the call is past the
 /// breaker's door in the poll that records it; a call that started while the breaker was closed may be
-/// decided only after another call's result opened it, at the same instant), else its start.
+/// decided only after another call's result opened it, at the same instant), else its end (a call that
+/// records nothing of its own ran to its end in one poll), else its start.
 fn decided_at(call: &[Event]) -> (u32, VInstant) {
     let decision = call.iter().find(|event| shows_decision(&event.kind));
-    decision.map_or((call[0].seq, call[0].at), |event| (event.seq, event.at))
+    let end = || call.iter().rev().find(|event| matches!(event.kind, EventKind::CallEnd { .. }));
+    decision.or_else(end).map_or((call[0].seq, call[0].at), |event| (event.seq, event.at))
 }
 
 /// `true` for an event of a call's own after its start: the poll that records it has taken the call past
