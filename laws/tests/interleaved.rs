@@ -358,3 +358,39 @@ fn concurrent_probe_results_settle_as_the_contract_says() {
     check_law(id, breaker(2), &concurrent_probes(), Expect::Vacuous);
     check_law(id, Contract::default(), &concurrent_probes(), Expect::NotApplicable);
 }
+
+/// [`concurrent_probes`] with the breaker's transitions reported: call 1's probe turns it half-open and
+/// its success closes it again, after call 2's probe started beside it.
+fn concurrent_probes_reported() -> Trace {
+    use timelaw_core::CircuitState::{Closed, HalfOpen, Open};
+    let moved = |from, to| EventKind::CircuitTransition { from, to };
+    let refused = EventKind::CallEnd { result: CallResult::Err(ErrorKind::CircuitOpen) };
+    hand_built(&[
+        (0, 0, 0, START),
+        (0, 0, 1, ATTEMPT),
+        (1, 0, 1, FAILED),
+        (1, 0, 0, moved(Closed, Open)),
+        (1, 0, 0, RETURNED_ERR),
+        (5, 4, 0, START),
+        (5, 4, 0, EventKind::Rejected { reason: timelaw_core::Rejection::CircuitOpen }),
+        (5, 4, 0, refused),
+        (11, 1, 0, START),
+        (11, 1, 0, moved(Open, HalfOpen)),
+        (11, 1, 1, ATTEMPT),
+        (11, 2, 0, START),
+        (11, 2, 1, ATTEMPT),
+        (12, 1, 1, SUCCEEDED),
+        (12, 1, 0, moved(HalfOpen, Closed)),
+        (12, 1, 0, RETURNED_OK),
+        (12, 2, 1, SUCCEEDED),
+        (12, 2, 0, RETURNED_OK),
+    ])
+}
+
+#[test]
+fn a_probe_beside_one_whose_success_later_closes_the_breaker_counts() {
+    let probes = concurrent_probes_reported();
+    check_law(ids::HALF_OPEN_PROBE_LIMIT, breaker(2), &probes, Expect::Holds);
+    // Call 2's probe started while call 1's was in flight, before the breaker closed: one too many.
+    check_law(ids::HALF_OPEN_PROBE_LIMIT, breaker(1), &probes, Expect::At(12));
+}

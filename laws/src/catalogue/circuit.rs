@@ -202,6 +202,9 @@ fn half_open_probe_limit(observation: &Observation<'_>) -> Verdict {
     let limit = observation.contract.circuit.into_stated().map_or(0, |circuit| circuit.half_open_probes);
     let reports =
         observation.trace.events.iter().any(|event| matches!(event.kind, EventKind::CircuitTransition { .. }));
+    if reports && BreakerSpec::of(observation.contract).is_some() && calls_interleave(&observation.trace.events) {
+        return probes_in_reported_periods(&observation.trace.events, limit);
+    }
     // Probes used in the current half-open period; `None` outside one.
     let mut period: Option<u32> = None;
     replay_breaker(observation, |facts, admission, before| {
@@ -225,6 +228,38 @@ fn half_open_probe_limit(observation: &Observation<'_>) -> Verdict {
         }
         Some(verdict)
     })
+}
+
+/// [`HALF_OPEN_PROBE_LIMIT`] over overlapping calls of a subject that reports its transitions: in each
+/// half-open period it reports (from a transition to half-open to the next transition out of it), the
+/// calls whose first attempt starts in the period and that are not cancelled (a cancelled probe frees its
+/// slot) number at most `limit`. A probe whose success later closes the breaker ends the period only
+/// then, so a second probe started beside it counts.
+fn probes_in_reported_periods(events: &[Event], limit: u32) -> Verdict {
+    use timelaw_core::CircuitState;
+    let mut cancelled = CallSet::default();
+    for event in events {
+        if event.kind == (EventKind::CallEnd { result: CallResult::Err(ErrorKind::Cancelled) }) {
+            cancelled.set(event.call, true);
+        }
+    }
+    let (mut started, mut used, mut verdict) = (CallSet::default(), None::<u32>, Verdict::Vacuous);
+    for event in events {
+        match event.kind {
+            EventKind::CircuitTransition { to: CircuitState::HalfOpen, .. } => used = Some(0),
+            EventKind::CircuitTransition { from: CircuitState::HalfOpen, .. } => used = None,
+            EventKind::AttemptStart if started.set(event.call, true) && !cancelled.contains(event.call) => {
+                let Some(count) = used.as_mut() else { continue };
+                *count += 1;
+                if *count > limit {
+                    return Verdict::violated_at(event.seq, "half-open let more probes through than half_open_probes");
+                }
+                verdict = Verdict::Holds;
+            }
+            _ => {}
+        }
+    }
+    verdict
 }
 
 /// A refusal law over the breaker model: calls for which `owed(admission, phase before)` says the model
