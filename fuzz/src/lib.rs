@@ -31,7 +31,7 @@ fn standard() -> &'static Catalogue {
 /// On the first violation that is not masked: libFuzzer saves the input as a crash artifact, and the
 /// message names the law and the case.
 pub fn check_bytes_except_known<S: ConfigDomain>(subject: &S, data: &[u8]) {
-    timelaw::fuzz::check_bytes_except(subject, standard(), KNOWN_VIOLATIONS, data);
+    timelaw::fuzz::check_bytes_except(subject, standard(), known_here(), data);
 }
 
 /// As [`check_bytes_except_known`], with the bytes decoded to overlapping calls
@@ -42,5 +42,27 @@ pub fn check_bytes_except_known<S: ConfigDomain>(subject: &S, data: &[u8]) {
 /// # Panics
 /// As [`check_bytes_except_known`].
 pub fn check_bytes_concurrent_except_known<S: ConfigDomain>(subject: &S, data: &[u8]) {
-    timelaw::fuzz::check_bytes_decoded(subject, standard(), KNOWN_VIOLATIONS, data, timelaw::fuzz::Decoding::Concurrent);
+    timelaw::fuzz::check_bytes_decoded(subject, standard(), known_here(), data, timelaw::fuzz::Decoding::Concurrent);
+}
+
+/// Findings that panic only where overflow checks are on (fuzz builds, `cargo test`) and a release replay
+/// does not reproduce, so no fixture pins them (docs/findings.md says so): masked for the fuzz targets
+/// like the checked-in known violations.
+const DEBUG_ONLY: &[timelaw::fuzz::KnownViolation] = &[
+    timelaw::fuzz::KnownViolation {
+        subject: "governor",
+        law: "never_panics",
+        message: "the subject panicked: attempt to multiply with overflow",
+    },
+    timelaw::fuzz::KnownViolation {
+        subject: "governor",
+        law: "never_panics",
+        message: "the subject panicked: attempt to add with overflow",
+    },
+];
+
+/// [`KNOWN_VIOLATIONS`] and [`DEBUG_ONLY`].
+fn known_here() -> &'static [timelaw::fuzz::KnownViolation] {
+    static KNOWN: OnceLock<Vec<timelaw::fuzz::KnownViolation>> = OnceLock::new();
+    KNOWN.get_or_init(|| KNOWN_VIOLATIONS.iter().chain(DEBUG_ONLY).copied().collect())
 }
