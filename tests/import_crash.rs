@@ -10,9 +10,10 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::planted::{Bug, Planted, BUGS};
+use common::planted_load::{LoadBug, LoadPlanted, LOAD_BUGS};
 use timelaw::core::SplitMix64;
 use timelaw::fixture::{self, Fixture, Source};
-use timelaw::fuzz::first_violation;
+use timelaw::fuzz::{first_violation, violations_decoded, Decoding};
 use timelaw::laws::Catalogue;
 use timelaw::reference::Policy;
 use timelaw::{Config, DynSubject, Registry};
@@ -105,6 +106,48 @@ fn imported_crashes_shrink_to_the_random_search_fixture() {
     check(Bug::TimeoutAsOk, 0);
     check(Bug::SleepsAfterLast, 0);
     check(Bug::TieNotExpired, 0);
+}
+
+/// The first byte string of stream `seed` whose case, decoded to overlapping calls, violates the load
+/// bug's law before any other law: what a crash artifact of a concurrent fuzz target looks like.
+fn load_crash_bytes(bug: LoadBug, seed: u64) -> Vec<u8> {
+    let law = LOAD_BUGS.iter().find(|(known, _)| *known == bug).map(|(_, law)| *law).expect("in LOAD_BUGS");
+    let (laws, mut rng) = (Catalogue::standard(), SplitMix64::new(seed));
+    for _ in 0..TRIES_MAX {
+        let length = rng.below(4 * BYTES_MAX + 1);
+        let bytes: Vec<u8> = (0..length).map(|_| rng.next_u64() as u8).collect(); // the low byte: truncation meant
+        let found = violations_decoded(&LoadPlanted(bug), &laws, &bytes, Decoding::Concurrent);
+        if found.first().is_some_and(|(first, _)| *first == law) {
+            return bytes;
+        }
+    }
+    panic!("no byte string of stream {seed} among {TRIES_MAX} violates {law} first for {bug:?}");
+}
+
+/// A concurrent target's crash imports with `--concurrency` (`Config::concurrency`) to the checked-in
+/// fixture random search found with `--concurrency`: the same case, under the same file name.
+#[test]
+fn a_concurrent_crash_imports_with_concurrency_to_the_random_search_fixture() {
+    for bug in [LoadBug::BulkheadOffByOne, LoadBug::HalfOpenAdmitsAll] {
+        let dir = scratch(&format!("{bug:?}"));
+        let artifact = dir.join("crash-concurrent");
+        std::fs::write(&artifact, load_crash_bytes(bug, 0)).unwrap();
+        let name = timelaw::core::Subject::name(&LoadPlanted(bug)).to_owned();
+        let mut registry = Registry::new();
+        registry.add(LoadPlanted(bug));
+        let subject: &dyn DynSubject = registry.get(&name).unwrap();
+        let config = Config { concurrency: true, ..Config::default() };
+        let written = subject.import_crash(&Catalogue::standard(), &artifact, &dir.join("fixtures"), &config).unwrap();
+        let imported: Fixture<Policy> = fixture::parse(&written, &fixture::read_text(&written).unwrap()).unwrap();
+        let file_name = written.file_name().unwrap().to_str().unwrap().to_owned();
+        let pinned = Path::new(PLANTED_DIR).join(&file_name);
+        assert!(pinned.exists(), "{bug:?}: imported as {file_name}, which is no checked-in fixture");
+        let expected: Fixture<Policy> = fixture::parse(&pinned, &fixture::read_text(&pinned).unwrap()).unwrap();
+        assert_eq!(imported.case, expected.case, "{bug:?}");
+        assert_eq!(imported.verdict, expected.verdict, "{bug:?}");
+        assert_eq!(imported.provenance.source, Source::Fuzz);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
 
 /// The artifacts `TIMELAW_CRASH_ARTIFACTS` names: the file itself, or the `crash-*` files of the folder,
