@@ -87,11 +87,44 @@ use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
 use crate::exec::{with_async_world, AsyncWorld};
+use crate::schedule::CallScript;
 use crate::time::VInstant;
 use crate::trace::CallResult;
 use crate::world::{Abort, CallInfo, LimitKind, World};
 
 type CallFuture<'s> = Pin<Box<dyn Future<Output = Result<CallResult, Abort>> + 's>>;
+
+/// When call `index` (its `script`) starts, if that is known yet: at its arrival, never before the
+/// previous call started (`opened_at`); without an arrival, `gap_before` after the previous call ended
+/// (`previous_ended`, `None` while it runs), or after the start of the case for the first call. The rule
+/// every driver of overlapping calls follows ([`run_async_calls`], the tokio driver).
+///
+/// ```
+/// use timelaw_core::concurrent::arrival_instant;
+/// use timelaw_core::{CallScript, VDuration, VInstant};
+///
+/// let at = |ms| VInstant::EPOCH.saturating_add(VDuration::from_millis(ms));
+/// let arriving = CallScript::new(vec![]).arriving(VDuration::from_millis(5));
+/// assert_eq!(arrival_instant(&arriving, 1, Some(at(8)), None), Some(at(8))); // not before call 0 started
+/// let after_gap = CallScript { gap_before: VDuration::from_millis(2), ..CallScript::new(vec![]) };
+/// assert_eq!(arrival_instant(&after_gap, 1, None, Some(at(3))), Some(at(5)));
+/// assert_eq!(arrival_instant(&after_gap, 1, None, None), None); // call 0 still runs
+/// ```
+pub fn arrival_instant(
+    script: &CallScript,
+    index: usize,
+    opened_at: Option<VInstant>,
+    previous_ended: Option<VInstant>,
+) -> Option<VInstant> {
+    match script.arrival {
+        Some(offset) => {
+            let at = VInstant::EPOCH.saturating_add(offset);
+            Some(opened_at.map_or(at, |opened| at.max(opened)))
+        }
+        None if index == 0 => Some(VInstant::EPOCH.saturating_add(script.gap_before)),
+        None => previous_ended.map(|ended| ended.saturating_add(script.gap_before)),
+    }
+}
 
 /// Serves every call of the World's schedule concurrently: `serve(world, call)` builds the future of one
 /// call, started at the call's arrival; its output is the call's result. See the module docs.
@@ -156,14 +189,8 @@ impl<'s> Driver<'_, 's> {
     fn next_arrival(&self) -> Option<VInstant> {
         let index = self.tasks.len();
         let script = self.handle.with(|w| w.schedule().calls.get(index).cloned())?;
-        match script.arrival {
-            Some(offset) => {
-                let at = VInstant::EPOCH.saturating_add(offset);
-                Some(self.opened_at.map_or(at, |opened| at.max(opened)))
-            }
-            None if index == 0 => Some(VInstant::EPOCH.saturating_add(script.gap_before)),
-            None => self.ended_at[index - 1].map(|ended| ended.saturating_add(script.gap_before)),
-        }
+        let previous_ended = index.checked_sub(1).and_then(|previous| self.ended_at[previous]);
+        arrival_instant(&script, index, self.opened_at, previous_ended)
     }
 
     /// Starts every call arriving by now; their indices.

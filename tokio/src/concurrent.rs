@@ -53,6 +53,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Wake, Waker};
 
+use timelaw_core::concurrent::arrival_instant;
 use timelaw_core::{Abort, CallInfo, CallResult, LimitKind, VInstant, World};
 
 use crate::cancel::Cancellable;
@@ -253,14 +254,8 @@ where
     fn next_arrival(&self) -> Option<VInstant> {
         let index = self.tasks.len();
         let script = self.world.with(|world| Ok(world.schedule().calls.get(index).cloned())).ok()??;
-        match script.arrival {
-            Some(offset) => {
-                let at = VInstant::EPOCH.saturating_add(offset);
-                Some(self.opened_at.map_or(at, |opened| at.max(opened)))
-            }
-            None if index == 0 => Some(VInstant::EPOCH.saturating_add(script.gap_before)),
-            None => self.ended_at[index - 1].map(|ended| ended.saturating_add(script.gap_before)),
-        }
+        let previous_ended = index.checked_sub(1).and_then(|previous| self.ended_at[previous]);
+        arrival_instant(&script, index, self.opened_at, previous_ended)
     }
 
     /// Cuts the calls whose cancellation instant lies strictly before tokio's instant (tokio woke up to
