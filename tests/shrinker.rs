@@ -89,7 +89,7 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
 }
 
 /// Every shrink pass, in the order they run.
-const PASSES: [&str; 16] = [
+const PASSES: [&str; 17] = [
     "drop_calls",
     "fold_calls",
     "serialize",
@@ -97,6 +97,7 @@ const PASSES: [&str; 16] = [
     "drop_steps",
     "merge_steps",
     "lower_repeats",
+    "drop_paired",
     "simplify_outcomes",
     "rewrite_pairs",
     "shrink_config",

@@ -12,7 +12,7 @@ pub(super) type Pass<S> = fn(&mut Shrinker<'_, S>) -> bool;
 /// shrinks the shape (calls, steps, outcomes) runs before the config passes, while the config that
 /// lets a simpler schedule fail is still there (a rate limit becomes a transient failure before the
 /// delay its retry-after stood in for is lowered away).
-pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 16] {
+pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 17] {
     [
         ("drop_calls", drop_calls::<S>),
         ("fold_calls", super::merge::fold_calls::<S>),
@@ -21,6 +21,7 @@ pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 16
         ("drop_steps", drop_steps::<S>),
         ("merge_steps", super::merge::merge_steps::<S>),
         ("lower_repeats", lower_repeats::<S>),
+        ("drop_paired", super::paired::drop_paired::<S>),
         ("simplify_outcomes", super::outcomes::simplify_outcomes::<S>),
         ("rewrite_pairs", super::outcomes::rewrite_pairs::<S>),
         ("shrink_config", shrink_config::<S>),
