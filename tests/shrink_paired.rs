@@ -27,8 +27,20 @@ fn check(slip: Slip, start: &str, expect: Case<Policy>) {
 
 /// A policy in the corpus's JSON form with the given backoff, cap, attempts and limits.
 fn policy(max_attempts: u32, backoff: &str, delay_max: &str, deadline: &str, sleep_budget: &str) -> String {
+    policy_honouring(max_attempts, backoff, delay_max, deadline, sleep_budget, false)
+}
+
+/// [`policy`], honouring retry-after or not.
+fn policy_honouring(
+    max_attempts: u32,
+    backoff: &str,
+    delay_max: &str,
+    deadline: &str,
+    sleep_budget: &str,
+    honour: bool,
+) -> String {
     format!(
-        r#"{{"max_attempts":{max_attempts},"backoff":{backoff},"delay_max":"{delay_max}","jitter":"none","retry_on":{{"transient":true,"rate_limited":true,"timeout":true}},"honor_retry_after":false,"attempt_timeout":null,"deadline":{deadline},"sleep_budget":{sleep_budget},"circuit":null,"retry_budget":null}}"#
+        r#"{{"max_attempts":{max_attempts},"backoff":{backoff},"delay_max":"{delay_max}","jitter":"none","retry_on":{{"transient":true,"rate_limited":true,"timeout":true}},"honor_retry_after":{honour},"attempt_timeout":null,"deadline":{deadline},"sleep_budget":{sleep_budget},"circuit":null,"retry_budget":null}}"#
     )
 }
 
@@ -64,4 +76,15 @@ fn a_dropped_retry_gives_its_delay_back_to_the_deadline() {
     let constant = r#"{"constant":{"delay":"50.615257ms"}}"#;
     let start = case(policy(4, constant, "50.615257ms", "\"151.845771ms\"", "null"), transients(3));
     check(Slip::DeadlineSleepStrict, &start, canonical(CorpusBug::Slip(Slip::DeadlineSleepStrict)));
+}
+
+#[test]
+fn a_rate_limit_becomes_a_transient_failure_with_its_retry_after_as_the_delay() {
+    // A 1 ns retry-after honoured over a 0 ns delay, under a 0 ns budget: the slip sleeps it. As a
+    // transient failure alone it sleeps 0 ns; with the first delay raised to 1 ns it sleeps 1 ns again.
+    let constant = r#"{"constant":{"delay":"0"}}"#;
+    let config = policy_honouring(2, constant, "1ns", "null", "\"0\"", true);
+    let limited = r#"{"calls":[{"gap_before":"0","steps":[{"duration":"0","outcome":{"rate_limited":{"retry_after":"1ns"}}}],"cancel_after":null,"idempotent":true}]}"#;
+    let start = case(config, limited.to_owned());
+    check(Slip::SleepBudgetForgetsNextDelay, &start, canonical(CorpusBug::Slip(Slip::SleepBudgetForgetsNextDelay)));
 }

@@ -27,7 +27,8 @@ pub struct Move<C> {
 /// a call's gap into the next, serialize overlapping calls, drop or lower interleaving choices, move
 /// arrivals (together with the next call, earlier alone or with every later call), drop a step, merge two adjacent steps (any outcome), lower a repeat (to
 /// 1 and by one), merge equal neighbours, drop a call's first dispatch with the backoff advanced by one
-/// retry, drop its last dispatch with its retry's delay taken out of the deadline, each simpler config the domain offers (unless its own simpler
+/// retry, drop its last dispatch with its retry's delay taken out of the deadline, make its first
+/// dispatch's rate limit a transient failure with the first delay raised to the retry-after, each simpler config the domain offers (unless its own simpler
 /// configs lead back to `case`'s within three steps: a cycle, in which neither is simpler), each config
 /// number at its minimum, halved and one lower, each group of equal numbers together at the same
 /// values, each pair of near numbers lowered by one amount (all the slack, half, one), no

@@ -1,5 +1,5 @@
-//! Paired drops (`drop_paired`): one failing dispatch dropped together with the config change that
-//! keeps the rest of the call as it was, for failures that need "the k-th retry" where dropping a
+//! Paired drops (`drop_paired`): one failing dispatch dropped (or simplified) together with the config
+//! change that keeps the rest of the call as it was, for failures that need "the k-th retry" where dropping a
 //! dispatch alone moves every later retry:
 //! - the call's first dispatch dropped with the backoff advanced by one retry (the new delay `n` is
 //!   the old delay `n + 1`), so the retries left sleep the delays they slept before: a growing backoff
@@ -7,7 +7,10 @@
 //! - the call's last dispatch dropped with the time its retry slept taken out of the limits that count
 //!   from the call's start (the deadline, the elapsed-time limit), so the last retry left wakes where
 //!   the dropped one woke relative to them: three 50 ms sleeps waking on a 150 ms deadline become two
-//!   waking on a 100 ms one.
+//!   waking on a 100 ms one;
+//! - the call's first dispatch, rate limited, made a transient failure with the backoff's first delay
+//!   raised to its retry-after, so the first retry sleeps what it slept: a rate limit that only stood
+//!   in for a longer delay becomes the simpler outcome.
 //!
 //! Each pair is tried only after the plain drop (the same candidate without the config change) lost
 //! the failure, and only when the config change exists, so a case without a growing backoff, or
@@ -15,7 +18,7 @@
 //! ([`ConfigDomain::with_config_number`]) and are checked on the contract: the backoff pair must
 //! change nothing but the delay sequence (and the smallest delay it promises), and only by one retry.
 
-use timelaw_core::{Case, Contract, VDuration};
+use timelaw_core::{BackoffShape, Case, Contract, Outcome, VDuration};
 use timelaw_generators::ConfigDomain;
 
 use super::engine::Shrinker;
@@ -40,28 +43,62 @@ pub(super) fn one_dispatch_fewer<C: Clone>(case: &Case<C>, call: usize, step: us
 
 /// `config` with its backoff advanced by one retry: one number (the one carrying the first delay) set
 /// to the second delay, so the new delay `n` is the old delay `n + 1` and nothing else of the contract
-/// changes but the smallest delay it promises; `None` for a backoff that does not grow (a drop alone keeps its delays), one without a
-/// jitter-free sequence, or a domain that cannot write it.
+/// changes but the smallest delay it promises; `None` for a backoff that does not grow (a drop alone
+/// keeps its delays), one without a jitter-free sequence, or a domain that cannot write it.
 pub(super) fn advanced_config<S: ConfigDomain + ?Sized>(subject: &S, config: &S::Config) -> Option<S::Config> {
-    let old = subject.contract(config);
-    let shape = old.delays.backoff?;
+    let shape = subject.contract(config).delays.backoff?;
     let (first, second) = (shape.nth(1)?, shape.nth(2)?);
     if second <= first {
         return None;
     }
+    first_delay_set(subject, config, second, |advanced| {
+        (1..=ADVANCE_CHECKED).all(|n| advanced.nth(n) == shape.nth(n + 1))
+    })
+}
+
+/// `config` with the number that carries the backoff's first delay set to `value`, when the new
+/// backoff passes `accept` and nothing else of the contract changes but the delay sequence and the
+/// smallest delay it promises; `None` when no number does that.
+fn first_delay_set<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    config: &S::Config,
+    value: VDuration,
+    accept: impl Fn(BackoffShape) -> bool,
+) -> Option<S::Config> {
+    let old = subject.contract(config);
+    let first = old.delays.backoff?.nth(1)?;
     let numbers = subject.config_numbers(config);
     for (index, _) in numbers.iter().enumerate().filter(|(_, number)| number.value == first.as_nanos()) {
-        let Some(next) = subject.with_config_number(config, index, second.as_nanos()) else { continue };
+        let Some(next) = subject.with_config_number(config, index, value.as_nanos()) else { continue };
         let new = subject.contract(&next);
-        let Some(advanced) = new.delays.backoff else { continue };
-        let delays = timelaw_core::DelayContract { backoff: Some(advanced), min: new.delays.min, ..old.delays };
-        let only_backoff = Contract { delays, ..old };
-        let shifted = (1..=ADVANCE_CHECKED).all(|n| advanced.nth(n) == shape.nth(n + 1));
-        if new == only_backoff && shifted {
+        let Some(backoff) = new.delays.backoff else { continue };
+        let delays = timelaw_core::DelayContract { backoff: Some(backoff), min: new.delays.min, ..old.delays };
+        if new == (Contract { delays, ..old }) && accept(backoff) {
             return Some(next);
         }
     }
     None
+}
+
+/// `case` with the first dispatch of call `call`, rate limited, made a transient failure and the
+/// backoff's first delay raised to its retry-after (the first retry sleeps what it slept when the
+/// retry-after was honoured); `None` when that dispatch is not a lone rate limit, its retry-after is
+/// not longer than the first delay, or no number carries the first delay.
+pub(super) fn rate_limit_as_delay<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    case: &Case<S::Config>,
+    call: usize,
+) -> Option<Case<S::Config>> {
+    let step = *case.schedule.calls.get(call)?.steps.first()?;
+    let Outcome::RateLimited { retry_after } = step.outcome else { return None };
+    let first = subject.contract(&case.config).delays.backoff?.nth(1)?;
+    if step.count() != 1 || retry_after <= first {
+        return None;
+    }
+    let mut next = case.clone();
+    next.config = first_delay_set(subject, &case.config, retry_after, |raised| raised.nth(1) == Some(retry_after))?;
+    next.schedule.calls[call].steps[0].outcome = Outcome::Transient;
+    Some(next)
 }
 
 /// `case` with the first dispatch of call `call` dropped and the backoff advanced by one retry.
@@ -120,6 +157,14 @@ pub(super) fn paired_drops<S: ConfigDomain + ?Sized>(
     let mut out = Vec::new();
     if let (Some(plain), Some(paired)) = (one_dispatch_fewer(case, call, 0), advanced(subject, case, call)) {
         let name = format!("call {call}: first dispatch dropped, backoff advanced one retry");
+        out.push(Pair { name, plain, paired });
+    }
+    if let Some(paired) = rate_limit_as_delay(subject, case, call) {
+        let mut plain = case.clone();
+        plain.schedule.calls[call].steps[0].outcome = Outcome::Transient;
+        let name = format!(
+            "call {call}: first dispatch's rate limit made a transient failure, its retry-after the first delay"
+        );
         out.push(Pair { name, plain, paired });
     }
     let last = case.schedule.calls.get(call).map_or(0, |script| script.steps.len().saturating_sub(1));
@@ -200,6 +245,30 @@ mod tests {
     #[track_caller]
     fn check_slept_out(from: Case<Policy>, expect: Option<Case<Policy>>) {
         assert_eq!(slept_out(&Reference, &from, 0), expect);
+    }
+
+    fn limited(retry_after_ns: u64, backoff: Backoff, cap_ns: u64) -> Case<Policy> {
+        let outcome = Outcome::RateLimited { retry_after: VDuration::from_nanos(retry_after_ns) };
+        let policy = Policy { honor_retry_after: true, ..policy(backoff, cap_ns) };
+        Case::new(policy, Schedule::single(vec![Step::instant(outcome)]), 0)
+    }
+
+    #[track_caller]
+    fn check_as_delay(from: Case<Policy>, expect: Option<(Backoff, Outcome)>) {
+        let found = rate_limit_as_delay(&Reference, &from, 0);
+        let found = found.map(|case| (case.config.backoff, case.schedule.calls[0].steps[0].outcome));
+        assert_eq!(found, expect);
+    }
+
+    #[test]
+    fn a_rate_limit_hands_its_retry_after_to_the_first_delay() {
+        let constant = |ns| Backoff::Constant { delay: VDuration::from_nanos(ns) };
+        check_as_delay(limited(1, constant(0), 1), Some((constant(1), Outcome::Transient)));
+        check_as_delay(limited(3, linear(1, 2), 5), Some((linear(3, 2), Outcome::Transient)));
+        // Not longer than the first delay: the plain simplification keeps the sleep.
+        check_as_delay(limited(1, constant(1), 1), None);
+        // Past the cap: no valid config holds that first delay.
+        check_as_delay(limited(2, constant(0), 1), None);
     }
 
     #[test]

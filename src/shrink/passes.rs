@@ -127,9 +127,7 @@ pub(super) fn merge_equal_neighbours(script: &mut CallScript) {
     let mut steps: Vec<timelaw_core::Step> = Vec::with_capacity(script.steps.len());
     for step in script.steps.drain(..) {
         match steps.last_mut() {
-            Some(last)
-                if last.repeated(1) == step.repeated(1) && last.count().checked_add(step.count()).is_some() =>
-            {
+            Some(last) if last.repeated(1) == step.repeated(1) && last.count().checked_add(step.count()).is_some() => {
                 *last = last.repeated(last.count() + step.count());
             }
             _ => steps.push(step),
