@@ -62,7 +62,8 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
     // remove, transients to turn into successes, durations to zero, a seed to zero and a wall jump to drop.
     // Each pass must have tried a candidate and kept one, except those this case gives nothing to do:
     // plain steps to `lower_repeats` (`a_long_failure_run_shrinks_by_lowering_its_repeat_count` is its
-    // test), no call to fold, step to merge or pair to rewrite once the others dropped them, no number left once the
+    // test), no dispatch the bug needs dropped with the backoff or the deadline (`tests/shrink_paired.rs`
+    // is its test), no call to fold, step to merge or pair to rewrite once the others dropped them, no number left once the
     // simplest config is kept (`the_new_moves_reach_their_minima` tests those three), and no outcome to
     // simplify once the steps are dropped (outcomes go before the config, in the order's order, and the
     // one transient left is the bug's); the case is sequential, so the passes over overlapping calls have
@@ -73,7 +74,8 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
         assert!(pass.tried >= pass.accepted, "{pass:?}");
         let idle = [
             "lower_repeats",
-                    "fold_calls",
+            "drop_paired",
+            "fold_calls",
             "merge_steps",
             "shrink_numbers",
             "rewrite_pairs",
