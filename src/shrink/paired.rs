@@ -14,7 +14,7 @@
 //!
 //! Each pair is tried only after the plain drop (the same candidate without the config change) lost
 //! the failure, and only when the config change exists, so a case without a growing backoff, or
-//! without a limit, pays nothing. Both config changes go through the domain's own numbers
+//! without a limit, pays nothing. The config changes go through the domain's own numbers
 //! ([`ConfigDomain::with_config_number`]) and are checked on the contract: the backoff pair must
 //! change nothing but the delay sequence (and the smallest delay it promises), and only by one retry.
 
@@ -148,7 +148,7 @@ pub(super) struct Pair<C> {
     pub(super) paired: Case<C>,
 }
 
-/// The paired drops of call `call` of `case` (see the module docs): at most two.
+/// The paired drops of call `call` of `case` (see the module docs): at most three.
 pub(super) fn paired_drops<S: ConfigDomain + ?Sized>(
     subject: &S,
     case: &Case<S::Config>,
