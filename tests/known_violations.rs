@@ -12,7 +12,7 @@ use timelaw::replay::replay_file;
 use timelaw::{Config, ReplayOutcome};
 
 /// Stored verdict: violated at event 8, "slept 1ns, above the cap 0ms".
-const PLANTED: &str = "tests/fixtures/planted/delay_within_cap--planted-uncapped-delay--e71b9b64904627a7.json";
+const PLANTED: &str = "tests/fixtures/planted/delay_within_cap--planted-uncapped-delay--b312b7cc864e8cd8.json";
 
 fn registry() -> Registry {
     let mut registry = Registry::builtin();

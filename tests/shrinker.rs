@@ -62,7 +62,8 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
     // remove, transients to turn into successes, durations to zero, a seed to zero and a wall jump to drop.
     // Each pass must have tried a candidate and kept one, except those this case gives nothing to do:
     // plain steps to `lower_repeats` (`a_long_failure_run_shrinks_by_lowering_its_repeat_count` is its
-    // test), no call to fold, step to merge or pair to rewrite once the others dropped them, no number left once the
+    // test), no dispatch the bug needs dropped with the backoff or the deadline (`tests/shrink_paired.rs`
+    // is its test), no call to fold, step to merge or pair to rewrite once the others dropped them, no number left once the
     // simplest config is kept (`the_new_moves_reach_their_minima` tests those three), and no outcome to
     // simplify once the steps are dropped (outcomes go before the config, in the order's order, and the
     // one transient left is the bug's); the case is sequential, so the passes over overlapping calls have
@@ -73,6 +74,7 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
         assert!(pass.tried >= pass.accepted, "{pass:?}");
         let idle = [
             "lower_repeats",
+            "drop_paired",
             "fold_calls",
             "merge_steps",
             "shrink_numbers",
@@ -89,7 +91,7 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
 }
 
 /// Every shrink pass, in the order they run.
-const PASSES: [&str; 16] = [
+const PASSES: [&str; 17] = [
     "drop_calls",
     "fold_calls",
     "serialize",
@@ -97,6 +99,7 @@ const PASSES: [&str; 16] = [
     "drop_steps",
     "merge_steps",
     "lower_repeats",
+    "drop_paired",
     "simplify_outcomes",
     "rewrite_pairs",
     "shrink_config",
@@ -437,11 +440,13 @@ fn a_shorter_schedule_beats_a_simpler_config() {
     // Every attempt times out, so the schedule scripts nothing; the subject goes on past the violation.
     let start = Case::new((16, Some(VDuration::ZERO)), Schedule::single(vec![]), 0);
     let outcome = shrink(&FactorNeeds, &law, start, ShrinkBudget::default(), Limits::default()).unwrap();
-    assert_eq!(outcome.case, Case::new((16, None), transients(9), 0));
+    // Nine transient failures, written in the normal form of equal steps: one step repeated nine times.
+    let nine = Schedule::single(vec![Step::instant(Outcome::Transient).repeated(9)]);
+    assert_eq!(outcome.case, Case::new((16, None), nine.clone(), 0));
     // Given the long schedule and the factor of 16, the schedule shrinks and the factor stays.
     let long = Case::new((16, None), transients(40), 0);
     let outcome = shrink(&FactorNeeds, &law, long, ShrinkBudget::default(), Limits::default()).unwrap();
-    assert_eq!(outcome.case, Case::new((16, None), transients(9), 0));
+    assert_eq!(outcome.case, Case::new((16, None), nine, 0));
 }
 
 /// The shrinker's minimum of `start` for the reference interpreter under the law `check` builds.

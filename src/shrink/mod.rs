@@ -5,7 +5,10 @@
 //! debugging over calls and over each call's steps), `fold_calls` (a call removed with its gap folded into the next
 //! call's), `serialize` (every arrival dropped: overlapping calls run one after another, no gap, or the first
 //! waiting for its old arrival, or each waiting the old time between arrivals), `shrink_interleave` (no choices,
-//! trailing zeros trimmed, chunks dropped, each choice towards 0: first-come order), `merge_steps` (two adjacent steps made one, with any outcome, simplest first), `lower_repeats`,
+//! trailing zeros trimmed, chunks dropped, each choice towards 0: first-come order), `merge_steps` (two adjacent steps made one, with any outcome, simplest first), `lower_repeats` (equal adjacent steps
+//! merged into one repeated step, then each repeat lowered), `drop_paired` (a dispatch dropped with the backoff
+//! advanced by one retry, or with its retry's delay taken out of the deadline, or a first rate limit made a
+//! transient failure with its retry-after as the first delay, where the move alone loses the failure),
 //! `simplify_outcomes` (toward `ok`, `transient`, `fatal`, `rate_limited`, `hang` in that order; a hang given up at
 //! once, after the attempt timeout (the instant the timeout cut it) or one nanosecond past its call's
 //! cancellation), `rewrite_pairs` (two adjacent steps given new outcomes at once, with a smaller sum of ranks:
@@ -47,6 +50,7 @@ mod moves;
 mod numbers;
 pub mod order;
 mod outcomes;
+mod paired;
 mod passes;
 mod shift;
 

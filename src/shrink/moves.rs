@@ -26,7 +26,9 @@ pub struct Move<C> {
 /// Every single move the shrinker may make from `case`, in the order of its passes: drop a call, fold
 /// a call's gap into the next, serialize overlapping calls, drop or lower interleaving choices, move
 /// arrivals (together with the next call, earlier alone or with every later call), drop a step, merge two adjacent steps (any outcome), lower a repeat (to
-/// 1 and by one), merge equal neighbours, each simpler config the domain offers (unless its own simpler
+/// 1 and by one), merge equal neighbours, drop a call's first dispatch with the backoff advanced by one
+/// retry, drop its last dispatch with its retry's delay taken out of the deadline, make its first
+/// dispatch's rate limit a transient failure with the first delay raised to the retry-after, each simpler config the domain offers (unless its own simpler
 /// configs lead back to `case`'s within three steps: a cycle, in which neither is simpler), each config
 /// number at its minimum, halved and one lower, each group of equal numbers together at the same
 /// values, each pair of near numbers lowered by one amount (all the slack, half, one), no
@@ -45,6 +47,11 @@ pub fn moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>) -> V
     schedule_moves(case, &mut out);
     concurrency_moves(case, &mut out);
     config_moves(subject, case, &mut out);
+    for call in 0..case.schedule.calls.len() {
+        for pair in super::paired::paired_drops(subject, case, call) {
+            push(&mut out, pair.name, pair.paired);
+        }
+    }
     detail_moves(subject, case, &mut out);
     let outside = case_outside(subject, case).len();
     let rank = subject.config_rank(&case.config);

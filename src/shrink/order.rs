@@ -48,6 +48,14 @@
 //!   switched back on by itself, equal jitter made full, decorrelated backoff made linear), besides the
 //!   numbers' binary searches;
 //! - a wall jump is tried at 1 ns, then just past each limit of the case, before its binary search;
+//! - equal adjacent steps (the same duration and outcome) are merged into one repeated step, the normal
+//!   form of repeats (the same dispatches, fewer step entries: item 4), so every minimum writes a run of
+//!   equal steps as one repeated step;
+//! - a failing dispatch that cannot be dropped alone is dropped with the config change that keeps the
+//!   rest of its call as it was: the call's first dispatch with the backoff advanced by one retry (the
+//!   later delays unchanged), its last with that retry's delay taken out of the deadline and the
+//!   elapsed-time limit; and a first dispatch's rate limit made a transient failure with the backoff's
+//!   first delay raised to its retry-after (`drop_paired`);
 //! - a removed limit that cut attempts (the attempt timeout, the deadline) has its cut attempts written
 //!   out as the transient failures they were, taking as long as they ran;
 //! - a hang may become any simpler outcome lasting until whatever cut it: at once, the attempt

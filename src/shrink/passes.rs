@@ -12,7 +12,7 @@ pub(super) type Pass<S> = fn(&mut Shrinker<'_, S>) -> bool;
 /// shrinks the shape (calls, steps, outcomes) runs before the config passes, while the config that
 /// lets a simpler schedule fail is still there (a rate limit becomes a transient failure before the
 /// delay its retry-after stood in for is lowered away).
-pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 16] {
+pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 17] {
     [
         ("drop_calls", drop_calls::<S>),
         ("fold_calls", super::merge::fold_calls::<S>),
@@ -21,6 +21,7 @@ pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 16
         ("drop_steps", drop_steps::<S>),
         ("merge_steps", super::merge::merge_steps::<S>),
         ("lower_repeats", lower_repeats::<S>),
+        ("drop_paired", super::paired::drop_paired::<S>),
         ("simplify_outcomes", super::outcomes::simplify_outcomes::<S>),
         ("rewrite_pairs", super::outcomes::rewrite_pairs::<S>),
         ("shrink_config", shrink_config::<S>),
@@ -92,7 +93,8 @@ fn drop_steps<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool 
 
 /// Lowers each repeated step's count by binary search: the smallest count in `1..repeat` that keeps the
 /// failure (about log2(repeat) evaluations per step, so 100,000 repeats cost about 17).
-/// Equal neighbours of a repeated step are first merged into it (the same dispatches, fewer steps).
+/// Equal adjacent steps are first merged into one repeated step (the same dispatches, fewer steps: the
+/// normal form of repeats, see [`merge_equal_neighbours`]).
 fn lower_repeats<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
     let mut progress = false;
     for call in 0..shrinker.best.schedule.calls.len() {
@@ -118,13 +120,15 @@ fn lower_repeats<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bo
     progress
 }
 
+/// The normal form of repeats: every run of equal adjacent steps (the same duration and outcome)
+/// written as one step repeated as often as the run's dispatches (the same dispatches, fewer step
+/// entries: smaller by item 4 of [`super::order`]). A run longer than `u32::MAX` dispatches stays split.
 pub(super) fn merge_equal_neighbours(script: &mut CallScript) {
     let mut steps: Vec<timelaw_core::Step> = Vec::with_capacity(script.steps.len());
     for step in script.steps.drain(..) {
         match steps.last_mut() {
-            // Only into or from a repeated step, so scripts without repeats keep their shape.
-            Some(last) if last.repeated(1) == step.repeated(1) && last.count().max(step.count()) > 1 => {
-                *last = last.repeated(last.count().saturating_add(step.count()));
+            Some(last) if last.repeated(1) == step.repeated(1) && last.count().checked_add(step.count()).is_some() => {
+                *last = last.repeated(last.count() + step.count());
             }
             _ => steps.push(step),
         }

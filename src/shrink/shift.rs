@@ -19,35 +19,46 @@ pub(super) fn time_taken_out<S: ConfigDomain + ?Sized>(
     if took.is_zero() {
         return None;
     }
+    let mut next = case.clone();
+    next.config = limits_lowered(subject, &case.config, took)?;
+    next.schedule.calls[call].steps[step].duration = VDuration::ZERO;
+    Some(next)
+}
+
+/// `config` with every config number that carries a limit counting from the call's start (the
+/// deadline, the elapsed-time limit) lowered by `took`; `None` when no limit is at least that long or
+/// the domain cannot write the lowered config. A zero `took` lowers nothing (`None`).
+pub(super) fn limits_lowered<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    config: &S::Config,
+    took: VDuration,
+) -> Option<S::Config> {
+    if took.is_zero() {
+        return None;
+    }
     let limits_of = |config: &S::Config| {
         let contract = subject.contract(config);
         [contract.timing.deadline, contract.timing.retry_elapsed_max]
     };
-    let before = limits_of(&case.config);
+    let before = limits_of(config);
     let values: Vec<u64> =
         before.into_iter().flatten().filter(|limit| *limit >= took).map(VDuration::as_nanos).collect();
-    let mut config = case.config.clone();
+    let mut lowered_config = config.clone();
     let mut moved = false;
-    for (index, number) in subject.config_numbers(&case.config).into_iter().enumerate() {
+    for (index, number) in subject.config_numbers(config).into_iter().enumerate() {
         if !values.contains(&number.value) {
             continue;
         }
         // Only a number that carries a limit (writing it moves the limit), not one equal by chance.
-        let Some(lowered) = subject.with_config_number(&config, index, number.value - took.as_nanos()) else {
+        let Some(lowered) = subject.with_config_number(&lowered_config, index, number.value - took.as_nanos()) else {
             continue;
         };
-        if limits_of(&lowered) != limits_of(&config) {
-            config = lowered;
+        if limits_of(&lowered) != limits_of(&lowered_config) {
+            lowered_config = lowered;
             moved = true;
         }
     }
-    if !moved {
-        return None;
-    }
-    let mut next = case.clone();
-    next.config = config;
-    next.schedule.calls[call].steps[step].duration = VDuration::ZERO;
-    Some(next)
+    moved.then_some(lowered_config)
 }
 
 #[cfg(test)]

@@ -41,6 +41,11 @@ fn transients(count: usize) -> Schedule {
     Schedule::single(vec![Step::instant(Outcome::Transient); count])
 }
 
+/// `count` transient failures in one call, as one repeated step (the normal form of equal steps).
+fn repeated(count: u32) -> Schedule {
+    Schedule::single(vec![Step::instant(Outcome::Transient).repeated(count)])
+}
+
 fn rate_limited(retry_after: VDuration) -> Schedule {
     steps(&[Outcome::RateLimited { retry_after }])
 }
@@ -115,8 +120,8 @@ fn retry_minimum(slip: Slip) -> Option<(Policy, Schedule)> {
             (Policy::new(2, Backoff::Exponential { initial: NS, factor: 2 }, NS2), transients(1))
         }
         // Linear 0 ns + 2 ns under a 1 ns cap: the first delay (0 ns) is below the cap, so the second
-        // (2 ns) goes through uncapped.
-        Slip::CapCheckedOnPrevious => (Policy::new(3, Backoff::Linear { initial: ZERO, step: NS2 }, NS), transients(2)),
+        // (2 ns) goes through uncapped. Two transient failures: one step repeated twice (the normal form).
+        Slip::CapCheckedOnPrevious => (Policy::new(3, Backoff::Linear { initial: ZERO, step: NS2 }, NS), repeated(2)),
         // Full jitter on a 0 ns base: `random % 0` panics.
         Slip::FullJitterModuloBase => (Policy { jitter: Jitter::Full, ..attempts(2, ZERO) }, transients(1)),
         // A transient failure sets the flag, so the fatal error after it is retried (a third attempt).

@@ -17,14 +17,15 @@ pub fn stated_minimum(bug: Bug) -> Case<Policy> {
     match bug {
         // One attempt allowed, one transient failure: the defect makes a second attempt.
         Bug::ExtraAttempt => Case::new(simplest, transients(1), 0),
-        // Delays 0 ns then 1 ns against a 0 ns cap.
+        // Delays 0 ns then 1 ns against a 0 ns cap (two transient failures: one step repeated twice, the
+        // normal form of equal adjacent steps).
         Bug::UncappedDelay => Case::new(
             Policy::new(
                 3,
                 Backoff::Linear { initial: VDuration::ZERO, step: VDuration::from_nanos(1) },
                 VDuration::ZERO,
             ),
-            transients(2),
+            Schedule::single(vec![Step::instant(Outcome::Transient).repeated(2)]),
             0,
         ),
         // A retry allowed, a fatal failure: the defect retries it.
