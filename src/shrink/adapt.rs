@@ -12,7 +12,7 @@
 //! (`retry_elapsed_max`) or a circuit cuts no attempt, so their moves only follow the moved boundaries. The engine
 //! checks every candidate against the domain anyway, so a move that slips is refused, never accepted.
 
-use timelaw_core::{Case, Contract, EventKind, Outcome, Schedule, Step, Trace, VDuration};
+use timelaw_core::{CallResult, Case, Contract, ErrorKind, EventKind, Outcome, Schedule, Step, Trace, VDuration};
 
 use super::order::{shape, Shape};
 
@@ -53,6 +53,23 @@ pub(super) fn adapt<C: Clone>(
     let mut adapted = candidate.clone();
     adapted.schedule = schedule;
     Some((adapted, allowance))
+}
+
+/// The schedule of `candidate` with every duration equal to a config number that moved (or one
+/// nanosecond off it) moved with it, the numbers read as nanoseconds: a limit the subject keeps that
+/// its contract does not state as a boundary (a planted loop's own elapsed-time limit) still has the
+/// durations drawn at it follow it. `old` and `new` are the numbers of the current and the candidate
+/// config; `None` when no duration moves.
+pub(super) fn numbers_followed<C: Clone>(
+    candidate: &Case<C>,
+    old: &[timelaw_generators::ConfigNumber],
+    new: &[timelaw_generators::ConfigNumber],
+) -> Option<Case<C>> {
+    let mut schedule = candidate.schedule.clone();
+    for (from, to) in old.iter().zip(new).filter(|(from, to)| from.name == to.name && from.value != to.value) {
+        remap(&mut schedule, VDuration::from_nanos(from.value), VDuration::from_nanos(to.value));
+    }
+    (schedule != candidate.schedule).then(|| Case { schedule, ..candidate.clone() })
 }
 
 /// Whether the schedule adapted to a change from `old` to `new` is simpler than the plain candidate, so
@@ -136,13 +153,25 @@ fn uncut_to_ends(schedule: &mut Schedule) {
 
 /// Every attempt that timed out in `trace` (cut by its timeout or by the deadline), up to the
 /// violating event when the violation names one, becomes a transient failure taking as long as it ran
-/// (scripting past-the-end attempts explicitly where needed).
+/// (scripting past-the-end attempts explicitly where needed); a call the deadline ended before its
+/// first attempt (a deadline of 0 is checked before any dispatch) gets an instant transient failure
+/// as its first attempt, the failure the deadline stood in for.
 /// Attempts after the violation do not make it, so writing them out would only pad the schedule.
 fn timeouts_to_transients(schedule: &mut Schedule, trace: &Trace, violated_at: Option<u32>) {
     let until = violated_at.map_or(trace.events.len(), |event| event as usize + 1);
+    let mut dispatched = vec![false; schedule.calls.len()];
     for event in trace.events.iter().take(until) {
-        let EventKind::AttemptTimedOut { timeout } = event.kind else { continue };
-        let Some(call) = schedule.calls.get_mut(event.call as usize) else { continue };
-        call.set_step(event.attempt, Step::new(timeout, Outcome::Transient));
+        let index = event.call as usize;
+        let Some(call) = schedule.calls.get_mut(index) else { continue };
+        match event.kind {
+            EventKind::AttemptStart => dispatched[index] = true,
+            EventKind::AttemptTimedOut { timeout } => {
+                call.set_step(event.attempt, Step::new(timeout, Outcome::Transient))
+            }
+            EventKind::CallEnd { result: CallResult::Err(ErrorKind::DeadlineExceeded) } if !dispatched[index] => {
+                call.set_step(1, Step::instant(Outcome::Transient));
+            }
+            _ => {}
+        }
     }
 }

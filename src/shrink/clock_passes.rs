@@ -207,3 +207,20 @@ fn index(number: Number) -> usize {
         Number::JumpSize(i) | Number::JumpPoint(i) | Number::FailCount(i) | Number::FailFrom(i) => i,
     }
 }
+
+/// Step `step` of call `call` taking no time with every backward wall jump turned forward by as much:
+/// a wall clock that stood still (or went back) while the attempt took time, made a wall clock that
+/// moves while the attempt takes none (the two clocks disagree the other way round, with no duration
+/// left). `None` when the case has no backward jump or the step already takes no time.
+pub(super) fn instant_with_jumps_forward<C: Clone>(case: &Case<C>, call: usize, step: usize) -> Option<Case<C>> {
+    let duration = case.schedule.calls.get(call)?.steps.get(step)?.duration;
+    if duration.is_zero() || case.schedule.clock.wall_jumps.iter().all(|jump| jump.by_ns >= 0) {
+        return None;
+    }
+    let mut next = case.clone();
+    next.schedule.calls[call].steps[step].duration = timelaw_core::VDuration::ZERO;
+    for jump in &mut next.schedule.clock.wall_jumps {
+        jump.by_ns = jump.by_ns.saturating_abs();
+    }
+    Some(next)
+}

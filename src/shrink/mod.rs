@@ -48,6 +48,7 @@ mod numbers;
 pub mod order;
 mod outcomes;
 mod passes;
+mod reindex;
 mod shift;
 
 pub use engine::{shrink, shrink_with, Evaluator, NotFailing, PassStats, ShrinkBudget, ShrinkOutcome};

@@ -1,9 +1,10 @@
 //! Every single shrink move from a case ([`moves`]): what "1-minimal" is measured against. A minimum
 //! is 1-minimal when no single move keeps the failure; the checked-in minima are tested that way.
 
-use timelaw_core::{Case, VDuration};
+use timelaw_core::{Case, JumpAt, VDuration};
 use timelaw_generators::{case_outside, ConfigDomain};
 
+use super::clock_passes::instant_with_jumps_forward;
 use super::concurrency::{
     earlier_from, earlier_one, later_to_next, serialized, slack, smaller_choices, swapped, trimmed, with_choices,
 };
@@ -12,6 +13,7 @@ use super::numbers::{near_pairs, tied_groups};
 use super::order::{arrivals, shape, within, Bound};
 use super::outcomes::{rewritten_pairs, simpler_steps};
 use super::passes::{boundaries, merge_equal_neighbours, read, slots, write};
+use super::reindex::{dropped_reindexed, Made};
 use super::shift::time_taken_out;
 
 /// One shrink move applied to a case.
@@ -93,8 +95,28 @@ fn schedule_moves<C: Clone>(case: &Case<C>, out: &mut Vec<Move<C>>) {
         let mut neighbours = case.clone();
         merge_equal_neighbours(&mut neighbours.schedule.calls[call]);
         push(out, format!("merge equal neighbours of call {call}"), neighbours);
+        reindexed_moves(case, call, out);
     }
 }
+
+/// Call `call` dropped with every counted wall-jump point moved down by `by` (to 1 at least), for each
+/// `by` below the largest point (at most [`REINDEX_MAX`]): the pass reads the exact amount from a run.
+fn reindexed_moves<C: Clone>(case: &Case<C>, call: usize, out: &mut Vec<Move<C>>) {
+    let point = |at: JumpAt| match at {
+        JumpAt::Attempt(n) | JumpAt::Sleep(n) => n,
+        JumpAt::Instant(_) => 0,
+    };
+    let largest = case.schedule.clock.wall_jumps.iter().map(|jump| point(jump.at)).max().unwrap_or(0);
+    for by in 1..largest.min(REINDEX_MAX) {
+        let within = Made { attempts: by, sleeps: by };
+        if let Some(next) = dropped_reindexed(case, call, Made::default(), within) {
+            push(out, format!("drop call {call} with the wall jumps' points {by} lower"), next);
+        }
+    }
+}
+
+/// The largest amount [`reindexed_moves`] moves points by.
+const REINDEX_MAX: u32 = 16;
 
 /// Serialized forms; no choices, trailing zeros trimmed, each choice dropped and each lowered; each call
 /// arriving with the next one, and arriving earlier (alone and with every later call) by the whole slack,
@@ -222,6 +244,9 @@ fn detail_moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>, o
                 next.schedule.calls[call].steps[index] = simpler;
                 let (outcome, duration) = (simpler.outcome, simpler.duration);
                 push(out, format!("call {call} step {index} outcome {outcome:?} taking {duration:?}"), next);
+            }
+            if let Some(next) = instant_with_jumps_forward(case, call, index) {
+                push(out, format!("call {call} step {index} taking no time, backward wall jumps forward"), next);
             }
             if let Some(next) = time_taken_out(subject, case, call, index) {
                 push(out, format!("call {call} step {index} taking no time, its time taken out of the limits"), next);

@@ -169,7 +169,19 @@ pub(super) fn coupled_attempt<S: ConfigDomain + ?Sized>(
     if adapted.flatten().is_some_and(|(adapted, allowance)| shrinker.attempt_within(adapted, allowance)) {
         return true;
     }
+    if followed(shrinker, &candidate) {
+        return true;
+    }
     first && shrinker.attempt(candidate)
+}
+
+/// Tries `candidate` with the schedule's durations on a moved config number moved with it (see
+/// `adapt::numbers_followed`), when that differs from what `coupled_attempt` tried already.
+fn followed<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, candidate: &Case<S::Config>) -> bool {
+    let old = shrinker.subject.config_numbers(&shrinker.best.config);
+    let new = shrinker.subject.config_numbers(&candidate.config);
+    let next = super::adapt::numbers_followed(candidate, &old, &new);
+    next.is_some_and(|next| !shrinker.out_of_budget() && shrinker.attempt(next))
 }
 
 #[cfg(test)]
