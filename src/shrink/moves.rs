@@ -25,7 +25,8 @@ pub struct Move<C> {
     pub case: Case<C>,
 }
 
-/// Every single move the shrinker may make from `case`, in the order of its passes: drop a call, fold
+/// Every single move the shrinker may make from `case`, in the order of its passes: drop a call (also
+/// with its wall jumps' attempt and sleep points lowered by each amount up to 15), fold
 /// a call's gap into the next, serialize overlapping calls, drop or lower interleaving choices, move
 /// arrivals (together with the next call, earlier alone or with every later call), drop a step, merge two adjacent steps (any outcome), lower a repeat (to
 /// 1 and by one), merge equal neighbours, each simpler config the domain offers (unless its own simpler
@@ -34,7 +35,7 @@ pub struct Move<C> {
 /// values, each pair of near numbers lowered by one amount (all the slack, half, one), no
 /// cancellation, idempotent, no gap, each simpler outcome (a hang's at once or taking the attempt
 /// timeout), each step taking no time with its time taken out of the deadline and the
-/// elapsed-time limit, each pair of adjacent steps given simpler outcomes together, each duration at
+/// elapsed-time limit, each step taking no time with every backward wall jump turned forward, each pair of adjacent steps given simpler outcomes together, each duration at
 /// zero, halved, one nanosecond lower and at each contract boundary below it, seed zero, and each clock
 /// fault dropped. Only moves the shrinker may accept are listed: none is larger in the order on
 /// simplicity ([`super::order`]: a larger shape, or at an equal shape a config of a larger rank) or breaks

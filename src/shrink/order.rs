@@ -51,7 +51,15 @@
 //! - a removed limit that cut attempts (the attempt timeout, the deadline) has its cut attempts written
 //!   out as the transient failures they were, taking as long as they ran;
 //! - a hang may become any simpler outcome lasting until whatever cut it: at once, the attempt
-//!   timeout, or one nanosecond past its call's cancellation.
+//!   timeout, or one nanosecond past its call's cancellation;
+//! - a removed deadline writes out each call it ended before its first attempt (a deadline of 0) as
+//!   one instant transient failure, the failure it stood in for, measured like a cut attempt;
+//! - a call may be dropped with the wall jumps that count attempts or sleeps of the run re-indexed, so
+//!   each stays on the attempt (sleep) it was on (tried where some jump would move, after one run);
+//! - a step may be made instant with every backward wall jump turned forward by as much at once (the
+//!   two clocks then disagree the other way round, with no duration left);
+//! - a lowered config number moves the schedule's durations equal to it (or 1 ns off it) with it, as a
+//!   moved contract boundary does, for limits a subject keeps without stating them.
 //!
 //! Each pass moves along items 6 to 8 by construction (its candidates are smaller there), and the
 //! visited set makes sure no case is accepted twice.
