@@ -55,21 +55,42 @@ pub(super) fn adapt<C: Clone>(
     Some((adapted, allowance))
 }
 
-/// The schedule of `candidate` with every duration equal to a config number that moved (or one
-/// nanosecond off it) moved with it, the numbers read as nanoseconds: a limit the subject keeps that
-/// its contract does not state as a boundary (a planted loop's own elapsed-time limit) still has the
-/// durations drawn at it follow it. `old` and `new` are the numbers of the current and the candidate
-/// config; `None` when no duration moves.
+/// The schedule of `candidate` with the durations drawn at a config number that moved lowered with
+/// it, the numbers read as nanoseconds: a duration equal to it (or one nanosecond off it) moves to the
+/// new value (or one nanosecond off it), and a duration near it (closer to it than either is to zero)
+/// moves down by as much, keeping their difference, where it can. For a limit a subject keeps without
+/// stating it as a contract boundary (a planted loop's own elapsed-time limit). `old` and `new` are the
+/// numbers of the current and the candidate config; `None` when no duration moves.
 pub(super) fn numbers_followed<C: Clone>(
     candidate: &Case<C>,
     old: &[timelaw_generators::ConfigNumber],
     new: &[timelaw_generators::ConfigNumber],
 ) -> Option<Case<C>> {
     let mut schedule = candidate.schedule.clone();
-    for (from, to) in old.iter().zip(new).filter(|(from, to)| from.name == to.name && from.value != to.value) {
-        remap(&mut schedule, VDuration::from_nanos(from.value), VDuration::from_nanos(to.value));
+    for (from, to) in old.iter().zip(new).filter(|(from, to)| from.name == to.name && from.value > to.value) {
+        let (from, to) = (VDuration::from_nanos(from.value), VDuration::from_nanos(to.value));
+        let before = schedule.clone();
+        remap(&mut schedule, from, to);
+        lower_near(&mut schedule, &before, from, to);
     }
     (schedule != candidate.schedule).then(|| Case { schedule, ..candidate.clone() })
+}
+
+/// Lowers by `from - to` each duration of `schedule` that `remap` left as it was in `before` and that
+/// lies near `from` (their difference below the smaller of them), when it is at least that large.
+fn lower_near(schedule: &mut Schedule, before: &Schedule, from: VDuration, to: VDuration) {
+    let by = from.saturating_sub(to);
+    let near = |value: VDuration| {
+        let gap = value.as_nanos().abs_diff(from.as_nanos());
+        !value.is_zero() && gap > 1 && gap < value.as_nanos().min(from.as_nanos()) && value >= by
+    };
+    for (call, old) in schedule.calls.iter_mut().zip(&before.calls) {
+        for (step, old) in call.steps.iter_mut().zip(&old.steps) {
+            if step.duration == old.duration && near(step.duration) {
+                step.duration = step.duration.saturating_sub(by);
+            }
+        }
+    }
 }
 
 /// Whether the schedule adapted to a change from `old` to `new` is simpler than the plain candidate, so
@@ -89,7 +110,7 @@ fn cut_limit_removed(old: &Contract, new: &Contract) -> bool {
 }
 
 /// Pairs (old value, new value) of every boundary the config change moved.
-fn boundary_moves(old: &Contract, new: &Contract) -> Vec<(VDuration, VDuration)> {
+pub(super) fn boundary_moves(old: &Contract, new: &Contract) -> Vec<(VDuration, VDuration)> {
     let pairs = [
         (old.timing.attempt_timeout, new.timing.attempt_timeout),
         (old.timing.deadline, new.timing.deadline),

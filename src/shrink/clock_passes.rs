@@ -192,11 +192,15 @@ fn lower<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, number: Numbe
 
 /// The values a wall jump is worth trying at before a binary search, smallest first: each number of
 /// the config (a limit, a delay, a timeout, in nanoseconds) and one above it, each contract boundary
-/// and one above it.
+/// and one above it, each step's duration and one above it (a jump that cancels or outweighs the time
+/// an attempt took).
 fn limits<S: ConfigDomain + ?Sized>(shrinker: &Shrinker<'_, S>) -> Vec<u64> {
     let numbers = shrinker.subject.config_numbers(&shrinker.best.config).into_iter().map(|number| number.value);
     let boundaries = super::passes::boundaries(&shrinker.contract()).into_iter().map(|value| value.as_nanos());
-    let mut values: Vec<u64> = numbers.chain(boundaries).flat_map(|value| [value, value.saturating_add(1)]).collect();
+    let steps =
+        shrinker.best.schedule.calls.iter().flat_map(|call| call.steps.iter().map(|step| step.duration.as_nanos()));
+    let mut values: Vec<u64> =
+        numbers.chain(boundaries).chain(steps).flat_map(|value| [value, value.saturating_add(1)]).collect();
     values.sort_unstable();
     values.dedup();
     values

@@ -17,7 +17,7 @@
 //! become transient failures), `shrink_numbers` (each number of the config at its minimum, then one above it, then
 //! one lower than now, then by binary search to the smallest value that still fails; then each group of equal
 //! numbers together, and each pair of near numbers by one amount; a number that loses the failure alone is
-//! tried again with the schedule's durations equal to it moved with it), `shrink_arrivals` (from the last
+//! tried again with the schedule's durations equal to or near it lowered with it), `shrink_arrivals` (from the last
 //! call: a call arriving with the next one, then with the previous one, every later call moved with it, then
 //! by binary search to the earliest arrival that still fails, for it and the later calls together and then for it alone),
 //! `simplify_calls` (no gap, no cancellation,

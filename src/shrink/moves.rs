@@ -4,6 +4,7 @@
 use timelaw_core::{Case, JumpAt, VDuration};
 use timelaw_generators::{case_outside, ConfigDomain};
 
+use super::adapt::{boundary_moves, numbers_followed};
 use super::clock_passes::instant_with_jumps_forward;
 use super::concurrency::{
     earlier_from, earlier_one, later_to_next, serialized, slack, smaller_choices, swapped, trimmed, with_choices,
@@ -31,7 +32,8 @@ pub struct Move<C> {
 /// arrivals (together with the next call, earlier alone or with every later call), drop a step, merge two adjacent steps (any outcome), lower a repeat (to
 /// 1 and by one), merge equal neighbours, each simpler config the domain offers (unless its own simpler
 /// configs lead back to `case`'s within three steps: a cycle, in which neither is simpler), each config
-/// number at its minimum, halved and one lower, each group of equal numbers together at the same
+/// number at its minimum, halved and one lower (with the durations drawn at it lowered along when it
+/// is no stated contract boundary), each group of equal numbers together at the same
 /// values, each pair of near numbers lowered by one amount (all the slack, half, one), no
 /// cancellation, idempotent, no gap, each simpler outcome (a hang's at once or taking the attempt
 /// timeout), each step taking no time with its time taken out of the deadline and the
@@ -168,11 +170,18 @@ fn config_moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>, o
         }
     }
     let numbers = subject.config_numbers(&case.config);
+    let contract = subject.contract(&case.config);
     for (index, number) in numbers.iter().enumerate() {
         let lower = [number.min, number.value / 2, number.value.saturating_sub(1)];
         for value in lower.into_iter().filter(|&value| value >= number.min && value < number.value) {
             if let Some(config) = subject.with_config_number(&case.config, index, value) {
-                push(out, format!("{} = {value}", number.name), Case { config, ..case.clone() });
+                let next = Case { config, ..case.clone() };
+                let unstated = boundary_moves(&contract, &subject.contract(&next.config)).is_empty();
+                let followed = numbers_followed(&next, &numbers, &subject.config_numbers(&next.config));
+                if let Some(followed) = followed.filter(|_| unstated) {
+                    push(out, format!("{} = {value}, the durations drawn at it with it", number.name), followed);
+                }
+                push(out, format!("{} = {value}", number.name), next);
             }
         }
     }

@@ -152,9 +152,11 @@ fn shrink_config<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bo
             start = index;
             let mut candidate = shrinker.best.clone();
             candidate.config = config;
+            let before = shrinker.subject.config_numbers(&shrinker.best.config);
             // With the schedule adapted to the moved boundaries too (a removed timeout's trace is a
             // counted run).
             if super::numbers::coupled_attempt(shrinker, candidate) {
+                super::numbers::after_halving(shrinker, &before);
                 progress = true;
                 continue 'restart;
             }
