@@ -31,30 +31,18 @@ fn expected(bug: ClockBug) -> Case<Policy> {
     common::corpus_minima::clock_minimum(bug)
 }
 
-/// The wall-clock limit is shrunk, but not always to one canonical minimum: it has two families of minima
-/// (the wall clock ahead of a limit the monotonic clock has not reached, or behind one it has), and a
-/// violation found on the exact boundary between the limit and the monotonic time needs the step
-/// durations and the limit to move together, which the shrinker only does for limits the contract states
-/// (an elapsed-time limit cannot be stated yet). So its canonical minimum is pinned by hand (the fixture's
-/// provenance says `hand`) and checked to violate, and every run must find the bug within 100,000 cases
-/// and shrink it to a case that still violates with no more calls, steps or jumps than it was found with.
+/// Each planted clock bug is found within 100,000 cases and shrinks to its canonical minimum on seeds
+/// 0 to 4. The wall-clock limit has two families of stops (the wall clock ahead of a limit the
+/// monotonic clock has not reached, or behind one it has); a step made instant with the backward jump
+/// turned forward joins them, and durations drawn at the loop's own (unstated) limit are lowered with
+/// it. (At 100 seeds two still spend the whole budget: `docs/shrink-quality.md`.)
 #[test]
 fn each_planted_clock_bug_is_found_and_shrinks() {
     for (bug, law) in CLOCK_BUGS {
         for seed in [0, 1, 2, 3, 4] {
-            let (index, minimum, found_case) = found(bug, law, seed, None);
+            let (index, minimum, _) = found(bug, law, seed, None);
             assert!(index < CASES_MAX, "{bug:?} found at case {index}");
             let shown = serde_json::to_string(&minimum).unwrap();
-            if bug == ClockBug::WallClockLimit {
-                let size = |case: &Case<Policy>| {
-                    let steps: usize = case.schedule.calls.iter().map(|call| call.steps.len()).sum();
-                    (case.schedule.calls.len(), steps, case.schedule.clock.wall_jumps.len())
-                };
-                let (small, large) = (size(&minimum), size(&found_case));
-                assert!(small.0 <= large.0 && small.1 <= large.1 && small.2 <= large.2, "{shown}");
-                assert!(verdict(bug, law, &minimum).is_violated(), "{shown}");
-                continue;
-            }
             assert_eq!(minimum, expected(bug), "{bug:?} (seed {seed}) shrank to {shown}");
         }
         assert!(verdict(bug, law, &expected(bug)).is_violated(), "{bug:?}: the pinned minimum must violate {law}");

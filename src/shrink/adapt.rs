@@ -12,7 +12,7 @@
 //! (`retry_elapsed_max`) or a circuit cuts no attempt, so their moves only follow the moved boundaries. The engine
 //! checks every candidate against the domain anyway, so a move that slips is refused, never accepted.
 
-use timelaw_core::{Case, Contract, EventKind, Outcome, Schedule, Step, Trace, VDuration};
+use timelaw_core::{CallResult, Case, Contract, ErrorKind, EventKind, Outcome, Schedule, Step, Trace, VDuration};
 
 use super::order::{shape, Shape};
 
@@ -55,6 +55,44 @@ pub(super) fn adapt<C: Clone>(
     Some((adapted, allowance))
 }
 
+/// The schedule of `candidate` with the durations drawn at a config number that moved lowered with
+/// it, the numbers read as nanoseconds: a duration equal to it (or one nanosecond off it) moves to the
+/// new value (or one nanosecond off it), and a duration near it (closer to it than either is to zero)
+/// moves down by as much, keeping their difference, where it can. For a limit a subject keeps without
+/// stating it as a contract boundary (a planted loop's own elapsed-time limit). `old` and `new` are the
+/// numbers of the current and the candidate config; `None` when no duration moves.
+pub(super) fn numbers_followed<C: Clone>(
+    candidate: &Case<C>,
+    old: &[timelaw_generators::ConfigNumber],
+    new: &[timelaw_generators::ConfigNumber],
+) -> Option<Case<C>> {
+    let mut schedule = candidate.schedule.clone();
+    for (from, to) in old.iter().zip(new).filter(|(from, to)| from.name == to.name && from.value > to.value) {
+        let (from, to) = (VDuration::from_nanos(from.value), VDuration::from_nanos(to.value));
+        let before = schedule.clone();
+        remap(&mut schedule, from, to);
+        lower_near(&mut schedule, &before, from, to);
+    }
+    (schedule != candidate.schedule).then(|| Case { schedule, ..candidate.clone() })
+}
+
+/// Lowers by `from - to` each duration of `schedule` that `remap` left as it was in `before` and that
+/// lies near `from` (their difference below the smaller of them), when it is at least that large.
+fn lower_near(schedule: &mut Schedule, before: &Schedule, from: VDuration, to: VDuration) {
+    let by = from.saturating_sub(to);
+    let near = |value: VDuration| {
+        let gap = value.as_nanos().abs_diff(from.as_nanos());
+        !value.is_zero() && gap > 1 && gap < value.as_nanos().min(from.as_nanos()) && value >= by
+    };
+    for (call, old) in schedule.calls.iter_mut().zip(&before.calls) {
+        for (step, old) in call.steps.iter_mut().zip(&old.steps) {
+            if step.duration == old.duration && near(step.duration) {
+                step.duration = step.duration.saturating_sub(by);
+            }
+        }
+    }
+}
+
 /// Whether the schedule adapted to a change from `old` to `new` is simpler than the plain candidate, so
 /// worth its run first: every moved boundary moved down and no timeout went (which needs a run of the
 /// subject and may write attempts out).
@@ -72,7 +110,7 @@ fn cut_limit_removed(old: &Contract, new: &Contract) -> bool {
 }
 
 /// Pairs (old value, new value) of every boundary the config change moved.
-fn boundary_moves(old: &Contract, new: &Contract) -> Vec<(VDuration, VDuration)> {
+pub(super) fn boundary_moves(old: &Contract, new: &Contract) -> Vec<(VDuration, VDuration)> {
     let pairs = [
         (old.timing.attempt_timeout, new.timing.attempt_timeout),
         (old.timing.deadline, new.timing.deadline),
@@ -136,13 +174,25 @@ fn uncut_to_ends(schedule: &mut Schedule) {
 
 /// Every attempt that timed out in `trace` (cut by its timeout or by the deadline), up to the
 /// violating event when the violation names one, becomes a transient failure taking as long as it ran
-/// (scripting past-the-end attempts explicitly where needed).
+/// (scripting past-the-end attempts explicitly where needed); a call the deadline ended before its
+/// first attempt (a deadline of 0 is checked before any dispatch) gets an instant transient failure
+/// as its first attempt, the failure the deadline stood in for.
 /// Attempts after the violation do not make it, so writing them out would only pad the schedule.
 fn timeouts_to_transients(schedule: &mut Schedule, trace: &Trace, violated_at: Option<u32>) {
     let until = violated_at.map_or(trace.events.len(), |event| event as usize + 1);
+    let mut dispatched = vec![false; schedule.calls.len()];
     for event in trace.events.iter().take(until) {
-        let EventKind::AttemptTimedOut { timeout } = event.kind else { continue };
-        let Some(call) = schedule.calls.get_mut(event.call as usize) else { continue };
-        call.set_step(event.attempt, Step::new(timeout, Outcome::Transient));
+        let index = event.call as usize;
+        let Some(call) = schedule.calls.get_mut(index) else { continue };
+        match event.kind {
+            EventKind::AttemptStart => dispatched[index] = true,
+            EventKind::AttemptTimedOut { timeout } => {
+                call.set_step(event.attempt, Step::new(timeout, Outcome::Transient))
+            }
+            EventKind::CallEnd { result: CallResult::Err(ErrorKind::DeadlineExceeded) } if !dispatched[index] => {
+                call.set_step(1, Step::instant(Outcome::Transient));
+            }
+            _ => {}
+        }
     }
 }

@@ -192,11 +192,15 @@ fn lower<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, number: Numbe
 
 /// The values a wall jump is worth trying at before a binary search, smallest first: each number of
 /// the config (a limit, a delay, a timeout, in nanoseconds) and one above it, each contract boundary
-/// and one above it.
+/// and one above it, each step's duration and one above it (a jump that cancels or outweighs the time
+/// an attempt took).
 fn limits<S: ConfigDomain + ?Sized>(shrinker: &Shrinker<'_, S>) -> Vec<u64> {
     let numbers = shrinker.subject.config_numbers(&shrinker.best.config).into_iter().map(|number| number.value);
     let boundaries = super::passes::boundaries(&shrinker.contract()).into_iter().map(|value| value.as_nanos());
-    let mut values: Vec<u64> = numbers.chain(boundaries).flat_map(|value| [value, value.saturating_add(1)]).collect();
+    let steps =
+        shrinker.best.schedule.calls.iter().flat_map(|call| call.steps.iter().map(|step| step.duration.as_nanos()));
+    let mut values: Vec<u64> =
+        numbers.chain(boundaries).chain(steps).flat_map(|value| [value, value.saturating_add(1)]).collect();
     values.sort_unstable();
     values.dedup();
     values
@@ -206,4 +210,21 @@ fn index(number: Number) -> usize {
     match number {
         Number::JumpSize(i) | Number::JumpPoint(i) | Number::FailCount(i) | Number::FailFrom(i) => i,
     }
+}
+
+/// Step `step` of call `call` taking no time with every backward wall jump turned forward by as much:
+/// a wall clock that stood still (or went back) while the attempt took time, made a wall clock that
+/// moves while the attempt takes none (the two clocks disagree the other way round, with no duration
+/// left). `None` when the case has no backward jump or the step already takes no time.
+pub(super) fn instant_with_jumps_forward<C: Clone>(case: &Case<C>, call: usize, step: usize) -> Option<Case<C>> {
+    let duration = case.schedule.calls.get(call)?.steps.get(step)?.duration;
+    if duration.is_zero() || case.schedule.clock.wall_jumps.iter().all(|jump| jump.by_ns >= 0) {
+        return None;
+    }
+    let mut next = case.clone();
+    next.schedule.calls[call].steps[step].duration = timelaw_core::VDuration::ZERO;
+    for jump in &mut next.schedule.clock.wall_jumps {
+        jump.by_ns = jump.by_ns.saturating_abs();
+    }
+    Some(next)
 }

@@ -2,7 +2,9 @@
 //! fails, deterministically.
 //!
 //! Passes, repeated until none makes progress or the budget is spent: `drop_calls` and `drop_steps` (delta
-//! debugging over calls and over each call's steps), `fold_calls` (a call removed with its gap folded into the next
+//! debugging over calls and over each call's steps), `drop_calls_reindexed` (a call dropped with the wall
+//! jumps that count attempts or sleeps moved onto the same attempt), `fold_calls` (a call removed with its gap
+//! folded into the next
 //! call's), `serialize` (every arrival dropped: overlapping calls run one after another, no gap, or the first
 //! waiting for its old arrival, or each waiting the old time between arrivals), `shrink_interleave` (no choices,
 //! trailing zeros trimmed, chunks dropped, each choice towards 0: first-come order), `merge_steps` (two adjacent steps made one, with any outcome, simplest first), `lower_repeats` (equal adjacent steps
@@ -17,12 +19,14 @@
 //! durations on a moved boundary move with it, and attempts that timed out under a removed timeout or deadline
 //! become transient failures), `shrink_numbers` (each number of the config at its minimum, then one above it, then
 //! one lower than now, then by binary search to the smallest value that still fails; then each group of equal
-//! numbers together, and each pair of near numbers by one amount), `shrink_arrivals` (from the last call: a call
-//! arriving with the next one, then with the previous one, every later call moved with it, then by binary search
-//! to the earliest arrival that still fails, for it and the later calls together and then for it alone),
+//! numbers together, and each pair of near numbers by one amount; a number that loses the failure alone is
+//! tried again with the schedule's durations equal to or near it lowered with it), `shrink_arrivals` (from the last
+//! call: a call arriving with the next one, then with the previous one, every later call moved with it, then
+//! by binary search to the earliest arrival that still fails, for it and the later calls together and then for it alone),
 //! `simplify_calls` (no gap, no cancellation,
 //! idempotent), `shrink_durations` (each duration to zero, then 1 ns; for a step, zero with its time taken out of
-//! the deadline and the elapsed-time limit; then toward the contract boundary that matters: a timeout, a cap, a
+//! the deadline and the elapsed-time limit, or zero with every backward wall jump turned forward; then
+//! toward the contract boundary that matters: a timeout, a cap, a
 //! deadline, an open duration; then one nanosecond lower and a binary search to the nanosecond), `zero_seed`, and
 //! `shrink_clock_faults` (no read failures, fewer wall jumps, smaller jumps at simpler points).
 //!
@@ -52,6 +56,7 @@ pub mod order;
 mod outcomes;
 mod paired;
 mod passes;
+mod reindex;
 mod shift;
 
 pub use engine::{shrink, shrink_with, Evaluator, NotFailing, PassStats, ShrinkBudget, ShrinkOutcome};

@@ -1,9 +1,11 @@
 //! Every single shrink move from a case ([`moves`]): what "1-minimal" is measured against. A minimum
 //! is 1-minimal when no single move keeps the failure; the checked-in minima are tested that way.
 
-use timelaw_core::{Case, VDuration};
+use timelaw_core::{Case, JumpAt, VDuration};
 use timelaw_generators::{case_outside, ConfigDomain};
 
+use super::adapt::{boundary_moves, numbers_followed};
+use super::clock_passes::instant_with_jumps_forward;
 use super::concurrency::{
     earlier_from, earlier_one, later_to_next, serialized, slack, smaller_choices, swapped, trimmed, with_choices,
 };
@@ -12,6 +14,7 @@ use super::numbers::{near_pairs, tied_groups};
 use super::order::{arrivals, shape, within, Bound};
 use super::outcomes::{rewritten_pairs, simpler_steps};
 use super::passes::{boundaries, merge_equal_neighbours, read, slots, write};
+use super::reindex::{dropped_reindexed, Made};
 use super::shift::time_taken_out;
 
 /// One shrink move applied to a case.
@@ -23,18 +26,20 @@ pub struct Move<C> {
     pub case: Case<C>,
 }
 
-/// Every single move the shrinker may make from `case`, in the order of its passes: drop a call, fold
+/// Every single move the shrinker may make from `case`, in the order of its passes: drop a call (also
+/// with its wall jumps' attempt and sleep points lowered by each amount up to 15), fold
 /// a call's gap into the next, serialize overlapping calls, drop or lower interleaving choices, move
 /// arrivals (together with the next call, earlier alone or with every later call), drop a step, merge two adjacent steps (any outcome), lower a repeat (to
 /// 1 and by one), merge equal neighbours, drop a call's first dispatch with the backoff advanced by one
 /// retry, drop its last dispatch with its retry's delay taken out of the deadline, make its first
 /// dispatch's rate limit a transient failure with the first delay raised to the retry-after, each simpler config the domain offers (unless its own simpler
 /// configs lead back to `case`'s within three steps: a cycle, in which neither is simpler), each config
-/// number at its minimum, halved and one lower, each group of equal numbers together at the same
+/// number at its minimum, halved and one lower (with the durations drawn at it lowered along when it
+/// is no stated contract boundary), each group of equal numbers together at the same
 /// values, each pair of near numbers lowered by one amount (all the slack, half, one), no
 /// cancellation, idempotent, no gap, each simpler outcome (a hang's at once or taking the attempt
 /// timeout), each step taking no time with its time taken out of the deadline and the
-/// elapsed-time limit, each pair of adjacent steps given simpler outcomes together, each duration at
+/// elapsed-time limit, each step taking no time with every backward wall jump turned forward, each pair of adjacent steps given simpler outcomes together, each duration at
 /// zero, halved, one nanosecond lower and at each contract boundary below it, seed zero, and each clock
 /// fault dropped. Only moves the shrinker may accept are listed: none is larger in the order on
 /// simplicity ([`super::order`]: a larger shape, or at an equal shape a config of a larger rank) or breaks
@@ -100,8 +105,28 @@ fn schedule_moves<C: Clone>(case: &Case<C>, out: &mut Vec<Move<C>>) {
         let mut neighbours = case.clone();
         merge_equal_neighbours(&mut neighbours.schedule.calls[call]);
         push(out, format!("merge equal neighbours of call {call}"), neighbours);
+        reindexed_moves(case, call, out);
     }
 }
+
+/// Call `call` dropped with every counted wall-jump point moved down by `by` (to 1 at least), for each
+/// `by` below the largest point (at most [`REINDEX_MAX`]): the pass reads the exact amount from a run.
+fn reindexed_moves<C: Clone>(case: &Case<C>, call: usize, out: &mut Vec<Move<C>>) {
+    let point = |at: JumpAt| match at {
+        JumpAt::Attempt(n) | JumpAt::Sleep(n) => n,
+        JumpAt::Instant(_) => 0,
+    };
+    let largest = case.schedule.clock.wall_jumps.iter().map(|jump| point(jump.at)).max().unwrap_or(0);
+    for by in 1..largest.min(REINDEX_MAX) {
+        let within = Made { attempts: by, sleeps: by };
+        if let Some(next) = dropped_reindexed(case, call, Made::default(), within) {
+            push(out, format!("drop call {call} with the wall jumps' points {by} lower"), next);
+        }
+    }
+}
+
+/// The largest amount [`reindexed_moves`] moves points by.
+const REINDEX_MAX: u32 = 16;
 
 /// Serialized forms; no choices, trailing zeros trimmed, each choice dropped and each lowered; each call
 /// arriving with the next one, and arriving earlier (alone and with every later call) by the whole slack,
@@ -152,11 +177,18 @@ fn config_moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>, o
         }
     }
     let numbers = subject.config_numbers(&case.config);
+    let contract = subject.contract(&case.config);
     for (index, number) in numbers.iter().enumerate() {
         let lower = [number.min, number.value / 2, number.value.saturating_sub(1)];
         for value in lower.into_iter().filter(|&value| value >= number.min && value < number.value) {
             if let Some(config) = subject.with_config_number(&case.config, index, value) {
-                push(out, format!("{} = {value}", number.name), Case { config, ..case.clone() });
+                let next = Case { config, ..case.clone() };
+                let unstated = boundary_moves(&contract, &subject.contract(&next.config)).is_empty();
+                let followed = numbers_followed(&next, &numbers, &subject.config_numbers(&next.config));
+                if let Some(followed) = followed.filter(|_| unstated) {
+                    push(out, format!("{} = {value}, the durations drawn at it with it", number.name), followed);
+                }
+                push(out, format!("{} = {value}", number.name), next);
             }
         }
     }
@@ -229,6 +261,9 @@ fn detail_moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>, o
                 next.schedule.calls[call].steps[index] = simpler;
                 let (outcome, duration) = (simpler.outcome, simpler.duration);
                 push(out, format!("call {call} step {index} outcome {outcome:?} taking {duration:?}"), next);
+            }
+            if let Some(next) = instant_with_jumps_forward(case, call, index) {
+                push(out, format!("call {call} step {index} taking no time, backward wall jumps forward"), next);
             }
             if let Some(next) = time_taken_out(subject, case, call, index) {
                 push(out, format!("call {call} step {index} taking no time, its time taken out of the limits"), next);

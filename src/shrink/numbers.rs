@@ -137,6 +137,21 @@ fn lower_numbers<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, indic
     true
 }
 
+/// After a simpler config that halved one number was kept (`before` are the numbers of the config it
+/// replaced), tries that number at its minimum and one above it at once: where the boundary sits just
+/// above the minimum, a walk of halvings one evaluation each is cut short. Whether one was kept.
+pub(super) fn after_halving<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, before: &[ConfigNumber]) -> bool {
+    let now = shrinker.subject.config_numbers(&shrinker.best.config);
+    let changed: Vec<usize> = (0..now.len().min(before.len())).filter(|&i| now[i].value != before[i].value).collect();
+    let [index] = changed[..] else { return false };
+    let (old, new, min) = (before[index].value, now[index].value, now[index].min);
+    let halved = new < old && old / 2 <= new && new <= old.div_ceil(2);
+    if !halved || new <= min.saturating_add(1) {
+        return false;
+    }
+    try_value(shrinker, &[index], min) || try_value(shrinker, &[index], min + 1)
+}
+
 /// Tries the best case with the numbers `indices` set to `value`; `false` when that config is not valid.
 fn try_value<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, indices: &[usize], value: u64) -> bool {
     let mut config = shrinker.best.config.clone();
@@ -169,7 +184,23 @@ pub(super) fn coupled_attempt<S: ConfigDomain + ?Sized>(
     if adapted.flatten().is_some_and(|(adapted, allowance)| shrinker.attempt_within(adapted, allowance)) {
         return true;
     }
+    if followed(shrinker, &candidate) {
+        return true;
+    }
     first && shrinker.attempt(candidate)
+}
+
+/// Tries `candidate` with the schedule's durations on a lowered config number lowered with it (see
+/// `adapt::numbers_followed`), when the change moved no contract boundary (those `adapt` follows).
+fn followed<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, candidate: &Case<S::Config>) -> bool {
+    let contract = shrinker.subject.contract(&candidate.config);
+    if !super::adapt::boundary_moves(&shrinker.contract(), &contract).is_empty() {
+        return false;
+    }
+    let old = shrinker.subject.config_numbers(&shrinker.best.config);
+    let new = shrinker.subject.config_numbers(&candidate.config);
+    let next = super::adapt::numbers_followed(candidate, &old, &new);
+    next.is_some_and(|next| !shrinker.out_of_budget() && shrinker.attempt(next))
 }
 
 #[cfg(test)]

@@ -47,7 +47,10 @@
 //! - every answer of a ranked config can be lowered alone, to its minimum or by one (a `retry_on` flag
 //!   switched back on by itself, equal jitter made full, decorrelated backoff made linear), besides the
 //!   numbers' binary searches;
-//! - a wall jump is tried at 1 ns, then just past each limit of the case, before its binary search;
+//! - a wall jump is tried at 1 ns, then just past each limit of the case (each step's duration among
+//!   them), before its binary search;
+//! - a simpler config kept that halved one number is followed by that number at its minimum and one
+//!   above it (a walk of halvings toward a boundary just above the minimum is cut short);
 //! - equal adjacent steps (the same duration and outcome) are merged into one repeated step, the normal
 //!   form of repeats (the same dispatches, fewer step entries: item 4), so every minimum writes a run of
 //!   equal steps as one repeated step;
@@ -59,7 +62,16 @@
 //! - a removed limit that cut attempts (the attempt timeout, the deadline) has its cut attempts written
 //!   out as the transient failures they were, taking as long as they ran;
 //! - a hang may become any simpler outcome lasting until whatever cut it: at once, the attempt
-//!   timeout, or one nanosecond past its call's cancellation.
+//!   timeout, or one nanosecond past its call's cancellation;
+//! - a removed deadline writes out each call it ended before its first attempt (a deadline of 0) as
+//!   one instant transient failure, the failure it stood in for, measured like a cut attempt;
+//! - a call may be dropped with the wall jumps that count attempts or sleeps of the run re-indexed, so
+//!   each stays on the attempt (sleep) it was on (tried where some jump would move, after one run);
+//! - a step may be made instant with every backward wall jump turned forward by as much at once (the
+//!   two clocks then disagree the other way round, with no duration left);
+//! - a lowered config number that moves no stated contract boundary moves the schedule's durations
+//!   equal to it (or 1 ns off it) with it, and those near it down by as much, as a moved contract
+//!   boundary does, for limits a subject keeps without stating them.
 //!
 //! Each pass moves along items 6 to 8 by construction (its candidates are smaller there), and the
 //! visited set makes sure no case is accepted twice.

@@ -12,9 +12,10 @@ pub(super) type Pass<S> = fn(&mut Shrinker<'_, S>) -> bool;
 /// shrinks the shape (calls, steps, outcomes) runs before the config passes, while the config that
 /// lets a simpler schedule fail is still there (a rate limit becomes a transient failure before the
 /// delay its retry-after stood in for is lowered away).
-pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 17] {
+pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 18] {
     [
         ("drop_calls", drop_calls::<S>),
+        ("drop_calls_reindexed", super::reindex::drop_calls_reindexed::<S>),
         ("fold_calls", super::merge::fold_calls::<S>),
         ("serialize", super::concurrency::serialize::<S>),
         ("shrink_interleave", super::concurrency::shrink_interleave::<S>),
@@ -155,9 +156,11 @@ fn shrink_config<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bo
             start = index;
             let mut candidate = shrinker.best.clone();
             candidate.config = config;
+            let before = shrinker.subject.config_numbers(&shrinker.best.config);
             // With the schedule adapted to the moved boundaries too (a removed timeout's trace is a
             // counted run).
             if super::numbers::coupled_attempt(shrinker, candidate) {
+                super::numbers::after_halving(shrinker, &before);
                 progress = true;
                 continue 'restart;
             }
@@ -269,6 +272,12 @@ fn lower_slot<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, slot: Sl
     }
     if shrinker.attempt(write(&shrinker.best, slot, VDuration::ZERO)) {
         return true;
+    }
+    if let Slot::Step(call, step) = slot {
+        let forward = super::clock_passes::instant_with_jumps_forward(&shrinker.best, call, step);
+        if forward.is_some_and(|candidate| shrinker.attempt(candidate)) {
+            return true;
+        }
     }
     // One nanosecond next: where a boundary sits just above zero, no search is needed.
     let one = VDuration::from_nanos(1);

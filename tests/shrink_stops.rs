@@ -1,0 +1,86 @@
+//! Stops an older shrinker reached on the planted-bug corpus (`shrink_quality` at 100 seeds), each
+//! shrunk again by today's shrinker: it must reach the bug's canonical minimum. Each stop needed a
+//! paired move the older shrinker lacked (named per case), so each case failed before that move.
+
+mod common;
+
+use common::corpus::{CorpusBug, CORPUS};
+use common::corpus_minima::canonical;
+use common::corpus_subject::{Slip, Slipped};
+use common::planted_clocks::{ClockBug, ClockPlanted};
+use timelaw::core::reference::Policy;
+use timelaw::core::{Case, Limits};
+use timelaw::generators::ConfigDomain;
+use timelaw::laws::Catalogue;
+use timelaw::shrink::{shrink, ShrinkBudget};
+
+/// The stop `json` of `bug` shrinks to the canonical minimum (and violates to begin with).
+#[track_caller]
+fn check(bug: CorpusBug, json: &str) {
+    let stop: Case<Policy> = serde_json::from_str(json).expect("a case");
+    let shrunk = match bug {
+        CorpusBug::Clock(clock) => shrunk(&ClockPlanted(clock), bug, stop),
+        CorpusBug::Slip(slip) => shrunk(&Slipped(slip), bug, stop),
+        _ => unreachable!("only clock and slip stops are listed"),
+    };
+    let shown = serde_json::to_string(&shrunk).unwrap();
+    assert_eq!(shrunk, canonical(bug), "{bug:?} shrank to {shown}");
+}
+
+fn shrunk<S: ConfigDomain<Config = Policy>>(subject: &S, bug: CorpusBug, stop: Case<Policy>) -> Case<Policy> {
+    let law = CORPUS.iter().find(|entry| entry.bug == bug).expect("a corpus bug").law;
+    let law = *Catalogue::standard().get(law).expect("a catalogue law");
+    let outcome = shrink(subject, &law, stop, ShrinkBudget::default(), Limits::default()).expect("the stop violates");
+    outcome.case
+}
+
+const BASE: &str = r#""backoff":{"constant":{"delay":"0"}},"delay_max":"0","jitter":"none","retry_on":{"transient":true,"rate_limited":true,"timeout":true},"honor_retry_after":false,"attempt_timeout":null"#;
+
+fn case(max_attempts: u32, deadline: &str, circuit: &str, calls: &[&str], clock: &str) -> String {
+    let calls: Vec<String> = calls
+        .iter()
+        .map(|steps| format!(r#"{{"gap_before":"0","steps":[{steps}],"cancel_after":null,"idempotent":true}}"#))
+        .collect();
+    format!(
+        r#"{{"config":{{"max_attempts":{max_attempts},{BASE},"deadline":{deadline},"sleep_budget":null,"circuit":{circuit},"retry_budget":null}},"schedule":{{"calls":[{}]{clock}}},"seed":0}}"#,
+        calls.join(",")
+    )
+}
+
+const TRANSIENT: &str = r#"{"duration":"0","outcome":"transient"}"#;
+
+fn jump(attempt: u32, by: &str) -> String {
+    format!(r#","clock":{{"wall_jumps":[{{"at":{{"attempt":{attempt}}},"by":"{by}"}}]}}"#)
+}
+
+/// A call dropped with its wall jump re-indexed (`drop_calls_reindexed`): the jump during the second
+/// call's first attempt stays on it when the empty first call goes.
+#[test]
+fn a_call_drops_with_its_wall_jump_reindexed() {
+    let bug = CorpusBug::Clock(ClockBug::PanicsOnBackwardsJump);
+    check(bug, &case(2, "null", "null", &["", TRANSIENT], &jump(2, "-1ns")));
+    check(bug, &case(2, "null", "null", &["", "", TRANSIENT], &jump(3, "-1ns")));
+    check(bug, &case(2, "null", "null", &["", TRANSIENT, TRANSIENT], &jump(4, "-1ns")));
+    let wall = CorpusBug::Clock(ClockBug::WallClockLimit);
+    check(wall, &case(2, r#""1ns""#, "null", &["", TRANSIENT], &jump(2, "1ns")));
+}
+
+/// A step made instant with the backward jump during it turned forward (the clocks disagreeing the
+/// other way round), and a limit the contract does not state lowered with the step drawn at it.
+#[test]
+fn a_wall_clock_stop_turns_its_jump_forward() {
+    let bug = CorpusBug::Clock(ClockBug::WallClockLimit);
+    let slow = |duration: &str| format!(r#"{{"duration":"{duration}","outcome":"transient"}}"#);
+    check(bug, &case(2, r#""1ns""#, "null", &[&slow("1ns")], &jump(1, "-1ns")));
+    check(bug, &case(2, r#""128.715886ms""#, "null", &[&slow("128.715886ms")], &jump(1, "-1ns")));
+    check(bug, &case(2, r#""264.613382ms""#, "null", &[&slow("264.613381ms")], &jump(1, "1ns")));
+}
+
+/// A removed deadline writes out the call it ended before its first attempt (a deadline of 0) as an
+/// instant transient failure, so the stop without scripted steps reaches the minimum without a deadline.
+#[test]
+fn a_zero_deadline_gives_way_to_the_failure_it_stood_for() {
+    let bug = CorpusBug::Slip(Slip::BreakerCooldownStrict);
+    let circuit = r#"{"window":1,"min_calls":1,"failure_percent":1,"open_for":"0","half_open_probes":1}"#;
+    check(bug, &case(1, r#""0""#, circuit, &["", ""], ""));
+}
