@@ -1,18 +1,21 @@
 //! Every single shrink move from a case ([`moves`]): what "1-minimal" is measured against. A minimum
 //! is 1-minimal when no single move keeps the failure; the checked-in minima are tested that way.
 
-use timelaw_core::{Case, VDuration};
+use timelaw_core::{Case, Limits, VDuration};
 use timelaw_generators::{case_outside, ConfigDomain};
 
 use super::concurrency::{
     earlier_from, earlier_one, later_to_next, serialized, slack, smaller_choices, swapped, trimmed, with_choices,
 };
+use super::counted::dropped_with_counts;
 use super::merge::{folded, merged, shifted};
 use super::numbers::{near_pairs, tied_groups};
 use super::order::{arrivals, shape, within, Bound};
 use super::outcomes::{rewritten_pairs, simpler_steps};
 use super::passes::{boundaries, merge_equal_neighbours, read, slots, write};
+use super::retries::{any_foldable, folded_retries};
 use super::shift::time_taken_out;
+use super::ties::ties_broken_by_time;
 
 /// One shrink move applied to a case.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,7 +28,9 @@ pub struct Move<C> {
 
 /// Every single move the shrinker may make from `case`, in the order of its passes: drop a call, fold
 /// a call's gap into the next, serialize overlapping calls, drop or lower interleaving choices, move
-/// arrivals (together with the next call, earlier alone or with every later call), drop a step, merge two adjacent steps (any outcome), lower a repeat (to
+/// arrivals (together with the next call, earlier alone or with every later call), the paired moves
+/// (a call dropped with a count lowered by one, choices dropped with a first dispatch 1 ns later, a
+/// failed step made `ok` until its call ended where calls overlap), drop a step, merge two adjacent steps (any outcome), lower a repeat (to
 /// 1 and by one), merge equal neighbours, each simpler config the domain offers (unless its own simpler
 /// configs lead back to `case`'s within three steps: a cycle, in which neither is simpler), each config
 /// number at its minimum, halved and one lower, each group of equal numbers together at the same
@@ -44,6 +49,7 @@ pub fn moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>) -> V
     let mut out = Vec::new();
     schedule_moves(case, &mut out);
     concurrency_moves(case, &mut out);
+    paired_moves(subject, case, &mut out);
     config_moves(subject, case, &mut out);
     detail_moves(subject, case, &mut out);
     let outside = case_outside(subject, case).len();
@@ -133,6 +139,24 @@ fn concurrency_moves<C: Clone>(case: &Case<C>, out: &mut Vec<Move<C>>) {
             if let Some(next) = earlier_one(case, call, by) {
                 push(out, format!("call {call} arrives {by:?} earlier"), next);
             }
+        }
+    }
+}
+
+/// The paired moves: a call dropped with a number that could count calls lowered by one; the
+/// interleaving choices dropped with a call's first dispatch 1 ns later; where calls overlap, a failed
+/// step made `ok` until its call ended (from a run of `case`, with the default limits).
+fn paired_moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>, out: &mut Vec<Move<S::Config>>) {
+    for (index, next) in dropped_with_counts(subject, case).into_iter().enumerate() {
+        push(out, format!("a call dropped with a count lowered by one (form {index})"), next);
+    }
+    for (index, next) in ties_broken_by_time(case).into_iter().enumerate() {
+        push(out, format!("interleaving choices dropped, a first dispatch 1 ns later (form {index})"), next);
+    }
+    if any_foldable(case) {
+        let trace = crate::eval::evaluate(subject, case, Limits::default(), false).trace;
+        for (index, next) in folded_retries(case, &trace).into_iter().enumerate() {
+            push(out, format!("a failed step made ok until its call ended (form {index})"), next);
         }
     }
 }

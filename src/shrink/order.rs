@@ -52,6 +52,13 @@
 //!   out as the transient failures they were, taking as long as they ran;
 //! - a hang may become any simpler outcome lasting until whatever cut it: at once, the attempt
 //!   timeout, or one nanosecond past its call's cancellation.
+//! - a call may be dropped together with a config number that could count calls (above its minimum,
+//!   below the number of calls) lowered by one: a limit the calls exceed needs one call fewer when it
+//!   is one lower (`drop_counted_calls`, after the numbers' own passes);
+//! - interleaving choices may be dropped together with one call's first dispatch taking one
+//!   nanosecond longer: a tie ordered by a choice becomes one ordered by time (`break_ties_by_time`);
+//! - where calls overlap, a failed step may become `ok` lasting until its call ended, the retries it
+//!   caused folded into one attempt that keeps the call busy as long (`fold_retries`).
 //!
 //! Each pass moves along items 6 to 8 by construction (its candidates are smaller there), and the
 //! visited set makes sure no case is accepted twice.
