@@ -149,6 +149,12 @@ fn concurrent_cases_shrink_to_their_exact_minima() {
     probes.config.circuit = probes.config.circuit.map(|circuit| CircuitContract { half_open_probes: 2, ..circuit });
     probes.schedule.calls.insert(1, CallScript::new(vec![]).arriving(ns(0)));
     check(&LoadPlanted(half_open), "half_open_probe_limit", probes, load_minimum(half_open));
+    // The failing caller polled first by the choice [2]: it moves before both earlier callers arriving
+    // with it, and the choice goes.
+    let mut picked = load_minimum(half_open);
+    picked.schedule.calls.rotate_left(1);
+    picked.schedule.interleave = vec![2];
+    check(&LoadPlanted(half_open), "half_open_probe_limit", picked, load_minimum(half_open));
 }
 
 fn constant(delay: VDuration) -> Backoff {

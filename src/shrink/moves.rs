@@ -115,7 +115,7 @@ fn concurrency_moves<C: Clone>(case: &Case<C>, out: &mut Vec<Move<C>>) {
         push(out, "interleaving choices without trailing zeros".to_owned(), with_choices(case, trimmed(choices)));
     }
     for (index, next) in swapped(case).into_iter().enumerate() {
-        push(out, format!("two calls arriving together swapped for a choice (form {index})"), next);
+        push(out, format!("a call moved before an earlier one arriving with it, for a choice (form {index})"), next);
     }
     for (index, &choice) in choices.iter().enumerate() {
         let mut dropped = choices.clone();

@@ -55,6 +55,8 @@
 //! - a call may be dropped together with a config number that could count calls (above its minimum,
 //!   below the number of calls) lowered by one: a limit the calls exceed needs one call fewer when it
 //!   is one lower (`drop_counted_calls`, after the numbers' own passes);
+//! - a call may move before an earlier call arriving with it (not only its neighbour) together with
+//!   an interleaving choice dropped: the choice that ran it first becomes first-come order;
 //! - interleaving choices may be dropped together with one call's first dispatch taking one
 //!   nanosecond longer: a tie ordered by a choice becomes one ordered by time (`break_ties_by_time`);
 //! - where calls overlap, a failed step may become `ok` lasting until its call ended, the retries it
