@@ -153,6 +153,33 @@ fn a_load_case_one_move_from_its_minimum_is_not_one_minimal() {
     later.schedule.calls[0].steps[0].duration = VDuration::from_nanos(3);
     later.schedule.calls[1].arrival = Some(VDuration::from_nanos(1));
     assert!(still(&later).contains(&"call 1 arrives 1ns earlier".to_owned()), "{:?}", still(&later));
+    // A retry holding the slot through its 1 ns backoff: the failed step made ok until its call ended.
+    let mut retried = load_minimum(bug);
+    retried.config.max_attempts = 2;
+    retried.config.backoff = timelaw::core::reference::Backoff::Constant { delay: VDuration::from_nanos(1) };
+    retried.config.delay_max = VDuration::from_nanos(1);
+    retried.schedule.calls[0].steps = vec![timelaw::core::Step::instant(timelaw::core::Outcome::Transient)];
+    let folded = "a failed step made ok until its call ended (form 0)".to_owned();
+    assert!(still(&retried).contains(&folded), "{:?}", still(&retried));
+}
+
+/// The half-open minimum with two probes allowed and one more caller: only a caller dropped together
+/// with the probe limit lowered by one keeps the violation.
+#[test]
+fn a_caller_more_under_a_larger_limit_is_not_one_minimal() {
+    use common::planted_load::LoadBug;
+    use timelaw::core::{CallScript, CircuitContract, VDuration};
+    let bug = LoadBug::HalfOpenAdmitsAll;
+    let law = *Catalogue::standard().get("half_open_probe_limit").unwrap();
+    let subject = LoadPlanted(bug);
+    let mut probes = load_minimum(bug);
+    probes.config.circuit = probes.config.circuit.map(|circuit| CircuitContract { half_open_probes: 2, ..circuit });
+    probes.schedule.calls.insert(1, CallScript::new(vec![]).arriving(VDuration::ZERO));
+    let violated = |c: &Case<Policy>| evaluate(&subject, c, Limits::default(), false).judge(&law, c).is_violated();
+    assert!(violated(&probes));
+    let still: Vec<String> =
+        moves(&subject, &probes).into_iter().filter(|step| violated(&step.case)).map(|step| step.name).collect();
+    assert!(!still.is_empty() && still.iter().all(|name| name.starts_with("a call dropped with a count")), "{still:?}");
 }
 
 /// A case that is not minimal is caught: one more transient failure than the stated minimum needs.

@@ -6,10 +6,10 @@ mod common;
 
 use common::planted_load::{load_minimum, LoadBug, LoadPlanted};
 use timelaw::core::concurrent::run_async_calls;
-use timelaw::core::reference::{Policy, Reference};
+use timelaw::core::reference::{Backoff, Policy, Reference};
 use timelaw::core::{
-    Abort, AttemptResult, BulkheadContract, CallResult, CallScript, Case, Contract, ErrorKind, Outcome, Schedule, Step,
-    Subject, VDuration, World,
+    Abort, AttemptResult, BulkheadContract, CallResult, CallScript, Case, CircuitContract, Contract, ErrorKind,
+    Outcome, Schedule, Step, Subject, VDuration, World,
 };
 use timelaw::generators::case_outside;
 use timelaw::laws::Catalogue;
@@ -97,12 +97,19 @@ fn concurrent_cases_shrink_to_their_exact_minima() {
     let ordered = "ordered_results_in_input_order";
     let served = Stream { hold: None };
     let held = Stream { hold: Some(HOLD) };
-    // Call 1 polled first at a tie: two empty calls arriving together, the single choice [1].
+    // Call 1 polled first at a tie: the choice [1] becomes the first call's dispatch 1 ns slower, no
+    // choice (fewer interleaving choices before fewer steps).
     check(
         &served,
         ordered,
         case(vec![call(ms(0), &[0]), call(ms(0), &[0, 3]), call(ms(0), &[0]), call(ms(6), &[])], &[2, 1, 0, 3]),
+        case(vec![call(ns(0), &[]), call(ns(0), &[])], &[]).with_first_attempt(Step::new(ns(1), Outcome::Ok)),
+    );
+    check(
+        &served,
+        ordered,
         case(vec![call(ms(0), &[]), call(ms(0), &[])], &[1]),
+        case(vec![call(ns(0), &[]), call(ns(0), &[])], &[]).with_first_attempt(Step::new(ns(1), Outcome::Ok)),
     );
     // A later item overtakes a slower earlier one: no choice needed, the arrivals together.
     check(
@@ -130,6 +137,28 @@ fn concurrent_cases_shrink_to_their_exact_minima() {
     spread.config.bulkhead = Some(BulkheadContract { max_in_flight: 2, queue_max: 0 });
     spread.schedule.calls.push(call(ms(9), &[3]));
     check(&LoadPlanted(bulkhead), "bulkhead_in_flight_within_limit", spread, load_minimum(bulkhead));
+    // A retry keeps the slot busy through its 1 ns backoff: the failed step becomes `ok` for as long
+    // as its call ran, then the retry's config goes.
+    let mut retried = load_minimum(bulkhead);
+    retried.config = Policy { bulkhead: retried.config.bulkhead, ..Policy::new(2, constant(ns(1)), ns(1)) };
+    retried.schedule.calls[0].steps = vec![Step::instant(Outcome::Transient)];
+    check(&LoadPlanted(bulkhead), "bulkhead_in_flight_within_limit", retried, load_minimum(bulkhead));
+    // Two probes allowed and a fourth caller: a caller dropped with the probe limit lowered by one.
+    let half_open = LoadBug::HalfOpenAdmitsAll;
+    let mut probes = load_minimum(half_open);
+    probes.config.circuit = probes.config.circuit.map(|circuit| CircuitContract { half_open_probes: 2, ..circuit });
+    probes.schedule.calls.insert(1, CallScript::new(vec![]).arriving(ns(0)));
+    check(&LoadPlanted(half_open), "half_open_probe_limit", probes, load_minimum(half_open));
+    // The failing caller polled first by the choice [2]: it moves before both earlier callers arriving
+    // with it, and the choice goes.
+    let mut picked = load_minimum(half_open);
+    picked.schedule.calls.rotate_left(1);
+    picked.schedule.interleave = vec![2];
+    check(&LoadPlanted(half_open), "half_open_probe_limit", picked, load_minimum(half_open));
+}
+
+fn constant(delay: VDuration) -> Backoff {
+    Backoff::Constant { delay }
 }
 
 /// The first call's first step replaced (for stating minima).

@@ -67,7 +67,8 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
     // simplest config is kept (`the_new_moves_reach_their_minima` tests those three), and no outcome to
     // simplify once the steps are dropped (outcomes go before the config, in the order's order, and the
     // one transient left is the bug's); the case is sequential, so the passes over overlapping calls have
-    // nothing to do (`tests/shrink_concurrent.rs` is their test), and its wall jump counts no attempt, so
+    // nothing to do (`tests/shrink_concurrent.rs` is their test, and the paired moves': a call dropped
+    // with a count lowered, once the calls are one, choices broken by time and retries folded), and its wall jump counts no attempt, so
     // no call drops with it re-indexed (`tests/shrink_stops.rs` is that pass's test).
     let ran = |name: &str| outcome.passes.iter().find(|pass| pass.name == name).copied();
     for name in PASSES {
@@ -85,6 +86,9 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
             "serialize",
             "shrink_interleave",
             "shrink_arrivals",
+            "break_ties_by_time",
+            "fold_retries",
+            "drop_counted_calls",
         ]
         .contains(&name);
         assert!(idle || pass.accepted > 0, "pass {name} kept nothing on a case it should simplify: {pass:?}");
@@ -93,20 +97,23 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
 }
 
 /// Every shrink pass, in the order they run.
-const PASSES: [&str; 18] = [
+const PASSES: [&str; 21] = [
     "drop_calls",
     "drop_calls_reindexed",
     "fold_calls",
     "serialize",
     "shrink_interleave",
+    "break_ties_by_time",
     "drop_steps",
     "merge_steps",
     "lower_repeats",
     "drop_paired",
     "simplify_outcomes",
+    "fold_retries",
     "rewrite_pairs",
     "shrink_config",
     "shrink_numbers",
+    "drop_counted_calls",
     "shrink_arrivals",
     "simplify_calls",
     "shrink_durations",

@@ -90,25 +90,28 @@ pub(super) fn later_to_next<C: Clone>(case: &Case<C>, call: usize) -> Option<Cas
     Some(next)
 }
 
-/// Every case with two adjacent calls arriving together swapped (their scripts trade places) and one
-/// interleaving choice dropped, or all of them: a choice that ran the later of two calls first is often
-/// the same run as first-come order with the calls the other way round.
+/// Every case with a call moved before an earlier call arriving with it (the scripts between rotate:
+/// two adjacent calls swap, nearest first) and one interleaving choice dropped, or all of them: a
+/// choice that ran a later call first is often the same run as first-come order with that call
+/// placed first.
 pub(super) fn swapped<C: Clone>(case: &Case<C>) -> Vec<Case<C>> {
     let Some(offsets) = offsets(case) else { return Vec::new() };
     let choices = &case.schedule.interleave;
     let mut out = Vec::new();
+    if choices.is_empty() {
+        return out;
+    }
     for call in 1..offsets.len() {
-        if offsets[call - 1] != offsets[call] || choices.is_empty() {
-            continue;
-        }
-        let mut pair = case.clone();
-        pair.schedule.calls.swap(call - 1, call);
-        out.push(with_choices(&pair, Vec::new()));
-        for index in 0..choices.len() {
-            let mut fewer = choices.clone();
-            fewer.remove(index);
-            if !fewer.is_empty() {
-                out.push(with_choices(&pair, fewer));
+        for earlier in (0..call).rev().take_while(|&earlier| offsets[earlier] == offsets[call]) {
+            let mut moved = case.clone();
+            moved.schedule.calls[earlier..=call].rotate_right(1);
+            out.push(with_choices(&moved, Vec::new()));
+            for index in 0..choices.len() {
+                let mut fewer = choices.clone();
+                fewer.remove(index);
+                if !fewer.is_empty() {
+                    out.push(with_choices(&moved, fewer));
+                }
             }
         }
     }
@@ -148,7 +151,7 @@ pub(super) fn serialize<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>
 }
 
 /// `shrink_interleave`: no choices at all (first-come order), the trailing zeros trimmed, chunks of
-/// choices dropped (delta debugging), two calls arriving together swapped for a choice, then each
+/// choices dropped (delta debugging), a call moved before an earlier one arriving with it for a choice, then each
 /// choice towards 0.
 pub(super) fn shrink_interleave<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
     if shrinker.best.schedule.interleave.is_empty() {
@@ -297,6 +300,20 @@ mod tests {
             assert_eq!(next.schedule.calls[1], start.schedule.calls[2]);
         }
         assert!(swapped(&case(&[0, 3, 3], &[])).is_empty());
+        // A call moved before two earlier ones arriving with it: the scripts rotate.
+        let mut three = case(&[3, 3, 3], &[2]);
+        for (call, took) in [(0, 1), (1, 2), (2, 3)] {
+            three.schedule.calls[call]
+                .steps
+                .push(timelaw_core::Step::new(VDuration::from_nanos(took), timelaw_core::Outcome::Ok));
+        }
+        let order = |next: &Case<()>| -> Vec<u64> {
+            next.schedule.calls.iter().map(|c| c.steps[0].duration.as_nanos()).collect()
+        };
+        assert_eq!(
+            swapped(&three).iter().map(order).collect::<Vec<_>>(),
+            [vec![2, 1, 3], vec![1, 3, 2], vec![3, 1, 2]]
+        );
         assert!(swapped(&case(&[0, 3, 4], &[1])).is_empty());
     }
 

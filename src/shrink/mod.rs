@@ -7,20 +7,22 @@
 //! folded into the next
 //! call's), `serialize` (every arrival dropped: overlapping calls run one after another, no gap, or the first
 //! waiting for its old arrival, or each waiting the old time between arrivals), `shrink_interleave` (no choices,
-//! trailing zeros trimmed, chunks dropped, each choice towards 0: first-come order), `merge_steps` (two adjacent steps made one, with any outcome, simplest first), `lower_repeats` (equal adjacent steps
+//! trailing zeros trimmed, chunks dropped, each choice towards 0: first-come order), `break_ties_by_time` (the
+//! choices dropped with one call's first dispatch 1 ns later), `merge_steps` (two adjacent steps made one, with any outcome, simplest first), `lower_repeats` (equal adjacent steps
 //! merged into one repeated step, then each repeat lowered), `drop_paired` (a dispatch dropped with the backoff
 //! advanced by one retry, or with its retry's delay taken out of the deadline, or a first rate limit made a
 //! transient failure with its retry-after as the first delay, where the move alone loses the failure),
 //! `simplify_outcomes` (toward `ok`, `transient`, `fatal`, `rate_limited`, `hang` in that order; a hang given up at
 //! once, after the attempt timeout (the instant the timeout cut it) or one nanosecond past its call's
-//! cancellation), `rewrite_pairs` (two adjacent steps given new outcomes at once, with a smaller sum of ranks:
+//! cancellation), `fold_retries` (where calls overlap, a failed step made `ok` until its call ended), `rewrite_pairs` (two adjacent steps given new outcomes at once, with a smaller sum of ranks:
 //! `[rate_limited, transient]` to `[transient, fatal]`), `shrink_config` (the subject's simpler configs, most
 //! aggressive first; when a simpler config alone loses the failure it is tried again with the schedule adapted:
 //! durations on a moved boundary move with it, and attempts that timed out under a removed timeout or deadline
 //! become transient failures), `shrink_numbers` (each number of the config at its minimum, then one above it, then
 //! one lower than now, then by binary search to the smallest value that still fails; then each group of equal
 //! numbers together, and each pair of near numbers by one amount; a number that loses the failure alone is
-//! tried again with the schedule's durations equal to or near it lowered with it), `shrink_arrivals` (from the last
+//! tried again with the schedule's durations equal to or near it lowered with it), `drop_counted_calls` (a call dropped with
+//! a number that could count calls lowered by one), `shrink_arrivals` (from the last
 //! call: a call arriving with the next one, then with the previous one, every later call moved with it, then
 //! by binary search to the earliest arrival that still fails, for it and the later calls together and then for it alone),
 //! `simplify_calls` (no gap, no cancellation,
@@ -48,6 +50,7 @@
 mod adapt;
 mod clock_passes;
 mod concurrency;
+mod counted;
 mod engine;
 mod merge;
 mod moves;
@@ -57,7 +60,9 @@ mod outcomes;
 mod paired;
 mod passes;
 mod reindex;
+mod retries;
 mod shift;
+mod ties;
 
 pub use engine::{shrink, shrink_with, Evaluator, NotFailing, PassStats, ShrinkBudget, ShrinkOutcome};
 pub use moves::{moves, Move};

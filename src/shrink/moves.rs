@@ -1,7 +1,7 @@
 //! Every single shrink move from a case ([`moves`]): what "1-minimal" is measured against. A minimum
 //! is 1-minimal when no single move keeps the failure; the checked-in minima are tested that way.
 
-use timelaw_core::{Case, JumpAt, VDuration};
+use timelaw_core::{Case, JumpAt, Limits, VDuration};
 use timelaw_generators::{case_outside, ConfigDomain};
 
 use super::adapt::{boundary_moves, numbers_followed};
@@ -9,13 +9,16 @@ use super::clock_passes::instant_with_jumps_forward;
 use super::concurrency::{
     earlier_from, earlier_one, later_to_next, serialized, slack, smaller_choices, swapped, trimmed, with_choices,
 };
+use super::counted::dropped_with_counts;
 use super::merge::{folded, merged, shifted};
 use super::numbers::{near_pairs, tied_groups};
 use super::order::{arrivals, shape, within, Bound};
 use super::outcomes::{rewritten_pairs, simpler_steps};
 use super::passes::{boundaries, merge_equal_neighbours, read, slots, write};
 use super::reindex::{dropped_reindexed, Made};
+use super::retries::{any_foldable, folded_retries};
 use super::shift::time_taken_out;
+use super::ties::ties_broken_by_time;
 
 /// One shrink move applied to a case.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,7 +32,9 @@ pub struct Move<C> {
 /// Every single move the shrinker may make from `case`, in the order of its passes: drop a call (also
 /// with its wall jumps' attempt and sleep points lowered by each amount up to 15), fold
 /// a call's gap into the next, serialize overlapping calls, drop or lower interleaving choices, move
-/// arrivals (together with the next call, earlier alone or with every later call), drop a step, merge two adjacent steps (any outcome), lower a repeat (to
+/// arrivals (together with the next call, earlier alone or with every later call), the paired moves
+/// (a call dropped with a count lowered by one, choices dropped with a first dispatch 1 ns later, a
+/// failed step made `ok` until its call ended where calls overlap), drop a step, merge two adjacent steps (any outcome), lower a repeat (to
 /// 1 and by one), merge equal neighbours, drop a call's first dispatch with the backoff advanced by one
 /// retry, drop its last dispatch with its retry's delay taken out of the deadline, make its first
 /// dispatch's rate limit a transient failure with the first delay raised to the retry-after, each simpler config the domain offers (unless its own simpler
@@ -51,6 +56,7 @@ pub fn moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>) -> V
     let mut out = Vec::new();
     schedule_moves(case, &mut out);
     concurrency_moves(case, &mut out);
+    paired_moves(subject, case, &mut out);
     config_moves(subject, case, &mut out);
     for call in 0..case.schedule.calls.len() {
         for pair in super::paired::paired_drops(subject, case, call) {
@@ -141,7 +147,7 @@ fn concurrency_moves<C: Clone>(case: &Case<C>, out: &mut Vec<Move<C>>) {
         push(out, "interleaving choices without trailing zeros".to_owned(), with_choices(case, trimmed(choices)));
     }
     for (index, next) in swapped(case).into_iter().enumerate() {
-        push(out, format!("two calls arriving together swapped for a choice (form {index})"), next);
+        push(out, format!("a call moved before an earlier one arriving with it, for a choice (form {index})"), next);
     }
     for (index, &choice) in choices.iter().enumerate() {
         let mut dropped = choices.clone();
@@ -165,6 +171,24 @@ fn concurrency_moves<C: Clone>(case: &Case<C>, out: &mut Vec<Move<C>>) {
             if let Some(next) = earlier_one(case, call, by) {
                 push(out, format!("call {call} arrives {by:?} earlier"), next);
             }
+        }
+    }
+}
+
+/// The paired moves: a call dropped with a number that could count calls lowered by one; the
+/// interleaving choices dropped with a call's first dispatch 1 ns later; where calls overlap, a failed
+/// step made `ok` until its call ended (from a run of `case`, with the default limits).
+fn paired_moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>, out: &mut Vec<Move<S::Config>>) {
+    for (index, next) in dropped_with_counts(subject, case).into_iter().enumerate() {
+        push(out, format!("a call dropped with a count lowered by one (form {index})"), next);
+    }
+    for (index, next) in ties_broken_by_time(case).into_iter().enumerate() {
+        push(out, format!("interleaving choices dropped, a first dispatch 1 ns later (form {index})"), next);
+    }
+    if any_foldable(case) {
+        let trace = crate::eval::evaluate(subject, case, Limits::default(), false).trace;
+        for (index, next) in folded_retries(case, &trace).into_iter().enumerate() {
+            push(out, format!("a failed step made ok until its call ended (form {index})"), next);
         }
     }
 }

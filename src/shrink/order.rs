@@ -71,7 +71,16 @@
 //!   two clocks then disagree the other way round, with no duration left);
 //! - a lowered config number that moves no stated contract boundary moves the schedule's durations
 //!   equal to it (or 1 ns off it) with it, and those near it down by as much, as a moved contract
-//!   boundary does, for limits a subject keeps without stating them.
+//!   boundary does, for limits a subject keeps without stating them;
+//! - a call may be dropped together with a config number that could count calls (above its minimum,
+//!   below the number of calls) lowered by one: a limit the calls exceed needs one call fewer when it
+//!   is one lower (`drop_counted_calls`, after the numbers' own passes);
+//! - a call may move before an earlier call arriving with it (not only its neighbour) together with
+//!   an interleaving choice dropped: the choice that ran it first becomes first-come order;
+//! - interleaving choices may be dropped together with one call's first dispatch taking one
+//!   nanosecond longer: a tie ordered by a choice becomes one ordered by time (`break_ties_by_time`);
+//! - where calls overlap, a failed step may become `ok` lasting until its call ended, the retries it
+//!   caused folded into one attempt that keeps the call busy as long (`fold_retries`).
 //!
 //! Each pass moves along items 6 to 8 by construction (its candidates are smaller there), and the
 //! visited set makes sure no case is accepted twice.

@@ -12,21 +12,24 @@ pub(super) type Pass<S> = fn(&mut Shrinker<'_, S>) -> bool;
 /// shrinks the shape (calls, steps, outcomes) runs before the config passes, while the config that
 /// lets a simpler schedule fail is still there (a rate limit becomes a transient failure before the
 /// delay its retry-after stood in for is lowered away).
-pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 18] {
+pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 21] {
     [
         ("drop_calls", drop_calls::<S>),
         ("drop_calls_reindexed", super::reindex::drop_calls_reindexed::<S>),
         ("fold_calls", super::merge::fold_calls::<S>),
         ("serialize", super::concurrency::serialize::<S>),
         ("shrink_interleave", super::concurrency::shrink_interleave::<S>),
+        ("break_ties_by_time", super::ties::break_ties_by_time::<S>),
         ("drop_steps", drop_steps::<S>),
         ("merge_steps", super::merge::merge_steps::<S>),
         ("lower_repeats", lower_repeats::<S>),
         ("drop_paired", super::paired::drop_paired::<S>),
         ("simplify_outcomes", super::outcomes::simplify_outcomes::<S>),
+        ("fold_retries", super::retries::fold_retries::<S>),
         ("rewrite_pairs", super::outcomes::rewrite_pairs::<S>),
         ("shrink_config", shrink_config::<S>),
         ("shrink_numbers", super::numbers::shrink_numbers::<S>),
+        ("drop_counted_calls", super::counted::drop_counted_calls::<S>),
         ("shrink_arrivals", super::concurrency::shrink_arrivals::<S>),
         ("simplify_calls", simplify_calls::<S>),
         ("shrink_durations", shrink_durations::<S>),
