@@ -79,8 +79,10 @@ fn only_the_named_crates_lose_their_instrumentation() {
     check("timelaw_reports", &[], "");
     check("timelaw_generators", &[], "coverage");
     check("arbitrary", &[], "coverage");
-    // The subject, the adapters and the fuzz target keep everything.
-    check("timelaw_core", &[], ALL);
+    // The core (the World, the reference interpreter) keeps its edges and compare hooks, without the
+    // sanitizer; the adapters, the tokio driver and the fuzz target keep everything.
+    check("timelaw_core", &[], "coverage compares");
+    check("timelaw_tokio", &[], ALL);
     check("timelaw_adapters", &[], ALL);
     check("reference", &[], ALL);
     check("timelaw_laws_extra", &[], ALL);
@@ -89,15 +91,17 @@ fn only_the_named_crates_lose_their_instrumentation() {
 #[test]
 fn each_list_can_be_replaced_or_emptied() {
     let uninstrumented = |list| [("TIMELAW_UNINSTRUMENTED", list)];
-    check("timelaw_core", &uninstrumented("timelaw_laws timelaw_core"), "sanitizer");
+    check("timelaw_core", &uninstrumented("timelaw_laws timelaw_core"), "");
+    check("timelaw_adapters", &uninstrumented("timelaw_adapters"), "sanitizer");
     check("timelaw_laws", &uninstrumented("timelaw_laws timelaw_core"), "");
     check("timelaw_laws", &uninstrumented("timelaw_core"), "coverage compares");
     check("timelaw_laws", &uninstrumented(""), "coverage compares");
     let without_compares = |list| [("TIMELAW_WITHOUT_COMPARES", list)];
-    check("timelaw_core", &without_compares("timelaw_core"), "coverage sanitizer");
+    check("timelaw_adapters", &without_compares("timelaw_adapters"), "coverage sanitizer");
     check("timelaw_generators", &without_compares(""), "coverage compares");
     let unsanitized = |list| [("TIMELAW_UNSANITIZED", list)];
-    check("timelaw_core", &unsanitized("timelaw_core"), "coverage compares");
+    check("timelaw_adapters", &unsanitized("timelaw_adapters"), "coverage compares");
+    check("timelaw_core", &unsanitized(""), ALL);
     check("timelaw_laws", &unsanitized(""), "sanitizer");
     check("timelaw_generators", &unsanitized(""), "coverage sanitizer");
     // Every list empty: `cargo fuzz` exactly.
