@@ -1,5 +1,6 @@
-//! `fuzz/rustc-wrapper`, the rustc wrapper `fuzz/cargo-fuzz` builds with: the crates it names lose exactly
-//! the SanitizerCoverage flags `cargo fuzz` adds, every other crate and every other flag is passed through.
+//! `fuzz/rustc-wrapper`, the rustc wrapper `fuzz/cargo-fuzz` builds with: the crates its lists name lose
+//! exactly the flags of their list (SanitizerCoverage, its compare hooks, the sanitizer) that `cargo fuzz`
+//! adds; every other crate and every other flag is passed through.
 //! The wrapper is run with `echo` in place of rustc, so the test sees the command line rustc would get.
 #![cfg(unix)]
 
@@ -20,52 +21,109 @@ const CARGO_FUZZ: &[&str] = &[
     "-Cdebug-assertions",
 ];
 
-/// What rustc receives when the wrapper compiles `crate_name` with `cargo fuzz`'s flags
-/// (`uninstrumented`: the TIMELAW_UNINSTRUMENTED setting, `None` for the default).
-fn rustc_args(crate_name: &str, uninstrumented: Option<&str>) -> Vec<String> {
+/// The wrapper's three lists, all unset (the defaults).
+const LISTS: &[&str] = &["TIMELAW_UNINSTRUMENTED", "TIMELAW_WITHOUT_COMPARES", "TIMELAW_UNSANITIZED"];
+
+/// What rustc receives when the wrapper compiles `crate_name` with `cargo fuzz`'s flags, with the lists
+/// set as in `env` (the others unset: their defaults).
+fn rustc_args(crate_name: &str, env: &[(&str, &str)]) -> Vec<String> {
     let wrapper = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/rustc-wrapper");
     let mut command = Command::new(wrapper);
     command.args(["echo", "--crate-name", crate_name, "--edition=2021", "src/lib.rs"]).args(CARGO_FUZZ);
-    match uninstrumented {
-        Some(list) => command.env("TIMELAW_UNINSTRUMENTED", list),
-        None => command.env_remove("TIMELAW_UNINSTRUMENTED"),
-    };
+    for list in LISTS {
+        command.env_remove(list);
+    }
+    command.envs(env.iter().copied());
     let output = command.output().expect("the wrapper runs");
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     String::from_utf8(output.stdout).expect("utf-8").split_whitespace().map(str::to_owned).collect()
 }
 
-fn is_coverage(arg: &str) -> bool {
-    arg == "-Cpasses=sancov-module" || arg.starts_with("-Cllvm-args=-sanitizer-coverage")
+/// Which of `kept` ("coverage", "compares", "sanitizer") an argument of `cargo fuzz` belongs to.
+fn kind(arg: &str) -> Option<&'static str> {
+    if arg == "-Cllvm-args=-sanitizer-coverage-trace-compares" {
+        Some("compares")
+    } else if arg == "-Cpasses=sancov-module" || arg.starts_with("-Cllvm-args=-sanitizer-coverage") {
+        Some("coverage")
+    } else if arg.starts_with("-Zsanitizer=") {
+        Some("sanitizer")
+    } else {
+        None
+    }
 }
 
-/// Compiling `crate_name` through the wrapper gives rustc `cargo fuzz`'s flags, without the coverage ones
-/// unless `expect_coverage`, and nothing else changed.
+/// Compiling `crate_name` through the wrapper gives rustc `cargo fuzz`'s flags with only the kinds named
+/// in `kept` (space-separated: "coverage", "compares", "sanitizer") of the instrumentation, and nothing
+/// else changed. Compare hooks need coverage: "compares" is kept only with it.
 #[track_caller]
-fn check(crate_name: &str, uninstrumented: Option<&str>, expect_coverage: bool) {
-    let flags = CARGO_FUZZ.iter().copied().filter(|arg| expect_coverage || !is_coverage(arg));
+fn check(crate_name: &str, env: &[(&str, &str)], kept: &str) {
+    let kept: Vec<&str> = kept.split_whitespace().collect();
+    let flags = CARGO_FUZZ.iter().copied().filter(|arg| match kind(arg) {
+        None => true,
+        Some("compares") => kept.contains(&"coverage") && kept.contains(&"compares"),
+        Some(kind) => kept.contains(&kind),
+    });
     let expected: Vec<&str> =
         ["--crate-name", crate_name, "--edition=2021", "src/lib.rs"].into_iter().chain(flags).collect();
-    assert_eq!(rustc_args(crate_name, uninstrumented), expected, "{crate_name} with {uninstrumented:?}");
+    assert_eq!(rustc_args(crate_name, env), expected, "{crate_name} with {env:?}");
+}
+
+const ALL: &str = "coverage compares sanitizer";
+
+#[test]
+fn only_the_named_crates_lose_their_instrumentation() {
+    // The default: the judging (laws), the harness (the facade) and the reports lose coverage and the
+    // sanitizer; the decoder keeps its edges, without compare hooks or the sanitizer.
+    check("timelaw_laws", &[], "");
+    check("timelaw", &[], "");
+    check("timelaw_reports", &[], "");
+    check("timelaw_generators", &[], "coverage");
+    check("arbitrary", &[], "coverage");
+    // The core (the World, the reference interpreter) keeps its edges and compare hooks, without the
+    // sanitizer; the adapters, the tokio driver and the fuzz target keep everything.
+    check("timelaw_core", &[], "coverage compares");
+    check("timelaw_tokio", &[], ALL);
+    check("timelaw_adapters", &[], ALL);
+    check("reference", &[], ALL);
+    check("timelaw_laws_extra", &[], ALL);
 }
 
 #[test]
-fn only_the_named_crates_lose_their_coverage_flags() {
-    // The default: the judging (laws), the harness (the facade) and the reports.
-    check("timelaw_laws", None, false);
-    check("timelaw", None, false);
-    check("timelaw_reports", None, false);
-    // The subject, the decoder, the adapters and the fuzz target keep their coverage.
-    check("timelaw_core", None, true);
-    check("timelaw_generators", None, true);
-    check("timelaw_adapters", None, true);
-    check("reference", None, true);
-    check("timelaw_laws_extra", None, true);
-    // A list of one's own; an empty list instruments everything.
-    check("timelaw_core", Some("timelaw_laws timelaw_core"), false);
-    check("timelaw_laws", Some("timelaw_laws timelaw_core"), false);
-    check("timelaw_laws", Some("timelaw_core"), true);
-    check("timelaw_laws", Some(""), true);
+fn each_list_can_be_replaced_or_emptied() {
+    let uninstrumented = |list| [("TIMELAW_UNINSTRUMENTED", list)];
+    check("timelaw_core", &uninstrumented("timelaw_laws timelaw_core"), "");
+    check("timelaw_adapters", &uninstrumented("timelaw_adapters"), "sanitizer");
+    check("timelaw_laws", &uninstrumented("timelaw_laws timelaw_core"), "");
+    check("timelaw_laws", &uninstrumented("timelaw_core"), "coverage compares");
+    check("timelaw_laws", &uninstrumented(""), "coverage compares");
+    let without_compares = |list| [("TIMELAW_WITHOUT_COMPARES", list)];
+    check("timelaw_adapters", &without_compares("timelaw_adapters"), "coverage sanitizer");
+    check("timelaw_generators", &without_compares(""), "coverage compares");
+    let unsanitized = |list| [("TIMELAW_UNSANITIZED", list)];
+    check("timelaw_adapters", &unsanitized("timelaw_adapters"), "coverage compares");
+    check("timelaw_core", &unsanitized(""), ALL);
+    check("timelaw_laws", &unsanitized(""), "sanitizer");
+    check("timelaw_generators", &unsanitized(""), "coverage sanitizer");
+    // Every list empty: `cargo fuzz` exactly.
+    let none = [("TIMELAW_UNINSTRUMENTED", ""), ("TIMELAW_WITHOUT_COMPARES", ""), ("TIMELAW_UNSANITIZED", "")];
+    for crate_name in ["timelaw_laws", "timelaw", "timelaw_generators", "arbitrary", "timelaw_core"] {
+        check(crate_name, &none, ALL);
+    }
+}
+
+#[test]
+fn only_address_sanitizer_is_dropped() {
+    // MemorySanitizer needs every crate instrumented: a listed crate keeps it.
+    let wrapper = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/rustc-wrapper");
+    for sanitizer in ["-Zsanitizer=memory", "-Csanitizer=thread"] {
+        let output = Command::new(wrapper)
+            .args(["echo", "--crate-name", "timelaw_laws", sanitizer, "-Zsanitizer-memory-track-origins"])
+            .env_remove("TIMELAW_UNSANITIZED")
+            .output()
+            .expect("the wrapper runs");
+        let expected = format!("--crate-name timelaw_laws {sanitizer} -Zsanitizer-memory-track-origins");
+        assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), expected);
+    }
 }
 
 #[test]
