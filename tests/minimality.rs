@@ -47,18 +47,6 @@ const NOT_ONE_MINIMAL: &[(&str, &str)] = &[
         "a min of 1 ms (a simpler delay in the adapter's domain) keeps the violation",
     ),
     ("never_panics--exponential-backoff--595b18a4cc817f64.json", "fewer attempts and a zero max still panic"),
-    (
-        "never_panics--backon-exponential--c02af3750b6e4754.json",
-        "pinned before equal adjacent steps were written as one repeated step (the normal form of repeats)",
-    ),
-    (
-        "never_panics--backon-retry--0017bba57c3ece63.json",
-        "pinned before equal adjacent steps were written as one repeated step (the normal form of repeats)",
-    ),
-    (
-        "retry_budget_respected--tower-budget--403e2c560218e524.json",
-        "pinned before equal adjacent steps were written as one repeated step (the normal form of repeats)",
-    ),
 ];
 
 fn fixtures(dir: &str) -> Vec<PathBuf> {
