@@ -85,8 +85,7 @@ fn a_zero_deadline_gives_way_to_the_failure_it_stood_for() {
     check(bug, &case(1, r#""0""#, circuit, &["", ""], ""));
 }
 
-const BREAKER_RATIO: &str =
-    r#"{"window":2,"min_calls":1,"failure_percent":50,"open_for":"1ns","half_open_probes":1}"#;
+const BREAKER_RATIO: &str = r#"{"window":2,"min_calls":1,"failure_percent":50,"open_for":"1ns","half_open_probes":1}"#;
 
 /// A call dropped with the window lowered and the failure percent raised with it
 /// (`drop_counted_shares`): one failure in a window of two is 50%, in a window of one 100%.

@@ -12,7 +12,8 @@ use timelaw_generators::ConfigDomain;
 /// the contract changes; `None` when no number does that.
 fn attempts_lowered<S: ConfigDomain + ?Sized>(subject: &S, config: &S::Config, attempts: u32) -> Option<S::Config> {
     let old = subject.contract(config);
-    let expect = Contract { retry: timelaw_core::RetryContract { max_attempts: Some(attempts - 1), ..old.retry }, ..old };
+    let expect =
+        Contract { retry: timelaw_core::RetryContract { max_attempts: Some(attempts - 1), ..old.retry }, ..old };
     let numbers = subject.config_numbers(config);
     let candidates = numbers.iter().enumerate().filter(|(_, number)| number.value == u64::from(attempts));
     candidates

@@ -134,8 +134,10 @@ mod tests {
             half_open_probes: 1,
             ..CircuitContract::DEFAULT
         };
-        let policy =
-            Policy { circuit: Some(circuit), ..Policy::new(1, Backoff::Constant { delay: VDuration::ZERO }, VDuration::ZERO) };
+        let policy = Policy {
+            circuit: Some(circuit),
+            ..Policy::new(1, Backoff::Constant { delay: VDuration::ZERO }, VDuration::ZERO)
+        };
         let mut scripts = vec![CallScript::new(vec![]); calls];
         scripts[calls / 2] = CallScript::new(vec![Step::instant(Outcome::Transient)]);
         Case::new(policy, Schedule::new(scripts), 0)
