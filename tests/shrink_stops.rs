@@ -104,3 +104,14 @@ fn a_last_attempt_gives_its_sleep_to_the_attempt_before() {
     let stop = case(2, "null", circuit, &[&format!("{TRANSIENT},{TRANSIENT}"), ""], "");
     check(bug, &stop.replace(r#""delay":"0"}},"delay_max":"0""#, r#""delay":"1ns"}},"delay_max":"1ns""#));
 }
+
+/// Two calls of one dispatch joined with the window and the minimum calls lowered
+/// (`join_counted_calls`): a failure and a 1 ns success counted in a window of two become one failure
+/// taking 1 ns in a window of one.
+#[test]
+fn two_results_join_into_one_with_the_window_lowered() {
+    let bug = CorpusBug::Slip(Slip::BreakerOpenedAtCallStart);
+    let circuit = r#"{"window":2,"min_calls":2,"failure_percent":1,"open_for":"1ns","half_open_probes":1}"#;
+    let ok = r#"{"duration":"1ns","outcome":"ok"}"#;
+    check(bug, &case(1, "null", circuit, &[TRANSIENT, ok, ""], ""));
+}

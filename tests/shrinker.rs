@@ -90,6 +90,7 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
             "fold_retries",
             "drop_counted_calls",
             "drop_counted_shares",
+            "join_counted_calls",
         ]
         .contains(&name);
         assert!(idle || pass.accepted > 0, "pass {name} kept nothing on a case it should simplify: {pass:?}");
@@ -98,7 +99,7 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
 }
 
 /// Every shrink pass, in the order they run.
-const PASSES: [&str; 22] = [
+const PASSES: [&str; 23] = [
     "drop_calls",
     "drop_calls_reindexed",
     "fold_calls",
@@ -116,6 +117,7 @@ const PASSES: [&str; 22] = [
     "shrink_numbers",
     "drop_counted_calls",
     "drop_counted_shares",
+    "join_counted_calls",
     "shrink_arrivals",
     "simplify_calls",
     "shrink_durations",

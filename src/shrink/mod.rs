@@ -24,7 +24,8 @@
 //! numbers together, and each pair of near numbers by one amount; a number that loses the failure alone is
 //! tried again with the schedule's durations equal to or near it lowered with it), `drop_counted_calls` (a call dropped with
 //! a number that could count calls lowered by one), `drop_counted_shares` (the same with every percent raised so
-//! the same number of calls reaches it), `shrink_arrivals` (from the last
+//! the same number of calls reaches it), `join_counted_calls` (two adjacent one-dispatch calls made one
+//! dispatch lasting both, the less simple outcome kept, with every count lowered by one), `shrink_arrivals` (from the last
 //! call: a call arriving with the next one, then with the previous one, every later call moved with it, then
 //! by binary search to the earliest arrival that still fails, for it and the later calls together and then for it alone),
 //! `simplify_calls` (no gap, no cancellation,
@@ -55,6 +56,7 @@ mod clock_passes;
 mod concurrency;
 mod counted;
 mod engine;
+mod joined;
 mod merge;
 mod moves;
 mod numbers;

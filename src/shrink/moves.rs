@@ -34,7 +34,8 @@ pub struct Move<C> {
 /// a call's gap into the next, serialize overlapping calls, drop or lower interleaving choices, move
 /// arrivals (together with the next call, earlier alone or with every later call), the paired moves
 /// (a call dropped with a count lowered by one, and also with every percent raised so the same number
-/// of calls reaches it, choices dropped with a first dispatch 1 ns later, a
+/// of calls reaches it, two adjacent one-dispatch calls joined into one dispatch lasting both with every
+/// count lowered by one, choices dropped with a first dispatch 1 ns later, a
 /// failed step made `ok` until its call ended where calls overlap), drop a step, merge two adjacent steps (any outcome), lower a repeat (to
 /// 1 and by one), merge equal neighbours, drop a call's first dispatch with the backoff advanced by one
 /// retry, drop its last dispatch with its retry's delay taken out of the deadline, make its first
@@ -187,6 +188,9 @@ fn paired_moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>, o
     }
     for (index, next) in super::shares::dropped_with_shares(subject, case).into_iter().enumerate() {
         push(out, format!("a call dropped with a count lowered by one, its percents raised (form {index})"), next);
+    }
+    for (index, next) in super::joined::joined_with_counts(subject, case).into_iter().enumerate() {
+        push(out, format!("two one-dispatch calls joined, every count lowered by one (form {index})"), next);
     }
     for (index, next) in ties_broken_by_time(case).into_iter().enumerate() {
         push(out, format!("interleaving choices dropped, a first dispatch 1 ns later (form {index})"), next);

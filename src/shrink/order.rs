@@ -78,6 +78,9 @@
 //! - where that alone loses the failure, the call is dropped with the count lowered by one and every
 //!   share of it (a number named a percent) raised so the same number of calls reaches it,
 //!   `ceil(percent * count / (count - 1))`, at most 100 (`drop_counted_shares`);
+//! - two adjacent calls of one dispatch each may be joined into one dispatch lasting both (the gap
+//!   between them included) that ends with the less simple outcome, with every number that could count
+//!   calls lowered by one: two results counted as one (`join_counted_calls`);
 //! - a call that used every attempt may drop its last attempt with the attempts allowed lowered by one
 //!   and that attempt's time and the delay slept before it added to the attempt before, so the call
 //!   ends when it ended (`drop_paired`, where the drop alone loses the failure);

@@ -96,12 +96,7 @@ pub const CORPUS: [Entry; 36] = [
     entry(S(Slip::NotifyBeforeRetryAfter), "notify_matches_sleep", "notification", C),
     entry(S(Slip::BreakerStrictRatio), "circuit_open_rejects_without_dispatch", "circuit: opening", C),
     entry(S(Slip::BreakerCooldownStrict), "circuit_half_open_after_cooldown", "circuit: open period", C),
-    entry(
-        S(Slip::BreakerOpenedAtCallStart),
-        "circuit_open_rejects_without_dispatch",
-        "circuit: open period",
-        M("from [transient] [ok 1 ns] [] under a window of 2 and 2 minimum calls, the failure and the 1 ns must become one call's at once (one seed in 100)"),
-    ),
+    entry(S(Slip::BreakerOpenedAtCallStart), "circuit_open_rejects_without_dispatch", "circuit: open period", C),
     entry(S(Slip::BudgetOffByOne), "retry_budget_respected", "retry budget", C),
     entry(S(Slip::CancelNotCheckedBeforeFirst), "cancellation_stops_work", "cancellation", C),
     entry(S(Slip::IdempotencyIgnoredForRateLimits), "non_idempotent_not_retried", "idempotency", C),
