@@ -84,3 +84,34 @@ fn a_zero_deadline_gives_way_to_the_failure_it_stood_for() {
     let circuit = r#"{"window":1,"min_calls":1,"failure_percent":1,"open_for":"0","half_open_probes":1}"#;
     check(bug, &case(1, r#""0""#, circuit, &["", ""], ""));
 }
+
+const BREAKER_RATIO: &str = r#"{"window":2,"min_calls":1,"failure_percent":50,"open_for":"1ns","half_open_probes":1}"#;
+
+/// A call dropped with the window lowered and the failure percent raised with it
+/// (`drop_counted_shares`): one failure in a window of two is 50%, in a window of one 100%.
+#[test]
+fn a_call_drops_with_its_window_lowered_and_its_percent_raised() {
+    let bug = CorpusBug::Slip(Slip::BreakerStrictRatio);
+    check(bug, &case(1, "null", BREAKER_RATIO, &["", TRANSIENT, ""], ""));
+}
+
+/// A call's last attempt dropped with the attempts lowered and its sleep moved into the attempt before
+/// (`drop_paired`): two instant attempts 1 ns apart become one attempt taking 1 ns.
+#[test]
+fn a_last_attempt_gives_its_sleep_to_the_attempt_before() {
+    let bug = CorpusBug::Slip(Slip::BreakerOpenedAtCallStart);
+    let circuit = r#"{"window":1,"min_calls":1,"failure_percent":1,"open_for":"1ns","half_open_probes":1}"#;
+    let stop = case(2, "null", circuit, &[&format!("{TRANSIENT},{TRANSIENT}"), ""], "");
+    check(bug, &stop.replace(r#""delay":"0"}},"delay_max":"0""#, r#""delay":"1ns"}},"delay_max":"1ns""#));
+}
+
+/// Two calls of one dispatch joined with the window and the minimum calls lowered
+/// (`join_counted_calls`): a failure and a 1 ns success counted in a window of two become one failure
+/// taking 1 ns in a window of one.
+#[test]
+fn two_results_join_into_one_with_the_window_lowered() {
+    let bug = CorpusBug::Slip(Slip::BreakerOpenedAtCallStart);
+    let circuit = r#"{"window":2,"min_calls":2,"failure_percent":1,"open_for":"1ns","half_open_probes":1}"#;
+    let ok = r#"{"duration":"1ns","outcome":"ok"}"#;
+    check(bug, &case(1, "null", circuit, &[TRANSIENT, ok, ""], ""));
+}

@@ -68,7 +68,7 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
     // simplify once the steps are dropped (outcomes go before the config, in the order's order, and the
     // one transient left is the bug's); the case is sequential, so the passes over overlapping calls have
     // nothing to do (`tests/shrink_concurrent.rs` is their test, and the paired moves': a call dropped
-    // with a count lowered, once the calls are one, choices broken by time and retries folded), and its wall jump counts no attempt, so
+    // with a count lowered, alone or with its percents raised, once the calls are one, choices broken by time and retries folded), and its wall jump counts no attempt, so
     // no call drops with it re-indexed (`tests/shrink_stops.rs` is that pass's test).
     let ran = |name: &str| outcome.passes.iter().find(|pass| pass.name == name).copied();
     for name in PASSES {
@@ -89,6 +89,8 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
             "break_ties_by_time",
             "fold_retries",
             "drop_counted_calls",
+            "drop_counted_shares",
+            "join_counted_calls",
         ]
         .contains(&name);
         assert!(idle || pass.accepted > 0, "pass {name} kept nothing on a case it should simplify: {pass:?}");
@@ -97,7 +99,7 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
 }
 
 /// Every shrink pass, in the order they run.
-const PASSES: [&str; 21] = [
+const PASSES: [&str; 23] = [
     "drop_calls",
     "drop_calls_reindexed",
     "fold_calls",
@@ -114,6 +116,8 @@ const PASSES: [&str; 21] = [
     "shrink_config",
     "shrink_numbers",
     "drop_counted_calls",
+    "drop_counted_shares",
+    "join_counted_calls",
     "shrink_arrivals",
     "simplify_calls",
     "shrink_durations",

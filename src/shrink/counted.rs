@@ -19,7 +19,7 @@ pub(super) const PAIRS_MAX: usize = 16;
 
 /// The indices of the numbers that could count `calls` calls: above their minimum and below `calls` (a
 /// limit the calls exceed).
-fn counting(numbers: &[ConfigNumber], calls: usize) -> Vec<usize> {
+pub(super) fn counting(numbers: &[ConfigNumber], calls: usize) -> Vec<usize> {
     let calls = calls as u64;
     numbers.iter().enumerate().filter(|(_, n)| n.value > n.min && n.value < calls).map(|(index, _)| index).collect()
 }

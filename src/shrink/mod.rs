@@ -11,7 +11,8 @@
 //! choices dropped with one call's first dispatch 1 ns later), `merge_steps` (two adjacent steps made one, with any outcome, simplest first), `lower_repeats` (equal adjacent steps
 //! merged into one repeated step, then each repeat lowered), `drop_paired` (a dispatch dropped with the backoff
 //! advanced by one retry, or with its retry's delay taken out of the deadline, or a first rate limit made a
-//! transient failure with its retry-after as the first delay, where the move alone loses the failure),
+//! transient failure with its retry-after as the first delay, or a call's last attempt dropped with the attempts
+//! lowered by one and its time and sleep moved into the attempt before, where the move alone loses the failure),
 //! `simplify_outcomes` (toward `ok`, `transient`, `fatal`, `rate_limited`, `hang` in that order; a hang given up at
 //! once, after the attempt timeout (the instant the timeout cut it) or one nanosecond past its call's
 //! cancellation), `fold_retries` (where calls overlap, a failed step made `ok` until its call ended), `rewrite_pairs` (two adjacent steps given new outcomes at once, with a smaller sum of ranks:
@@ -22,7 +23,9 @@
 //! one lower than now, then by binary search to the smallest value that still fails; then each group of equal
 //! numbers together, and each pair of near numbers by one amount; a number that loses the failure alone is
 //! tried again with the schedule's durations equal to or near it lowered with it), `drop_counted_calls` (a call dropped with
-//! a number that could count calls lowered by one), `shrink_arrivals` (from the last
+//! a number that could count calls lowered by one), `drop_counted_shares` (the same with every percent raised so
+//! the same number of calls reaches it), `join_counted_calls` (two adjacent one-dispatch calls made one
+//! dispatch lasting both, the less simple outcome kept, with every count lowered by one), `shrink_arrivals` (from the last
 //! call: a call arriving with the next one, then with the previous one, every later call moved with it, then
 //! by binary search to the earliest arrival that still fails, for it and the later calls together and then for it alone),
 //! `simplify_calls` (no gap, no cancellation,
@@ -47,11 +50,13 @@
 //! (every subject run counted: candidates, the confirming runs, the runs whose traces adapt schedules) and,
 //! optionally, wall-clock time (off by default: a time budget makes the minimum depend on the machine).
 
+mod absorb;
 mod adapt;
 mod clock_passes;
 mod concurrency;
 mod counted;
 mod engine;
+mod joined;
 mod merge;
 mod moves;
 mod numbers;
@@ -61,6 +66,7 @@ mod paired;
 mod passes;
 mod reindex;
 mod retries;
+mod shares;
 mod shift;
 mod ties;
 

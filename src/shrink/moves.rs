@@ -33,11 +33,15 @@ pub struct Move<C> {
 /// with its wall jumps' attempt and sleep points lowered by each amount up to 15), fold
 /// a call's gap into the next, serialize overlapping calls, drop or lower interleaving choices, move
 /// arrivals (together with the next call, earlier alone or with every later call), the paired moves
-/// (a call dropped with a count lowered by one, choices dropped with a first dispatch 1 ns later, a
+/// (a call dropped with a count lowered by one, and also with every percent raised so the same number
+/// of calls reaches it, two adjacent one-dispatch calls joined into one dispatch lasting both with every
+/// count lowered by one, choices dropped with a first dispatch 1 ns later, a
 /// failed step made `ok` until its call ended where calls overlap), drop a step, merge two adjacent steps (any outcome), lower a repeat (to
 /// 1 and by one), merge equal neighbours, drop a call's first dispatch with the backoff advanced by one
 /// retry, drop its last dispatch with its retry's delay taken out of the deadline, make its first
-/// dispatch's rate limit a transient failure with the first delay raised to the retry-after, each simpler config the domain offers (unless its own simpler
+/// dispatch's rate limit a transient failure with the first delay raised to the retry-after, drop the
+/// last attempt of a call that used every attempt with the attempts lowered by one and its time and
+/// sleep added to the attempt before, each simpler config the domain offers (unless its own simpler
 /// configs lead back to `case`'s within three steps: a cycle, in which neither is simpler), each config
 /// number at its minimum, halved and one lower (with the durations drawn at it lowered along when it
 /// is no stated contract boundary), each group of equal numbers together at the same
@@ -181,6 +185,12 @@ fn concurrency_moves<C: Clone>(case: &Case<C>, out: &mut Vec<Move<C>>) {
 fn paired_moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>, out: &mut Vec<Move<S::Config>>) {
     for (index, next) in dropped_with_counts(subject, case).into_iter().enumerate() {
         push(out, format!("a call dropped with a count lowered by one (form {index})"), next);
+    }
+    for (index, next) in super::shares::dropped_with_shares(subject, case).into_iter().enumerate() {
+        push(out, format!("a call dropped with a count lowered by one, its percents raised (form {index})"), next);
+    }
+    for (index, next) in super::joined::joined_with_counts(subject, case).into_iter().enumerate() {
+        push(out, format!("two one-dispatch calls joined, every count lowered by one (form {index})"), next);
     }
     for (index, next) in ties_broken_by_time(case).into_iter().enumerate() {
         push(out, format!("interleaving choices dropped, a first dispatch 1 ns later (form {index})"), next);

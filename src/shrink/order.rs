@@ -75,6 +75,15 @@
 //! - a call may be dropped together with a config number that could count calls (above its minimum,
 //!   below the number of calls) lowered by one: a limit the calls exceed needs one call fewer when it
 //!   is one lower (`drop_counted_calls`, after the numbers' own passes);
+//! - where that alone loses the failure, the call is dropped with the count lowered by one and every
+//!   share of it (a number named a percent) raised so the same number of calls reaches it,
+//!   `ceil(percent * count / (count - 1))`, at most 100 (`drop_counted_shares`);
+//! - two adjacent calls of one dispatch each may be joined into one dispatch lasting both (the gap
+//!   between them included) that ends with the less simple outcome, with every number that could count
+//!   calls lowered by one: two results counted as one (`join_counted_calls`);
+//! - a call that used every attempt may drop its last attempt with the attempts allowed lowered by one
+//!   and that attempt's time and the delay slept before it added to the attempt before, so the call
+//!   ends when it ended (`drop_paired`, where the drop alone loses the failure);
 //! - a call may move before an earlier call arriving with it (not only its neighbour) together with
 //!   an interleaving choice dropped: the choice that ran it first becomes first-come order;
 //! - interleaving choices may be dropped together with one call's first dispatch taking one

@@ -114,7 +114,7 @@ pub(super) fn advanced<S: ConfigDomain + ?Sized>(
 
 /// The delay the `retry`-th retry (from 1) sleeps by the contract: the jitter-free delay under the
 /// cap; `None` with jitter or without a jitter-free sequence.
-fn promised_delay(contract: &Contract, retry: u32) -> Option<VDuration> {
+pub(super) fn promised_delay(contract: &Contract, retry: u32) -> Option<VDuration> {
     if !matches!(contract.delays.jitter, None | Some(timelaw_core::JitterBounds::None)) {
         return None;
     }
@@ -148,7 +148,7 @@ pub(super) struct Pair<C> {
     pub(super) paired: Case<C>,
 }
 
-/// The paired drops of call `call` of `case` (see the module docs): at most three.
+/// The paired drops of call `call` of `case` (see the module docs and [`super::absorb`]): at most four.
 pub(super) fn paired_drops<S: ConfigDomain + ?Sized>(
     subject: &S,
     case: &Case<S::Config>,
@@ -170,6 +170,12 @@ pub(super) fn paired_drops<S: ConfigDomain + ?Sized>(
     let last = case.schedule.calls.get(call).map_or(0, |script| script.steps.len().saturating_sub(1));
     if let (Some(plain), Some(paired)) = (one_dispatch_fewer(case, call, last), slept_out(subject, case, call)) {
         let name = format!("call {call}: last dispatch dropped, its retry's delay taken out of the limits");
+        out.push(Pair { name, plain, paired });
+    }
+    if let (Some(plain), Some(paired)) =
+        (one_dispatch_fewer(case, call, last), super::absorb::last_attempt_absorbed(subject, case, call))
+    {
+        let name = format!("call {call}: last attempt dropped, attempts one fewer, its time in the attempt before");
         out.push(Pair { name, plain, paired });
     }
     out

@@ -1,0 +1,83 @@
+//! A paired drop for a call that used every attempt: its last attempt dropped with the attempts allowed
+//! lowered by one and the time that attempt took, with the delay slept before it, added to the attempt
+//! before it, so the call still ends when it ended (with the same failure, now after one attempt
+//! fewer). A failure that needs "the call ends 1 ns after it starts" reached through two instant
+//! attempts 1 ns apart survives as one attempt taking 1 ns, where dropping the attempt alone (the call
+//! ends sooner) or lowering the attempts alone (the scripted attempt is left over) loses it.
+
+use timelaw_core::{Case, Contract};
+use timelaw_generators::ConfigDomain;
+
+/// `config` with the number that carries the contract's attempts lowered by one, when nothing else of
+/// the contract changes; `None` when no number does that.
+fn attempts_lowered<S: ConfigDomain + ?Sized>(subject: &S, config: &S::Config, attempts: u32) -> Option<S::Config> {
+    let old = subject.contract(config);
+    let expect =
+        Contract { retry: timelaw_core::RetryContract { max_attempts: Some(attempts - 1), ..old.retry }, ..old };
+    let numbers = subject.config_numbers(config);
+    let candidates = numbers.iter().enumerate().filter(|(_, number)| number.value == u64::from(attempts));
+    candidates
+        .filter_map(|(index, _)| subject.with_config_number(config, index, u64::from(attempts) - 1))
+        .find(|next| subject.contract(next) == expect)
+}
+
+/// `case` with the last dispatch of call `call` dropped, the attempts allowed lowered by one and the
+/// dropped dispatch's duration plus the delay its retry slept added to the dispatch before it; `None`
+/// unless the call scripts exactly as many dispatches as the attempts allowed (at least two), the delay
+/// is promised (no jitter) and the domain can write the lowered attempts.
+pub(super) fn last_attempt_absorbed<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    case: &Case<S::Config>,
+    call: usize,
+) -> Option<Case<S::Config>> {
+    let script = case.schedule.calls.get(call)?;
+    let contract = subject.contract(&case.config);
+    let attempts = contract.retry.max_attempts?;
+    if attempts < 2 || script.dispatches_scripted() != u64::from(attempts) {
+        return None;
+    }
+    let slept = super::paired::promised_delay(&contract, attempts - 1)?;
+    let (last, before) = (script.step(attempts), script.step(attempts - 1));
+    let took = before.duration.checked_add(slept)?.checked_add(last.duration)?;
+    let mut next = super::paired::one_dispatch_fewer(case, call, script.steps.len() - 1)?;
+    let kept = &mut next.schedule.calls[call];
+    kept.set_step(attempts - 1, timelaw_core::Step { duration: took, ..before });
+    super::passes::merge_equal_neighbours(kept);
+    next.config = attempts_lowered(subject, &case.config, attempts)?;
+    Some(next)
+}
+
+#[cfg(test)]
+mod tests {
+    use timelaw_core::reference::{Backoff, Jitter, Policy, Reference};
+    use timelaw_core::{Outcome, Schedule, Step, VDuration};
+
+    use super::*;
+
+    fn ns(nanos: u64) -> VDuration {
+        VDuration::from_nanos(nanos)
+    }
+
+    fn case(max_attempts: u32, delay_ns: u64, steps: Vec<Step>) -> Case<Policy> {
+        let policy = Policy::new(max_attempts, Backoff::Constant { delay: ns(delay_ns) }, ns(delay_ns));
+        Case::new(policy, Schedule::single(steps), 0)
+    }
+
+    #[track_caller]
+    fn check(from: Case<Policy>, expect: Option<Case<Policy>>) {
+        assert_eq!(last_attempt_absorbed(&Reference, &from, 0), expect);
+    }
+
+    #[test]
+    fn the_last_attempt_and_its_sleep_move_into_the_attempt_before() {
+        let t = |took: u64| Step::new(ns(took), Outcome::Transient);
+        check(case(2, 1, vec![t(0).repeated(2)]), Some(case(1, 1, vec![t(1)])));
+        check(case(2, 3, vec![t(2), t(5)]), Some(case(1, 3, vec![t(10)])));
+        check(case(3, 1, vec![t(0).repeated(3)]), Some(case(2, 1, vec![t(0), t(1)])));
+        check(case(3, 1, vec![t(0).repeated(2)]), None);
+        check(case(1, 1, vec![t(0)]), None);
+        let mut jittered = case(2, 1, vec![t(0).repeated(2)]);
+        jittered.config.jitter = Jitter::Full;
+        check(jittered, None);
+    }
+}
