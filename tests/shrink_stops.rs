@@ -84,3 +84,16 @@ fn a_zero_deadline_gives_way_to_the_failure_it_stood_for() {
     let circuit = r#"{"window":1,"min_calls":1,"failure_percent":1,"open_for":"0","half_open_probes":1}"#;
     check(bug, &case(1, r#""0""#, circuit, &["", ""], ""));
 }
+
+/// A full jitter whose draws let the second delay pass the cap (`drop_jitter_lowered`): without the
+/// jitter the first delay reaches the cap, so the jitter goes with the first delay lowered below it.
+#[test]
+fn a_jitter_goes_with_the_first_delay_lowered() {
+    let bug = CorpusBug::Slip(Slip::CapCheckedOnPrevious);
+    let linear = |initial: &str, step: &str, cap: &str, seed: &str| {
+        format!(
+            r#"{{"config":{{"max_attempts":3,"backoff":{{"linear":{{"initial":"{initial}","step":"{step}"}}}},"delay_max":"{cap}","jitter":"full","retry_on":{{"transient":true,"rate_limited":true,"timeout":true}},"honor_retry_after":false,"attempt_timeout":null,"deadline":null,"sleep_budget":null,"circuit":null,"retry_budget":null}},"schedule":{{"calls":[{{"gap_before":"0","steps":[{{"duration":"0","outcome":"transient","repeat":2}}],"cancel_after":null,"idempotent":true}}]}},"seed":{seed}}}"#
+        )
+    };
+    check(bug, &linear("3ns", "3ns", "3ns", "8396428389347614220"));
+}

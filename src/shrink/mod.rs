@@ -63,6 +63,7 @@ mod reindex;
 mod retries;
 mod shift;
 mod ties;
+mod unjitter;
 
 pub use engine::{shrink, shrink_with, Evaluator, NotFailing, PassStats, ShrinkBudget, ShrinkOutcome};
 pub use moves::{moves, Move};
