@@ -115,3 +115,16 @@ fn two_results_join_into_one_with_the_window_lowered() {
     let ok = r#"{"duration":"1ns","outcome":"ok"}"#;
     check(bug, &case(1, "null", circuit, &[TRANSIENT, ok, ""], ""));
 }
+
+/// A full jitter whose draws let the second delay pass the cap (`drop_jitter_lowered`): without the
+/// jitter the first delay reaches the cap, so the jitter goes with the first delay lowered below it.
+#[test]
+fn a_jitter_goes_with_the_first_delay_lowered() {
+    let bug = CorpusBug::Slip(Slip::CapCheckedOnPrevious);
+    let linear = |initial: &str, step: &str, cap: &str, seed: &str| {
+        format!(
+            r#"{{"config":{{"max_attempts":3,"backoff":{{"linear":{{"initial":"{initial}","step":"{step}"}}}},"delay_max":"{cap}","jitter":"full","retry_on":{{"transient":true,"rate_limited":true,"timeout":true}},"honor_retry_after":false,"attempt_timeout":null,"deadline":null,"sleep_budget":null,"circuit":null,"retry_budget":null}},"schedule":{{"calls":[{{"gap_before":"0","steps":[{{"duration":"0","outcome":"transient","repeat":2}}],"cancel_after":null,"idempotent":true}}]}},"seed":{seed}}}"#
+        )
+    };
+    check(bug, &linear("3ns", "3ns", "3ns", "8396428389347614220"));
+}

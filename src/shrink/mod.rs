@@ -69,6 +69,7 @@ mod retries;
 mod shares;
 mod shift;
 mod ties;
+mod unjitter;
 
 pub use engine::{shrink, shrink_with, Evaluator, NotFailing, PassStats, ShrinkBudget, ShrinkOutcome};
 pub use moves::{moves, Move};

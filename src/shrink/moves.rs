@@ -36,7 +36,8 @@ pub struct Move<C> {
 /// (a call dropped with a count lowered by one, and also with every percent raised so the same number
 /// of calls reaches it, two adjacent one-dispatch calls joined into one dispatch lasting both with every
 /// count lowered by one, choices dropped with a first dispatch 1 ns later, a
-/// failed step made `ok` until its call ended where calls overlap), drop a step, merge two adjacent steps (any outcome), lower a repeat (to
+/// failed step made `ok` until its call ended where calls overlap, the jitter removed with the
+/// backoff's first delay lowered to the jitter's lowest draw or one below), drop a step, merge two adjacent steps (any outcome), lower a repeat (to
 /// 1 and by one), merge equal neighbours, drop a call's first dispatch with the backoff advanced by one
 /// retry, drop its last dispatch with its retry's delay taken out of the deadline, make its first
 /// dispatch's rate limit a transient failure with the first delay raised to the retry-after, drop the
@@ -200,6 +201,9 @@ fn paired_moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>, o
         for (index, next) in folded_retries(case, &trace).into_iter().enumerate() {
             push(out, format!("a failed step made ok until its call ended (form {index})"), next);
         }
+    }
+    for (index, next) in super::unjitter::unjittered_lowered(subject, case).into_iter().enumerate() {
+        push(out, format!("the jitter removed with the first delay lowered (form {index})"), next);
     }
 }
 

@@ -89,7 +89,10 @@
 //! - interleaving choices may be dropped together with one call's first dispatch taking one
 //!   nanosecond longer: a tie ordered by a choice becomes one ordered by time (`break_ties_by_time`);
 //! - where calls overlap, a failed step may become `ok` lasting until its call ended, the retries it
-//!   caused folded into one attempt that keeps the call busy as long (`fold_retries`).
+//!   caused folded into one attempt that keeps the call busy as long (`fold_retries`);
+//! - a jitter may be removed together with the backoff's first delay lowered to the jitter's lowest
+//!   draw for it, or to one below it: the jitter-free delay nearest a draw below the base
+//!   (`drop_jitter_lowered`, after the numbers' own passes).
 //!
 //! Each pass moves along items 6 to 8 by construction (its candidates are smaller there), and the
 //! visited set makes sure no case is accepted twice.

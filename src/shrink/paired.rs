@@ -59,7 +59,7 @@ pub(super) fn advanced_config<S: ConfigDomain + ?Sized>(subject: &S, config: &S:
 /// `config` with the number that carries the backoff's first delay set to `value`, when the new
 /// backoff passes `accept` and nothing else of the contract changes but the delay sequence and the
 /// smallest delay it promises; `None` when no number does that.
-fn first_delay_set<S: ConfigDomain + ?Sized>(
+pub(super) fn first_delay_set<S: ConfigDomain + ?Sized>(
     subject: &S,
     config: &S::Config,
     value: VDuration,

@@ -12,7 +12,7 @@ pub(super) type Pass<S> = fn(&mut Shrinker<'_, S>) -> bool;
 /// shrinks the shape (calls, steps, outcomes) runs before the config passes, while the config that
 /// lets a simpler schedule fail is still there (a rate limit becomes a transient failure before the
 /// delay its retry-after stood in for is lowered away).
-pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 23] {
+pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 24] {
     [
         ("drop_calls", drop_calls::<S>),
         ("drop_calls_reindexed", super::reindex::drop_calls_reindexed::<S>),
@@ -32,6 +32,7 @@ pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 23
         ("drop_counted_calls", super::counted::drop_counted_calls::<S>),
         ("drop_counted_shares", super::shares::drop_counted_shares::<S>),
         ("join_counted_calls", super::joined::join_counted_calls::<S>),
+        ("drop_jitter_lowered", super::unjitter::drop_jitter_lowered::<S>),
         ("shrink_arrivals", super::concurrency::shrink_arrivals::<S>),
         ("simplify_calls", simplify_calls::<S>),
         ("shrink_durations", shrink_durations::<S>),

@@ -80,7 +80,7 @@ pub const CORPUS: [Entry; 36] = [
         S(Slip::CapCheckedOnPrevious),
         "delay_within_cap",
         "backoff cap",
-        M("from a full jitter whose draws let the second delay pass the cap, removing the jitter needs the backoff's step raised at once (6 seeds in 100)"),
+        M("from a full jitter on `linear 0 + 1 ns` under a 1 ns cap whose draws let the third delay pass the cap, removing the jitter needs the step raised and a dispatch dropped at once (2 seeds in 100)"),
     ),
     entry(S(Slip::FullJitterModuloBase), "never_panics", "jitter", C),
     entry(S(Slip::RetryingFlagSticks), "fatal_not_retried", "classification", C),
