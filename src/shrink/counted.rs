@@ -56,19 +56,7 @@ pub(super) fn dropped_with_counts<S: ConfigDomain + ?Sized>(
 /// `drop_counted_calls`: the first case of [`dropped_with_counts`] that keeps the failure, again from
 /// it until none does.
 pub(super) fn drop_counted_calls<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
-    let mut progress = false;
-    'again: loop {
-        for candidate in dropped_with_counts(shrinker.subject, &shrinker.best) {
-            if shrinker.out_of_budget() {
-                return progress;
-            }
-            if shrinker.attempt(candidate) {
-                progress = true;
-                continue 'again;
-            }
-        }
-        return progress;
-    }
+    shrinker.keep_first_repeatedly(|s| dropped_with_counts(s.subject, &s.best))
 }
 
 #[cfg(test)]

@@ -122,6 +122,26 @@ impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
         self.attempt_within(candidate, self.shape)
     }
 
+    /// Tries the candidates `make` gives for the best case, in order, and keeps the first that still
+    /// fails; then starts again from the new best, until none fails or the budget is spent. Whether
+    /// any was kept. The loop of every paired pass (a call dropped with a count lowered, ties broken by
+    /// time, ...): each pass only says which candidates to try.
+    pub(super) fn keep_first_repeatedly(&mut self, make: impl Fn(&Self) -> Vec<Case<S::Config>>) -> bool {
+        let mut progress = false;
+        'again: loop {
+            for candidate in make(self) {
+                if self.out_of_budget() {
+                    return progress;
+                }
+                if self.attempt(candidate) {
+                    progress = true;
+                    continue 'again;
+                }
+            }
+            return progress;
+        }
+    }
+
     /// [`Shrinker::attempt`], with the candidate's shape allowed up to `shape_max` when that is larger
     /// than the best case's (a removed timeout's cut attempts written out; see [`super::order`]).
     pub(super) fn attempt_within(&mut self, candidate: Case<S::Config>, shape_max: Shape) -> bool {

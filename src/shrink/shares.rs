@@ -86,19 +86,7 @@ pub(super) fn dropped_with_shares<S: ConfigDomain + ?Sized>(
 /// `drop_counted_shares`: the first case of [`dropped_with_shares`] that keeps the failure, again from
 /// it until none does.
 pub(super) fn drop_counted_shares<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
-    let mut progress = false;
-    'again: loop {
-        for candidate in dropped_with_shares(shrinker.subject, &shrinker.best) {
-            if shrinker.out_of_budget() {
-                return progress;
-            }
-            if shrinker.attempt(candidate) {
-                progress = true;
-                continue 'again;
-            }
-        }
-        return progress;
-    }
+    shrinker.keep_first_repeatedly(|s| dropped_with_shares(s.subject, &s.best))
 }
 
 #[cfg(test)]

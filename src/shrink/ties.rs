@@ -71,19 +71,7 @@ pub(super) fn ties_broken_by_time<C: Clone>(case: &Case<C>) -> Vec<Case<C>> {
 /// `break_ties_by_time`: the first case of [`ties_broken_by_time`] that keeps the failure, again from
 /// it until none does.
 pub(super) fn break_ties_by_time<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
-    let mut progress = false;
-    'again: loop {
-        for candidate in ties_broken_by_time(&shrinker.best) {
-            if shrinker.out_of_budget() {
-                return progress;
-            }
-            if shrinker.attempt(candidate) {
-                progress = true;
-                continue 'again;
-            }
-        }
-        return progress;
-    }
+    shrinker.keep_first_repeatedly(|s| ties_broken_by_time(&s.best))
 }
 
 #[cfg(test)]
