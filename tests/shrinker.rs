@@ -92,9 +92,17 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
             "drop_counted_shares",
             "join_counted_calls",
             "drop_jitter_lowered",
+            // The attempts dropped with one attempt fewer add their time to the attempt left, until
+            // the attempt timeout cuts it; a cut attempt then becomes a failure at once, with no
+            // duration left (`simplify_outcomes`).
+            "shrink_durations",
         ]
         .contains(&name);
-        assert!(idle || pass.accepted > 0, "pass {name} kept nothing on a case it should simplify: {pass:?}");
+        assert!(
+            idle || pass.accepted > 0,
+            "pass {name} kept nothing on a case it should simplify: {pass:?} of {:?}",
+            outcome.passes
+        );
     }
     assert_eq!(outcome.passes.len(), PASSES.len(), "{:?}", outcome.passes);
 }

@@ -47,6 +47,39 @@ pub(super) fn last_attempt_absorbed<S: ConfigDomain + ?Sized>(
     Some(next)
 }
 
+/// `case` with the first dispatch of call `call` dropped, the attempts allowed lowered by one and the
+/// dropped dispatch's duration plus the delay slept after it added to the dispatch after it, so the
+/// call still ends when it ended, after one attempt fewer: the mirror of [`last_attempt_absorbed`] for
+/// a failure the last attempt carries (a timeout that ends the call only once no attempt is left).
+/// `None` unless the call scripts exactly as many dispatches as the attempts allowed (at least two),
+/// the backoff does not grow (a growing one would shift every later delay: that drop is the backoff's
+/// advance, `super::paired::advanced`), its delay is promised (no jitter) and the domain can write the
+/// lowered attempts.
+pub(super) fn first_attempt_absorbed<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    case: &Case<S::Config>,
+    call: usize,
+) -> Option<Case<S::Config>> {
+    let script = case.schedule.calls.get(call)?;
+    let contract = subject.contract(&case.config);
+    let attempts = contract.retry.max_attempts?;
+    if attempts < 2 || script.dispatches_scripted() != u64::from(attempts) {
+        return None;
+    }
+    if super::paired::advanced_config(subject, &case.config).is_some() {
+        return None;
+    }
+    let slept = super::paired::promised_delay(&contract, 1)?;
+    let (first, after) = (script.step(1), script.step(2));
+    let took = first.duration.checked_add(slept)?.checked_add(after.duration)?;
+    let mut next = super::paired::one_dispatch_fewer(case, call, 0)?;
+    let kept = &mut next.schedule.calls[call];
+    kept.set_step(1, timelaw_core::Step { duration: took, ..after });
+    super::passes::merge_equal_neighbours(kept);
+    next.config = attempts_lowered(subject, &case.config, attempts)?;
+    Some(next)
+}
+
 #[cfg(test)]
 mod tests {
     use timelaw_core::reference::{Backoff, Jitter, Policy, Reference};
@@ -79,5 +112,18 @@ mod tests {
         let mut jittered = case(2, 1, vec![t(0).repeated(2)]);
         jittered.config.jitter = Jitter::Full;
         check(jittered, None);
+    }
+
+    #[test]
+    fn the_first_attempt_and_its_sleep_move_into_the_attempt_after() {
+        let t = |took: u64| Step::new(ns(took), Outcome::Transient);
+        let hang = Step::new(ns(0), Outcome::Hang);
+        let first = |from: &Case<Policy>| first_attempt_absorbed(&Reference, from, 0);
+        assert_eq!(first(&case(2, 0, vec![t(0), hang])), Some(case(1, 0, vec![hang])));
+        assert_eq!(first(&case(2, 3, vec![t(2), t(5)])), Some(case(1, 3, vec![t(10)])));
+        assert_eq!(first(&case(3, 1, vec![t(0).repeated(3)])), Some(case(2, 1, vec![t(1), t(0)])));
+        assert_eq!(first(&case(3, 1, vec![t(0).repeated(2)])), None, "an attempt left unscripted");
+        let growing = Policy::new(2, Backoff::Linear { initial: ns(1), step: ns(1) }, ns(9));
+        assert_eq!(first(&Case::new(growing, Schedule::single(vec![t(0), t(0)]), 0)), None, "a growing backoff");
     }
 }

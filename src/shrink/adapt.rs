@@ -32,7 +32,7 @@ pub(super) fn adapt<C: Clone>(
     violated_at: Option<u32>,
 ) -> Option<(Case<C>, Shape)> {
     let mut schedule = candidate.schedule.clone();
-    let mut allowance = shape(&candidate.schedule);
+    let mut allowance = shape(&candidate.schedule, &new.timing);
     for (from, to) in boundary_moves(old, new) {
         remap(&mut schedule, from, to);
     }
@@ -41,7 +41,7 @@ pub(super) fn adapt<C: Clone>(
         let trace = trace();
         let mut translated = candidate.schedule.clone();
         timeouts_to_transients(&mut translated, &trace, violated_at);
-        allowance = allowance.max(shape(&translated));
+        allowance = allowance.max(shape(&translated, &new.timing));
         timeouts_to_transients(&mut schedule, &trace, violated_at);
         if timeout_removed {
             uncut_to_ends(&mut schedule);

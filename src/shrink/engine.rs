@@ -10,7 +10,7 @@ use timelaw_core::{Case, Limits};
 use timelaw_generators::{case_outside, ConfigDomain};
 use timelaw_laws::{ids, Law, Verdict, Violation};
 
-use super::order::{arrivals, shape, within, Bound, Shape};
+use super::order::{arrivals, case_shape, within, Bound, Shape};
 use super::passes::passes;
 use crate::eval::{evaluate, Evaluation};
 
@@ -164,7 +164,7 @@ impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
         };
         self.visited.insert(digest);
         let outside = case_outside(self.subject, &candidate).len();
-        self.keep(Kept { shape: shape(&candidate.schedule), outside, case: candidate, violation });
+        self.keep(Kept { shape: case_shape(self.subject, &candidate), outside, case: candidate, violation });
         self.pending.push(self.kept());
         self.stats.accepted += 1;
         true
@@ -209,7 +209,7 @@ impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
         let rank = || self.subject.config_rank(&candidate.config);
         let best_rank = self.subject.config_rank(&self.best.config);
         let bound = Bound { shape: shape_max, rank: &best_rank, arrivals: arrivals(&self.best.schedule) };
-        within(shape(&candidate.schedule), rank, || arrivals(&candidate.schedule), &bound)
+        within(case_shape(self.subject, candidate), rank, || arrivals(&candidate.schedule), &bound)
             && case_outside(self.subject, candidate).len() <= self.outside
     }
 
@@ -305,7 +305,7 @@ pub fn shrink_with<S: ConfigDomain + ?Sized>(
         verdict => return Err(NotFailing { law: law.id.to_owned(), verdict }),
     };
     let outside = case_outside(subject, &case).len();
-    let anchor = Kept { case: case.clone(), violation: violation.clone(), shape: shape(&case.schedule), outside };
+    let anchor = Kept { case: case.clone(), violation: violation.clone(), shape: case_shape(subject, &case), outside };
     let mut shrinker = Shrinker {
         subject,
         law,
@@ -319,7 +319,7 @@ pub fn shrink_with<S: ConfigDomain + ?Sized>(
         stats: PassStats { name: "", tried: 0, accepted: 0 },
         visited: HashSet::new(),
         refused: HashSet::new(),
-        shape: shape(&case.schedule),
+        shape: case_shape(subject, &case),
         outside,
         best: case,
         evaluator,

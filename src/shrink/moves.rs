@@ -1,7 +1,7 @@
 //! Every single shrink move from a case ([`moves`]): what "1-minimal" is measured against. A minimum
 //! is 1-minimal when no single move keeps the failure; the checked-in minima are tested that way.
 
-use timelaw_core::{Case, JumpAt, Limits, VDuration};
+use timelaw_core::{Case, JumpAt, Limits, Outcome, VDuration};
 use timelaw_generators::{case_outside, ConfigDomain};
 
 use super::adapt::{boundary_moves, numbers_followed};
@@ -12,8 +12,8 @@ use super::concurrency::{
 use super::counted::dropped_with_counts;
 use super::merge::{folded, merged, shifted};
 use super::numbers::{near_pairs, tied_groups};
-use super::order::{arrivals, shape, within, Bound};
-use super::outcomes::{rewritten_pairs, simpler_steps};
+use super::order::{arrivals, case_shape, is_cut, within, Bound};
+use super::outcomes::{rewritten_pairs, simpler_steps, uncut_config};
 use super::passes::{boundaries, merge_equal_neighbours, read, slots, write};
 use super::reindex::{dropped_reindexed, Made};
 use super::retries::{any_foldable, folded_retries};
@@ -71,11 +71,11 @@ pub fn moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>) -> V
     detail_moves(subject, case, &mut out);
     let outside = case_outside(subject, case).len();
     let rank = subject.config_rank(&case.config);
-    let bound = Bound { shape: shape(&case.schedule), rank: &rank, arrivals: arrivals(&case.schedule) };
+    let bound = Bound { shape: case_shape(subject, case), rank: &rank, arrivals: arrivals(&case.schedule) };
     out.retain(|m: &Move<S::Config>| {
         let (candidate, rank) = (&m.case.schedule, || subject.config_rank(&m.case.config));
         m.case != *case
-            && within(shape(candidate), rank, || arrivals(candidate), &bound)
+            && within(case_shape(subject, &m.case), rank, || arrivals(candidate), &bound)
             && case_outside(subject, &m.case).len() <= outside
     });
     out
@@ -292,13 +292,19 @@ fn detail_moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>, o
         for (edit, next) in ["no cancellation", "idempotent", "no gap"].into_iter().zip(edited) {
             push(out, format!("call {call}: {edit}"), next);
         }
-        let timeout = subject.contract(&case.config).timing.attempt_timeout;
+        let timing = subject.contract(&case.config).timing;
         for (index, &step) in case.schedule.calls[call].steps.iter().enumerate() {
-            for simpler in simpler_steps(step, timeout, case.schedule.calls[call].cancel_after) {
+            for simpler in simpler_steps(step, &timing, case.schedule.calls[call].cancel_after) {
                 let mut next = case.clone();
                 next.schedule.calls[call].steps[index] = simpler;
                 let (outcome, duration) = (simpler.outcome, simpler.duration);
                 push(out, format!("call {call} step {index} outcome {outcome:?} taking {duration:?}"), next);
+            }
+            if step.outcome != Outcome::Hang && is_cut(&step, &timing) {
+                if let Some(config) = uncut_config(subject, &case.config, step.duration) {
+                    let next = Case { config, ..case.clone() };
+                    push(out, format!("call {call} step {index} uncut by the attempt timeout raised past it"), next);
+                }
             }
             if let Some(next) = instant_with_jumps_forward(case, call, index) {
                 push(out, format!("call {call} step {index} taking no time, backward wall jumps forward"), next);
@@ -306,7 +312,7 @@ fn detail_moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>, o
             if let Some(next) = time_taken_out(subject, case, call, index) {
                 push(out, format!("call {call} step {index} taking no time, its time taken out of the limits"), next);
             }
-            for next in rewritten_pairs(case, call, index) {
+            for next in rewritten_pairs(case, call, index, &timing) {
                 let pair = [index, index + 1].map(|i| next.schedule.calls[call].steps[i].outcome);
                 push(out, format!("call {call} steps {index} and {} outcomes {pair:?}", index + 1), next);
             }

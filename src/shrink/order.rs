@@ -9,7 +9,9 @@
 //!    order), then a smaller sum of the choices (each entry towards 0, the first ready task);
 //! 4. fewer scripted dispatches (each step counted `repeat` times), then fewer step entries;
 //! 5. simpler outcomes: the sum over dispatches of each outcome's rank (`ok` 0, `transient` 1, `fatal` 2,
-//!    `rate_limited` 3, `hang` 4);
+//!    `rate_limited` 3, `hang` 4), a dispatch the attempt timeout cuts ranking as a `hang` whatever its
+//!    scripted outcome: the caller saw the cut, never the outcome (so a cut attempt is written as the
+//!    hang it stands for, and a case is not made "simpler" by an outcome nobody sees);
 //! 6. a smaller config: a smaller rank ([`ConfigDomain::config_rank`], compared lexicographically). A
 //!    described domain ranks a config by the answers its description draws it from, in the order it
 //!    draws them, simplest answer first (the reference interpreter's:
@@ -61,8 +63,12 @@
 //!   first delay raised to its retry-after (`drop_paired`);
 //! - a removed limit that cut attempts (the attempt timeout, the deadline) has its cut attempts written
 //!   out as the transient failures they were, taking as long as they ran;
-//! - a hang may become any simpler outcome lasting until whatever cut it: at once, the attempt
-//!   timeout, or one nanosecond past its call's cancellation;
+//! - a step the caller never saw end (a hang, a dispatch the attempt timeout cut) may become any
+//!   outcome the caller sees: at once, lasting until just before the timeout would cut it, or one
+//!   nanosecond past its call's cancellation; a cut dispatch that is not a hang may instead be uncut by
+//!   the attempt timeout raised just past it (a larger config for a simpler shape);
+//! - two adjacent steps may change their outcomes together to any pair of a smaller sum of ranks, a
+//!   step the caller never saw end then taking no time (`rewrite_pairs`);
 //! - a removed deadline writes out each call it ended before its first attempt (a deadline of 0) as
 //!   one instant transient failure, the failure it stood in for, measured like a cut attempt;
 //! - a call may be dropped with the wall jumps that count attempts or sleeps of the run re-indexed, so
@@ -83,7 +89,9 @@
 //!   calls lowered by one: two results counted as one (`join_counted_calls`);
 //! - a call that used every attempt may drop its last attempt with the attempts allowed lowered by one
 //!   and that attempt's time and the delay slept before it added to the attempt before, so the call
-//!   ends when it ended (`drop_paired`, where the drop alone loses the failure);
+//!   ends when it ended (`drop_paired`, where the drop alone loses the failure); under a backoff that
+//!   does not grow, likewise its first attempt, its time and the delay after it added to the attempt
+//!   after it;
 //! - a call may move before an earlier call arriving with it (not only its neighbour) together with
 //!   an interleaving choice dropped: the choice that ran it first becomes first-come order;
 //! - interleaving choices may be dropped together with one call's first dispatch taking one
@@ -97,8 +105,7 @@
 //! Each pass moves along items 6 to 8 by construction (its candidates are smaller there), and the
 //! visited set makes sure no case is accepted twice.
 
-use timelaw_core::{Outcome, Schedule};
-#[cfg(doc)]
+use timelaw_core::{Case, Outcome, Schedule, Step, TieRule, TimingContract};
 use timelaw_generators::ConfigDomain;
 
 /// Items 1 to 5 of the order: the size of a case's schedule, compared lexicographically.
@@ -181,8 +188,10 @@ pub fn within(
     }
 }
 
-/// The shape of `schedule`.
-pub fn shape(schedule: &Schedule) -> Shape {
+/// The shape of `schedule` under `timing`, the contract's time limits: a dispatch its attempt timeout
+/// cuts (its duration past the timeout, or equal to it where a tie counts as expired) ranks as a `hang`
+/// whatever its scripted outcome, since the caller never sees that outcome, only the cut (item 5).
+pub fn shape(schedule: &Schedule, timing: &TimingContract) -> Shape {
     let mut shape = Shape {
         calls: schedule.calls.len() as u64,
         concurrent: u64::from(schedule.has_arrivals()),
@@ -196,18 +205,54 @@ pub fn shape(schedule: &Schedule) -> Shape {
         shape.steps += call.steps.len() as u64;
         for step in &call.steps {
             let count = u64::from(step.count());
+            let outcome = if is_cut(step, timing) { Outcome::Hang } else { step.outcome };
             shape.dispatches += count;
-            shape.outcome_rank = shape.outcome_rank.saturating_add(count.saturating_mul(outcome_rank(step.outcome)));
+            shape.outcome_rank = shape.outcome_rank.saturating_add(count.saturating_mul(outcome_rank(outcome)));
         }
     }
     shape
 }
 
+/// The shape of `case` under its own contract (`subject`'s for its config): [`shape`].
+pub fn case_shape<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>) -> Shape {
+    shape(&case.schedule, &subject.contract(&case.config).timing)
+}
+
+/// Whether the attempt timeout of `timing` cuts `step` before its outcome: its duration passes the
+/// timeout, or equals it where a tie counts as expired ([`TieRule::Expired`]).
+pub fn is_cut(step: &Step, timing: &TimingContract) -> bool {
+    match timing.attempt_timeout {
+        None => false,
+        Some(timeout) => {
+            step.duration > timeout || (step.duration == timeout && timing.timeout_tie == TieRule::Expired)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use timelaw_core::{CallScript, Step, VDuration};
+    use timelaw_core::{CallScript, VDuration};
 
     use super::*;
+
+    /// The shape under a contract without an attempt timeout.
+    fn untimed(schedule: &Schedule) -> Shape {
+        shape(schedule, &TimingContract::default())
+    }
+
+    #[test]
+    fn a_dispatch_the_timeout_cuts_ranks_as_a_hang() {
+        let ns = VDuration::from_nanos;
+        let timing =
+            |tie| TimingContract { attempt_timeout: Some(ns(2)), timeout_tie: tie, ..TimingContract::default() };
+        let single = |took: u64, outcome| Schedule::single(vec![Step::new(ns(took), outcome)]);
+        let rank = |schedule: &Schedule, tie| shape(schedule, &timing(tie)).outcome_rank;
+        assert_eq!(rank(&single(1, Outcome::Ok), TieRule::Expired), 0, "shorter than the timeout: its own outcome");
+        assert_eq!(rank(&single(2, Outcome::Ok), TieRule::Expired), 4, "a tie that counts as expired is cut");
+        assert_eq!(rank(&single(2, Outcome::Ok), TieRule::InnerWins), 0, "a tie the inner result wins is not");
+        assert_eq!(rank(&single(3, Outcome::Transient), TieRule::InnerWins), 4, "past the timeout: cut");
+        assert_eq!(untimed(&single(3, Outcome::Transient)).outcome_rank, 1, "no timeout cuts nothing");
+    }
 
     fn calls(outcomes: &[&[Outcome]]) -> Schedule {
         Schedule::new(outcomes.iter().map(|outcomes| CallScript::outcomes(outcomes)).collect())
@@ -215,7 +260,7 @@ mod tests {
 
     #[track_caller]
     fn check(smaller: Schedule, larger: Schedule) {
-        assert!(shape(&smaller) < shape(&larger), "{:?} !< {:?}", shape(&smaller), shape(&larger));
+        assert!(untimed(&smaller) < untimed(&larger), "{:?} !< {:?}", untimed(&smaller), untimed(&larger));
     }
 
     const SEQUENTIAL: Shape =
@@ -275,7 +320,11 @@ mod tests {
         check(arriving(&[0, 0]).with_interleave(vec![0, 1]), arriving(&[0, 0]).with_interleave(vec![2, 0]));
         let fewer_steps = Schedule::new(vec![CallScript::new(vec![]).arriving(VDuration::ZERO); 2]);
         check(fewer_steps.with_interleave(vec![0]), arriving(&[0, 0]).with_interleave(vec![1]));
-        assert_eq!(shape(&arriving(&[0, 7])), shape(&arriving(&[0, 0])), "arrival offsets are not part of the shape");
+        assert_eq!(
+            untimed(&arriving(&[0, 7])),
+            untimed(&arriving(&[0, 0])),
+            "arrival offsets are not part of the shape"
+        );
     }
 
     #[test]
@@ -304,6 +353,6 @@ mod tests {
         check(merged.clone(), split);
         check(Schedule::single(vec![Step::instant(Transient).repeated(2)]), merged);
         let slow = Schedule::single(vec![Step::new(VDuration::from_secs(9), Ok)]);
-        assert_eq!(shape(&slow), shape(&calls(&[&[Ok]])), "durations are not part of the shape");
+        assert_eq!(untimed(&slow), untimed(&calls(&[&[Ok]])), "durations are not part of the shape");
     }
 }

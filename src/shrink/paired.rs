@@ -148,7 +148,7 @@ pub(super) struct Pair<C> {
     pub(super) paired: Case<C>,
 }
 
-/// The paired drops of call `call` of `case` (see the module docs and [`super::absorb`]): at most four.
+/// The paired drops of call `call` of `case` (see the module docs and [`super::absorb`]): at most five.
 pub(super) fn paired_drops<S: ConfigDomain + ?Sized>(
     subject: &S,
     case: &Case<S::Config>,
@@ -176,6 +176,12 @@ pub(super) fn paired_drops<S: ConfigDomain + ?Sized>(
         (one_dispatch_fewer(case, call, last), super::absorb::last_attempt_absorbed(subject, case, call))
     {
         let name = format!("call {call}: last attempt dropped, attempts one fewer, its time in the attempt before");
+        out.push(Pair { name, plain, paired });
+    }
+    if let (Some(plain), Some(paired)) =
+        (one_dispatch_fewer(case, call, 0), super::absorb::first_attempt_absorbed(subject, case, call))
+    {
+        let name = format!("call {call}: first attempt dropped, attempts one fewer, its time in the attempt after");
         out.push(Pair { name, plain, paired });
     }
     out

@@ -140,9 +140,12 @@ fn retry_minimum(slip: Slip) -> Option<(Policy, Schedule)> {
         Slip::StaleErrorAfterSuccess => (attempts(2, ZERO), transients(1)),
         // Deadline 1 ns, a 1 ns delay wakes exactly on it, and the retry starts there.
         Slip::DeadlineSleepStrict => (Policy { deadline: Some(NS), ..attempts(2, NS) }, transients(1)),
-        // Deadline 1 ns, timeout 2 ns, an attempt of 2 ns: cut at 2 ns by its timeout, after the deadline.
+        // Deadline 1 ns, timeout 3 ns, a success taking 2 ns: the timeout, not shortened to the time left
+        // before the deadline, lets the attempt end at 2 ns, past the deadline. (A 2 ns timeout would cut
+        // it, and a cut attempt ranks as the hang the caller saw: see `timelaw::shrink::order`.)
         Slip::TimeoutNotShortenedByDeadline => {
-            let policy = Policy { attempt_timeout: Some(NS2), deadline: Some(NS), ..attempts(1, ZERO) };
+            let policy =
+                Policy { attempt_timeout: Some(VDuration::from_nanos(3)), deadline: Some(NS), ..attempts(1, ZERO) };
             (policy, Schedule::single(vec![Step::new(NS2, Outcome::Ok)]))
         }
         // A budget of 0 ns and a 1 ns delay.
