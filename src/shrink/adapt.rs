@@ -111,21 +111,25 @@ fn cut_limit_removed(old: &Contract, new: &Contract) -> bool {
 
 /// Pairs (old value, new value) of every boundary the config change moved.
 pub(super) fn boundary_moves(old: &Contract, new: &Contract) -> Vec<(VDuration, VDuration)> {
-    let pairs = [
-        (old.timing.attempt_timeout, new.timing.attempt_timeout),
-        (old.timing.deadline, new.timing.deadline),
-        (old.delays.max, new.delays.max),
-        (old.delays.sleep_budget, new.delays.sleep_budget),
-        (old.timing.retry_elapsed_max, new.timing.retry_elapsed_max),
-        (old.circuit.into_stated().map(|c| c.open_for), new.circuit.into_stated().map(|c| c.open_for)),
-    ];
-    pairs
+    boundary_pairs(old, new)
         .into_iter()
         .filter_map(|pair| match pair {
             (Some(from), Some(to)) if from != to => Some((from, to)),
             _ => None,
         })
         .collect()
+}
+
+/// Each boundary of `old` and `new` that durations of a schedule may sit on, paired.
+fn boundary_pairs(old: &Contract, new: &Contract) -> [(Option<VDuration>, Option<VDuration>); 6] {
+    [
+        (old.timing.attempt_timeout, new.timing.attempt_timeout),
+        (old.timing.deadline, new.timing.deadline),
+        (old.delays.max, new.delays.max),
+        (old.delays.sleep_budget, new.delays.sleep_budget),
+        (old.timing.retry_elapsed_max, new.timing.retry_elapsed_max),
+        (old.circuit.into_stated().map(|c| c.open_for), new.circuit.into_stated().map(|c| c.open_for)),
+    ]
 }
 
 /// Moves every duration equal to `from` (or one nanosecond off it) to `to` (or one nanosecond off it).

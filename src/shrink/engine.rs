@@ -99,6 +99,12 @@ pub(super) struct Shrinker<'a, S: ConfigDomain + ?Sized> {
     pending: Vec<Kept<S::Config>>,
     /// The last best case confirmed by a second run (the given case to begin with).
     anchor: Kept<S::Config>,
+    /// The config number the last kept halvings lowered and how many halvings of it were kept in a
+    /// row (see `numbers::after_halving`).
+    pub(super) halving_walk: (usize, u32),
+    /// The config numbers (one bit per index) of the last config change kept by
+    /// `numbers::coupled_attempt`, and whether its coupled form was the one kept.
+    pub(super) coupled_won: Option<(u64, bool)>,
 }
 
 /// A best case with what the shrinker knows of it.
@@ -325,6 +331,8 @@ pub fn shrink_with<S: ConfigDomain + ?Sized>(
         evaluator,
         pending: Vec::new(),
         anchor,
+        halving_walk: (usize::MAX, 0),
+        coupled_won: None,
     };
     shrinker.visited.insert(digest(&shrinker.best));
     let list = passes::<S>();

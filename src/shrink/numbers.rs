@@ -139,7 +139,10 @@ fn lower_numbers<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, indic
 
 /// After a simpler config that halved one number was kept (`before` are the numbers of the config it
 /// replaced), tries that number at its minimum and one above it at once: where the boundary sits just
-/// above the minimum, a walk of halvings one evaluation each is cut short. Whether one was kept.
+/// above the minimum, a walk of halvings one evaluation each is cut short. Where the probe fails, the
+/// boundary moves down with the number (the schedule's durations near it follow it down) or sits
+/// higher, so along one walk of kept halvings of a number the probe is made after the 1st, 2nd, 4th,
+/// 8th, ... halving only: a walk of `n` halvings pays `2 log2(n)` probes, not `2n`. Whether one was kept.
 pub(super) fn after_halving<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, before: &[ConfigNumber]) -> bool {
     let now = shrinker.subject.config_numbers(&shrinker.best.config);
     let changed: Vec<usize> = (0..now.len().min(before.len())).filter(|&i| now[i].value != before[i].value).collect();
@@ -149,7 +152,16 @@ pub(super) fn after_halving<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_
     if !halved || new <= min.saturating_add(1) {
         return false;
     }
-    try_value(shrinker, &[index], min) || try_value(shrinker, &[index], min + 1)
+    let walked = if shrinker.halving_walk.0 == index { shrinker.halving_walk.1.saturating_add(1) } else { 1 };
+    shrinker.halving_walk = (index, walked);
+    if !walked.is_power_of_two() {
+        return false;
+    }
+    let kept = try_value(shrinker, &[index], min) || try_value(shrinker, &[index], min + 1);
+    if kept {
+        shrinker.halving_walk = (usize::MAX, 0);
+    }
+    kept
 }
 
 /// Tries the best case with the numbers `indices` set to `value`; `false` when that config is not valid.
@@ -167,27 +179,56 @@ fn try_value<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, indices: 
 }
 
 /// Tries `candidate` (the best case with another config) and its coupled form (durations on a moved
-/// boundary moved with it, see `adapt`): the coupled form first when it is the simpler of the two (every
-/// boundary moved down, no timeout removed), else only when the plain candidate lost the failure.
+/// boundary moved with it, see `adapt`, or on a lowered number that is no stated boundary, see
+/// `followed`): the coupled form first when it is the simpler of the two (every boundary moved down, no
+/// timeout removed), else only when the plain candidate lost the failure; but where the last change of
+/// the same config numbers was kept in one form after the other lost the failure, that form first (a
+/// walk lowering one number keeps needing the same form, and pays one run a step instead of two).
 pub(super) fn coupled_attempt<S: ConfigDomain + ?Sized>(
     shrinker: &mut Shrinker<'_, S>,
     candidate: Case<S::Config>,
 ) -> bool {
     let old = shrinker.contract();
     let new = shrinker.subject.contract(&candidate.config);
-    let first = adapted_first(&old, &new);
-    if !first && shrinker.attempt(candidate.clone()) {
+    let numbers = |config| shrinker.subject.config_numbers(config);
+    let key = numbers_changed(&numbers(&shrinker.best.config), &numbers(&candidate.config));
+    let coupled_first = match shrinker.coupled_won {
+        Some((last, won)) if last == key => won,
+        _ => adapted_first(&old, &new),
+    };
+    if !coupled_first && shrinker.attempt(candidate.clone()) {
         return true;
     }
+    if coupled(shrinker, &candidate, &old, &new) {
+        shrinker.coupled_won = Some((key, true));
+        return true;
+    }
+    let won = shrinker.attempt(candidate);
+    if won {
+        shrinker.coupled_won = Some((key, false));
+    }
+    won && coupled_first
+}
+
+/// The coupled forms of `candidate` (see [`coupled_attempt`]); whether one was kept.
+fn coupled<S: ConfigDomain + ?Sized>(
+    shrinker: &mut Shrinker<'_, S>,
+    candidate: &Case<S::Config>,
+    old: &timelaw_core::Contract,
+    new: &timelaw_core::Contract,
+) -> bool {
     let at = shrinker.violated_at();
-    let adapted = (!shrinker.out_of_budget()).then(|| adapt(&candidate, &old, &new, || shrinker.best_trace(), at));
+    let adapted = (!shrinker.out_of_budget()).then(|| adapt(candidate, old, new, || shrinker.best_trace(), at));
     if adapted.flatten().is_some_and(|(adapted, allowance)| shrinker.attempt_within(adapted, allowance)) {
         return true;
     }
-    if followed(shrinker, &candidate) {
-        return true;
-    }
-    first && shrinker.attempt(candidate)
+    followed(shrinker, candidate)
+}
+
+/// Which config numbers differ between `old` and `new`, one bit per index (the first 64).
+fn numbers_changed(old: &[ConfigNumber], new: &[ConfigNumber]) -> u64 {
+    let changed = old.iter().zip(new).enumerate().filter(|(_, (a, b))| a.value != b.value);
+    changed.filter(|(index, _)| *index < 64).fold(0, |mask, (index, _)| mask | 1 << index)
 }
 
 /// Tries `candidate` with the schedule's durations on a lowered config number lowered with it (see
