@@ -12,7 +12,13 @@
 //! The judging runs out of libFuzzer's sight: the coverage counters are saved before the laws are judged
 //! and restored after (`coverage::hidden`, on x86-64 Linux under `cfg(fuzzing)`), so libFuzzer's
 //! per-input work covers the edges of decoding and of the subject's run only, the ones that say
-//! something about the subject. Every law is still judged on every input.
+//! something about the subject. The replay's digests are taken there too. Every law is still judged on
+//! every input.
+//!
+//! Generic code is compiled into the crate that instantiates it, the fuzz target's, which `cargo fuzz`
+//! instruments; so only decoding and the subject's run are generic here, and the rest of an input (the
+//! runs' bookkeeping, the digests, the judging, the masking) is compiled once, in this crate, which
+//! `fuzz/cargo-fuzz` builds without coverage instrumentation.
 //!
 //! A subject with known, pinned violations (an upstream bug with a `known_violation` fixture) is fuzzed
 //! with [`check_bytes_except`]: an input is skipped only when every law it violates is one of those known
