@@ -85,11 +85,20 @@ impl Runs {
     /// `replay` is set (on a fresh World each time), and once more without its wall jumps when it has
     /// any, for `wall_jump_keeps_monotonic_limits`; panics are caught quietly.
     #[inline(never)]
-    pub(crate) fn of(run: &Run<'_>, schedule: &Schedule, seed: u64, replay: bool, heartbeat: Option<&Heartbeat>) -> Runs {
+    pub(crate) fn of(
+        run: &Run<'_>,
+        schedule: &Schedule,
+        seed: u64,
+        replay: bool,
+        heartbeat: Option<&Heartbeat>,
+    ) -> Runs {
         let trace = run_quietly(run, schedule, seed, heartbeat);
         let second = replay.then(|| run_quietly(run, schedule, seed, heartbeat));
-        let jump_free =
-            if schedule.clock.wall_jumps.is_empty() { None } else { without_wall_jumps(run, schedule, seed, heartbeat) };
+        let jump_free = if schedule.clock.wall_jumps.is_empty() {
+            None
+        } else {
+            without_wall_jumps(run, schedule, seed, heartbeat)
+        };
         Runs { trace, second, jump_free }
     }
 
