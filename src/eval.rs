@@ -4,7 +4,9 @@ use std::cell::Cell;
 use std::sync::Once;
 
 use timelaw_core::heartbeat::park_forever;
-use timelaw_core::{execute_with, first_action_difference, Case, Contract, Heartbeat, Limits, Subject, Trace, World};
+use timelaw_core::{
+    execute_with, first_action_difference, Case, Contract, Heartbeat, Limits, Schedule, Subject, Trace, World,
+};
 use timelaw_laws::{Law, Observation, Replay, Verdict};
 
 /// A case's run: its contract, its trace, and the second run's digest when it was replayed.
@@ -60,57 +62,86 @@ pub fn evaluate_with<S: Subject + ?Sized>(
     heartbeat: Option<&Heartbeat>,
 ) -> Evaluation {
     let contract = subject.contract(&case.config);
-    let trace = run_quietly(subject, case, limits, heartbeat);
-    let replay = replay.then(|| {
-        let second = run_quietly(subject, case, limits, heartbeat);
-        Replay { first: trace.digest(), second: second.digest(), first_difference: first_difference(&trace, &second) }
-    });
-    let without_wall_jumps = if case.schedule.clock.wall_jumps.is_empty() {
-        None
-    } else {
-        without_wall_jumps(subject, case, limits, &trace, heartbeat)
-    };
-    Evaluation { contract, trace, replay, without_wall_jumps }
+    let run = |world: World<'_>| execute_with(subject, &case.config, world, limits);
+    Runs::of(&run, &case.schedule, case.seed, replay, heartbeat).evaluation(contract)
 }
 
-/// The metamorphic run: the same case with its wall jumps removed, compared action by action. Kept out of
-/// line: most cases have no wall jump, and the hot path stays as small as it was.
+/// Runs the subject on a fresh World over the given schedule and returns its trace: the only part of a
+/// case's evaluation that knows the subject's type (`execute_with` with its config and limits). Everything
+/// around it ([`Runs`]) is compiled once, here, not into every crate that names a subject (the fuzz
+/// targets: see `timelaw::fuzz`).
+pub(crate) type Run<'r> = dyn Fn(World<'_>) -> Trace + 'r;
+
+/// The runs of one case: the first, the second when it is replayed, the run without its wall jumps when
+/// it has any. The digests that compare them are taken by [`Runs::evaluation`].
+pub(crate) struct Runs {
+    trace: Trace,
+    second: Option<Trace>,
+    jump_free: Option<Trace>,
+}
+
+impl Runs {
+    /// Runs the case (`schedule` and `seed`, the subject and its config behind `run`) once, twice when
+    /// `replay` is set (on a fresh World each time), and once more without its wall jumps when it has
+    /// any, for `wall_jump_keeps_monotonic_limits`; panics are caught quietly.
+    #[inline(never)]
+    pub(crate) fn of(
+        run: &Run<'_>,
+        schedule: &Schedule,
+        seed: u64,
+        replay: bool,
+        heartbeat: Option<&Heartbeat>,
+    ) -> Runs {
+        let trace = run_quietly(run, schedule, seed, heartbeat);
+        let second = replay.then(|| run_quietly(run, schedule, seed, heartbeat));
+        let jump_free = if schedule.clock.wall_jumps.is_empty() {
+            None
+        } else {
+            without_wall_jumps(run, schedule, seed, heartbeat)
+        };
+        Runs { trace, second, jump_free }
+    }
+
+    /// The evaluation: the first run's trace, and the digests comparing it with the other runs.
+    #[inline(never)]
+    pub(crate) fn evaluation(self, contract: Contract) -> Evaluation {
+        let Runs { trace, second, jump_free } = self;
+        let replay = second.map(|second| Replay {
+            first: trace.digest(),
+            second: second.digest(),
+            first_difference: first_difference(&trace, &second),
+        });
+        let without_wall_jumps = jump_free.map(|second| Replay {
+            first: trace.action_digest(),
+            second: second.action_digest(),
+            first_difference: first_action_difference(&trace, &second),
+        });
+        Evaluation { contract, trace, replay, without_wall_jumps }
+    }
+}
+
+/// The metamorphic run: the same case with its wall jumps removed (compared action by action in
+/// [`Runs::evaluation`]). Kept out of line: most cases have no wall jump, and the hot path stays as small
+/// as it was.
 #[cold]
 #[inline(never)]
-fn without_wall_jumps<S: Subject + ?Sized>(
-    subject: &S,
-    case: &Case<S::Config>,
-    limits: Limits,
-    trace: &Trace,
-    heartbeat: Option<&Heartbeat>,
-) -> Option<Replay> {
-    if case.schedule.clock.wall_jumps.is_empty() {
+fn without_wall_jumps(run: &Run<'_>, schedule: &Schedule, seed: u64, heartbeat: Option<&Heartbeat>) -> Option<Trace> {
+    if schedule.clock.wall_jumps.is_empty() {
         return None;
     }
-    let schedule = case.schedule.without_wall_jumps();
-    let jump_free = Case { config: case.config.clone(), schedule, seed: case.seed };
-    let second = run_quietly(subject, &jump_free, limits, heartbeat);
-    Some(Replay {
-        first: trace.action_digest(),
-        second: second.action_digest(),
-        first_difference: first_action_difference(trace, &second),
-    })
+    let jump_free = schedule.without_wall_jumps();
+    Some(run_quietly(run, &jump_free, seed, heartbeat))
 }
 
-fn run_quietly<S: Subject + ?Sized>(
-    subject: &S,
-    case: &Case<S::Config>,
-    limits: Limits,
-    heartbeat: Option<&Heartbeat>,
-) -> Trace {
+fn run_quietly(run: &Run<'_>, schedule: &Schedule, seed: u64, heartbeat: Option<&Heartbeat>) -> Trace {
     install_quiet_panic_hook();
     QUIET.with(|quiet| quiet.set(true));
-    let world = World::new(&case.schedule, case.seed);
+    let world = World::new(schedule, seed);
     let world = match heartbeat {
         Some(heartbeat) => world.with_heartbeat(heartbeat),
         None => world,
     };
-    let trace = execute_with(subject, &case.config, world, limits);
+    let trace = run(world);
     QUIET.with(|quiet| quiet.set(false));
     if heartbeat.is_some_and(Heartbeat::is_abandoned) {
         park_forever(); // The watchdog gave up on this run: never come back to the code that did.

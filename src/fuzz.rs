@@ -12,7 +12,13 @@
 //! The judging runs out of libFuzzer's sight: the coverage counters are saved before the laws are judged
 //! and restored after (`coverage::hidden`, on x86-64 Linux under `cfg(fuzzing)`), so libFuzzer's
 //! per-input work covers the edges of decoding and of the subject's run only, the ones that say
-//! something about the subject. Every law is still judged on every input.
+//! something about the subject. The replay's digests are taken there too. Every law is still judged on
+//! every input.
+//!
+//! Generic code is compiled into the crate that instantiates it, the fuzz target's, which `cargo fuzz`
+//! instruments; so only decoding and the subject's run are generic here, and the rest of an input (the
+//! runs' bookkeeping, the digests, the judging, the masking) is compiled once, in this crate, which
+//! `fuzz/cargo-fuzz` builds without coverage instrumentation.
 //!
 //! A subject with known, pinned violations (an upstream bug with a `known_violation` fixture) is fuzzed
 //! with [`check_bytes_except`]: an input is skipped only when every law it violates is one of those known
@@ -39,11 +45,11 @@ mod coverage;
 
 use std::sync::OnceLock;
 
-use timelaw_core::{Case, Limits};
+use timelaw_core::{execute_with, Case, Contract, Limits, Schedule, World};
 use timelaw_generators::{arbitrary_case_with, ConfigDomain, Swarm};
 use timelaw_laws::{Catalogue, Observation, Verdict};
 
-use crate::eval::evaluate;
+use crate::eval::{Run, Runs};
 use crate::known::same_class;
 
 fn standard() -> &'static Catalogue {
@@ -170,6 +176,12 @@ pub fn violations_decoded<S: ConfigDomain + ?Sized>(
 
 /// As [`violations_decoded`], running the case a second time for `deterministic_replay` only when
 /// `replay` is set (the law is vacuous otherwise).
+///
+/// The only generic part of checking an input: decoding it and running the subject on a World (the
+/// closure handed to [`judged`]). Generic code is compiled into the crate that instantiates it, the fuzz
+/// target's, which `cargo fuzz` instruments; so everything else (the replay and its digests, saving and
+/// restoring the counters, the judging, the masking) is in non-generic functions of this crate, which
+/// `fuzz/cargo-fuzz` builds without coverage instrumentation.
 fn violations_replaying<S: ConfigDomain + ?Sized>(
     subject: &S,
     laws: &Catalogue,
@@ -177,10 +189,39 @@ fn violations_replaying<S: ConfigDomain + ?Sized>(
     decoding: Decoding,
     replay: bool,
 ) -> Vec<(&'static str, Verdict)> {
-    let case = decoding.case(subject, bytes);
-    let evaluation = evaluate(subject, &case, Limits::default(), replay);
-    let observation = evaluation.observation(&case);
-    coverage::hidden(|| violated(laws, &observation))
+    let Case { config, schedule, seed } = decoding.case(subject, bytes);
+    let contract = subject.contract(&config);
+    let limits = Limits::default();
+    let run = |world: World<'_>| execute_with(subject, &config, world, limits);
+    judged(contract, schedule, seed, &run, laws, replay)
+}
+
+/// Runs the case (`schedule`, `seed` and the subject behind `run`) and judges every law of `laws` on it
+/// out of libFuzzer's sight: the digests of the replay (when `replay` is set) and of the run without wall
+/// jumps are taken inside [`coverage::hidden`] with the judging, so only the subject's runs reach the
+/// counters. Takes the schedule by value so that it is also dropped here, not in the fuzz target's crate.
+#[inline(never)]
+fn judged(
+    contract: Contract,
+    schedule: Schedule,
+    seed: u64,
+    run: &Run<'_>,
+    laws: &Catalogue,
+    replay: bool,
+) -> Vec<(&'static str, Verdict)> {
+    let runs = Runs::of(run, &schedule, seed, replay, None);
+    coverage::hidden(|| {
+        let evaluation = runs.evaluation(contract);
+        let observation = Observation {
+            schedule: &schedule,
+            seed,
+            contract: &evaluation.contract,
+            trace: &evaluation.trace,
+            replay: evaluation.replay,
+            without_wall_jumps: evaluation.without_wall_jumps,
+        };
+        violated(laws, &observation)
+    })
 }
 
 /// Every law of `laws` (in catalogue order) violated on `observation`, with its verdict.
@@ -274,12 +315,24 @@ pub fn check_bytes_decoded<S: ConfigDomain + ?Sized>(
     decoding: Decoding,
 ) {
     let found = violations_replaying(subject, laws, bytes, decoding, replay_sampled(bytes));
-    if let Some((law, verdict)) = unmasked(subject.name(), &found, known) {
-        let case = serde_json::to_string(&decoding.case(subject, bytes)).unwrap_or_default();
+    let case = || serde_json::to_string(&decoding.case(subject, bytes)).unwrap_or_default();
+    crash_unless_masked(subject.name(), &found, known, decoding, &case);
+}
+
+/// Panics with the first of `found` that `known` does not mask ([`unmasked`]), if any; `case` gives the
+/// case as JSON for the message. Not generic, like [`judged`].
+#[inline(never)]
+fn crash_unless_masked(
+    name: &str,
+    found: &[(&'static str, Verdict)],
+    known: &[KnownViolation],
+    decoding: Decoding,
+    case: &dyn Fn() -> String,
+) {
+    if let Some((law, verdict)) = unmasked(name, found, known) {
         panic!(
-            "timelaw: law `{law}` {verdict} on subject `{}`\ncase: {case}\nimport: timelaw import-crash ARTIFACT --subject {}{}",
-            subject.name(),
-            subject.name(),
+            "timelaw: law `{law}` {verdict} on subject `{name}`\ncase: {}\nimport: timelaw import-crash ARTIFACT --subject {name}{}",
+            case(),
             decoding.import_flag()
         );
     }

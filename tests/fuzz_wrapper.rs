@@ -73,10 +73,12 @@ const ALL: &str = "coverage compares sanitizer";
 #[test]
 fn only_the_named_crates_lose_their_instrumentation() {
     // The default: the judging (laws), the harness (the facade) and the reports lose coverage and the
-    // sanitizer; the decoder keeps its edges, without compare hooks or the sanitizer.
+    // sanitizer; libfuzzer-sys's glue loses coverage only (it has unsafe code); the decoder keeps its
+    // edges, without compare hooks or the sanitizer.
     check("timelaw_laws", &[], "");
     check("timelaw", &[], "");
     check("timelaw_reports", &[], "");
+    check("libfuzzer_sys", &[], "sanitizer");
     check("timelaw_generators", &[], "coverage");
     check("arbitrary", &[], "coverage");
     // The core (the World, the reference interpreter) keeps its edges and compare hooks, without the
@@ -96,6 +98,8 @@ fn each_list_can_be_replaced_or_emptied() {
     check("timelaw_laws", &uninstrumented("timelaw_laws timelaw_core"), "");
     check("timelaw_laws", &uninstrumented("timelaw_core"), "coverage compares");
     check("timelaw_laws", &uninstrumented(""), "coverage compares");
+    check("libfuzzer_sys", &uninstrumented(""), ALL);
+    check("libfuzzer_sys", &uninstrumented("timelaw_laws"), ALL);
     let without_compares = |list| [("TIMELAW_WITHOUT_COMPARES", list)];
     check("timelaw_adapters", &without_compares("timelaw_adapters"), "coverage sanitizer");
     check("timelaw_generators", &without_compares(""), "coverage compares");
@@ -106,7 +110,7 @@ fn each_list_can_be_replaced_or_emptied() {
     check("timelaw_generators", &unsanitized(""), "coverage sanitizer");
     // Every list empty: `cargo fuzz` exactly.
     let none = [("TIMELAW_UNINSTRUMENTED", ""), ("TIMELAW_WITHOUT_COMPARES", ""), ("TIMELAW_UNSANITIZED", "")];
-    for crate_name in ["timelaw_laws", "timelaw", "timelaw_generators", "arbitrary", "timelaw_core"] {
+    for crate_name in ["timelaw_laws", "timelaw", "timelaw_generators", "arbitrary", "timelaw_core", "libfuzzer_sys"] {
         check(crate_name, &none, ALL);
     }
 }
