@@ -77,12 +77,13 @@ pub(super) fn numbers_followed<C: Clone>(
 }
 
 /// Lowers by `from - to` each duration of `schedule` that `remap` left as it was in `before` and that
-/// lies near `from` (their difference below the smaller of them), when it is at least that large.
+/// lies near `from` (their difference below the smaller of them); one smaller than that becomes zero
+/// (it sat just below the old value, so it may have to sit below the new one).
 fn lower_near(schedule: &mut Schedule, before: &Schedule, from: VDuration, to: VDuration) {
     let by = from.saturating_sub(to);
     let near = |value: VDuration| {
         let gap = value.as_nanos().abs_diff(from.as_nanos());
-        !value.is_zero() && gap > 1 && gap < value.as_nanos().min(from.as_nanos()) && value >= by
+        !value.is_zero() && gap > 1 && gap < value.as_nanos().min(from.as_nanos())
     };
     for (call, old) in schedule.calls.iter_mut().zip(&before.calls) {
         for (step, old) in call.steps.iter_mut().zip(&old.steps) {

@@ -52,7 +52,13 @@
 //! - a wall jump is tried at 1 ns, then just past each limit of the case (each step's duration among
 //!   them), before its binary search;
 //! - a simpler config kept that halved one number is followed by that number at its minimum and one
-//!   above it (a walk of halvings toward a boundary just above the minimum is cut short);
+//!   above it (a walk of halvings toward a boundary just above the minimum is cut short), after the
+//!   1st, 2nd, 4th, 8th, ... halving of one walk;
+//! - a config change of the same numbers as the last one kept tries first the form (plain, or with the
+//!   schedule's durations coupled to it) that was kept then;
+//! - before the config passes, every step is made instant at once (`zero_step_durations`, one
+//!   candidate), so a limit that only the steps' durations hold up is searched once, to its own
+//!   boundary;
 //! - equal adjacent steps (the same duration and outcome) are merged into one repeated step, the normal
 //!   form of repeats (the same dispatches, fewer step entries: item 4), so every minimum writes a run of
 //!   equal steps as one repeated step;
@@ -76,8 +82,9 @@
 //! - a step may be made instant with every backward wall jump turned forward by as much at once (the
 //!   two clocks then disagree the other way round, with no duration left);
 //! - a lowered config number that moves no stated contract boundary moves the schedule's durations
-//!   equal to it (or 1 ns off it) with it, and those near it down by as much, as a moved contract
-//!   boundary does, for limits a subject keeps without stating them;
+//!   equal to it (or 1 ns off it) with it, and those near it down by as much (to zero, for one that
+//!   was smaller than that), as a moved contract boundary does, for limits a subject keeps without
+//!   stating them;
 //! - a call may be dropped together with a config number that could count calls (above its minimum,
 //!   below the number of calls) lowered by one: a limit the calls exceed needs one call fewer when it
 //!   is one lower (`drop_counted_calls`, after the numbers' own passes);
