@@ -30,21 +30,7 @@ pub(super) fn last_attempt_absorbed<S: ConfigDomain + ?Sized>(
     case: &Case<S::Config>,
     call: usize,
 ) -> Option<Case<S::Config>> {
-    let script = case.schedule.calls.get(call)?;
-    let contract = subject.contract(&case.config);
-    let attempts = contract.retry.max_attempts?;
-    if attempts < 2 || script.dispatches_scripted() != u64::from(attempts) {
-        return None;
-    }
-    let slept = super::paired::promised_delay(&contract, attempts - 1)?;
-    let (last, before) = (script.step(attempts), script.step(attempts - 1));
-    let took = before.duration.checked_add(slept)?.checked_add(last.duration)?;
-    let mut next = super::paired::one_dispatch_fewer(case, call, script.steps.len() - 1)?;
-    let kept = &mut next.schedule.calls[call];
-    kept.set_step(attempts - 1, timelaw_core::Step { duration: took, ..before });
-    super::passes::merge_equal_neighbours(kept);
-    next.config = attempts_lowered(subject, &case.config, attempts)?;
-    Some(next)
+    absorbed(subject, case, call, End::Last)
 }
 
 /// `case` with the first dispatch of call `call` dropped, the attempts allowed lowered by one and the
@@ -60,22 +46,46 @@ pub(super) fn first_attempt_absorbed<S: ConfigDomain + ?Sized>(
     case: &Case<S::Config>,
     call: usize,
 ) -> Option<Case<S::Config>> {
+    if super::paired::advanced_config(subject, &case.config).is_some() {
+        return None;
+    }
+    absorbed(subject, case, call, End::First)
+}
+
+/// Which attempt of a call that used every attempt is dropped.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum End {
+    First,
+    Last,
+}
+
+/// The attempt at `end` of call `call` dropped, its time and the delay between it and its neighbour
+/// added to that neighbour, the attempts allowed one fewer (see the two functions above).
+fn absorbed<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    case: &Case<S::Config>,
+    call: usize,
+    end: End,
+) -> Option<Case<S::Config>> {
     let script = case.schedule.calls.get(call)?;
     let contract = subject.contract(&case.config);
     let attempts = contract.retry.max_attempts?;
     if attempts < 2 || script.dispatches_scripted() != u64::from(attempts) {
         return None;
     }
-    if super::paired::advanced_config(subject, &case.config).is_some() {
-        return None;
-    }
-    let slept = super::paired::promised_delay(&contract, 1)?;
-    let (first, after) = (script.step(1), script.step(2));
-    let took = first.duration.checked_add(slept)?.checked_add(after.duration)?;
-    let mut next = super::paired::one_dispatch_fewer(case, call, 0)?;
-    let kept = &mut next.schedule.calls[call];
-    kept.set_step(1, timelaw_core::Step { duration: took, ..after });
-    super::passes::merge_equal_neighbours(kept);
+    // The dropped dispatch, its neighbour (which takes its time), the retry whose delay lies between
+    // them, the step entry that loses a dispatch and the neighbour's dispatch number after the drop.
+    let (dropped, neighbour, retry, entry, kept_at) = match end {
+        End::First => (1, 2, 1, 0, 1),
+        End::Last => (attempts, attempts - 1, attempts - 1, script.steps.len() - 1, attempts - 1),
+    };
+    let slept = super::paired::promised_delay(&contract, retry)?;
+    let (gone, kept) = (script.step(dropped), script.step(neighbour));
+    let took = kept.duration.checked_add(slept)?.checked_add(gone.duration)?;
+    let mut next = super::paired::one_dispatch_fewer(case, call, entry)?;
+    let written = &mut next.schedule.calls[call];
+    written.set_step(kept_at, timelaw_core::Step { duration: took, ..kept });
+    super::passes::merge_equal_neighbours(written);
     next.config = attempts_lowered(subject, &case.config, attempts)?;
     Some(next)
 }
