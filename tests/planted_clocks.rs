@@ -7,8 +7,8 @@ use std::path::Path;
 
 use common::planted_clocks::{ClockBug, ClockPlanted, CLOCK_BUGS};
 use timelaw::core::reference::Policy;
-use timelaw::core::Case;
 use timelaw::core::Subject;
+use timelaw::core::{Case, JumpAt};
 use timelaw::fixture::{self, Status};
 use timelaw::laws::Catalogue;
 use timelaw::runner::{build_fixture, run, Silent};
@@ -46,6 +46,25 @@ fn each_planted_clock_bug_is_found_and_shrinks() {
             assert_eq!(minimum, expected(bug), "{bug:?} (seed {seed}) shrank to {shown}");
         }
         assert!(verdict(bug, law, &expected(bug)).is_violated(), "{bug:?}: the pinned minimum must violate {law}");
+    }
+}
+
+/// A wall jump at an instant (or a sleep) that only the attempts' time reaches holds up every duration
+/// and limit until the jump moves: its point is moved to the first attempt before the steps are made
+/// instant (with a backward jump turned forward) and the config is searched, so the limit is searched
+/// once, to its own boundary. On these run seeds (found at an instant after a slow attempt, backward
+/// and forward) the shrink spent 169 to 178 evaluations before; it must reach the minimum within 120.
+#[test]
+fn a_jump_reached_by_time_moves_to_the_first_attempt_before_the_search() {
+    let law = "wall_jump_keeps_monotonic_limits";
+    for seed in [1, 6, 7] {
+        let measured =
+            common::corpus_measure::measure_seed(&ClockPlanted(ClockBug::WallClockLimit), law, seed, CASES_MAX);
+        let found = measured.found.expect("found within the cases");
+        let jumps = &found.schedule.clock.wall_jumps;
+        assert!(jumps.iter().any(|jump| !matches!(jump.at, JumpAt::Attempt(1))), "seed {seed}: {jumps:?}");
+        assert_eq!(measured.shrunk, Some(expected(ClockBug::WallClockLimit)), "seed {seed}");
+        assert!(measured.evaluations < 120, "seed {seed}: {} evaluations", measured.evaluations);
     }
 }
 

@@ -29,6 +29,22 @@ pub(super) fn shrink_clock_faults<S: ConfigDomain + ?Sized>(shrinker: &mut Shrin
     progress
 }
 
+/// The clock faults' points made the simplest before the steps are made instant and the config is
+/// searched (`clock_points_first`): each wall jump moved to the first attempt, each failed-read rule
+/// made to start with the first read, one candidate each. A jump at an instant or a sleep needs the
+/// time (or the retries) that reach it, which holds up every duration and limit a binary search would
+/// otherwise lower to that point's boundary first; whether any was kept.
+pub(super) fn clock_points_first<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
+    let mut progress = false;
+    for jump in 0..shrinker.best.schedule.clock.wall_jumps.len() {
+        progress |= during_first_attempt(shrinker, jump);
+    }
+    for rule in 0..shrinker.best.schedule.clock.read_failures.len() {
+        progress |= from_the_first_read(shrinker, rule);
+    }
+    progress
+}
+
 #[derive(Clone, Copy)]
 enum Field {
     ReadFailures,

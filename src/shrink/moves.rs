@@ -1,7 +1,7 @@
 //! Every single shrink move from a case ([`moves`]): what "1-minimal" is measured against. A minimum
 //! is 1-minimal when no single move keeps the failure; the checked-in minima are tested that way.
 
-use timelaw_core::{Case, JumpAt, Limits, Outcome, VDuration};
+use timelaw_core::{Case, FailFrom, JumpAt, Limits, Outcome, VDuration};
 use timelaw_generators::{case_outside, ConfigDomain};
 
 use super::adapt::{boundary_moves, numbers_followed};
@@ -50,8 +50,10 @@ pub struct Move<C> {
 /// cancellation, idempotent, no gap, each simpler outcome (a hang's at once or taking the attempt
 /// timeout), each step taking no time with its time taken out of the deadline and the
 /// elapsed-time limit, each step taking no time with every backward wall jump turned forward, each pair of adjacent steps given simpler outcomes together, each duration at
-/// zero, halved, one nanosecond lower and at each contract boundary below it, seed zero, and each clock
-/// fault dropped. Only moves the shrinker may accept are listed: none is larger in the order on
+/// zero, halved, one nanosecond lower and at each contract boundary below it, every step taking no time
+/// at once (also with every backward wall jump turned forward), seed zero, each clock fault dropped,
+/// each wall jump at the first attempt and smaller (1 ns, half, one lower) and each failed-read rule
+/// from the first read and failing fewer reads (1, half, one fewer). Only moves the shrinker may accept are listed: none is larger in the order on
 /// simplicity ([`super::order`]: a larger shape, or at an equal shape a config of a larger rank) or breaks
 /// more domain rules than `case`.
 ///
@@ -341,4 +343,56 @@ fn detail_moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>, o
         next.schedule.clock.read_failures.remove(index);
         push(out, format!("drop read failure {index}"), next);
     }
+    clock_moves(case, out);
+    for (index, next) in all_instant(case).into_iter().enumerate() {
+        push(out, format!("every step taking no time (form {index})"), next);
+    }
+}
+
+/// Each wall jump at the first attempt and its size at 1 ns, halved and one lower (its direction
+/// kept); each failed-read rule from the first read and failing one read, half as many and one fewer.
+fn clock_moves<C: Clone>(case: &Case<C>, out: &mut Vec<Move<C>>) {
+    for (index, jump) in case.schedule.clock.wall_jumps.iter().enumerate() {
+        let mut first = case.clone();
+        first.schedule.clock.wall_jumps[index].at = JumpAt::Attempt(1);
+        push(out, format!("wall jump {index} at the first attempt"), first);
+        let size = jump.by_ns.unsigned_abs();
+        for to in [1, size / 2, size.saturating_sub(1)].into_iter().filter(|&to| to >= 1 && to < size) {
+            let mut next = case.clone();
+            let magnitude = i64::try_from(to).unwrap_or(i64::MAX);
+            next.schedule.clock.wall_jumps[index].by_ns = if jump.by_ns < 0 { -magnitude } else { magnitude };
+            push(out, format!("wall jump {index} by {to} ns"), next);
+        }
+    }
+    for (index, rule) in case.schedule.clock.read_failures.iter().enumerate() {
+        let mut first = case.clone();
+        first.schedule.clock.read_failures[index].from = FailFrom::AfterReads(0);
+        push(out, format!("read failure {index} from the first read"), first);
+        for to in [1, rule.count / 2, rule.count.saturating_sub(1)].into_iter().filter(|&to| to >= 1 && to < rule.count)
+        {
+            let mut next = case.clone();
+            next.schedule.clock.read_failures[index].count = to;
+            push(out, format!("read failure {index} failing {to} reads"), next);
+        }
+    }
+}
+
+/// Every step taking no time, alone and with every backward wall jump turned forward by as much (the
+/// two candidates of `zero_step_durations`); none when no step takes time.
+pub(super) fn all_instant<C: Clone>(case: &Case<C>) -> Vec<Case<C>> {
+    let mut instant = case.clone();
+    let steps = instant.schedule.calls.iter_mut().flat_map(|call| call.steps.iter_mut());
+    let took_time = steps.fold(false, |took, step| {
+        let took = took || !step.duration.is_zero();
+        step.duration = VDuration::ZERO;
+        took
+    });
+    if !took_time {
+        return Vec::new();
+    }
+    let mut forward = instant.clone();
+    for jump in &mut forward.schedule.clock.wall_jumps {
+        jump.by_ns = jump.by_ns.saturating_abs();
+    }
+    vec![instant, forward]
 }

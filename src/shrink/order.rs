@@ -56,9 +56,13 @@
 //!   1st, 2nd, 4th, 8th, ... halving of one walk;
 //! - a config change of the same numbers as the last one kept tries first the form (plain, or with the
 //!   schedule's durations coupled to it) that was kept then;
+//! - before the steps are made instant, each clock fault's point is made the simplest
+//!   (`clock_points_first`: a wall jump at the first attempt, a failed-read rule from the first read),
+//!   so a jump no longer needs the time (or the retries) that reached its instant or sleep;
 //! - before the config passes, every step is made instant at once (`zero_step_durations`, one
-//!   candidate), so a limit that only the steps' durations hold up is searched once, to its own
-//!   boundary;
+//!   candidate, and where that loses the failure a second with every backward wall jump turned
+//!   forward by as much), so a limit that only the steps' durations hold up is searched once, to its
+//!   own boundary;
 //! - equal adjacent steps (the same duration and outcome) are merged into one repeated step, the normal
 //!   form of repeats (the same dispatches, fewer step entries: item 4), so every minimum writes a run of
 //!   equal steps as one repeated step;

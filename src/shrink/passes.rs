@@ -12,7 +12,7 @@ pub(super) type Pass<S> = fn(&mut Shrinker<'_, S>) -> bool;
 /// shrinks the shape (calls, steps, outcomes) runs before the config passes, while the config that
 /// lets a simpler schedule fail is still there (a rate limit becomes a transient failure before the
 /// delay its retry-after stood in for is lowered away).
-pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 25] {
+pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 26] {
     [
         ("drop_calls", drop_calls::<S>),
         ("drop_calls_reindexed", super::reindex::drop_calls_reindexed::<S>),
@@ -27,6 +27,7 @@ pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 25
         ("simplify_outcomes", super::outcomes::simplify_outcomes::<S>),
         ("fold_retries", super::retries::fold_retries::<S>),
         ("rewrite_pairs", super::outcomes::rewrite_pairs::<S>),
+        ("clock_points_first", super::clock_passes::clock_points_first::<S>),
         ("zero_step_durations", zero_step_durations::<S>),
         ("shrink_config", shrink_config::<S>),
         ("shrink_numbers", super::numbers::shrink_numbers::<S>),
@@ -264,14 +265,17 @@ pub(super) fn boundaries(contract: &Contract) -> Vec<VDuration> {
 /// Every step of the schedule made instant at once, one candidate, before the numbers' binary
 /// searches: a limit whose boundary only the steps' durations hold up (a deadline above the time the
 /// attempts took) is then searched once, down to its own boundary, rather than first to the steps'.
+/// Where that loses the failure and the case has a backward wall jump, the same with every backward
+/// jump turned forward by as much (the two clocks then disagree the other way round, with no duration
+/// left; see `clock_passes::instant_with_jumps_forward`, the same move for one step).
 fn zero_step_durations<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
-    let mut candidate = shrinker.best.clone();
-    for call in &mut candidate.schedule.calls {
-        for step in &mut call.steps {
-            step.duration = VDuration::ZERO;
-        }
+    let mut candidates = super::moves::all_instant(&shrinker.best).into_iter();
+    let Some(instant) = candidates.next() else { return false };
+    if shrinker.attempt(instant.clone()) {
+        return true;
     }
-    shrinker.attempt(candidate)
+    let forward = candidates.next().filter(|forward| *forward != instant);
+    forward.is_some_and(|forward| !shrinker.out_of_budget() && shrinker.attempt(forward))
 }
 
 fn shrink_durations<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
