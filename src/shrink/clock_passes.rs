@@ -104,7 +104,7 @@ fn from_the_first_read<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>,
 
 /// A number inside the clock faults that the shrinker may lower.
 #[derive(Clone, Copy)]
-enum Number {
+pub(super) enum Number {
     JumpSize(usize),
     JumpPoint(usize),
     FailCount(usize),
@@ -127,7 +127,8 @@ fn read<C>(case: &Case<C>, number: Number) -> Option<u64> {
     })
 }
 
-fn write<C: Clone>(case: &Case<C>, number: Number, value: u64) -> Case<C> {
+/// `case` with `number` set to `value` (a jump keeps its direction; a point keeps its kind).
+pub(super) fn write<C: Clone>(case: &Case<C>, number: Number, value: u64) -> Case<C> {
     let mut next = case.clone();
     let clock = &mut next.schedule.clock;
     let small = u32::try_from(value).unwrap_or(u32::MAX);

@@ -5,7 +5,7 @@ use timelaw_core::{Case, FailFrom, JumpAt, Limits, Outcome, VDuration};
 use timelaw_generators::{case_outside, ConfigDomain};
 
 use super::adapt::{boundary_moves, numbers_followed};
-use super::clock_passes::instant_with_jumps_forward;
+use super::clock_passes::{instant_with_jumps_forward, write as write_clock, Number};
 use super::concurrency::{
     earlier_from, earlier_one, later_to_next, serialized, slack, smaller_choices, swapped, trimmed, with_choices,
 };
@@ -356,29 +356,31 @@ fn clock_moves<C: Clone>(case: &Case<C>, out: &mut Vec<Move<C>>) {
         let mut first = case.clone();
         first.schedule.clock.wall_jumps[index].at = JumpAt::Attempt(1);
         push(out, format!("wall jump {index} at the first attempt"), first);
-        let size = jump.by_ns.unsigned_abs();
-        for to in [1, size / 2, size.saturating_sub(1)].into_iter().filter(|&to| to >= 1 && to < size) {
-            let mut next = case.clone();
-            let magnitude = i64::try_from(to).unwrap_or(i64::MAX);
-            next.schedule.clock.wall_jumps[index].by_ns = if jump.by_ns < 0 { -magnitude } else { magnitude };
-            push(out, format!("wall jump {index} by {to} ns"), next);
+        for to in smaller(jump.by_ns.unsigned_abs()) {
+            push(out, format!("wall jump {index} by {to} ns"), write_clock(case, Number::JumpSize(index), to));
         }
     }
     for (index, rule) in case.schedule.clock.read_failures.iter().enumerate() {
         let mut first = case.clone();
         first.schedule.clock.read_failures[index].from = FailFrom::AfterReads(0);
         push(out, format!("read failure {index} from the first read"), first);
-        for to in [1, rule.count / 2, rule.count.saturating_sub(1)].into_iter().filter(|&to| to >= 1 && to < rule.count)
-        {
-            let mut next = case.clone();
-            next.schedule.clock.read_failures[index].count = to;
-            push(out, format!("read failure {index} failing {to} reads"), next);
+        for to in smaller(u64::from(rule.count)) {
+            push(
+                out,
+                format!("read failure {index} failing {to} reads"),
+                write_clock(case, Number::FailCount(index), to),
+            );
         }
     }
 }
 
-/// Every step taking no time, alone and with every backward wall jump turned forward by as much (the
-/// two candidates of `zero_step_durations`); none when no step takes time.
+/// 1, half and one lower than `value`, each at least 1 and below it.
+fn smaller(value: u64) -> impl Iterator<Item = u64> {
+    [1, value / 2, value.saturating_sub(1)].into_iter().filter(move |&to| to >= 1 && to < value)
+}
+
+/// Every step taking no time, alone and, where a wall jump goes back, with every backward jump turned
+/// forward by as much (the candidates of `zero_step_durations`); none when no step takes time.
 pub(super) fn all_instant<C: Clone>(case: &Case<C>) -> Vec<Case<C>> {
     let mut instant = case.clone();
     let steps = instant.schedule.calls.iter_mut().flat_map(|call| call.steps.iter_mut());
@@ -389,6 +391,9 @@ pub(super) fn all_instant<C: Clone>(case: &Case<C>) -> Vec<Case<C>> {
     });
     if !took_time {
         return Vec::new();
+    }
+    if case.schedule.clock.wall_jumps.iter().all(|jump| jump.by_ns >= 0) {
+        return vec![instant];
     }
     let mut forward = instant.clone();
     for jump in &mut forward.schedule.clock.wall_jumps {

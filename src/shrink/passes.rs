@@ -271,11 +271,10 @@ pub(super) fn boundaries(contract: &Contract) -> Vec<VDuration> {
 fn zero_step_durations<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
     let mut candidates = super::moves::all_instant(&shrinker.best).into_iter();
     let Some(instant) = candidates.next() else { return false };
-    if shrinker.attempt(instant.clone()) {
+    if shrinker.attempt(instant) {
         return true;
     }
-    let forward = candidates.next().filter(|forward| *forward != instant);
-    forward.is_some_and(|forward| !shrinker.out_of_budget() && shrinker.attempt(forward))
+    candidates.next().is_some_and(|forward| !shrinker.out_of_budget() && shrinker.attempt(forward))
 }
 
 fn shrink_durations<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
