@@ -4,8 +4,8 @@
 
 use timelaw_core::reference::{Backoff, Jitter, Policy, Reference};
 use timelaw_core::{
-    execute, CallResult, CircuitContract, ClockFaults, ClockKind, Contract, ErrorKind, EventKind, FailFrom, Outcome,
-    ReadFailure, Schedule, Step, Subject, VDuration,
+    execute, BudgetContract, CallResult, CircuitContract, CircuitPolicy, ClockFaults, ClockKind, Contract, CooldownTie,
+    ErrorKind, EventKind, FailFrom, OpenShape, Outcome, ReadFailure, Schedule, Step, Subject, VDuration,
 };
 
 fn ms(millis: u64) -> VDuration {
@@ -35,6 +35,32 @@ fn the_contract_states_the_policy() {
     check_contract(Jitter::None, (Some(4), Some(ms(10)), Some(ms(1000))));
     check_contract(Jitter::Full, (Some(4), None, Some(ms(1000))));
     check_contract(Jitter::Equal, (Some(4), Some(ms(5)), Some(ms(1000))));
+}
+
+#[test]
+fn the_contract_states_the_references_own_breaker_and_budget_whatever_a_config_carries() {
+    // A hand-edited config may carry a breaker's or a budget's refinements (`Policy::validate` refuses
+    // them); the contract still states what the reference does: a plain count window, a constant open
+    // period admitting at its end, cancellations not counted, a budget over the whole case that admits.
+    let refined = CircuitContract {
+        policy: CircuitPolicy::ConsecutiveFailures { threshold: 3 },
+        open_shape: OpenShape::Exponential { factor_milli: 2_000, max: ms(5_000) },
+        cooldown_tie: CooldownTie::AdmitsAfterEnd,
+        counts_cancellation: true,
+        ..CircuitContract::DEFAULT
+    };
+    let budget = BudgetContract { min_retries: 1, retry_percent: 20, window: Some(ms(10)), admits: false };
+    let policy = Policy { circuit: Some(refined), retry_budget: Some(budget), ..policy() };
+    let contract = Reference.contract(&policy);
+    let stated = CircuitContract {
+        policy: CircuitPolicy::CountWindow,
+        open_shape: OpenShape::Constant,
+        cooldown_tie: CooldownTie::AdmitsAtEnd,
+        counts_cancellation: false,
+        ..refined
+    };
+    assert_eq!(contract.circuit.stated(), Some(&stated));
+    assert_eq!(contract.budget.stated(), Some(&BudgetContract { window: None, admits: true, ..budget }));
 }
 
 /// Runs `policy` on one call and checks the attempts dispatched and the call's result.
