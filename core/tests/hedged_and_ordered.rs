@@ -4,7 +4,7 @@
 //! results held until every earlier call returned.
 
 use timelaw_core::reference::{Policy, Reference};
-use timelaw_core::{execute, Event, EventKind, Schedule, TraceEnd};
+use timelaw_core::{execute, Case, Event, EventKind, Schedule, TraceEnd};
 
 /// One event as a line: `at call.attempt what`, with instants in milliseconds.
 fn line(event: &Event) -> String {
@@ -220,4 +220,22 @@ fn ordered_calls_enter_the_bulkhead_in_input_order() {
         "40 1.0 -> Ok",
     ];
     check(&config, &schedule, &in_order);
+}
+
+/// A case found by fuzzing under load (`cases/gave_up_in_the_queue.json`, which the facade's
+/// `tests/reference_load.rs` also judges by the whole catalogue).
+const GAVE_UP_IN_THE_QUEUE: &str = include_str!("cases/gave_up_in_the_queue.json");
+
+#[test]
+fn a_call_that_gave_up_in_the_queue_keeps_its_place_in_the_queue_until_its_ordered_return() {
+    // Call 1 waits in the queue and gives up at its deadline, the instant calls 2 to 4 arrive; it holds
+    // its result until call 0 returned, and until then the trace shows it queued, so it keeps its place
+    // in the queue's room: call 4 finds the queue full (calls 2 and 3 took the rest).
+    let case: Case<Policy> = serde_json::from_str(GAVE_UP_IN_THE_QUEUE).expect("a reference case");
+    let trace = execute(&Reference, &case.config, &case.schedule, case.seed);
+    let rejected: Vec<u32> = (trace.events.iter())
+        .filter(|event| matches!(event.kind, EventKind::Rejected { .. }))
+        .map(|event| event.call)
+        .collect();
+    assert_eq!(rejected, [4], "{:#?}", trace.events);
 }

@@ -4,8 +4,9 @@
 
 use timelaw_core::reference::{Backoff, Jitter, Policy, Reference};
 use timelaw_core::{
-    execute, BudgetContract, CallResult, CircuitContract, CircuitPolicy, ClockFaults, ClockKind, Contract, CooldownTie,
-    ErrorKind, EventKind, FailFrom, OpenShape, Outcome, ReadFailure, Schedule, Step, Subject, VDuration,
+    execute, BudgetContract, BulkheadContract, CallResult, CallScript, CircuitContract, CircuitPolicy, ClockFaults,
+    ClockKind, Contract, CooldownTie, ErrorKind, EventKind, FailFrom, HedgeContract, LimiterContract, OpenShape,
+    Outcome, ReadFailure, Schedule, Step, Subject, VDuration,
 };
 
 fn ms(millis: u64) -> VDuration {
@@ -153,4 +154,29 @@ fn circuit_parameters_are_validated() {
     check_invalid(circuit(|c| c.failure_percent = 0), Some("circuit.failure_percent"));
     check_invalid(circuit(|c| c.failure_percent = 101), Some("circuit.failure_percent"));
     check_invalid(circuit(|c| c.half_open_probes = 0), Some("circuit.half_open_probes"));
+}
+
+#[test]
+fn each_load_mechanism_alone_sends_the_calls_down_the_concurrent_path() {
+    assert!(!policy().has_load_mechanisms());
+    let bulkhead = Policy { bulkhead: Some(BulkheadContract { max_in_flight: 1, queue_max: 0 }), ..policy() };
+    let limiter = Policy { limiter: Some(LimiterContract { burst: 1, refill_every: ms(1000) }), ..policy() };
+    let hedge = Policy { hedge: Some(HedgeContract { delay: ms(5), max_hedges: 1 }), ..policy() };
+    let ordered = Policy { ordered_results: true, ..policy() };
+    for with in [bulkhead, limiter.clone(), hedge, ordered] {
+        assert!(with.has_load_mechanisms(), "{with:?}");
+    }
+    // Calls one after another (no arrivals) still meet the limiter: its one token goes to the first call.
+    let two_calls = Schedule::new(vec![
+        CallScript::new(vec![Step::new(ms(1), Outcome::Ok)]),
+        CallScript::new(vec![Step::new(ms(1), Outcome::Ok)]),
+    ]);
+    let trace = execute(&Reference, &limiter, &two_calls, 0);
+    let results: Vec<CallResult> = (trace.events.iter())
+        .filter_map(|event| match event.kind {
+            EventKind::CallEnd { result } => Some(result),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results, [CallResult::Ok, CallResult::Err(ErrorKind::LimiterEmpty)]);
 }
