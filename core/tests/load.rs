@@ -207,7 +207,7 @@ fn half_open_admits_its_probes_concurrently_and_a_failed_probe_reopens() {
             "15 c2 end Ok",
         ],
     );
-    // The success lands first and closes; the failure beside it at the same instant reopens.
+    // Two probes: the success lands first (one of the two needed), the failure beside it reopens.
     check(
         &breaker(2),
         vec![opening.clone(), call(10, 5, Outcome::Ok), call(10, 5, Outcome::Transient)],
@@ -241,6 +241,30 @@ fn half_open_admits_its_probes_concurrently_and_a_failed_probe_reopens() {
             "15 c1 ok",
             "15 c1 circuit Closed",
             "15 c1 end Ok",
+        ],
+    );
+}
+
+#[test]
+fn a_result_landing_after_the_breaker_moved_on_is_dropped() {
+    // Call 0 is admitted while closed and fails at 30ms, when the breaker (opened by call 1 at 0ms) is
+    // half-open with call 2 as its probe: the stale failure is dropped, and the probe's success closes.
+    check(
+        &breaker(1),
+        vec![call(0, 30, Outcome::Transient), call(0, 0, Outcome::Transient), call(10, 25, Outcome::Ok)],
+        &[
+            "0 c0 attempt",
+            "0 c1 attempt",
+            "0 c1 transient",
+            "0 c1 circuit Open",
+            "0 c1 end Err(Transient)",
+            "10 c2 circuit HalfOpen",
+            "10 c2 attempt",
+            "30 c0 transient",
+            "30 c0 end Err(Transient)",
+            "35 c2 ok",
+            "35 c2 circuit Closed",
+            "35 c2 end Ok",
         ],
     );
 }

@@ -18,8 +18,6 @@ pub struct Breaker {
     probe_successes: u32,
     /// Counts transitions: a call's result counts only in the state it was admitted in.
     epoch: u64,
-    /// The epoch a half-open period closed from, and when (for a failed probe landing beside the close).
-    closed_from: Option<(u64, crate::time::VInstant)>,
 }
 
 /// What [`Breaker::admit_ticket`] gives an admitted call, for [`Breaker::record_ticket`]: the state it
@@ -40,7 +38,6 @@ impl Breaker {
             probes_admitted: 0,
             probe_successes: 0,
             epoch: 0,
-            closed_from: None,
         }
     }
 
@@ -82,20 +79,17 @@ impl Breaker {
     }
 
     /// [`Breaker::record`] for calls that overlap. A result counts in the state its call was admitted in;
-    /// once the breaker moved on (opened, half-opened, closed) it is dropped, with one exception: a probe
-    /// that fails at the instant its half-open period closed reopens the breaker (a failed probe reopens
-    /// it even when a concurrent success landing at the same instant closed it first).
+    /// once the breaker moved on (opened, half-opened, closed) it is dropped. A failed probe never lands
+    /// after its half-open period closed: a probe holds its slot until its result, so at most
+    /// `half_open_probes` probes that are not cancelled are admitted in one period, and the period closes
+    /// only when that many succeeded (the contract's `probe_settle`, `FailureReopens`, holds with nothing
+    /// left to settle).
     ///
     /// # Errors
     /// The World's abort while recording a transition.
     pub fn record_ticket(&mut self, world: &mut World<'_>, ticket: Ticket, result: CallResult) -> Result<(), Abort> {
         if ticket.epoch == self.epoch {
             return self.record(world, result);
-        }
-        let failed = matches!(result, CallResult::Err(kind) if kind != ErrorKind::Cancelled);
-        let closed_now = self.closed_from == Some((ticket.epoch, world.now()));
-        if failed && closed_now && self.state == CircuitState::Closed {
-            return self.open(world);
         }
         Ok(())
     }
@@ -117,7 +111,6 @@ impl Breaker {
                 self.probe_successes += 1;
                 if self.probe_successes >= self.params.half_open_probes {
                     self.window.clear();
-                    self.closed_from = Some((self.epoch, world.now()));
                     self.transition(world, CircuitState::Closed)?;
                 }
                 Ok(())

@@ -85,9 +85,9 @@
 //! breaker, the budget, the bulkhead, the bucket) is shared by the calls. A sequential case without
 //! those mechanisms takes the sequential path, and a sequential case with them runs alike on both
 //! (tested). Half-open, the breaker admits up to `half_open_probes` probes at once; a call's result
-//! counts in the state it was admitted in (a result landing after the breaker moved on is dropped),
-//! except that a probe failing at the instant a concurrent success closed the breaker reopens it (the
-//! contract's `probe_settle` is `FailureReopens`).
+//! counts in the state it was admitted in (a result landing after the breaker moved on is dropped). A
+//! probe holds its slot until its result, so no probe can fail after `half_open_probes` successes closed
+//! the breaker: the contract's `probe_settle`, `FailureReopens`, holds with nothing left to settle.
 //!
 //! # Bulkhead
 //! With `bulkhead`, at most `max_in_flight` calls hold a slot (from their admission to their end). A call
