@@ -268,3 +268,62 @@ fn a_result_landing_after_the_breaker_moved_on_is_dropped() {
         ],
     );
 }
+
+#[test]
+fn without_ordered_results_calls_take_slots_in_the_order_they_run() {
+    // Both arrive at 0 and the interleaving runs call 1 first: it takes the one slot, call 0 queues.
+    // (Input order at the bulkhead is for ordered results only.)
+    let schedule = Schedule::new(vec![call(0, 10, Outcome::Ok), call(0, 10, Outcome::Ok)]).with_interleave(vec![1]);
+    let trace = execute(&Reference, &bulkhead(1, 1), &schedule, 0);
+    let attempts: Vec<(u64, u32)> = (trace.events.iter())
+        .filter(|event| event.kind == EventKind::AttemptStart)
+        .map(|event| (event.at.as_nanos() / 1_000_000, event.call))
+        .collect();
+    assert_eq!(attempts, [(0, 1), (10, 0)], "{:#?}", trace.events);
+}
+
+#[test]
+fn a_queued_call_that_gives_up_leaves_the_rest_of_the_queue_in_place() {
+    // Calls 1 and 2 queue behind call 0; call 1 gives up at 3ms; call 2 still gets the slot at 9ms.
+    let gives_up = CallScript { cancel_after: Some(ms(3)), ..call(0, 1, Outcome::Ok) };
+    check(
+        &bulkhead(1, 2),
+        vec![call(0, 9, Outcome::Ok), gives_up, call(0, 1, Outcome::Ok)],
+        &[
+            "0 c0 attempt",
+            "0 c1 queued",
+            "0 c2 queued",
+            "3 c1 end Err(Cancelled)",
+            "9 c0 ok",
+            "9 c0 end Ok",
+            "9 c2 attempt",
+            "10 c2 ok",
+            "10 c2 end Ok",
+        ],
+    );
+}
+
+#[test]
+fn under_ordered_results_a_call_that_never_dispatched_frees_its_slot_while_it_waits() {
+    // Two slots, one token refilled every 5ms. Call 1 finds no token at 0ms (no dispatch) and holds its
+    // result until call 0 returns at 30ms, but not its slot: call 2 takes it at 5ms with the new token.
+    let policy = Policy {
+        ordered_results: true,
+        limiter: Some(LimiterContract { burst: 1, refill_every: ms(5) }),
+        ..bulkhead(2, 1)
+    };
+    check(
+        &policy,
+        vec![call(0, 30, Outcome::Ok), call(0, 0, Outcome::Ok), call(5, 1, Outcome::Ok)],
+        &[
+            "0 c0 attempt",
+            "0 c1 rejected LimiterEmpty",
+            "5 c2 attempt",
+            "6 c2 ok",
+            "30 c0 ok",
+            "30 c0 end Ok",
+            "30 c1 end Err(LimiterEmpty)",
+            "30 c2 end Ok",
+        ],
+    );
+}
