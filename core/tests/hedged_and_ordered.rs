@@ -4,7 +4,7 @@
 //! results held until every earlier call returned.
 
 use timelaw_core::reference::{Policy, Reference};
-use timelaw_core::{execute, Case, Event, EventKind, Schedule, TraceEnd};
+use timelaw_core::{execute, Abort, Case, Event, EventKind, Limits, Schedule, TraceEnd, VDuration};
 
 /// One event as a line: `at call.attempt what`, with instants in milliseconds.
 fn line(event: &Event) -> String {
@@ -140,10 +140,13 @@ fn a_hedge_needs_a_token_a_retry_from_the_budget_and_time_before_the_limits() {
     check(&hedging("5ms", 1, budget), &slow_then_quick, &alone);
     // No retry after 3ms: no hedge at 5ms either.
     check(&hedging("5ms", 1, r#", "retry_elapsed_max": "3ms""#), &slow_then_quick, &alone);
+    // Retries allowed until exactly 5ms, or a deadline far off: the hedge due at 5ms goes.
+    let won = ["0 0.0 start", "0 0.1 attempt", "5 0.2 attempt", "15 0.2 ok", "15 0.1 cancelled", "15 0.0 -> Ok"];
+    check(&hedging("5ms", 1, r#", "retry_elapsed_max": "5ms""#), &slow_then_quick, &won);
+    check(&hedging("5ms", 1, r#", "deadline": "1s""#), &slow_then_quick, &won);
     // Two tokens and a budget of one: the hedge goes.
     let room =
         r#", "limiter": {"burst": 2, "refill_every": "1s"}, "retry_budget": {"min_retries": 1, "retry_percent": 0}"#;
-    let won = ["0 0.0 start", "0 0.1 attempt", "5 0.2 attempt", "15 0.2 ok", "15 0.1 cancelled", "15 0.0 -> Ok"];
     check(&hedging("5ms", 1, room), &slow_then_quick, &won);
 }
 
@@ -238,4 +241,33 @@ fn a_call_that_gave_up_in_the_queue_keeps_its_place_in_the_queue_until_its_order
         .map(|event| event.call)
         .collect();
     assert_eq!(rejected, [4], "{:#?}", trace.events);
+}
+
+#[test]
+fn a_hedge_due_at_the_runs_time_limit_still_comes_and_one_past_it_never_does() {
+    // The first attempt hangs; the hedge would answer at once. `Limits::default().virtual_time_max` is
+    // 100 years: a hedge due at exactly that instant comes and wins; one due a nanosecond later could
+    // never come, and the hang is reported as one.
+    let limit = Limits::default().virtual_time_max;
+    let hang_then_ok = one_call(r#"{"duration": "0", "outcome": "hang"}, {"duration": "0", "outcome": "ok"}"#);
+    let run = |delay: VDuration| {
+        let policy: Policy =
+            serde_json::from_str(&hedging(&format!("{}ns", delay.as_nanos()), 1, "")).expect("a config");
+        let schedule: Schedule = serde_json::from_str(&hang_then_ok).expect("a schedule");
+        execute(&Reference, &policy, &schedule, 0)
+    };
+    let at_limit = run(limit);
+    let lines: Vec<String> = at_limit.events.iter().map(line).collect();
+    let years_ms = limit.as_nanos() / 1_000_000;
+    let expect = [
+        "0 0.0 start".to_owned(),
+        "0 0.1 attempt".to_owned(),
+        format!("{years_ms} 0.2 attempt"),
+        format!("{years_ms} 0.2 ok"),
+        format!("{years_ms} 0.1 cancelled"),
+        format!("{years_ms} 0.0 -> Ok"),
+    ];
+    assert_eq!((lines, at_limit.end), (expect.to_vec(), TraceEnd::Complete));
+    let past_limit = run(limit.saturating_add(VDuration::from_nanos(1)));
+    assert_eq!(past_limit.end, TraceEnd::Aborted(Abort::Hung { call: 0, attempt: 1 }), "{:?}", past_limit.events);
 }
