@@ -4,7 +4,9 @@
 //! results held until every earlier call returned.
 
 use timelaw_core::reference::{Policy, Reference};
-use timelaw_core::{execute, Abort, Case, Event, EventKind, Limits, Schedule, TraceEnd, VDuration};
+use timelaw_core::{
+    execute, Abort, CallScript, Case, Event, EventKind, Limits, Outcome, Schedule, Step, TraceEnd, VDuration,
+};
 
 /// One event as a line: `at call.attempt what`, with instants in milliseconds.
 fn line(event: &Event) -> String {
@@ -235,12 +237,25 @@ fn a_call_that_gave_up_in_the_queue_keeps_its_place_in_the_queue_until_its_order
     // its result until call 0 returned, and until then the trace shows it queued, so it keeps its place
     // in the queue's room: call 4 finds the queue full (calls 2 and 3 took the rest).
     let case: Case<Policy> = serde_json::from_str(GAVE_UP_IN_THE_QUEUE).expect("a reference case");
+    assert_eq!(rejected(&case), [4]);
+    // Once it returned, its place is free again: four calls arriving later fill the slot and the whole
+    // queue of three, and none is rejected.
+    let mut later = case.clone();
+    let at_400ms = || {
+        CallScript::new(vec![Step::new(VDuration::from_millis(1), Outcome::Ok)]).arriving(VDuration::from_millis(400))
+    };
+    later.schedule.calls.extend(std::iter::repeat_with(at_400ms).take(4));
+    assert_eq!(rejected(&later), [4]);
+}
+
+/// The calls of `case` the bulkhead rejected, in trace order.
+fn rejected(case: &Case<Policy>) -> Vec<u32> {
     let trace = execute(&Reference, &case.config, &case.schedule, case.seed);
-    let rejected: Vec<u32> = (trace.events.iter())
+    assert_eq!(trace.end, TraceEnd::Complete);
+    (trace.events.iter())
         .filter(|event| matches!(event.kind, EventKind::Rejected { .. }))
         .map(|event| event.call)
-        .collect();
-    assert_eq!(rejected, [4], "{:#?}", trace.events);
+        .collect()
 }
 
 #[test]

@@ -327,3 +327,26 @@ fn under_ordered_results_a_call_that_never_dispatched_frees_its_slot_while_it_wa
         ],
     );
 }
+
+#[test]
+fn under_ordered_results_a_call_that_dispatched_holds_its_slot_until_it_returns() {
+    // Two slots. Call 1 is done at 1ms but returns after call 0 (30ms), in flight until then: call 2,
+    // arriving at 5ms, waits in the queue for a slot until both returned.
+    let policy = Policy { ordered_results: true, ..bulkhead(2, 1) };
+    check(
+        &policy,
+        vec![call(0, 30, Outcome::Ok), call(0, 1, Outcome::Ok), call(5, 1, Outcome::Ok)],
+        &[
+            "0 c0 attempt",
+            "0 c1 attempt",
+            "1 c1 ok",
+            "5 c2 queued",
+            "30 c0 ok",
+            "30 c0 end Ok",
+            "30 c1 end Ok",
+            "30 c2 attempt",
+            "31 c2 ok",
+            "31 c2 end Ok",
+        ],
+    );
+}
