@@ -31,9 +31,9 @@ impl Order {
             self.returned.resize(slot + 1, false);
         }
         self.returned[slot] = true;
-        while self.returned.get(self.next_return as usize).copied().unwrap_or(false) {
-            self.next_return += 1;
-        }
+        // Bounded by the calls seen: the turn moves past the run of returned calls from it.
+        let run = self.returned.iter().skip(self.next_return as usize).take_while(|&&returned| returned).count();
+        self.next_return += u32::try_from(run).expect("call indices are u32");
     }
 
     /// `true` when `index` may enter the bulkhead now (every earlier call has entered).
