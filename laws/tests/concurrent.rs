@@ -59,6 +59,48 @@ fn hedging_laws() {
     check(ids::HEDGED_CALL_LEAVES_NO_ATTEMPT_RUNNING, Contract::default(), &one, &good, Expect::NotApplicable);
 }
 
+/// Calls 0 and 1 (arriving at 0 and 1ms) each hedge once, `hedge_ms` after their first attempt; the
+/// hedges win and the first attempts are dropped.
+fn two_hedged_calls(hedge_ms: [u64; 2]) -> Trace {
+    let mut events = vec![
+        (0, 0, 0, START),
+        (0, 0, 1, ATTEMPT),
+        (1, 1, 0, START),
+        (1, 1, 1, ATTEMPT),
+        (hedge_ms[0], 0, 2, ATTEMPT),
+        (1 + hedge_ms[1], 1, 2, ATTEMPT),
+    ];
+    events.sort_by_key(|&(at_ms, call, ..)| (at_ms, call));
+    for (call, at_ms) in [(0, 20), (1, 21)] {
+        events.extend([(at_ms, call, 2, SUCCEEDED), (at_ms, call, 1, DROPPED), (at_ms, call, 0, RETURNED_OK)]);
+    }
+    hand_built(&events)
+}
+
+#[test]
+fn hedges_are_counted_and_timed_per_call_when_calls_overlap() {
+    let two = calls(&[&[OK], &[OK]]);
+    let id = ids::HEDGES_WITHIN_LIMIT_AND_DELAY;
+    // Each call hedges 5ms after its own first attempt, within its own limit of one.
+    check(id, hedge(5, 1), &two, &two_hedged_calls([5, 5]), Expect::Holds);
+    // Call 1 hedges 3ms after its first attempt: too early, whatever call 0 did.
+    check(id, hedge(5, 1), &two, &two_hedged_calls([5, 3]), Expect::At(4));
+    check(id, hedge(5, 1), &two, &two_hedged_calls([3, 5]), Expect::At(4));
+    // One hedge each is two hedges in all, and none too many for its call.
+    check(id, hedge(5, 0), &two, &two_hedged_calls([5, 5]), Expect::At(4));
+    // The delay runs from the latest attempt start, not from any later event of the call (a wall jump).
+    let jumped = hand_built(&[
+        (0, 0, 0, START),
+        (0, 0, 1, ATTEMPT),
+        (3, 0, 1, EventKind::WallJump { by_ns: 1 }),
+        (5, 0, 2, ATTEMPT),
+        (7, 0, 2, SUCCEEDED),
+        (7, 0, 1, DROPPED),
+        (7, 0, 0, RETURNED_OK),
+    ]);
+    check(id, hedge(5, 1), &calls(&[&[OK]]), &jumped, Expect::Holds);
+}
+
 fn cancelled_at(millis: u64) -> Schedule {
     Schedule::new(vec![CallScript { cancel_after: Some(ms(millis)), ..CallScript::outcomes(&[HANG, HANG]) }])
 }
@@ -122,6 +164,27 @@ fn ordered_results_in_input_order() {
     check(id, contract, &two, &ordered(1), Expect::At(7));
     check(id, contract, &two, &hand_built(&[(0, 0, 0, START)]), Expect::Vacuous);
     check(id, Contract::default(), &two, &ordered(1), Expect::NotApplicable);
+    // Call 1 starts at 5ms and is cancelled 10ms later: its caller stops waiting at 15ms, so a result
+    // out of order at that instant is due; one before it (at 12ms) puts call 0's result out of order.
+    let cancelled = Schedule::new(vec![
+        CallScript::outcomes(&[OK]),
+        CallScript { cancel_after: Some(ms(10)), ..CallScript::outcomes(&[OK]) },
+    ]);
+    let returns_early = |at_ms: u64, result: EventKind| {
+        hand_built(&[
+            (0, 0, 0, START),
+            (0, 0, 1, ATTEMPT),
+            (5, 1, 0, START),
+            (5, 1, 1, ATTEMPT),
+            (at_ms, 1, 1, EventKind::AttemptCancelled),
+            (at_ms, 1, 0, result),
+            (20, 0, 1, SUCCEEDED),
+            (20, 0, 0, RETURNED_OK),
+        ])
+    };
+    let gave_up = EventKind::CallEnd { result: CallResult::Err(ErrorKind::Cancelled) };
+    check(id, contract, &cancelled, &returns_early(15, gave_up), Expect::Holds);
+    check(id, contract, &cancelled, &returns_early(12, gave_up), Expect::At(7));
 }
 
 /// A hedged call whose two attempts run together until attempt `winner` ends with `outcome` at 5ms;
