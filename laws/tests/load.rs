@@ -107,6 +107,41 @@ fn bulkhead_laws() {
     jumped.insert(5, (1, 1, 0, EventKind::WallJump { by_ns: 1 }));
     check(ids::BULKHEAD_ADMITS_BELOW_LIMIT, bulkhead(1, 1), &hand_built(&jumped), Expect::Holds);
 
+    // A call rejected after waiting in the queue is not judged (its place in the queue is gone).
+    let rejected_after_waiting = hand_built(&[
+        (0, 0, 0, START),
+        (0, 0, 1, ATTEMPT),
+        (0, 1, 0, START),
+        (0, 1, 0, EventKind::Queued),
+        (3, 1, 0, FULL),
+        (3, 1, 0, REFUSED_FULL),
+        (5, 0, 1, SUCCEEDED),
+        (5, 0, 0, RETURNED_OK),
+    ]);
+    check(ids::BULKHEAD_ADMITS_BELOW_LIMIT, bulkhead(1, 1), &rejected_after_waiting, Expect::Vacuous);
+    // A call that leaves the queue frees its place: two waits one after the other fit a queue of one.
+    let waits_in_turn = hand_built(&[
+        (0, 0, 0, START),
+        (0, 0, 1, ATTEMPT),
+        (0, 1, 0, START),
+        (0, 1, 0, EventKind::Queued),
+        (5, 0, 1, SUCCEEDED),
+        (5, 0, 0, RETURNED_OK),
+        (5, 1, 1, ATTEMPT),
+        (6, 2, 0, START),
+        (6, 2, 0, EventKind::Queued),
+        (9, 1, 1, SUCCEEDED),
+        (9, 1, 0, RETURNED_OK),
+        (9, 2, 1, ATTEMPT),
+        (10, 2, 1, SUCCEEDED),
+        (10, 2, 0, RETURNED_OK),
+    ]);
+    check(ids::BULKHEAD_IN_FLIGHT_WITHIN_LIMIT, bulkhead(1, 1), &waits_in_turn, Expect::Holds);
+    check(ids::BULKHEAD_IN_FLIGHT_WITHIN_LIMIT, bulkhead(1, 0), &waits_in_turn, Expect::At(3));
+    // Nothing dispatched or queued (one call rejected at once): nothing to judge.
+    let only_rejected = hand_built(&[(0, 0, 0, START), (0, 0, 0, FULL), (0, 0, 0, REFUSED_FULL)]);
+    check(ids::BULKHEAD_IN_FLIGHT_WITHIN_LIMIT, bulkhead(1, 1), &only_rejected, Expect::Vacuous);
+
     // A rejection needs a declared bulkhead.
     check(ids::NO_UNDECLARED_REJECTION, Contract::default(), &trace, Expect::At(7));
     check(ids::NO_UNDECLARED_REJECTION, unstated, &trace, Expect::Holds);
