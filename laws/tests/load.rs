@@ -194,4 +194,12 @@ fn limiter_laws() {
     check(ids::LIMITER_ADMITS_WITH_TOKENS, limiter(2, 20), &refused_after_refill, Expect::Holds);
     check(ids::LIMITER_ADMITS_WITH_TOKENS, limiter(2, 10), &limited(&[(0, true)]), Expect::Vacuous);
     check(ids::LIMITER_ADMITS_WITH_TOKENS, Contract::default(), &steady, Expect::NotApplicable);
+    // After a long idle spell the bucket holds its burst again, no more: two at 100ms are due, a third
+    // in that window is one too many, whatever the refills before it (the window starts at 100ms).
+    let idle_then_two = limited(&[(0, true), (100, true), (100, true)]);
+    check(ids::LIMITER_WITHIN_RATE, limiter(2, 10), &idle_then_two, Expect::Holds);
+    let idle_then_three = limited(&[(0, true), (100, true), (100, true), (100, true)]);
+    check(ids::LIMITER_WITHIN_RATE, limiter(2, 10), &idle_then_three, Expect::At(13));
+    // A bucket of no tokens refuses every call: each refusal is due.
+    check(ids::LIMITER_ADMITS_WITH_TOKENS, limiter(0, 10), &limited(&[(0, false), (50, false)]), Expect::Holds);
 }

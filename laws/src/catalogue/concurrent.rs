@@ -183,8 +183,7 @@ fn ordered_results_in_input_order(observation: &Observation<'_>) -> Verdict {
 fn cancelled_by(observation: &Observation<'_>, events: &[Event], end: &Event) -> bool {
     let script = observation.schedule.calls.get(end.call as usize);
     let Some(after) = script.and_then(|script| script.cancel_after) else { return false };
-    let start = events.iter().rev().skip_while(|event| event.seq >= end.seq);
-    let mut start = start.filter(|event| event.call == end.call);
-    let start = start.find(|event| matches!(event.kind, EventKind::CallStart { .. }));
+    // A call starts once: its `CallStart` is the one with its number.
+    let start = events.iter().find(|event| event.call == end.call && matches!(event.kind, EventKind::CallStart { .. }));
     start.is_some_and(|start| end.at >= start.at.saturating_add(after))
 }
