@@ -23,10 +23,11 @@ pub struct CallSet {
 impl CallSet {
     fn slot(&mut self, call: u32) -> (&mut u64, u64) {
         let beyond = (call - 128) as usize;
-        if self.high.len() <= beyond / 64 {
-            self.high.resize(beyond / 64 + 1, 0);
+        let word = beyond / 64;
+        if self.high.len() <= word {
+            self.high.resize(word + 1, 0);
         }
-        (&mut self.high[beyond / 64], 1 << (beyond % 64))
+        (&mut self.high[word], 1 << (beyond % 64))
     }
 
     /// `true` when `call` is in the set.
