@@ -97,3 +97,18 @@ fn a_refusal_is_a_rejection_or_a_circuit_open_result_without_an_attempt() {
     check_refusal(&[start, end(fatal)], false, Some(1));
     check_refusal(&[start, EventKind::AttemptStart, end(open)], false, Some(2));
 }
+
+#[test]
+fn a_call_the_bulkhead_kept_out_never_reached_the_breaker() {
+    let start = EventKind::CallStart { idempotent: true };
+    let end = |kind| EventKind::CallEnd { result: CallResult::Err(kind) };
+    let full = EventKind::Rejected { reason: Rejection::BulkheadFull };
+    let never_reached = |kinds: &[EventKind]| CallFacts::of(&call(kinds)).never_reached_breaker();
+    // Rejected as full, or gone from the queue with no attempt: kept out in front of the breaker.
+    assert!(never_reached(&[start, full, end(ErrorKind::BulkheadFull)]));
+    assert!(never_reached(&[start, EventKind::Queued, end(ErrorKind::DeadlineExceeded)]));
+    // Admitted (an attempt), or refused by the breaker itself: it reached the breaker.
+    assert!(!never_reached(&[start, EventKind::AttemptStart, end(ErrorKind::Transient)]));
+    let open = EventKind::Rejected { reason: Rejection::CircuitOpen };
+    assert!(!never_reached(&[start, EventKind::Queued, open, end(ErrorKind::CircuitOpen)]));
+}
