@@ -112,3 +112,29 @@ fn a_call_the_bulkhead_kept_out_never_reached_the_breaker() {
     let open = EventKind::Rejected { reason: Rejection::CircuitOpen };
     assert!(!never_reached(&[start, EventKind::Queued, open, end(ErrorKind::CircuitOpen)]));
 }
+
+#[test]
+fn a_result_from_an_earlier_state_reopens_only_as_a_failed_probe_at_the_close() {
+    let mut model = model();
+    let closed_epoch = model.epoch();
+    assert_eq!((model.admit(at(0)), model.admit(at(0))), (PLAIN, PLAIN));
+    model.record(FAILED, at(0));
+    assert_eq!(model.admit(at(100)), COOLED);
+    let probes_epoch = model.epoch();
+    assert_eq!(model.admit(at(100)), PLAIN);
+    model.record_admitted(CallResult::Ok, at(102), probes_epoch);
+    model.record_admitted(CallResult::Ok, at(102), probes_epoch);
+    let closed = model.clone();
+    assert_eq!(closed.phase(), Phase::Closed { after_probes: true });
+    let after = |result: CallResult, millis: u64, epoch: u32| {
+        let mut model = closed.clone();
+        model.record_admitted(result, at(millis), epoch);
+        model.phase()
+    };
+    // A failed probe landing at the instant the successes closed the breaker reopens it.
+    assert!(matches!(after(FAILED, 102, probes_epoch), Phase::Open { .. }));
+    // Not a success of that probe period, nor a failure later, nor one of a call admitted while closed.
+    assert_eq!(after(CallResult::Ok, 102, probes_epoch), Phase::Closed { after_probes: true });
+    assert_eq!(after(FAILED, 103, probes_epoch), Phase::Closed { after_probes: true });
+    assert_eq!(after(FAILED, 102, closed_epoch), Phase::Closed { after_probes: true });
+}
