@@ -111,6 +111,11 @@ fn a_call_the_bulkhead_kept_out_never_reached_the_breaker() {
     assert!(!never_reached(&[start, EventKind::AttemptStart, end(ErrorKind::Transient)]));
     let open = EventKind::Rejected { reason: Rejection::CircuitOpen };
     assert!(!never_reached(&[start, EventKind::Queued, open, end(ErrorKind::CircuitOpen)]));
+    // Refused behind the breaker (by the limiter), then queued again for its next try and gone from the
+    // queue: it had passed the breaker once, so it reached it.
+    let limited = EventKind::Rejected { reason: Rejection::LimiterEmpty };
+    let queued = EventKind::Queued;
+    assert!(!never_reached(&[start, queued, limited, queued, end(ErrorKind::DeadlineExceeded)]));
 }
 
 #[test]
