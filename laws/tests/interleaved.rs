@@ -394,3 +394,150 @@ fn a_probe_beside_one_whose_success_later_closes_the_breaker_counts() {
     // Call 2's probe started while call 1's was in flight, before the breaker closed: one too many.
     check_law(ids::HALF_OPEN_PROBE_LIMIT, breaker(1), &probes, Expect::At(12));
 }
+
+/// [`concurrent_probes_reported`] and then call 3 starting after the breaker closed: no probe.
+#[test]
+fn a_call_after_the_reported_close_is_no_probe() {
+    let mut trace = concurrent_probes_reported();
+    for (at_ms, attempt, kind) in [(13, 0, START), (13, 1, ATTEMPT), (14, 1, SUCCEEDED), (14, 0, RETURNED_OK)] {
+        trace.push(VInstant::EPOCH.saturating_add(ms(at_ms)), 3, attempt, kind);
+    }
+    check_law(ids::HALF_OPEN_PROBE_LIMIT, breaker(2), &trace, Expect::Holds);
+}
+
+/// One probe (call 1) that retries within the half-open period while call 2, beside it, is refused; the
+/// probe's success closes the breaker. A probe is a call, however many attempts it makes.
+#[test]
+fn a_probe_that_retries_is_one_probe() {
+    use timelaw_core::CircuitState::{Closed, HalfOpen, Open};
+    let moved = |from, to| EventKind::CircuitTransition { from, to };
+    let rejected = EventKind::Rejected { reason: timelaw_core::Rejection::CircuitOpen };
+    let refused = EventKind::CallEnd { result: CallResult::Err(ErrorKind::CircuitOpen) };
+    let trace = hand_built(&[
+        (0, 0, 0, START),
+        (0, 0, 1, ATTEMPT),
+        (1, 0, 1, FAILED),
+        (1, 0, 0, moved(Closed, Open)),
+        (1, 0, 0, RETURNED_ERR),
+        (11, 1, 0, START),
+        (11, 1, 0, moved(Open, HalfOpen)),
+        (11, 1, 1, ATTEMPT),
+        (11, 2, 0, START),
+        (11, 2, 0, rejected),
+        (11, 2, 0, refused),
+        (12, 1, 1, FAILED),
+        (12, 1, 2, ATTEMPT),
+        (13, 1, 2, SUCCEEDED),
+        (13, 1, 0, moved(HalfOpen, Closed)),
+        (13, 1, 0, RETURNED_OK),
+    ]);
+    check_law(ids::HALF_OPEN_PROBE_LIMIT, breaker(1), &trace, Expect::Holds);
+    check_law(ids::CIRCUIT_PROBES_SETTLE_AS_DECLARED, breaker(1), &trace, Expect::Holds);
+}
+
+/// [`probes_fail_and_succeed_at_once`] settling closed, then call 3 failing at 20ms and the subject
+/// opening: the wrong close is found where it happened, though the state the subject ends in is right.
+#[test]
+fn a_wrong_settle_is_found_at_its_instant() {
+    let mut trace = probes_fail_and_succeed_at_once(CircuitState::Closed);
+    let opened = EventKind::CircuitTransition { from: CircuitState::Closed, to: CircuitState::Open };
+    for (at_ms, attempt, kind) in [(20, 0, START), (20, 1, ATTEMPT), (21, 1, FAILED), (21, 0, opened)] {
+        trace.push(VInstant::EPOCH.saturating_add(ms(at_ms)), 3, attempt, kind);
+    }
+    trace.push(VInstant::EPOCH.saturating_add(ms(21)), 3, 0, RETURNED_ERR);
+    check_law(ids::CIRCUIT_PROBES_SETTLE_AS_DECLARED, breaker(2), &trace, Expect::At(14));
+}
+
+/// A breaker of window 2 that opens at 2 results with half of them failed, open 10 ms, one probe.
+fn half_of_two() -> Contract {
+    let circuit = CircuitContract {
+        window: 2,
+        min_calls: 2,
+        failure_percent: 50,
+        open_for: ms(10),
+        half_open_probes: 1,
+        ..CircuitContract::DEFAULT
+    };
+    Contract { circuit: Declared::Stated(circuit), ..Contract::default() }
+}
+
+/// Call 0 in flight from 0 ms fails at 6 ms; call 1 beside it does `beside` (instant in ms, event) with
+/// no attempt and ends before 6 ms; `tail` follows (as in [`hand_built`]).
+fn beside_a_failure(beside: &[(u64, EventKind)], tail: &[(u64, u32, u32, EventKind)]) -> Trace {
+    let mut events = vec![(0, 0, 0, START), (0, 0, 1, ATTEMPT), (0, 1, 0, START)];
+    events.extend(beside.iter().map(|&(at_ms, kind)| (at_ms, 1, 0, kind)));
+    events.push((6, 0, 1, FAILED));
+    events.extend_from_slice(tail);
+    hand_built(&events)
+}
+
+#[test]
+fn a_call_decided_at_its_end_reaches_the_breaker_unless_the_bulkhead_kept_it_out() {
+    use timelaw_core::CircuitState::{Closed, HalfOpen, Open};
+    let id = ids::CIRCUIT_PROBES_SETTLE_AS_DECLARED;
+    let moved = |from, to| EventKind::CircuitTransition { from, to };
+    let ended = |kind| EventKind::CallEnd { result: CallResult::Err(kind) };
+    // Call 1 ends at 5 ms with its deadline passed, never queued: its result counts, so call 0's failure
+    // opens the breaker at 6 ms and call 2 at 20 ms is the probe whose success closes it.
+    let probe_closes = [
+        (6, 0, 0, moved(Closed, Open)),
+        (6, 0, 0, RETURNED_ERR),
+        (20, 2, 0, START),
+        (20, 2, 0, moved(Open, HalfOpen)),
+        (20, 2, 1, ATTEMPT),
+        (21, 2, 1, SUCCEEDED),
+        (21, 2, 0, moved(HalfOpen, Closed)),
+        (21, 2, 0, RETURNED_OK),
+    ];
+    let deadline = (5, ended(ErrorKind::DeadlineExceeded));
+    check_law(id, half_of_two(), &beside_a_failure(&[deadline], &probe_closes), Expect::Holds);
+    // Call 1 gave up in the bulkhead's queue, or the bulkhead refused it as full: it never reached the
+    // breaker. Call 0's failure is then the only result until call 2's success opens the breaker at 21 ms
+    // (one of two failed), and call 3 at 31 ms is the probe.
+    let opens_late = [
+        (6, 0, 0, RETURNED_ERR),
+        (20, 2, 0, START),
+        (20, 2, 1, ATTEMPT),
+        (21, 2, 1, SUCCEEDED),
+        (21, 2, 0, moved(Closed, Open)),
+        (21, 2, 0, RETURNED_OK),
+        (31, 3, 0, START),
+        (31, 3, 0, moved(Open, HalfOpen)),
+        (31, 3, 1, ATTEMPT),
+        (32, 3, 1, SUCCEEDED),
+        (32, 3, 0, moved(HalfOpen, Closed)),
+        (32, 3, 0, RETURNED_OK),
+    ];
+    let queued = beside_a_failure(&[(0, EventKind::Queued), deadline], &opens_late);
+    check_law(id, half_of_two(), &queued, Expect::Holds);
+    let full = (0, EventKind::Rejected { reason: timelaw_core::Rejection::BulkheadFull });
+    let refused_as_full = beside_a_failure(&[full, (0, ended(ErrorKind::BulkheadFull))], &opens_late);
+    check_law(id, half_of_two(), &refused_as_full, Expect::Holds);
+}
+
+/// Two calls overlap behind a breaker that opens on one failure; the subject opens only at the second
+/// failure, 1 ms later, then probes and closes. The law judges probe results only: the late opening is
+/// for the other breaker laws.
+#[test]
+fn the_settle_law_judges_probe_results_only() {
+    use timelaw_core::CircuitState::{Closed, HalfOpen, Open};
+    let moved = |from, to| EventKind::CircuitTransition { from, to };
+    let trace = hand_built(&[
+        (0, 0, 0, START),
+        (0, 0, 1, ATTEMPT),
+        (0, 1, 0, START),
+        (0, 1, 1, ATTEMPT),
+        (1, 0, 1, FAILED),
+        (1, 0, 0, RETURNED_ERR),
+        (2, 1, 1, FAILED),
+        (2, 1, 0, moved(Closed, Open)),
+        (2, 1, 0, RETURNED_ERR),
+        (12, 2, 0, START),
+        (12, 2, 0, moved(Open, HalfOpen)),
+        (12, 2, 1, ATTEMPT),
+        (13, 2, 1, SUCCEEDED),
+        (13, 2, 0, moved(HalfOpen, Closed)),
+        (13, 2, 0, RETURNED_OK),
+    ]);
+    check_law(ids::CIRCUIT_PROBES_SETTLE_AS_DECLARED, breaker(1), &trace, Expect::Holds);
+}

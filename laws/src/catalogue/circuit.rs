@@ -465,8 +465,8 @@ fn circuit_probes_settle_as_declared(observation: &Observation<'_>) -> Verdict {
     let (mut model, mut admitted) = (BreakerModel::new(spec), Admitted::default());
     let (mut reported, mut pending, mut verdict) = (CircuitState::Closed, None, Verdict::Vacuous);
     // A call is admitted where it was decided: its first event of its own after its start (an attempt, a
-    // refusal, a transition, a failed clock read), else its end; a call a
-    // bulkhead kept out (rejected as full, or ended in the queue) never reaches the breaker.
+    // refusal, a transition, a failed clock read), else its end (waiting in a queue decides nothing); a
+    // call a bulkhead kept out (rejected as full, or ended in the queue) never reaches the breaker.
     let (mut decided, mut kept_out) = (CallSet::default(), CallSet::default());
     let mut admit = |model: &mut BreakerModel, admitted: &mut Admitted, event: &Event, reaches: bool| {
         if decided.set(event.call, true) && reaches {
@@ -482,7 +482,6 @@ fn circuit_probes_settle_as_declared(observation: &Observation<'_>) -> Verdict {
             kept_out.set(event.call, false);
         }
         match event.kind {
-            EventKind::Queued => {}
             EventKind::Rejected { reason: Rejection::BulkheadFull } => admit(&mut model, &mut admitted, event, false),
             // Its request to pass or its result: either way the call reached the breaker.
             EventKind::CircuitTransition { to, .. } => {
