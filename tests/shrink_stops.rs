@@ -128,3 +128,16 @@ fn a_jitter_goes_with_the_first_delay_lowered() {
     };
     check(bug, &linear("3ns", "3ns", "3ns", "8396428389347614220"));
 }
+
+/// The backward-jump stop of `wall-clock-limit` (run seed 20): two instant failures 1 ns apart under a
+/// 2 ns deadline, the wall clock 1 ns behind, so the wall-clock limit retries where the monotonic one
+/// gives up at the second failure. The first attempt goes with its sleep moved into the attempt after
+/// (`drop_paired`, the third attempt left unscripted), then the first delay is folded into the deadline
+/// (a 1 ns deadline, no delay), then the step is made instant with the jump turned forward.
+#[test]
+fn a_first_attempt_and_the_first_delay_give_way_to_one_slow_attempt() {
+    let bug = CorpusBug::Clock(ClockBug::WallClockLimit);
+    let repeated = r#"{"duration":"0","outcome":"transient","repeat":2}"#;
+    let stop = case(3, r#""2ns""#, "null", &[repeated], &jump(1, "-1ns"));
+    check(bug, &stop.replace(r#""delay":"0"}},"delay_max":"0""#, r#""delay":"1ns"}},"delay_max":"1ns""#));
+}

@@ -299,7 +299,7 @@ const FEATURES_OFF: [fn(&mut Policy); 14] = [
 ];
 
 /// One number made simpler (each keeps the policy valid or is dropped by `simpler`).
-const SIMPLER_NUMBERS: [fn(&mut Policy); 29] = [
+const SIMPLER_NUMBERS: [fn(&mut Policy); 30] = [
     // Each answer lowered by one where the domain's rank (`crate::reference_rank`) has small answers:
     // one `retry_on` flag switched back on, equal jitter made full, decorrelated backoff made the linear
     // backoff that reaches its cap on the first step (as fast as decorrelated growth may).
@@ -344,16 +344,13 @@ const SIMPLER_NUMBERS: [fn(&mut Policy); 29] = [
     |p| p.retry_elapsed_max = p.retry_elapsed_max.map(|_| VDuration::ZERO),
     |p| with_tied_limits(p, |d| d.div(2)),
     |p| with_tied_limits(p, |_| VDuration::ZERO),
-    |p| {
-        // The first delay folded into the elapsed-time limit: a retry that woke on the limit after the
-        // first delay now wakes on the lowered limit at once, so "the retry starts exactly on the limit"
-        // survives while the delays go to zero.
-        if let Some(limit) = p.retry_elapsed_max {
-            p.retry_elapsed_max = Some(limit.saturating_sub(p.backoff.initial().min(p.delay_max)));
-            p.backoff = with_initial(p.backoff, VDuration::ZERO);
-            p.delay_max = VDuration::ZERO;
-        }
-    },
+    // The first delay folded into the elapsed-time limit: a retry that woke on the limit after the
+    // first delay now wakes on the lowered limit at once, so "the retry starts exactly on the limit"
+    // survives while the delays go to zero.
+    |p| p.retry_elapsed_max = first_delay_folded(p, p.retry_elapsed_max),
+    // The same for the deadline: "the time so far plus the next delay reaches the deadline" holds at the
+    // first retry with both lowered by the first delay.
+    |p| p.deadline = first_delay_folded(p, p.deadline),
     |p| p.circuit = p.circuit.map(simpler_circuit),
     |p| p.circuit = p.circuit.map(|c| CircuitContract { open_for: VDuration::ZERO, ..c }),
     |p| {
@@ -364,6 +361,16 @@ const SIMPLER_NUMBERS: [fn(&mut Policy); 29] = [
         })
     },
 ];
+
+/// `limit` lowered by the backoff's first delay, the delays made zero in `p` (nothing changes when there
+/// is no limit): the first retry's "time so far plus the delay" against the limit compares as before.
+fn first_delay_folded(p: &mut Policy, limit: Option<VDuration>) -> Option<VDuration> {
+    let limit = limit?;
+    let first = p.backoff.initial().min(p.delay_max);
+    p.backoff = with_initial(p.backoff, VDuration::ZERO);
+    p.delay_max = VDuration::ZERO;
+    Some(limit.saturating_sub(first))
+}
 
 /// The elapsed-time limit moved together with the attempt timeout and the deadline where they equal it
 /// (drawn so on purpose): a failure that needs "the limit ends where an attempt is cut" survives the
@@ -693,5 +700,10 @@ mod tests {
         check_coupled(tied(ms(8), ms(8), ms(8)), [ms(0), ms(0), ms(0), ms(4)]);
         check_coupled(tied(ms(9), None, ms(8)), [ms(9), None, ms(4), ms(0)]);
         check_coupled(tied(None, None, ms(3)), [None, None, ms(0), ms(0)]);
+        // The deadline takes in the first delay as the elapsed-time limit does, each on its own.
+        check_coupled(tied(None, ms(9), None), [None, ms(5), None, ms(0)]);
+        check_coupled(tied(None, ms(3), None), [None, ms(0), None, ms(0)]);
+        check_coupled(tied(None, ms(9), ms(8)), [None, ms(5), ms(8), ms(0)]);
+        check_coupled(tied(None, ms(9), ms(8)), [None, ms(9), ms(4), ms(0)]);
     }
 }

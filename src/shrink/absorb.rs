@@ -1,7 +1,8 @@
 //! A paired drop for a call that used every attempt: its last attempt dropped with the attempts allowed
 //! lowered by one and the time that attempt took, with the delay slept before it, added to the attempt
 //! before it, so the call still ends when it ended (with the same failure, now after one attempt
-//! fewer). A failure that needs "the call ends 1 ns after it starts" reached through two instant
+//! fewer); and its mirror, the first attempt dropped, which needs no more than a neighbour to take its
+//! time (an attempt the schedule leaves unscripted stays one). A failure that needs "the call ends 1 ns after it starts" reached through two instant
 //! attempts 1 ns apart survives as one attempt taking 1 ns, where dropping the attempt alone (the call
 //! ends sooner) or lowering the attempts alone (the scripted attempt is left over) loses it.
 
@@ -37,8 +38,9 @@ pub(super) fn last_attempt_absorbed<S: ConfigDomain + ?Sized>(
 /// dropped dispatch's duration plus the delay slept after it added to the dispatch after it, so the
 /// call still ends when it ended, after one attempt fewer: the mirror of [`last_attempt_absorbed`] for
 /// a failure the last attempt carries (a timeout that ends the call only once no attempt is left).
-/// `None` unless the call scripts exactly as many dispatches as the attempts allowed (at least two),
-/// the backoff does not grow (a growing one would shift every later delay: that drop is the backoff's
+/// `None` unless the call scripts at least two dispatches and no more than the attempts allowed (the
+/// attempts past the scripted ones stay as many: the retry decisions after the drop come at the same
+/// instants, each one attempt earlier), the backoff does not grow (a growing one would shift every later delay: that drop is the backoff's
 /// advance, `super::paired::advanced`), its delay is promised (no jitter) and the domain can write the
 /// lowered attempts.
 pub(super) fn first_attempt_absorbed<S: ConfigDomain + ?Sized>(
@@ -52,7 +54,7 @@ pub(super) fn first_attempt_absorbed<S: ConfigDomain + ?Sized>(
     absorbed(subject, case, call, End::First)
 }
 
-/// Which attempt of a call that used every attempt is dropped.
+/// Which attempt of the call is dropped.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum End {
     First,
@@ -70,7 +72,14 @@ fn absorbed<S: ConfigDomain + ?Sized>(
     let script = case.schedule.calls.get(call)?;
     let contract = subject.contract(&case.config);
     let attempts = contract.retry.max_attempts?;
-    if attempts < 2 || script.dispatches_scripted() != u64::from(attempts) {
+    // The last attempt needs every attempt scripted (it is the one no retry follows); the first needs a
+    // neighbour, and attempts left unscripted stay as many after the drop.
+    let scripted = script.dispatches_scripted();
+    let fits = match end {
+        End::First => (2..=u64::from(attempts)).contains(&scripted),
+        End::Last => attempts >= 2 && scripted == u64::from(attempts),
+    };
+    if !fits {
         return None;
     }
     // The dropped dispatch, its neighbour (which takes its time), the retry whose delay lies between
@@ -132,7 +141,10 @@ mod tests {
         assert_eq!(first(&case(2, 0, vec![t(0), hang])), Some(case(1, 0, vec![hang])));
         assert_eq!(first(&case(2, 3, vec![t(2), t(5)])), Some(case(1, 3, vec![t(10)])));
         assert_eq!(first(&case(3, 1, vec![t(0).repeated(3)])), Some(case(2, 1, vec![t(1), t(0)])));
-        assert_eq!(first(&case(3, 1, vec![t(0).repeated(2)])), None, "an attempt left unscripted");
+        // An attempt left unscripted stays one: the retry after the old second attempt keeps its instant.
+        assert_eq!(first(&case(3, 1, vec![t(0).repeated(2)])), Some(case(2, 1, vec![t(1)])));
+        assert_eq!(first(&case(3, 1, vec![t(0)])), None, "no attempt after the first to take its time");
+        assert_eq!(first(&case(2, 1, vec![t(0).repeated(3)])), None, "more dispatches than attempts");
         let growing = Policy::new(2, Backoff::Linear { initial: ns(1), step: ns(1) }, ns(9));
         assert_eq!(first(&Case::new(growing, Schedule::single(vec![t(0), t(0)]), 0)), None, "a growing backoff");
     }

@@ -42,7 +42,8 @@ pub struct Move<C> {
 /// retry, drop its last dispatch with its retry's delay taken out of the deadline, make its first
 /// dispatch's rate limit a transient failure with the first delay raised to the retry-after, drop the
 /// last attempt of a call that used every attempt with the attempts lowered by one and its time and
-/// sleep added to the attempt before, each simpler config the domain offers (unless its own simpler
+/// sleep added to the attempt before (under a backoff that does not grow, likewise its first attempt
+/// into the attempt after), each simpler config the domain offers (unless its own simpler
 /// configs lead back to `case`'s within three steps: a cycle, in which neither is simpler), each config
 /// number at its minimum, halved and one lower (with the durations drawn at it lowered along when it
 /// is no stated contract boundary), each group of equal numbers together at the same

@@ -102,7 +102,10 @@
 //!   and that attempt's time and the delay slept before it added to the attempt before, so the call
 //!   ends when it ended (`drop_paired`, where the drop alone loses the failure); under a backoff that
 //!   does not grow, likewise its first attempt, its time and the delay after it added to the attempt
-//!   after it;
+//!   after it, in any call of two dispatches or more (attempts left unscripted stay as many);
+//! - the backoff's first delay may be folded into the deadline or the elapsed-time limit: the limit
+//!   lowered by the first delay and every delay made zero, so the first retry's "time so far plus the
+//!   delay" compares with the limit as before;
 //! - a call may move before an earlier call arriving with it (not only its neighbour) together with
 //!   an interleaving choice dropped: the choice that ran it first becomes first-come order;
 //! - interleaving choices may be dropped together with one call's first dispatch taking one
