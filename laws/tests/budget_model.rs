@@ -142,3 +142,48 @@ fn a_window_of_zero_counts_nothing() {
 fn no_budget_no_model() {
     assert!(BudgetModel::of(&Contract::default()).is_none());
 }
+
+/// Calls arriving together deposit when they first run: a call counts at its first event after its
+/// `CallStart` (a wall-clock jump recorded under it is the case's doing, not the call's), wherever the
+/// other calls' events fall in between.
+#[test]
+fn overlapping_calls_deposit_when_they_first_run() {
+    let jump = EventKind::WallJump { by_ns: -1 };
+    let list: &[(u64, u32, u32, EventKind)] = &[
+        (0, 0, 0, CALL),
+        (0, 1, 0, CALL),
+        (0, 1, 1, ATTEMPT), // call 1 runs first: it deposits
+        (0, 0, 0, jump),    // under call 0, no action of its own
+        (0, 0, 1, ATTEMPT), // call 0's first action: it deposits
+        (0, 2, 0, CALL),
+        (0, 1, 1, SLEEP), // right after another call's start: no deposit of call 1's
+        (10, 1, 2, ATTEMPT),
+        (10, 2, 1, ATTEMPT), // call 2's first action, after others' events: it deposits
+    ];
+    let event = |(seq, &(at_ms, call, attempt, kind)): (usize, &(u64, u32, u32, EventKind))| Event {
+        seq: seq as u32,
+        at: VInstant::EPOCH.saturating_add(VDuration::from_millis(at_ms)),
+        call,
+        attempt,
+        kind,
+    };
+    let events: Vec<Event> = list.iter().enumerate().map(event).collect();
+    let step = |calls: u32, retries: u64| {
+        let allowed = 1 + u64::from(calls) * 3 / 2;
+        (calls, retries, allowed, retries < allowed)
+    };
+    let expect = [
+        step(0, 0),
+        step(0, 0),
+        step(0, 0),
+        step(1, 0),
+        step(1, 0),
+        step(2, 0),
+        step(2, 0),
+        step(2, 0),
+        step(2, 1),
+        step(3, 1),
+        step(3, 1),
+    ];
+    check(model(None).deposits_when_run(), &events, &expect);
+}
