@@ -141,3 +141,20 @@ fn a_first_attempt_and_the_first_delay_give_way_to_one_slow_attempt() {
     let stop = case(3, r#""2ns""#, "null", &[repeated], &jump(1, "-1ns"));
     check(bug, &stop.replace(r#""delay":"0"}},"delay_max":"0""#, r#""delay":"1ns"}},"delay_max":"1ns""#));
 }
+
+/// Full jitters whose draws let the third delay pass a 1 ns cap (run seeds 83 and 16): the first delay
+/// drawn under the cap lets the second base through uncapped. Linear 1 + 1 ns loses the jitter with the
+/// first delay at its lowest draw and the second kept (linear 0 + 2 ns, `drop_jitter_lowered`); linear
+/// 0 + 1 ns, whose first delay is already the lowest draw, drops its first dispatch with the backoff
+/// advanced one retry and then loses the jitter the same way (`drop_paired`).
+#[test]
+fn a_jitter_goes_with_the_first_delay_lowered_and_the_second_kept() {
+    let bug = CorpusBug::Slip(Slip::CapCheckedOnPrevious);
+    let linear = |initial: &str, step: &str, seed: &str| {
+        format!(
+            r#"{{"config":{{"max_attempts":4,"backoff":{{"linear":{{"initial":"{initial}","step":"{step}"}}}},"delay_max":"1ns","jitter":"full","retry_on":{{"transient":true,"rate_limited":true,"timeout":true}},"honor_retry_after":false,"attempt_timeout":null,"deadline":null,"sleep_budget":null,"circuit":null,"retry_budget":null}},"schedule":{{"calls":[{{"gap_before":"0","steps":[{{"duration":"0","outcome":"transient","repeat":3}}],"cancel_after":null,"idempotent":true}}]}},"seed":{seed}}}"#
+        )
+    };
+    check(bug, &linear("1ns", "1ns", "17980219722805493512"));
+    check(bug, &linear("0", "1ns", "14084200143338801026"));
+}

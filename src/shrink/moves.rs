@@ -37,9 +37,11 @@ pub struct Move<C> {
 /// of calls reaches it, two adjacent one-dispatch calls joined into one dispatch lasting both with every
 /// count lowered by one, choices dropped with a first dispatch 1 ns later, a
 /// failed step made `ok` until its call ended where calls overlap, the jitter removed with the
-/// backoff's first delay lowered to the jitter's lowest draw or one below), drop a step, merge two adjacent steps (any outcome), lower a repeat (to
+/// backoff's first delay lowered to the jitter's lowest draw or one below, and with the first delay at
+/// the lowest draw and the second kept), drop a step, merge two adjacent steps (any outcome), lower a repeat (to
 /// 1 and by one), merge equal neighbours, drop a call's first dispatch with the backoff advanced by one
-/// retry, drop its last dispatch with its retry's delay taken out of the deadline, make its first
+/// retry (under a jitter also with the jitter removed, the first delay at its lowest draw and the second
+/// kept), drop its last dispatch with its retry's delay taken out of the deadline, make its first
 /// dispatch's rate limit a transient failure with the first delay raised to the retry-after, drop the
 /// last attempt of a call that used every attempt with the attempts lowered by one and its time and
 /// sleep added to the attempt before (under a backoff that does not grow, likewise its first attempt
@@ -207,6 +209,9 @@ fn paired_moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>, o
     }
     for (index, next) in super::unjitter::unjittered_lowered(subject, case).into_iter().enumerate() {
         push(out, format!("the jitter removed with the first delay lowered (form {index})"), next);
+    }
+    if let Some(next) = super::unjitter::unjittered_second_kept(subject, case) {
+        push(out, "the jitter removed with the first delay lowered and the second kept".to_owned(), next);
     }
 }
 

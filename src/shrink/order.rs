@@ -114,7 +114,11 @@
 //!   caused folded into one attempt that keeps the call busy as long (`fold_retries`);
 //! - a jitter may be removed together with the backoff's first delay lowered to the jitter's lowest
 //!   draw for it, or to one below it: the jitter-free delay nearest a draw below the base
-//!   (`drop_jitter_lowered`, after the numbers' own passes).
+//!   (`drop_jitter_lowered`, after the numbers' own passes); or with the first delay at the lowest draw
+//!   and the second delay's base kept (another number, a linear step, raised by as much): a jitter that
+//!   drew the first delay low and the second high, written without it; a call's first dispatch dropped
+//!   with the backoff advanced one retry is tried in that form too (`drop_paired`), since under a
+//!   jitter the advanced case fails only at its seed's draws.
 //!
 //! Each pass moves along items 6 to 8 by construction (its candidates are smaller there), and the
 //! visited set makes sure no case is accepted twice.

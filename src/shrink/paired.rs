@@ -148,7 +148,7 @@ pub(super) struct Pair<C> {
     pub(super) paired: Case<C>,
 }
 
-/// The paired drops of call `call` of `case` (see the module docs and [`super::absorb`]): at most five.
+/// The paired drops of call `call` of `case` (see the module docs and [`super::absorb`]): at most six.
 pub(super) fn paired_drops<S: ConfigDomain + ?Sized>(
     subject: &S,
     case: &Case<S::Config>,
@@ -156,8 +156,18 @@ pub(super) fn paired_drops<S: ConfigDomain + ?Sized>(
 ) -> Vec<Pair<S::Config>> {
     let mut out = Vec::new();
     if let (Some(plain), Some(paired)) = (one_dispatch_fewer(case, call, 0), advanced(subject, case, call)) {
+        // Under a jitter the advanced case fails only at its seed's draws: also tried without the jitter,
+        // the first delay at its lowest draw and the second kept.
+        let unjittered = super::unjitter::unjittered_second_kept(subject, &paired);
         let name = format!("call {call}: first dispatch dropped, backoff advanced one retry");
-        out.push(Pair { name, plain, paired });
+        out.push(Pair { name, plain: plain.clone(), paired });
+        if let Some(paired) = unjittered {
+            let name = format!(
+                "call {call}: first dispatch dropped, backoff advanced one retry, jitter removed with the \
+                 first delay at its lowest draw and the second kept"
+            );
+            out.push(Pair { name, plain, paired });
+        }
     }
     if let Some(paired) = rate_limit_as_delay(subject, case, call) {
         let mut plain = case.clone();

@@ -3,7 +3,10 @@
 //! around) its jitter-free base, so a bug that needs a delay shorter than the base (a first delay under
 //! the cap, say) keeps failing with the jitter only while the draws fall there; the jitter-free config
 //! alone sleeps the base and loses the failure. Lowering the first delay at once to the jitter's
-//! lowest draw, or else to one below the base (the nearest draw that differs), keeps it.
+//! lowest draw, or else to one below the base (the nearest draw that differs), keeps it. A bug that
+//! needs the first delay low and the second at its base (a cap compared with the previous delay: a
+//! first delay under the cap lets the second pass it uncapped) gets one more form: the first delay at
+//! the lowest draw with the second delay's base kept ([`unjittered_second_kept`]).
 //!
 //! Only configs the domain itself offers as simpler (`ConfigDomain::shrink_config`) whose contract
 //! differs from the case's in the jitter alone are paired, and the first delay goes through
@@ -84,9 +87,48 @@ pub(super) fn unjittered_lowered<S: ConfigDomain + ?Sized>(
     out
 }
 
-/// `drop_jitter_lowered`: the first case of [`unjittered_lowered`] that keeps the failure.
+/// `case` with the jitter removed and the backoff's first delay at the jitter's lowest draw for it while
+/// the second delay keeps its base: one number carrying the first delay lowered to that draw and another
+/// raised by as much (a linear backoff's step, say), nothing else of the contract changed but the delay
+/// sequence and the smallest delay. A jitter that drew the first delay low and the second high is then
+/// written without it; the plain lowering moves the second delay down with the first. `None` for a case
+/// without a jitter, whose first delay is already the lowest draw, or whose domain cannot write it.
+pub(super) fn unjittered_second_kept<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    case: &Case<S::Config>,
+) -> Option<Case<S::Config>> {
+    let old = subject.contract(&case.config);
+    if !jittered(&old) {
+        return None;
+    }
+    let shape = old.delays.backoff?;
+    let (first, second) = (shape.nth(1)?, shape.nth(2)?);
+    let lowest = *lowered_first_delays(&old).first()?;
+    let lowered_by = first.as_nanos() - lowest.as_nanos();
+    let free = subject
+        .shrink_config(&case.config)
+        .into_iter()
+        .find(|free| only_jitter_removed(&old, &subject.contract(free)))?;
+    let lowered = first_delay_set(subject, &free, lowest, |_| true)?;
+    let numbers = subject.config_numbers(&lowered);
+    let base = subject.contract(&lowered);
+    (0..numbers.len()).find_map(|index| {
+        let raised = numbers[index].value.checked_add(lowered_by)?;
+        let config = subject.with_config_number(&lowered, index, raised)?;
+        let new = subject.contract(&config);
+        let backoff = new.delays.backoff?;
+        let delays = DelayContract { backoff: Some(backoff), min: new.delays.min, ..base.delays };
+        let kept = backoff.nth(1) == Some(lowest) && backoff.nth(2) == Some(second);
+        (kept && new == Contract { delays, ..base }).then(|| Case { config, ..case.clone() })
+    })
+}
+
+/// `drop_jitter_lowered`: the first case of [`unjittered_lowered`], then of [`unjittered_second_kept`],
+/// that keeps the failure.
 pub(super) fn drop_jitter_lowered<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
-    for candidate in unjittered_lowered(shrinker.subject, &shrinker.best) {
+    let mut candidates = unjittered_lowered(shrinker.subject, &shrinker.best);
+    candidates.extend(unjittered_second_kept(shrinker.subject, &shrinker.best));
+    for candidate in candidates {
         if shrinker.out_of_budget() {
             return false;
         }
@@ -121,6 +163,28 @@ mod tests {
         check(JitterBounds::Equal, 8, None, &[4, 7]);
         check(JitterBounds::Equal, 8, Some(4), &[2, 7]);
         check(JitterBounds::None, 3, None, &[2]);
+    }
+
+    #[test]
+    fn the_second_delay_keeps_its_base_where_another_number_can_carry_it() {
+        use timelaw_core::reference::{Backoff, Jitter, Policy, Reference};
+        use timelaw_core::Schedule;
+        let ns = VDuration::from_nanos;
+        let case = |backoff: Backoff, cap_ns: u64, jitter: Jitter| {
+            let policy = Policy { jitter, ..Policy::new(3, backoff, ns(cap_ns)) };
+            Case::new(policy, Schedule::single(vec![]), 7)
+        };
+        let kept = |from: Case<Policy>| unjittered_second_kept(&Reference, &from).map(|case| case.config);
+        let linear = |initial, step| Backoff::Linear { initial: ns(initial), step: ns(step) };
+        // Full jitter on linear 1 + 1 ns under a 1 ns cap: 0 then 2 ns, as linear 0 + 2 ns without it.
+        let expect = case(linear(0, 2), 1, Jitter::None).config;
+        assert_eq!(kept(case(linear(1, 1), 1, Jitter::Full)), Some(expect));
+        // The first delay already at its lowest draw, no jitter, or no number to carry the second delay.
+        assert_eq!(kept(case(linear(0, 1), 1, Jitter::Full)), None);
+        assert_eq!(kept(case(linear(1, 1), 1, Jitter::None)), None);
+        assert_eq!(kept(case(Backoff::Constant { delay: ns(3) }, 3, Jitter::Full)), None);
+        let exponential = Backoff::Exponential { initial: ns(2), factor: 2 };
+        assert_eq!(kept(case(exponential, 10, Jitter::Full)), None);
     }
 
     #[test]
