@@ -262,6 +262,24 @@ fn eventually_succeeds_leaves_hedged_calls_alone() {
     check(id, promise(2, ms(0)), &one, &decided(2, FAILED, 5, RETURNED_ERR), Expect::At(5));
     let alone = hand_built(&[(0, 0, 0, START), (0, 0, 1, ATTEMPT), (5, 0, 1, FAILED), (5, 0, 0, RETURNED_ERR)]);
     check(id, hedging, &one, &alone, Expect::At(3));
+    // A retry after the first attempt ended is no hedge: the call is judged.
+    let retried = hand_built(&[
+        (0, 0, 0, START),
+        (0, 0, 1, ATTEMPT),
+        (5, 0, 1, FAILED),
+        (5, 0, 2, ATTEMPT),
+        (6, 0, 2, FAILED),
+        (6, 0, 0, RETURNED_ERR),
+    ]);
+    check(id, hedging, &one, &retried, Expect::At(5));
+    // A wall-clock jump between the two starts ends no attempt: the call still hedged.
+    let mut jumped = decided(2, FAILED, 5, RETURNED_ERR);
+    jumped.events.insert(2, jumped.events[1]);
+    jumped.events[2].kind = EventKind::WallJump { by_ns: 1 };
+    for (seq, event) in jumped.events.iter_mut().enumerate() {
+        event.seq = seq as u32;
+    }
+    check(id, hedging, &one, &jumped, Expect::Vacuous);
 }
 
 /// A call cancelled by its caller leaves the ordered stream: it may return at its cancellation instant,

@@ -303,6 +303,18 @@ fn no_undeclared_rejection() {
     check(id, claiming(behind(breaker(2, 1)), no_breaker, stream(OPENS_THEN_REJECTS)), Expect::At(10));
     let no_budget = |contract: &mut Contract| contract.budget = Declared::Absent;
     check(id, claiming(budget, no_budget, single(&[T, OK])), Expect::At(3));
+    // A rate limiter's refusal, by its rejection or by the call's result alone.
+    let limited = refused_after_sleep();
+    check(id, limited.clone(), Expect::Holds);
+    let undeclared = |mut run: Run| {
+        run.contract.limiter = Declared::Absent;
+        run
+    };
+    check(id, undeclared(limited.clone()), Expect::At(4));
+    let mut by_result = undeclared(limited);
+    by_result.trace.events.remove(4);
+    by_result.trace.events[4].seq = 4;
+    check(id, by_result, Expect::At(4));
 }
 
 #[test]
