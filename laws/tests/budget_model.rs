@@ -30,6 +30,13 @@ fn events(list: &[(u64, u32, EventKind)]) -> Vec<Event> {
     list.iter().enumerate().map(event).collect()
 }
 
+/// What [`check`] compares after a step with `calls` counted and `retries` taken, under [`model`]'s
+/// budget (one retry plus 150 % of the calls).
+fn step(calls: u32, retries: u64) -> (u32, u64, u64, bool) {
+    let allowed = 1 + u64::from(calls) * 3 / 2;
+    (calls, retries, allowed, retries < allowed)
+}
+
 /// Advances `model` to every index from 0 to one past the end and compares `(calls, retries, allowed,
 /// has_room)` at each step with `expect`.
 #[track_caller]
@@ -79,10 +86,6 @@ fn retries_are_taken_at_attempts() {
 
 #[test]
 fn retries_spent_at_sleep_count_once() {
-    let step = |calls: u32, retries: u64| {
-        let allowed = 1 + u64::from(calls) * 3 / 2;
-        (calls, retries, allowed, retries < allowed)
-    };
     // The sleeps take the retries; the attempt right after a sleep (or a clamp) takes none, the one
     // without a sleep before it does.
     let expect = [
@@ -103,10 +106,6 @@ fn retries_spent_at_sleep_count_once() {
 
 #[test]
 fn a_window_forgets_what_is_a_whole_window_old() {
-    let step = |calls: u32, retries: u64| {
-        let allowed = 1 + u64::from(calls) * 3 / 2;
-        (calls, retries, allowed, retries < allowed)
-    };
     let list = [
         (0, 0, CALL),
         (0, 1, ATTEMPT),
@@ -125,11 +124,10 @@ fn a_window_forgets_what_is_a_whole_window_old() {
 
 #[test]
 fn a_window_forgets_each_event_once() {
-    let step = |calls: u32| (calls, 0, 1 + u64::from(calls) * 3 / 2, true);
     // Calls half a window apart: each step forgets the call a whole window old and only that one (a
     // counted event dropped twice would take the count below what the window holds).
     let list = [(0, 0, CALL), (50, 0, CALL), (100, 0, CALL), (150, 0, CALL)];
-    check(model(Some(100)), &events(&list), &[step(0), step(1), step(1), step(1), step(2), step(2)]);
+    check(model(Some(100)), &events(&list), &[step(0, 0), step(1, 0), step(1, 0), step(1, 0), step(2, 0), step(2, 0)]);
 }
 
 #[test]
@@ -168,10 +166,6 @@ fn overlapping_calls_deposit_when_they_first_run() {
         kind,
     };
     let events: Vec<Event> = list.iter().enumerate().map(event).collect();
-    let step = |calls: u32, retries: u64| {
-        let allowed = 1 + u64::from(calls) * 3 / 2;
-        (calls, retries, allowed, retries < allowed)
-    };
     let expect = [
         step(0, 0),
         step(0, 0),
