@@ -111,13 +111,19 @@ impl Runs {
             second: second.digest(),
             first_difference: first_difference(&trace, &second),
         });
-        let without_wall_jumps = jump_free.map(|second| Replay {
-            first: trace.action_digest(),
-            second: second.action_digest(),
-            first_difference: first_action_difference(&trace, &second),
-        });
+        let without_wall_jumps = jump_free.map(|second| compare_actions(&trace, &second));
         Evaluation { contract, trace, replay, without_wall_jumps }
     }
+}
+
+/// The comparison of `first`'s actions with `second`'s: their action digests and the first action that
+/// differs. When none differs, the two digests are equal (they hash exactly the fields compared), so the
+/// second is not computed again.
+fn compare_actions(first: &Trace, second: &Trace) -> Replay {
+    let first_difference = first_action_difference(first, second);
+    let first_digest = first.action_digest();
+    let second_digest = if first_difference.is_none() { first_digest } else { second.action_digest() };
+    Replay { first: first_digest, second: second_digest, first_difference }
 }
 
 /// The metamorphic run: the same case with its wall jumps removed (compared action by action in
@@ -167,7 +173,7 @@ pub fn first_difference(first: &Trace, second: &Trace) -> Option<u32> {
 mod tests {
     use timelaw_core::{Abort, EventKind, LimitKind, Trace, TraceEnd, VInstant};
 
-    use super::first_difference;
+    use super::{compare_actions, first_difference};
 
     /// A complete trace of `count` events (an attempt start each millisecond).
     fn trace(count: u32) -> Trace {
@@ -196,6 +202,32 @@ mod tests {
         let aborted =
             Trace { end: TraceEnd::Aborted(Abort::StepLimit { kind: LimitKind::Events, limit: 3 }), ..trace(3) };
         check(trace(3), aborted, None);
+    }
+
+    /// A trace whose events are attempt starts at the given milliseconds, each followed by a wall jump
+    /// of `jump_ns` (not an action).
+    fn jumping(starts_ms: &[u64], jump_ns: i64) -> Trace {
+        let mut trace = Trace::new();
+        for start_ms in starts_ms {
+            let at = VInstant::from_nanos(start_ms * 1_000_000);
+            trace.push(at, 0, 1, EventKind::AttemptStart);
+            trace.push(at, 0, 1, EventKind::WallJump { by_ns: jump_ns });
+        }
+        trace
+    }
+
+    #[test]
+    fn digests_are_those_of_each_trace_whether_or_not_an_action_differs() {
+        for (first, second, difference) in [
+            (jumping(&[1, 2], 5), jumping(&[1, 2], -7), None),
+            (jumping(&[1, 2], 5), jumping(&[1, 3], 5), Some(2)),
+            (jumping(&[1, 2], 5), jumping(&[1], 5), Some(2)),
+        ] {
+            let compared = compare_actions(&first, &second);
+            assert_eq!(compared.first_difference, difference);
+            assert_eq!(compared.first, first.action_digest());
+            assert_eq!(compared.second, second.action_digest());
+        }
     }
 }
 

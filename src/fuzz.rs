@@ -15,6 +15,10 @@
 //! something about the subject. The replay's digests are taken there too. Every law is still judged on
 //! every input.
 //!
+//! In a build of `fuzz/cargo-fuzz`, libFuzzer's compare hooks are gated: they fire on one input in
+//! [`compares_every`] ([`compares_sampled`], a pure function of the bytes like the replay's sample) and
+//! never while judging; the edges are seen on every input.
+//!
 //! Generic code is compiled into the crate that instantiates it, the fuzz target's, which `cargo fuzz`
 //! instruments; so only decoding and the subject's run are generic here, and the rest of an input (the
 //! runs' bookkeeping, the digests, the judging, the masking) is compiled once, in this crate, which
@@ -66,6 +70,66 @@ pub const REPLAY_EVERY: u64 = 16;
 /// poorly: its low bits depend only on the low bits of the bytes), is a multiple of [`REPLAY_EVERY`]. A
 /// pure function of the bytes, so an artifact is judged the same way when it is run again.
 pub fn replay_sampled(bytes: &[u8]) -> bool {
+    replay_of(input_hash(bytes))
+}
+
+/// [`replay_sampled`] from the input's hash.
+fn replay_of(hash: u64) -> bool {
+    hash.is_multiple_of(REPLAY_EVERY)
+}
+
+/// By default, the compare hooks of a `fuzz/cargo-fuzz` build fire on one input in this many
+/// ([`compares_sampled`]).
+pub const COMPARES_EVERY: u64 = 4;
+
+/// One input in how many runs with libFuzzer's compare hooks on: `TIMELAW_FUZZ_COMPARES_EVERY` when set
+/// (a whole number from 1, 1 being every input), 1 when libFuzzer was started with
+/// `-use_value_profile=1` (its value profile is made of the hooks' arguments: sampled, an input's
+/// features would depend on whether it is sampled), else [`COMPARES_EVERY`]. Read once per process.
+///
+/// # Panics
+/// When `TIMELAW_FUZZ_COMPARES_EVERY` is set to anything but a whole number from 1.
+pub fn compares_every() -> u64 {
+    static EVERY: OnceLock<u64> = OnceLock::new();
+    *EVERY.get_or_init(|| {
+        let value_profile = std::env::args().any(|arg| arg == "-use_value_profile=1");
+        compares_every_from(std::env::var("TIMELAW_FUZZ_COMPARES_EVERY").ok().as_deref(), value_profile)
+    })
+}
+
+/// [`compares_every`] from the variable's text (`None` when unset) and whether the value profile is on.
+fn compares_every_from(variable: Option<&str>, value_profile: bool) -> u64 {
+    match variable {
+        Some(text) => match text.trim().parse::<u64>() {
+            Ok(every) if every >= 1 => every,
+            _ => panic!("TIMELAW_FUZZ_COMPARES_EVERY: expected a whole number from 1 (1: every input), got {text:?}"),
+        },
+        None if value_profile => 1,
+        None => COMPARES_EVERY,
+    }
+}
+
+/// `true` when the input `bytes` is one of those run with libFuzzer's compare hooks on: a pure function
+/// of the bytes (the high half of the hash [`replay_sampled`] uses, so the two samples are independent),
+/// one input in [`compares_every`].
+///
+/// The hooks hand libFuzzer's mutator the values the subject compares with (its table of recent
+/// comparisons, `-use_cmp`), which lead it past comparisons with constants such as `Duration::MAX`. They
+/// are also the largest cost of running an instrumented subject (every comparison calls one), and the
+/// table needs only some of the inputs to stay filled: an input new coverage keeps is mutated many times,
+/// and its mutants that are sampled put the values of its comparisons in the table. Only a build of
+/// `fuzz/cargo-fuzz` gates the hooks; elsewhere they fire on every input whatever this says.
+pub fn compares_sampled(bytes: &[u8]) -> bool {
+    compares_of(input_hash(bytes))
+}
+
+/// [`compares_sampled`] from the input's hash.
+fn compares_of(hash: u64) -> bool {
+    (hash >> 32).is_multiple_of(compares_every())
+}
+
+/// The FNV-1a 64 hash of `bytes`, mixed by MurmurHash3's finalizer.
+fn input_hash(bytes: &[u8]) -> u64 {
     let hash = bytes
         .iter()
         .fold(0xCBF2_9CE4_8422_2325_u64, |hash, &byte| (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01B3));
@@ -73,8 +137,7 @@ pub fn replay_sampled(bytes: &[u8]) -> bool {
     mixed = mixed.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
     mixed ^= mixed >> 33;
     mixed = mixed.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
-    mixed ^= mixed >> 33;
-    mixed % REPLAY_EVERY == 0
+    mixed ^ (mixed >> 33)
 }
 
 /// How a fuzz input's bytes decode to a case: the `arbitrary` front-end under one fixed swarm. Every byte
@@ -314,7 +377,9 @@ pub fn check_bytes_decoded<S: ConfigDomain + ?Sized>(
     bytes: &[u8],
     decoding: Decoding,
 ) {
-    let found = violations_replaying(subject, laws, bytes, decoding, replay_sampled(bytes));
+    let hash = input_hash(bytes);
+    coverage::compares(compares_of(hash));
+    let found = violations_replaying(subject, laws, bytes, decoding, replay_of(hash));
     let case = || serde_json::to_string(&decoding.case(subject, bytes)).unwrap_or_default();
     crash_unless_masked(subject.name(), &found, known, decoding, &case);
 }
@@ -399,6 +464,32 @@ mod tests {
         // A pure function of the bytes.
         assert!(inputs(4096).all(|bytes| replay_sampled(&bytes) == replay_sampled(&bytes)));
         assert!(!replay_sampled(b""));
+    }
+
+    #[test]
+    fn compares_are_sampled_one_input_in_four_independently_of_the_replay() {
+        assert_eq!(compares_every(), COMPARES_EVERY, "TIMELAW_FUZZ_COMPARES_EVERY is set for the tests");
+        let sampled: Vec<bool> = inputs(4096).map(|bytes| compares_sampled(&bytes)).collect();
+        let count = sampled.iter().filter(|sampled| **sampled).count();
+        assert!((896..=1152).contains(&count), "{count} of 4096 inputs sampled");
+        let replayed = inputs(4096).filter(|bytes| replay_sampled(bytes)).count();
+        let both = inputs(4096).filter(|bytes| replay_sampled(bytes) && compares_sampled(bytes)).count();
+        // Independent: about a quarter of the replayed inputs also run with the hooks on.
+        assert!(both * 8 > replayed && both * 8 < replayed * 3, "{both} of {replayed} replayed inputs sampled");
+        assert!(inputs(4096).zip(&sampled).all(|(bytes, sampled)| compares_sampled(&bytes) == *sampled));
+    }
+
+    #[test]
+    fn compares_every_is_the_variable_then_every_input_under_the_value_profile_then_four() {
+        assert_eq!(compares_every_from(None, false), COMPARES_EVERY);
+        assert_eq!(compares_every_from(None, true), 1);
+        assert_eq!(compares_every_from(Some("16"), true), 16);
+        assert_eq!(compares_every_from(Some(" 1 "), false), 1);
+        for bad in ["0", "-1", "four", ""] {
+            let panic = catch_unwind(|| compares_every_from(Some(bad), false)).expect_err(bad);
+            let message = panic.downcast_ref::<String>().expect("a formatted message");
+            assert!(message.starts_with("TIMELAW_FUZZ_COMPARES_EVERY: expected a whole number from 1"), "{message}");
+        }
     }
 
     /// Answers its one call with `Ok` on even runs and `Err` on odd ones: never the same trace twice.

@@ -1,6 +1,7 @@
 //! `fuzz/rustc-wrapper`, the rustc wrapper `fuzz/cargo-fuzz` builds with: the crates its lists name lose
 //! exactly the flags of their list (SanitizerCoverage, its compare hooks, the sanitizer) that `cargo fuzz`
-//! adds; every other crate and every other flag is passed through.
+//! adds; compare hooks that are kept are gated (unless the switch says not to); every other crate and
+//! every other flag is passed through.
 //! The wrapper is run with `echo` in place of rustc, so the test sees the command line rustc would get.
 #![cfg(unix)]
 
@@ -21,8 +22,12 @@ const CARGO_FUZZ: &[&str] = &[
     "-Cdebug-assertions",
 ];
 
-/// The wrapper's three lists, all unset (the defaults).
-const LISTS: &[&str] = &["TIMELAW_UNINSTRUMENTED", "TIMELAW_WITHOUT_COMPARES", "TIMELAW_UNSANITIZED"];
+/// The wrapper's three lists and its switch, all unset (the defaults).
+const LISTS: &[&str] =
+    &["TIMELAW_UNINSTRUMENTED", "TIMELAW_WITHOUT_COMPARES", "TIMELAW_UNSANITIZED", "TIMELAW_GATED_COMPARES"];
+
+/// The flag that gates the compare hooks on `__sancov_should_track`.
+const GATED: &str = "-Cllvm-args=-sanitizer-coverage-gated-trace-callbacks";
 
 /// What rustc receives when the wrapper compiles `crate_name` with `cargo fuzz`'s flags, with the lists
 /// set as in `env` (the others unset: their defaults).
@@ -54,14 +59,20 @@ fn kind(arg: &str) -> Option<&'static str> {
 
 /// Compiling `crate_name` through the wrapper gives rustc `cargo fuzz`'s flags with only the kinds named
 /// in `kept` (space-separated: "coverage", "compares", "sanitizer") of the instrumentation, and nothing
-/// else changed. Compare hooks need coverage: "compares" is kept only with it.
+/// else changed but the gate of kept compare hooks (unless `TIMELAW_GATED_COMPARES` is 0 in `env`).
+/// Compare hooks need coverage: "compares" is kept only with it.
 #[track_caller]
 fn check(crate_name: &str, env: &[(&str, &str)], kept: &str) {
     let kept: Vec<&str> = kept.split_whitespace().collect();
+    let gated = !env.contains(&("TIMELAW_GATED_COMPARES", "0"));
     let flags = CARGO_FUZZ.iter().copied().filter(|arg| match kind(arg) {
         None => true,
         Some("compares") => kept.contains(&"coverage") && kept.contains(&"compares"),
         Some(kind) => kept.contains(&kind),
+    });
+    let flags = flags.flat_map(|arg| {
+        let gate = (gated && kind(arg) == Some("compares")).then_some(GATED);
+        gate.into_iter().chain([arg])
     });
     let expected: Vec<&str> =
         ["--crate-name", crate_name, "--edition=2021", "src/lib.rs"].into_iter().chain(flags).collect();
@@ -108,11 +119,38 @@ fn each_list_can_be_replaced_or_emptied() {
     check("timelaw_core", &unsanitized(""), ALL);
     check("timelaw_laws", &unsanitized(""), "sanitizer");
     check("timelaw_generators", &unsanitized(""), "coverage sanitizer");
-    // Every list empty: `cargo fuzz` exactly.
-    let none = [("TIMELAW_UNINSTRUMENTED", ""), ("TIMELAW_WITHOUT_COMPARES", ""), ("TIMELAW_UNSANITIZED", "")];
+    // Every list empty and the gate off: `cargo fuzz` exactly.
+    let none = [
+        ("TIMELAW_UNINSTRUMENTED", ""),
+        ("TIMELAW_WITHOUT_COMPARES", ""),
+        ("TIMELAW_UNSANITIZED", ""),
+        ("TIMELAW_GATED_COMPARES", "0"),
+    ];
     for crate_name in ["timelaw_laws", "timelaw", "timelaw_generators", "arbitrary", "timelaw_core", "libfuzzer_sys"] {
         check(crate_name, &none, ALL);
     }
+}
+
+#[test]
+fn kept_compare_hooks_are_gated_unless_the_switch_is_off() {
+    let gated = rustc_args("timelaw_core", &[]);
+    let at = gated.iter().position(|arg| arg == GATED).expect("the gate flag");
+    assert_eq!(gated[at + 1], "-Cllvm-args=-sanitizer-coverage-trace-compares");
+    assert!(!rustc_args("timelaw_generators", &[]).iter().any(|arg| arg == GATED), "no hooks, no gate");
+    assert!(!rustc_args("timelaw_laws", &[]).iter().any(|arg| arg == GATED), "no coverage, no gate");
+    let off = [("TIMELAW_GATED_COMPARES", "0")];
+    for crate_name in ["timelaw_core", "reference", "timelaw_adapters"] {
+        check(crate_name, &off, if crate_name == "timelaw_core" { "coverage compares" } else { ALL });
+    }
+    let wrapper = concat!(env!("CARGO_MANIFEST_DIR"), "/fuzz/rustc-wrapper");
+    let output = Command::new(wrapper)
+        .args(["echo", "--crate-name", "reference"])
+        .env("TIMELAW_GATED_COMPARES", "yes")
+        .output()
+        .expect("the wrapper runs");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("TIMELAW_GATED_COMPARES must be 0 or 1, got 'yes'"), "{stderr}");
 }
 
 #[test]

@@ -13,11 +13,52 @@
 //! `__stop___sancov_cntrs`. The two symbols are declared weak, so a `cfg(fuzzing)` build without inline
 //! counters (another fuzzing engine) links and finds an empty region: nothing is hidden then. Built for
 //! `cfg(fuzzing)` (which `cargo fuzz` sets) on x86-64 Linux only; everywhere else [`hidden`] just calls.
+//!
+//! The compare hooks are gated too. `fuzz/cargo-fuzz` builds every crate that keeps
+//! `-sanitizer-coverage-trace-compares` with `-sanitizer-coverage-gated-trace-callbacks`: an instrumented
+//! function then calls libFuzzer's compare hooks only while the global `__sancov_should_track` is
+//! non-zero (read once, when the function is entered). This crate defines that global, 1 at start, so
+//! that every hook fires as before until [`compares`] says otherwise; the fuzz helpers turn the hooks on
+//! for a deterministic sample of the inputs (`timelaw::fuzz::compares_sampled`) and off while judging.
+//! A build without gating never reads the global.
 #![allow(unexpected_cfgs)] // `fuzzing` is set by `cargo fuzz`, not by a feature of this crate.
 
 /// Runs `work` and puts libFuzzer's coverage counters back as they were before it (see the module docs).
+/// The compare hooks are off meanwhile: the laws' comparisons would only fill libFuzzer's table of
+/// recent comparisons with values the subject never looks at.
 pub(crate) fn hidden<T>(work: impl FnOnce() -> T) -> T {
-    counters::hidden(work)
+    let tracked = compares(false);
+    let result = counters::hidden(work);
+    compares(tracked);
+    result
+}
+
+/// Turns the gated compare hooks on or off (see the module docs) and returns whether they were on.
+pub(crate) fn compares(on: bool) -> bool {
+    gate::set(on)
+}
+
+#[cfg(all(fuzzing, target_os = "linux", target_arch = "x86_64"))]
+mod gate {
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    /// The gate SanitizerCoverage's gated callbacks read (`SanCovCallbackGateName` in LLVM); the
+    /// instrumented modules each declare it `linkonce` with the value 0, and this strong definition is
+    /// the one the linker keeps. Atomic only to be written without `unsafe`: one thread fuzzes.
+    #[no_mangle]
+    #[allow(non_upper_case_globals)] // The name LLVM gives it.
+    static __sancov_should_track: AtomicU64 = AtomicU64::new(1);
+
+    pub(super) fn set(on: bool) -> bool {
+        __sancov_should_track.swap(u64::from(on), Ordering::Relaxed) != 0
+    }
+}
+
+#[cfg(not(all(fuzzing, target_os = "linux", target_arch = "x86_64")))]
+mod gate {
+    pub(super) fn set(_: bool) -> bool {
+        true
+    }
 }
 
 #[cfg(all(fuzzing, target_os = "linux", target_arch = "x86_64"))]
