@@ -38,13 +38,14 @@ fn expected(bug: ClockBug) -> Case<Policy> {
 /// it. (At 100 seeds two still spend the whole budget: `docs/shrink-quality.md`.)
 #[test]
 fn each_planted_clock_bug_is_found_and_shrinks() {
+    let searched =
+        common::parallel::per_seed(&CLOCK_BUGS, &[0, 1, 2, 3, 4], |bug, law, seed| found(bug, law, seed, None));
+    for (bug, seed, (index, minimum, _)) in searched {
+        assert!(index < CASES_MAX, "{bug:?} found at case {index}");
+        let shown = serde_json::to_string(&minimum).unwrap();
+        assert_eq!(minimum, expected(bug), "{bug:?} (seed {seed}) shrank to {shown}");
+    }
     for (bug, law) in CLOCK_BUGS {
-        for seed in [0, 1, 2, 3, 4] {
-            let (index, minimum, _) = found(bug, law, seed, None);
-            assert!(index < CASES_MAX, "{bug:?} found at case {index}");
-            let shown = serde_json::to_string(&minimum).unwrap();
-            assert_eq!(minimum, expected(bug), "{bug:?} (seed {seed}) shrank to {shown}");
-        }
         assert!(verdict(bug, law, &expected(bug)).is_violated(), "{bug:?}: the pinned minimum must violate {law}");
     }
 }

@@ -35,14 +35,13 @@ fn verdict<S: timelaw::core::Subject<Config = Policy>>(subject: &S, law: &str, c
 #[test]
 fn each_planted_load_bug_is_found_and_shrinks_to_its_minimum() {
     let mut failures = Vec::new();
-    for (bug, law) in LOAD_BUGS {
-        for seed in SEEDS {
-            let (index, minimum) = found(bug, law, seed);
-            assert!(index < CASES_MAX, "{bug:?} found at case {index}");
-            if minimum != load_minimum(bug) {
-                failures.push(format!("{bug:?} (seed {seed}) shrank to {}", serde_json::to_string(&minimum).unwrap()));
-            }
+    for (bug, seed, (index, minimum)) in common::parallel::per_seed(&LOAD_BUGS, &SEEDS, found) {
+        assert!(index < CASES_MAX, "{bug:?} found at case {index}");
+        if minimum != load_minimum(bug) {
+            failures.push(format!("{bug:?} (seed {seed}) shrank to {}", serde_json::to_string(&minimum).unwrap()));
         }
+    }
+    for (bug, law) in LOAD_BUGS {
         if !verdict(&LoadPlanted(bug), law, &load_minimum(bug)).is_violated() {
             failures.push(format!("{bug:?}: the stated minimum does not violate {law}"));
         }

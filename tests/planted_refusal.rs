@@ -80,13 +80,12 @@ fn verdict(bug: RefusalBug, law: &str, case: &Case<Policy>) -> Verdict {
 
 #[test]
 fn each_planted_refusal_bug_is_found_and_shrinks_to_its_minimum() {
+    for (bug, seed, (index, minimum)) in common::parallel::per_seed(&REFUSAL_BUGS, &[0, 1, 2], found) {
+        assert!(index < CASES_MAX, "{bug:?} found at case {index}");
+        let shown = serde_json::to_string(&minimum).unwrap();
+        assert_eq!(minimum, expected(bug, 1), "{bug:?} (seed {seed}) shrank to {shown}");
+    }
     for (bug, law) in REFUSAL_BUGS {
-        for seed in [0, 1, 2] {
-            let (index, minimum) = found(bug, law, seed);
-            assert!(index < CASES_MAX, "{bug:?} found at case {index}");
-            let shown = serde_json::to_string(&minimum).unwrap();
-            assert_eq!(minimum, expected(bug, 1), "{bug:?} (seed {seed}) shrank to {shown}");
-        }
         for percent in [1, 50, 100] {
             let pinned = expected(bug, percent);
             assert!(verdict(bug, law, &pinned).is_violated(), "{bug:?}: the pinned minimum must violate {law}");

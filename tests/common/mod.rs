@@ -8,6 +8,7 @@ pub mod corpus_subject;
 pub mod extremes;
 pub mod hangs;
 pub mod minima;
+pub mod parallel;
 pub mod planted;
 pub mod planted_clocks;
 pub mod planted_elapsed;
