@@ -2,7 +2,8 @@
 
 use serde::Serialize;
 use timelaw_reports::{
-    seed_hex, BoundaryRow, InconclusiveSummary, LawRow, Report, Settings, Shard, ViolationSummary, SCHEMA_VERSION,
+    seed_hex, BoundaryRow, InconclusiveSummary, LawRow, Report, Settings, Shard, UnjudgedRow, ViolationSummary,
+    SCHEMA_VERSION,
 };
 
 use crate::runner::{LawOutcome, RunOutput};
@@ -31,6 +32,11 @@ pub fn to_report<C: Serialize>(output: &RunOutput<C>) -> Report {
         time_limit_cuts: output.time_limit_cuts,
         long_run_cuts: output.long_run_cuts,
         settings: Some(settings(config)),
+        unjudged: output
+            .unjudged
+            .nonzero()
+            .map(|(reason, cases)| UnjudgedRow { reason: reason.describe().to_owned(), cases })
+            .collect(),
     }
 }
 
@@ -64,10 +70,11 @@ fn law_row<C: Serialize>(outcome: &LawOutcome<C>, seed: u64) -> LawRow {
             shrink_evaluations: example.shrink_evaluations,
             seed_hex: seed_hex(seed),
         }),
-        first_inconclusive: outcome
-            .inconclusive
-            .as_ref()
-            .map(|(case_index, reason)| InconclusiveSummary { case_index: *case_index, reason: reason.clone() }),
+        first_inconclusive: outcome.inconclusive.as_ref().map(|first| InconclusiveSummary {
+            case_index: first.case_index,
+            reason: first.reason.clone(),
+            fixture: first.fixture.as_ref().map(|path| path.display().to_string()),
+        }),
         judges_harness: false,
     }
 }

@@ -91,7 +91,7 @@ pub use schedule::{ArrivalError, CallScript, Case, Outcome, Schedule, Step};
 pub use subject::{Subject, SubjectConfig};
 pub use time::{VDuration, VInstant};
 pub use trace::{
-    first_action_difference, CallResult, CircuitState, Diagnostic, ErrorKind, Event, EventKind, Rejection, Trace,
+    first_action_difference, CallResult, CircuitState, Cut, Diagnostic, ErrorKind, Event, EventKind, Rejection, Trace,
     TraceEnd, TRACE_CAPACITY,
 };
 pub use world::{

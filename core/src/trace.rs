@@ -272,7 +272,51 @@ impl TraceEnd {
     }
 }
 
+/// A documented cut: the World stopped a run that was making progress, at a limit that says nothing
+/// about the subject. On a cut run, safety laws are judged on the prefix and liveness laws cannot be
+/// (counted as cut, not as a failure to judge). Every other unfinished run is either a violation (a hang,
+/// a misuse, a refused config) or a run that could not be judged, which fails a check.
+///
+/// ```
+/// use timelaw_core::{Abort, Cut, LimitKind, TraceEnd};
+/// let time = TraceEnd::Aborted(Abort::StepLimit { kind: LimitKind::VirtualTime, limit: 1 });
+/// assert_eq!(time.cut(), Some(Cut::TimeLimit));
+/// let sleeps = TraceEnd::Aborted(Abort::StepLimit { kind: LimitKind::Sleeps, limit: 1 });
+/// assert_eq!(sleeps.cut(), None); // a step limit is no cut: a loop reaches it too
+/// assert_eq!(TraceEnd::Complete.cut(), None);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Cut {
+    /// The virtual time limit ([`TraceEnd::is_time_limit_cut`]): long sleeps are not a loop, and every
+    /// sleep before the cut was judged by the delay laws.
+    TimeLimit,
+    /// A count limit inside a long scripted run ([`TraceEnd::is_long_run_cut`]): the subject was still
+    /// consuming scripted dispatches, at most one sleep per attempt.
+    LongRun,
+}
+
+impl Cut {
+    /// A short name: `time limit`, `long scripted run`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Cut::TimeLimit => "time limit",
+            Cut::LongRun => "long scripted run",
+        }
+    }
+}
+
 impl TraceEnd {
+    /// The documented cut that ended this run, if any (see [`Cut`]).
+    pub fn cut(&self) -> Option<Cut> {
+        if self.is_time_limit_cut() {
+            Some(Cut::TimeLimit)
+        } else if self.is_long_run_cut() {
+            Some(Cut::LongRun)
+        } else {
+            None
+        }
+    }
+
     /// `true` when the World cut the run at a count limit inside a long scripted run
     /// ([`Abort::LongRunCut`](crate::world::Abort::LongRunCut)): like the time-limit cut, the events
     /// before it are a prefix of a run that was making progress.

@@ -108,8 +108,13 @@ pub const ORDERED_RESULTS_IN_INPUT_ORDER: &str = "ordered_results_in_input_order
 /// `circuit_probes_settle_as_declared`: see [`crate::catalogue::CIRCUIT_PROBES_SETTLE_AS_DECLARED`].
 pub const CIRCUIT_PROBES_SETTLE_AS_DECLARED: &str = "circuit_probes_settle_as_declared";
 
+/// `uses_world_as_documented`: see [`crate::catalogue::USES_WORLD_AS_DOCUMENTED`].
+pub const USES_WORLD_AS_DOCUMENTED: &str = "uses_world_as_documented";
+/// `accepts_described_configs`: see [`crate::catalogue::ACCEPTS_DESCRIBED_CONFIGS`].
+pub const ACCEPTS_DESCRIBED_CONFIGS: &str = "accepts_described_configs";
+
 /// Every standard id, in catalogue (blueprint) order.
-pub const ALL: [&str; 52] = [
+pub const ALL: [&str; 54] = [
     ATTEMPTS_WITHIN_MAX,
     DELAY_WITHIN_CAP,
     DELAY_AT_LEAST_MIN,
@@ -162,4 +167,6 @@ pub const ALL: [&str; 52] = [
     CANCELLATION_LEAVES_NOTHING_RUNNING,
     ORDERED_RESULTS_IN_INPUT_ORDER,
     CIRCUIT_PROBES_SETTLE_AS_DECLARED,
+    USES_WORLD_AS_DOCUMENTED,
+    ACCEPTS_DESCRIBED_CONFIGS,
 ];

@@ -1,4 +1,5 @@
-//! Laws for every subject: clock_monotonic, deterministic_replay, never_panics, terminates.
+//! Laws for every subject: clock_monotonic, deterministic_replay, never_panics, terminates,
+//! uses_world_as_documented, accepts_described_configs.
 
 mod support;
 
@@ -157,9 +158,66 @@ fn terminates() {
     check(id, cut.clone(), Expect::Inconclusive);
     // Still consuming its 200 scripted failures when the lowered limit stopped it: a long-run cut.
     assert!(matches!(cut.judge(id), Verdict::Inconclusive(why) if why.contains("inside a long scripted run")));
+    // A refused config and a misuse end the run by the subject's own return: it terminated (the two
+    // laws below judge them).
+    check(id, reference(Policy { max_attempts: 0, ..policy(3) }, single(&[T])), Expect::Holds);
+    check(id, naive(promise(3, ms(10)), Bug::ReversesBounds, single(&[T, OK])), Expect::Holds);
+}
+
+/// The message of `id`'s violation on `run`.
+fn message(id: &str, run: &Run) -> String {
+    run.judge(id).violation().map(|violation| violation.message.to_string()).unwrap_or_default()
+}
+
+#[test]
+fn uses_world_as_documented() {
+    let id = ids::USES_WORLD_AS_DOCUMENTED;
+    check(id, reference(policy(3), calls(&[&[T, OK], &[F], &[OK]])), Expect::Holds);
+    check(id, naive(promise(3, ms(10)), Bug::None, calls(&[&[F], &[OK]])), Expect::Holds);
+    // A failed call left without a result: the next call's start is refused, and the run ends there.
+    let open = naive(promise(3, ms(10)), Bug::LeavesCallOpen, calls(&[&[F], &[OK]]));
+    check(id, open.clone(), last(&open));
+    assert_eq!(
+        message(id, &open),
+        "the subject misused the World: call 0 was left without a result (a call started before the previous one ended)"
+    );
+    // A run that returns with its last call open: the trace completes without the call's CallEnd.
+    let open_last = tampered(reference(policy(3), calls(&[&[OK], &[F]])), |trace| {
+        assert!(matches!(trace.events.pop().map(|event| event.kind), Some(EventKind::CallEnd { .. })));
+    });
+    check(id, open_last.clone(), last(&open_last));
+    assert_eq!(
+        message(id, &open_last),
+        "call 1 started but never returned a result (the run ended without its CallEnd)"
+    );
+    let one = naive(promise(3, ms(10)), Bug::ServesOneCall, calls(&[&[OK], &[OK], &[OK]]));
+    check(id, one.clone(), last(&one));
+    assert_eq!(message(id, &one), "the subject returned after serving 1 of 3 calls: call 1 was never started");
+    let reversed = naive(promise(3, ms(10)), Bug::ReversesBounds, single(&[T, OK]));
+    check(id, reversed.clone(), last(&reversed));
+    assert_eq!(
+        message(id, &reversed),
+        "the subject misused the World: random_between was asked for an empty range (low 2 above high 1)"
+    );
+    // A panic or a hang is judged by its own law; what came before used the World as documented.
+    check(id, naive(promise(3, ms(10)), Bug::PanicsOnRetry, single(&[T, OK])), Expect::Holds);
+    check(id, reference(policy(3), single(&[HANG])), Expect::Holds);
+}
+
+#[test]
+fn accepts_described_configs() {
+    let id = ids::ACCEPTS_DESCRIBED_CONFIGS;
+    check(id, reference(policy(3), single(&[T, OK])), Expect::Holds);
     let invalid = reference(Policy { max_attempts: 0, ..policy(3) }, single(&[T]));
-    check(id, invalid.clone(), Expect::Inconclusive);
-    assert!(matches!(invalid.judge(id), Verdict::Inconclusive(why) if why.contains("max_attempts")));
+    check(id, invalid.clone(), Expect::Nowhere);
+    assert!(message(id, &invalid).starts_with("the subject refused a config its description generates: "));
+    assert!(message(id, &invalid).contains("max_attempts"), "{}", message(id, &invalid));
+    // Refused after the run began: blamed at the last event.
+    let late = tampered(reference(policy(3), single(&[T, OK])), |trace| {
+        trace.end = timelaw_core::TraceEnd::Aborted(Abort::InvalidConfig("late".into()));
+    });
+    check(id, late.clone(), last(&late));
+    assert_eq!(message(id, &late), "the subject refused its config after the run began (8 events): late");
 }
 
 #[test]

@@ -67,7 +67,8 @@ fn run(range: (u64, u64), shard: Option<Shard>) -> Report {
                     row.fixture = Some(format!("tests/fixtures/reference/{id}-{i}.json"));
                 }
                 Verdict::Inconclusive(reason) if row.first_inconclusive.is_none() => {
-                    row.first_inconclusive = Some(InconclusiveSummary { case_index: i, reason: reason.to_string() });
+                    row.first_inconclusive =
+                        Some(InconclusiveSummary { case_index: i, reason: reason.to_string(), fixture: None });
                 }
                 _ => {}
             }
@@ -262,6 +263,7 @@ fn table_json_and_junit_agree() {
             counts.not_applicable.to_string(),
             counts.violated.to_string(),
             counts.inconclusive.to_string(),
+            counts.cut.to_string(),
             row.fixture.clone().unwrap_or_else(|| "-".to_owned()),
         ];
         assert_eq!(table_row(&table, &row.id), expected);
@@ -279,11 +281,13 @@ fn table_json_and_junit_agree() {
             )));
         }
     }
-    assert_eq!(junit.matches("<failure ").count(), 2);
-    assert_eq!(junit.matches("<skipped ").count(), 2);
-    assert!(junit.contains(r#"<testsuite name="timelaw.reference" tests="4" failures="2" errors="0" skipped="2">"#));
+    assert_eq!(junit.matches("<failure ").count(), 3);
+    assert_eq!(junit.matches("<skipped ").count(), 1);
+    assert!(junit.contains(r#"<testsuite name="timelaw.reference" tests="4" failures="3" errors="0" skipped="1">"#));
     assert!(junit.contains(r#"<skipped message="not applicable"/>"#));
-    assert!(junit.contains(r#"<skipped message="inconclusive in 10 of 100 cases: trace of case 3 truncated"/>"#));
+    assert!(junit.contains(
+        r#"<failure message="could not judge 10 of 100 cases: trace of case 3 truncated" type="inconclusive">first in case 3"#
+    ));
     assert!(
         junit.contains(r#"<failure message="case 11 slept &lt;&quot;too&quot; &amp; long&gt;" type="violated">"#),
         "{junit}"
@@ -349,19 +353,19 @@ fn table_golden() {
            circuit: off
   bounds   of 100 sampled cases:
            attempt_at_timeout 20 (20.0%), delay_at_cap 12 (12.0%)
-  cut      4 cases (4.0%) at the virtual time limit: safety laws judged on the prefix, liveness laws inconclusive
-  cut      0 cases (0.0%) at a step limit inside a long scripted run: safety laws judged on the prefix, liveness laws inconclusive
-┌───────────────────────────────────────┬──────────┬───────┬───────┬─────────┬─────┬──────────┬──────────────┬──────────────────────────────────────────────────────┐
-│ law                                   ┆ kind     ┆ cases ┆ holds ┆ vacuous ┆ n/a ┆ violated ┆ inconclusive ┆ fixture                                              │
-╞═══════════════════════════════════════╪══════════╪═══════╪═══════╪═════════╪═════╪══════════╪══════════════╪══════════════════════════════════════════════════════╡
-│ ── retry ──                           ┆          ┆       ┆       ┆         ┆     ┆          ┆              ┆                                                      │
-│ attempts_within_max                   ┆ safety   ┆   100 ┆    97 ┆    0.0% ┆   0 ┆        3 ┆            0 ┆ tests/fixtures/reference/attempts_within_max-11.json │
-│ eventually_succeeds                   ┆ liveness ┆   100 ┆    65 ┆   25.0% ┆   0 ┆        0 ┆           10 ┆ -                                                    │
-│ ── delays/backoff ──                  ┆          ┆       ┆       ┆         ┆     ┆          ┆              ┆                                                      │
-│ delay_within_cap                      ┆ safety   ┆   100 ┆    64 ┆   34.0% ┆   0 ┆        2 ┆            0 ┆ tests/fixtures/reference/delay_within_cap-70.json    │
-│ ── circuit ──                         ┆          ┆       ┆       ┆         ┆     ┆          ┆              ┆                                                      │
-│ circuit_open_rejects_without_dispatch ┆ safety   ┆   100 ┆     0 ┆       - ┆ 100 ┆        0 ┆            0 ┆ -                                                    │
-└───────────────────────────────────────┴──────────┴───────┴───────┴─────────┴─────┴──────────┴──────────────┴──────────────────────────────────────────────────────┘
+  cut      4 cases (4.0%) at the virtual time limit: safety laws judged on the prefix, liveness laws counted as cut (a documented cut, not a failure)
+  cut      0 cases (0.0%) at a step limit inside a long scripted run: safety laws judged on the prefix, liveness laws counted as cut (a documented cut, not a failure)
+┌───────────────────────────────────────┬──────────┬───────┬───────┬─────────┬─────┬──────────┬──────────────┬─────┬──────────────────────────────────────────────────────┐
+│ law                                   ┆ kind     ┆ cases ┆ holds ┆ vacuous ┆ n/a ┆ violated ┆ inconclusive ┆ cut ┆ fixture                                              │
+╞═══════════════════════════════════════╪══════════╪═══════╪═══════╪═════════╪═════╪══════════╪══════════════╪═════╪══════════════════════════════════════════════════════╡
+│ ── retry ──                           ┆          ┆       ┆       ┆         ┆     ┆          ┆              ┆     ┆                                                      │
+│ attempts_within_max                   ┆ safety   ┆   100 ┆    97 ┆    0.0% ┆   0 ┆        3 ┆            0 ┆   0 ┆ tests/fixtures/reference/attempts_within_max-11.json │
+│ eventually_succeeds                   ┆ liveness ┆   100 ┆    65 ┆   25.0% ┆   0 ┆        0 ┆           10 ┆   0 ┆ -                                                    │
+│ ── delays/backoff ──                  ┆          ┆       ┆       ┆         ┆     ┆          ┆              ┆     ┆                                                      │
+│ delay_within_cap                      ┆ safety   ┆   100 ┆    64 ┆   34.0% ┆   0 ┆        2 ┆            0 ┆   0 ┆ tests/fixtures/reference/delay_within_cap-70.json    │
+│ ── circuit ──                         ┆          ┆       ┆       ┆         ┆     ┆          ┆              ┆     ┆                                                      │
+│ circuit_open_rejects_without_dispatch ┆ safety   ┆   100 ┆     0 ┆       - ┆ 100 ┆        0 ┆            0 ┆   0 ┆ -                                                    │
+└───────────────────────────────────────┴──────────┴───────┴───────┴─────────┴─────┴──────────┴──────────────┴─────┴──────────────────────────────────────────────────────┘
 never judged non-vacuously in this run: circuit_open_rejects_without_dispatch
 status: violated (exit code 1)
 
@@ -377,7 +381,7 @@ delay_within_cap violated in 2 of 100 cases; first in case 70, at event 0:
   shrunk in: 80 evaluations
   reproduce: TIMELAW_SEED=0x0000000000005eed and the same command
 
-eventually_succeeds inconclusive in 10 cases; first in case 3:
+eventually_succeeds could not judge 10 cases (inconclusive); first in case 3:
   trace of case 3 truncated
 "#;
     assert_eq!(render_table(&report, false), expected);

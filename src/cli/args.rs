@@ -19,7 +19,7 @@ pub struct Cli {
 
 /// The exit codes, shown under `--help`.
 pub const EXIT_CODES: &str = "Exit codes: 0 every applicable law holds; 1 a law is violated; \
-2 usage, IO or bad-fixture error; 3 nothing violated but something inconclusive.";
+2 usage, IO or bad-fixture error; 3 nothing violated but some case could not be judged (inconclusive).";
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]

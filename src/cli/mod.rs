@@ -8,8 +8,8 @@
 //! ```
 //!
 //! # Exit codes
-//! 0 every applicable law holds; 1 a law is violated; 2 usage, IO or bad-fixture error; 3 nothing violated
-//! but something inconclusive; 141 stdout was closed before the output was written (as a shell shows a
+//! 0 every applicable law holds on every case (documented cuts aside); 1 a law is violated; 2 usage, IO or
+//! bad-fixture error; 3 nothing violated but some case could not be judged; 141 stdout was closed before the output was written (as a shell shows a
 //! program a closed pipe ended, 128 + SIGPIPE; nothing is printed).
 
 mod args;
@@ -31,7 +31,8 @@ pub const EXIT_HOLDS: u8 = 0;
 pub const EXIT_VIOLATED: u8 = 1;
 /// Exit code: usage, IO or bad-fixture error.
 pub const EXIT_ERROR: u8 = 2;
-/// Exit code: nothing violated, something inconclusive.
+/// Exit code: nothing violated, but some case could not be judged (an inconclusive verdict no documented cut
+/// explains).
 pub const EXIT_INCONCLUSIVE: u8 = 3;
 
 /// Exit code when stdout was closed before the output was written (`timelaw laws | head -1`): 141, the

@@ -14,6 +14,7 @@ use super::child::Launcher;
 use super::persist::{Finds, StoreNotes};
 use super::progress::Progress;
 use super::tally::{Found, Tally};
+use super::unjudged::{Unjudged, UnjudgedCases};
 use crate::config::Config;
 use crate::eval::Evaluation;
 use crate::fixture::{self, Fixture, Provenance, Source, Status, ABOUT, FORMAT};
@@ -74,8 +75,10 @@ pub struct LawOutcome<C> {
     pub counts: Counts,
     /// Shrunk counterexamples, distinct, lowest case index first.
     pub counterexamples: Vec<Counterexample<C>>,
-    /// The first inconclusive verdict (case index, reason).
-    pub inconclusive: Option<(u64, String)>,
+    /// The first case the law could not judge although no documented cut ended it (see
+    /// [`super::unjudged`]), with the fixture that replays it when the run writes fixtures. Such a case
+    /// fails the run ([`RunOutput::assert_holds`]).
+    pub inconclusive: Option<Unjudged<C>>,
 }
 
 /// The result of a run.
@@ -97,6 +100,9 @@ pub struct RunOutput<C> {
     /// How many cases the World cut at a count limit (attempts, sleeps, events) while the subject was still
     /// working through a long scripted run: judged like time-limit cuts.
     pub long_run_cuts: u64,
+    /// Cases some law could not judge although no documented cut ended them, per reason: each one fails
+    /// the run.
+    pub unjudged: UnjudgedCases,
     /// Worker threads the watchdog abandoned in a subject that made no progress ([`crate::watchdog`]);
     /// each still spins in the subject's code until the process ends.
     pub abandoned_threads: u64,
@@ -108,16 +114,30 @@ pub struct RunOutput<C> {
 }
 
 impl<C: serde::Serialize> RunOutput<C> {
-    /// `true` when no law is violated.
+    /// `true` when no law is violated and every case was judged (apart from documented cuts, see
+    /// [`crate::runner::UnjudgedReason`]): what [`RunOutput::assert_holds`] checks.
     pub fn holds(&self) -> bool {
-        self.laws.iter().all(|law| law.counts.violated == 0)
+        !self.violated() && self.judged()
     }
 
-    /// Panics with every violated law, its shrunk case, its fixture path and the seed to reproduce.
+    /// `true` when some law is violated.
+    pub fn violated(&self) -> bool {
+        self.laws.iter().any(|law| law.counts.violated > 0)
+    }
+
+    /// `true` when every case was judged by every law, apart from documented cuts (a run cut at the
+    /// virtual time limit or inside a long scripted run: its safety laws judged the prefix).
+    pub fn judged(&self) -> bool {
+        self.laws.iter().all(|law| law.counts.inconclusive == 0)
+    }
+
+    /// Panics with every violated law, its shrunk case, its fixture path and the seed to reproduce, and
+    /// with every law some case left unjudged (its reason, first case and fixture).
     ///
     /// # Panics
-    /// When a law is violated: that is its purpose, in `cargo test`. Also when a fixture could not be
-    /// written (the error names the path and the OS error).
+    /// When a law is violated, or a case could not be judged (an inconclusive verdict that no documented
+    /// cut explains): that is its purpose, in `cargo test`. Also when a fixture could not be written (the
+    /// error names the path and the OS error).
     #[track_caller]
     pub fn assert_holds(&self) {
         if let Some(error) = &self.store.error {
@@ -131,7 +151,23 @@ impl<C: serde::Serialize> RunOutput<C> {
 
     /// The text [`RunOutput::assert_holds`] panics with.
     pub fn failure_message(&self) -> String {
-        let mut text = format!("timelaw: `{}` violates laws\n", self.subject);
+        let mut text = String::new();
+        if self.violated() {
+            text = format!("timelaw: `{}` violates laws\n", self.subject);
+            self.write_violations(&mut text);
+        }
+        if !self.judged() {
+            let _ = writeln!(
+                text,
+                "timelaw: `{}` left cases unjudged (a run holds only when every case was judged)",
+                self.subject
+            );
+            self.write_unjudged(&mut text);
+        }
+        text
+    }
+
+    fn write_violations(&self, text: &mut String) {
         for law in self.laws.iter().filter(|law| law.counts.violated > 0) {
             for example in &law.counterexamples {
                 let case = serde_json::to_string(&example.shrunk).unwrap_or_default();
@@ -151,7 +187,30 @@ impl<C: serde::Serialize> RunOutput<C> {
                 );
             }
         }
-        text
+    }
+
+    fn write_unjudged(&self, text: &mut String) {
+        for (reason, cases) in self.unjudged.nonzero() {
+            let _ = writeln!(text, "  {cases} cases: {}", reason.describe());
+        }
+        for law in self.laws.iter().filter(|law| law.counts.inconclusive > 0) {
+            let Some(first) = &law.inconclusive else { continue };
+            let _ = writeln!(
+                text,
+                "\nlaw `{}` could not judge {} cases; first, case {}: {}",
+                law.law.id, law.counts.inconclusive, first.case_index, first.reason
+            );
+            let case = serde_json::to_string(&first.case).unwrap_or_default();
+            let _ = writeln!(text, "  case: {case}");
+            if let Some(path) = &first.fixture {
+                let _ = writeln!(text, "  fixture: {}", path.display());
+            }
+            let _ = writeln!(
+                text,
+                "  reproduce: TIMELAW_SEED={:#x} (case index {}, {} cases)",
+                self.config.seed, first.case_index, self.config.cases
+            );
+        }
     }
 }
 
@@ -166,7 +225,17 @@ pub fn resolve<S: ConfigDomain + ?Sized>(
     finds: Finds<'_, S>,
     launcher: Option<&Launcher>,
 ) -> RunOutput<S::Config> {
-    let Tally { counts, found, inconclusive, coverage, time_limit_cuts, long_run_cuts, abandoned_threads, .. } = tally;
+    let Tally {
+        counts,
+        found,
+        inconclusive,
+        unjudged,
+        coverage,
+        time_limit_cuts,
+        long_run_cuts,
+        abandoned_threads,
+        ..
+    } = tally;
     let to_shrink = found.iter().map(|list| list.len() as u64).sum();
     if to_shrink > 0 {
         progress.start("shrinking", to_shrink);
@@ -179,6 +248,7 @@ pub fn resolve<S: ConfigDomain + ?Sized>(
         .zip(inconclusive)
         .map(|(((law, counts), found), inconclusive)| {
             let counterexamples = shrink_all(subject, &law, config, found, progress, &finds, launcher);
+            let inconclusive = inconclusive.map(|first| place_unjudged(subject, &law, config, first, &finds));
             LawOutcome { law, counts, counterexamples, inconclusive }
         })
         .collect();
@@ -196,6 +266,7 @@ pub fn resolve<S: ConfigDomain + ?Sized>(
         coverage,
         time_limit_cuts,
         long_run_cuts,
+        unjudged,
         abandoned_threads,
         store,
         wall_time,
@@ -238,6 +309,29 @@ fn shrink_all<S: ConfigDomain + ?Sized>(
         examples.push(example);
     }
     examples
+}
+
+/// Writes the first case `law` left unjudged as a fixture (unshrunk: the shrinker keeps violations), with
+/// the inconclusive verdict stored: replay fails on it until the case is judged.
+fn place_unjudged<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    law: &Law,
+    config: &Config,
+    mut first: Unjudged<S::Config>,
+    finds: &Finds<'_, S>,
+) -> Unjudged<S::Config> {
+    if !finds.writes() {
+        return first;
+    }
+    let provenance = provenance(config, first.case_index, false, 0);
+    let mut fixture = build_fixture(subject, law, config, &first.case, provenance);
+    fixture.note = Some(format!(
+        "not judged: {}; a run holds only when every case was judged, so this fixture fails until the law can \
+         judge the case",
+        first.reason
+    ));
+    first.fixture = finds.promote(law, first.case_index, &fixture).map(|placed| placed.path().to_owned());
+    first
 }
 
 /// How a random-search counterexample was found (and shrunk).

@@ -8,6 +8,7 @@ mod progress;
 mod search;
 mod summary;
 mod tally;
+mod unjudged;
 mod watched;
 
 pub use watched::ABANDONED_MAX;
@@ -24,6 +25,7 @@ pub use progress::{Progress, Silent};
 pub use search::{check_case, search, search_saving, COVERAGE_EVERY, PROGRESS_CASES};
 pub use summary::Summary;
 pub use tally::{Found, Tally};
+pub use unjudged::{Unjudged, UnjudgedCases, UnjudgedReason};
 
 use crate::config::{Config, ConfigError, Shard, StopAt};
 

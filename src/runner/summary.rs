@@ -4,6 +4,7 @@ use std::fmt;
 use std::time::Duration;
 
 use super::counterexample::RunOutput;
+use super::unjudged::UnjudgedReason;
 
 /// What a run found, in numbers: see [`RunOutput::summary`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,8 +21,10 @@ pub struct Summary {
     pub laws_holding: usize,
     /// Laws violated at least once.
     pub laws_violated: usize,
-    /// Laws not violated but inconclusive at least once.
+    /// Laws not violated but unable to judge at least one case that no documented cut ended.
     pub laws_inconclusive: usize,
+    /// Cases left unjudged (no documented cut ended them), per reason: each fails the run.
+    pub unjudged: Vec<(UnjudgedReason, u64)>,
     /// The lowest case index with a violation, and the law it violated (the first in catalogue order
     /// at that index).
     pub first_violation: Option<(u64, &'static str)>,
@@ -51,6 +54,7 @@ impl<C> RunOutput<C> {
             laws_holding: 0,
             laws_violated: 0,
             laws_inconclusive: 0,
+            unjudged: self.unjudged.nonzero().collect(),
             first_violation: None,
             time_limit_cuts: self.time_limit_cuts,
             long_run_cuts: self.long_run_cuts,
@@ -85,8 +89,11 @@ impl fmt::Display for Summary {
     /// laws: 28 checked, 27 applicable: 27 hold, 0 violated, 0 inconclusive
     /// cut at the virtual time limit: 0 cases
     /// cut at a step limit inside a long scripted run: 0 cases
+    /// unjudged: 0 cases
     /// first violation: none
     /// ```
+    ///
+    /// With cases left unjudged, one line per reason follows `unjudged: N cases`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let seconds = self.wall_time.as_secs_f64();
         writeln!(f, "timelaw: `{}`: {} cases in {seconds:.3} s", self.subject, self.cases)?;
@@ -97,6 +104,11 @@ impl fmt::Display for Summary {
         )?;
         writeln!(f, "cut at the virtual time limit: {} cases", self.time_limit_cuts)?;
         writeln!(f, "cut at a step limit inside a long scripted run: {} cases", self.long_run_cuts)?;
+        let unjudged = self.unjudged.iter().fold(0_u64, |sum, (_, cases)| sum.saturating_add(*cases));
+        writeln!(f, "unjudged: {unjudged} cases")?;
+        for (reason, cases) in &self.unjudged {
+            writeln!(f, "  {cases} cases: {}", reason.describe())?;
+        }
         match self.first_violation {
             Some((index, law)) => writeln!(f, "first violation: case {index} ({law})"),
             None => writeln!(f, "first violation: none"),

@@ -5,6 +5,8 @@ use timelaw_generators::coverage::Coverage;
 use timelaw_laws::{Verdict, Violation};
 use timelaw_reports::Counts;
 
+use super::unjudged::{Unjudged, UnjudgedCases, UnjudgedReason};
+
 /// A violating case found by search, before shrinking.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Found<C> {
@@ -25,8 +27,13 @@ pub struct Tally<C> {
     pub counts: Vec<Counts>,
     /// Per law, the violations with the smallest case indices, sorted, at most `keep`.
     pub found: Vec<Vec<Found<C>>>,
-    /// Inconclusive reasons seen first per law (lowest index), for the report.
-    pub inconclusive: Vec<Option<(u64, String)>>,
+    /// Per law, the first case (lowest index) it could not judge although no documented cut ended the
+    /// run ([`super::unjudged`]): such a case fails the run.
+    pub inconclusive: Vec<Option<Unjudged<C>>>,
+    /// Cases some law could not judge, per reason (each case once).
+    pub unjudged: UnjudgedCases,
+    /// The last case index counted in `unjudged` (a tally records a case's laws one after another).
+    unjudged_last: Option<u64>,
     /// How many cases reached each boundary class.
     pub coverage: Coverage,
     /// How many cases the World cut at its virtual time limit (safety laws judged on the prefix,
@@ -47,6 +54,8 @@ impl<C: Clone> Tally<C> {
             counts: vec![Counts::default(); laws],
             found: vec![Vec::new(); laws],
             inconclusive: vec![None; laws],
+            unjudged: UnjudgedCases::default(),
+            unjudged_last: None,
             coverage: Coverage::default(),
             time_limit_cuts: 0,
             long_run_cuts: 0,
@@ -56,10 +65,16 @@ impl<C: Clone> Tally<C> {
     }
 
     /// Records `verdict` of law `law` on case `case_index`; `case` is cloned only when kept. Returns
-    /// whether a violation was kept (it is among the lowest-index violations of this tally).
+    /// whether a violation was kept (it is among the lowest-index violations of this tally). An
+    /// inconclusive verdict on a run a documented cut ended counts as cut; any other is a case left
+    /// unjudged (counted per reason once per case: the laws of one case are recorded one after another).
     #[inline]
     pub fn record(&mut self, law: usize, case_index: u64, case: &Case<C>, trace: &Trace, verdict: Verdict) -> bool {
-        self.counts[law].add(&verdict);
+        let unjudged = match &verdict {
+            Verdict::Inconclusive(_) => UnjudgedReason::of(&trace.end),
+            _ => None,
+        };
+        self.counts[law].add_on(&verdict, matches!(verdict, Verdict::Inconclusive(_)) && unjudged.is_none());
         match verdict {
             Verdict::Violated(violation) => {
                 let found = &mut self.found[law];
@@ -73,9 +88,15 @@ impl<C: Clone> Tally<C> {
                 }
             }
             Verdict::Inconclusive(why) => {
+                let Some(reason) = unjudged else { return false };
+                if self.unjudged_last != Some(case_index) {
+                    self.unjudged_last = Some(case_index);
+                    self.unjudged.add(reason);
+                }
                 let slot = &mut self.inconclusive[law];
-                if slot.as_ref().is_none_or(|(index, _)| *index > case_index) {
-                    *slot = Some((case_index, why.into_owned()));
+                if slot.as_ref().is_none_or(|first| first.case_index > case_index) {
+                    let reason = why.into_owned();
+                    *slot = Some(Unjudged { case_index, reason, case: case.clone(), fixture: None });
                 }
             }
             Verdict::Holds | Verdict::Vacuous | Verdict::NotApplicable => {}
@@ -89,6 +110,7 @@ impl<C: Clone> Tally<C> {
         self.time_limit_cuts = self.time_limit_cuts.saturating_add(other.time_limit_cuts);
         self.long_run_cuts = self.long_run_cuts.saturating_add(other.long_run_cuts);
         self.abandoned_threads = self.abandoned_threads.saturating_add(other.abandoned_threads);
+        self.unjudged.merge(&other.unjudged);
         for (law, counts) in other.counts.iter().enumerate() {
             self.counts[law].merge(counts);
         }
@@ -98,9 +120,9 @@ impl<C: Clone> Tally<C> {
             }
         }
         for (law, slot) in other.inconclusive.into_iter().enumerate() {
-            if let Some((index, why)) = slot {
-                if self.inconclusive[law].as_ref().is_none_or(|(mine, _)| *mine > index) {
-                    self.inconclusive[law] = Some((index, why));
+            if let Some(first) = slot {
+                if self.inconclusive[law].as_ref().is_none_or(|mine| mine.case_index > first.case_index) {
+                    self.inconclusive[law] = Some(first);
                 }
             }
         }

@@ -22,12 +22,15 @@ use timelaw_core::sync_loop::loop_contract;
 use timelaw_core::JitterBounds;
 use timelaw_generators::draw::{self, offer, MS};
 
+/// tower's cap when none is given: `Duration::from_millis(u64::MAX)`, below `Duration::MAX`.
+const DEFAULT_MAX: Duration = Duration::from_millis(u64::MAX);
+
 /// tower's `ExponentialBackoffMaker::new(min, max, jitter, rng)` plus the retry limit of the policy.
 ///
 /// | field | meaning | domain (simplest first) |
 /// |---|---|---|
 /// | `min` | the first delay | 0 ns..=1 h, 50 ms (the default); one in eight a boundary value up to `Duration::MAX` |
-/// | `max` | the cap; `None` for the default `Duration::from_millis(u64::MAX)` | above `min` (by a drawn delay, boundary values included), none |
+/// | `max` | the cap; `None` for the default `Duration::from_millis(u64::MAX)` | above `min` (by a drawn delay, boundary values included), none (`min` itself when `min` is above the default) |
 /// | `jitter` | "the ratio of the base timeout that may be randomly added" | 0, 0.99 (the default), 0..=1, 1..=100 |
 /// | `max_retries` | the policy's retry limit (tower's backoff has none) | 0..=5, ..=12, ..=100 |
 ///
@@ -74,7 +77,7 @@ impl TowerBackoffConfig {
     /// # Errors
     /// The maker's validation error, as text.
     pub fn maker(&self, seed: u64) -> Result<ExponentialBackoffMaker<WorldRng>, String> {
-        let max = self.max.unwrap_or(Duration::from_millis(u64::MAX));
+        let max = self.max.unwrap_or(DEFAULT_MAX);
         ExponentialBackoffMaker::new(self.min, max, self.jitter.0, WorldRng(SplitMix64::new(seed)))
             .map_err(|error| error.to_string())
     }
@@ -96,6 +99,9 @@ fn describe_once<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> TowerBackoffC
     let min = draw::std_delay(c, MS.saturating_mul(50));
     let max = match c.weighted(&[3, 1]) {
         0 => Some(min.saturating_add(draw::std_delay(c, VDuration::from_secs(10))).max(Duration::from_nanos(1))),
+        // The default cap is below `Duration::MAX`: a `min` above it needs a cap of its own (tower refuses
+        // `min > max`), the same extreme value.
+        _ if min > DEFAULT_MAX => Some(min),
         _ => None,
     };
     let jitter = jitter(c, swarm);
@@ -195,7 +201,7 @@ struct Mirror {
 
 impl Mirror {
     fn new(config: &TowerBackoffConfig, seed: u64) -> Mirror {
-        let max = config.max.unwrap_or(Duration::from_millis(u64::MAX));
+        let max = config.max.unwrap_or(DEFAULT_MAX);
         Mirror { min: config.min, max, jitter: config.jitter.0, rng: WorldRng(SplitMix64::new(seed)), iterations: 0 }
     }
 

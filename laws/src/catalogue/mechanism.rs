@@ -81,7 +81,7 @@ impl std::fmt::Display for Mechanism {
 use Mechanism::{Budget, Bulkhead, Circuit, Clocks, Delays, Hedging, Limiter, Meta, RateLimit, Retry, Timing};
 
 /// Each standard law's mechanism, in catalogue order ([`ids::ALL`]).
-pub static LAW_MECHANISMS: [(&str, Mechanism); 52] = [
+pub static LAW_MECHANISMS: [(&str, Mechanism); 54] = [
     (ids::ATTEMPTS_WITHIN_MAX, Retry),
     (ids::DELAY_WITHIN_CAP, Delays),
     (ids::DELAY_AT_LEAST_MIN, Delays),
@@ -134,6 +134,8 @@ pub static LAW_MECHANISMS: [(&str, Mechanism); 52] = [
     (ids::CANCELLATION_LEAVES_NOTHING_RUNNING, Timing),
     (ids::ORDERED_RESULTS_IN_INPUT_ORDER, Timing),
     (ids::CIRCUIT_PROBES_SETTLE_AS_DECLARED, Circuit),
+    (ids::USES_WORLD_AS_DOCUMENTED, Meta),
+    (ids::ACCEPTS_DESCRIBED_CONFIGS, Meta),
 ];
 
 /// Each field of [`timelaw_core::Contract`] as its path in the grouped JSON form (`retry.max_attempts`),

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use timelaw_core::{Abort, EventKind, LimitKind, Limits, TraceEnd, VInstant};
+use timelaw_core::{Abort, Event, EventKind, LimitKind, Limits, Misuse, TraceEnd, VInstant};
 
 use super::support::last_index;
 use crate::ids;
@@ -122,8 +122,9 @@ fn never_panics(observation: &Observation<'_>) -> Verdict {
 ///   - a run cut at a count limit while the subject was still consuming a long scripted run
 ///     ([`Abort::LongRunCut`]) is inconclusive, like the time-limit cut, unless the subject had already
 ///     made more attempts than `max_attempts * calls`: then it is judged like the step limit;
-///   - a run stopped for another reason (exhausted scripted randomness, a misuse of the World, an invalid
-///     config) is inconclusive.
+///   - a run the subject ended by returning the World's misuse error or refusing its config terminated
+///     (it holds here; [`USES_WORLD_AS_DOCUMENTED`] and [`ACCEPTS_DESCRIBED_CONFIGS`] judge the error);
+///   - a run stopped for another reason (exhausted scripted randomness) is inconclusive.
 /// - Violated at the last event.
 /// - Never vacuous.
 /// - Example violation: a retry loop that ignores `retry.max_attempts` until the attempt limit stops it.
@@ -154,6 +155,9 @@ fn terminates(observation: &Observation<'_>) -> Verdict {
             Ok(reason) => Verdict::violated_with(last_index(observation.trace), format!("{abort}: {reason}")),
             Err(reason) => Verdict::Inconclusive(Cow::Owned(format!("{abort}: {reason}"))),
         },
+        // The subject returned (with the World's error): it terminated. What it did wrong is judged by
+        // `uses_world_as_documented` and `accepts_described_configs`.
+        TraceEnd::Aborted(Abort::Misuse(_) | Abort::InvalidConfig(_)) => Verdict::Holds,
         TraceEnd::Aborted(abort) => Verdict::Inconclusive(Cow::Owned(abort.to_string())),
         TraceEnd::Complete | TraceEnd::Panicked(_) => Verdict::Holds,
     }
@@ -182,5 +186,119 @@ fn judge_limit(observation: &Observation<'_>, kind: LimitKind, limit: u64) -> Re
         }
         _ if limit >= default => Ok("the documented default, far above what a correct subject needs".to_owned()),
         _ => Err(format!("below the documented default {default}; the run was cut, not shown to loop")),
+    }
+}
+
+/// `uses_world_as_documented`: the subject serves every call of the schedule through the World as its
+/// docs say: each call started is ended with a result, no call is left unserved, and no World method is
+/// misused (an attempt or sleep outside a call, a call started before the previous one returned,
+/// reversed bounds for a random draw, a focus on a call not in flight, any use after the run finished).
+///
+/// - Needs: nothing (applies to every subject).
+/// - Compares: how the run ended ([`TraceEnd`]) and, on a complete trace, the `CallStart` and `CallEnd`
+///   events with the schedule's calls:
+///   - a run ended by [`Abort::Misuse`] (the subject passed the World's error on) is violated at the last
+///     event, with the misuse;
+///   - on a complete trace, a call that started and never ended is violated at the last event ("call N
+///     started but never returned a result"), and so is a schedule call that never started ("the subject
+///     returned after serving K of N calls").
+/// - Holds on every other end (a panic, a hang, a cut: other laws judge those; what the subject did
+///   before them used the World as documented).
+/// - Never vacuous.
+/// - Example violation: a loop gives up after one failed attempt without ending the call, and its next
+///   `start_call` is refused ("a call started before the previous one ended").
+pub const USES_WORLD_AS_DOCUMENTED: Law = Law {
+    id: ids::USES_WORLD_AS_DOCUMENTED,
+    title: "the subject serves every call through the World as documented",
+    kind: LawKind::Safety,
+    needs: &[],
+    applies: always_applies,
+    check: uses_world_as_documented,
+};
+
+fn uses_world_as_documented(observation: &Observation<'_>) -> Verdict {
+    let trace = observation.trace;
+    match &trace.end {
+        TraceEnd::Aborted(Abort::Misuse(misuse)) => {
+            Verdict::violated_with(last_index(trace), misuse_sentence(misuse, &trace.events))
+        }
+        TraceEnd::Complete => judge_served(observation),
+        TraceEnd::Aborted(_) | TraceEnd::Panicked(_) => Verdict::Holds,
+    }
+}
+
+/// What the subject did wrong, in a sentence naming the call when one was left without a result.
+fn misuse_sentence(misuse: &Misuse, events: &[Event]) -> String {
+    match (misuse, unended_call(events)) {
+        (Misuse::CallNotEnded, Some(call)) => {
+            format!("the subject misused the World: call {call} was left without a result ({misuse})")
+        }
+        _ => format!("the subject misused the World: {misuse}"),
+    }
+}
+
+/// On a complete trace: every started call ended, and every call of the schedule started.
+fn judge_served(observation: &Observation<'_>) -> Verdict {
+    let events = &observation.trace.events;
+    if let Some(call) = unended_call(events) {
+        let message = format!("call {call} started but never returned a result (the run ended without its CallEnd)");
+        return Verdict::violated_with(last_index(observation.trace), message);
+    }
+    let started = events.iter().filter(|event| matches!(event.kind, EventKind::CallStart { .. })).count();
+    let scheduled = observation.schedule.calls.len();
+    if started < scheduled {
+        let message = format!(
+            "the subject returned after serving {started} of {scheduled} calls: call {started} was never started"
+        );
+        return Verdict::violated_with(last_index(observation.trace), message);
+    }
+    Verdict::Holds
+}
+
+/// The first call (by its first event) that started and has no `CallEnd`; no allocation.
+fn unended_call(events: &[Event]) -> Option<u32> {
+    let starts = events.iter().filter(|event| matches!(event.kind, EventKind::CallStart { .. })).count();
+    let ends = events.iter().filter(|event| matches!(event.kind, EventKind::CallEnd { .. })).count();
+    if ends >= starts {
+        return None;
+    }
+    events
+        .iter()
+        .filter(|event| matches!(event.kind, EventKind::CallStart { .. }))
+        .map(|event| event.call)
+        .find(|&call| !events.iter().any(|event| event.call == call && matches!(event.kind, EventKind::CallEnd { .. })))
+}
+
+/// `accepts_described_configs`: the subject runs every config its own description generates: it never
+/// refuses one ([`Abort::InvalidConfig`]), before the first call or after the run began.
+///
+/// - Needs: nothing (applies to every subject).
+/// - Compares: how the run ended with [`Abort::InvalidConfig`].
+/// - Violated with no event when the subject refused the config before recording anything ("the subject
+///   refused a config its description generates"), at the last event when it refused it after the run
+///   began. A config is in the domain when its description draws it, so the fix is in the description
+///   (draw only what the subject accepts) or in the subject (accept what it describes).
+/// - Holds on every other end; never vacuous.
+/// - Example violation: a description draws `max_attempts = 0` and the subject's validation rejects it.
+pub const ACCEPTS_DESCRIBED_CONFIGS: Law = Law {
+    id: ids::ACCEPTS_DESCRIBED_CONFIGS,
+    title: "the subject accepts every config its description generates",
+    kind: LawKind::Safety,
+    needs: &[],
+    applies: always_applies,
+    check: accepts_described_configs,
+};
+
+fn accepts_described_configs(observation: &Observation<'_>) -> Verdict {
+    let trace = observation.trace;
+    match &trace.end {
+        TraceEnd::Aborted(Abort::InvalidConfig(reason)) if trace.events.is_empty() => {
+            Verdict::violated_with(None, format!("the subject refused a config its description generates: {reason}"))
+        }
+        TraceEnd::Aborted(Abort::InvalidConfig(reason)) => Verdict::violated_with(
+            last_index(trace),
+            format!("the subject refused its config after the run began ({} events): {reason}", trace.events.len()),
+        ),
+        _ => Verdict::Holds,
     }
 }

@@ -223,6 +223,12 @@ pub enum Bug {
     RemembersRuns,
     /// Replaces a delay by the retry-after as its contract says, but advances the backoff anyway.
     AdvancesReplacedBackoff,
+    /// Gives up on a failed call without ending it (no result), and goes on to the next call.
+    LeavesCallOpen,
+    /// Returns after the first call, leaving the rest of the schedule unserved.
+    ServesOneCall,
+    /// Draws its jitter with the bounds the wrong way round (`random_between(high, low)`).
+    ReversesBounds,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -250,8 +256,14 @@ impl Subject for Naive {
         let runs = self.runs.fetch_add(1, Ordering::Relaxed);
         while let Some(call) = world.start_call()? {
             let result = serve(config, runs, world, call)?;
+            if config.bug == Bug::LeavesCallOpen && !result.is_ok() {
+                continue;
+            }
             world.end_call(result)?;
             if config.bug == Bug::StopsAfterTimeout && result == CallResult::Err(ErrorKind::Timeout) {
+                return Ok(());
+            }
+            if config.bug == Bug::ServesOneCall {
                 return Ok(());
             }
         }
@@ -297,6 +309,9 @@ fn serve(config: &NaiveConfig, runs: u64, world: &mut World<'_>, call: CallInfo)
             return Ok(CallResult::Err(ErrorKind::Cancelled));
         }
         attempt += 1;
+        if bug == Bug::ReversesBounds && attempt == 2 {
+            world.random_between(2, 1)?;
+        }
         if bug == Bug::PanicsOnRetry && attempt == 2 {
             panic!("naive loop: retry state missing");
         }

@@ -5,7 +5,7 @@ use timelaw_laws::Verdict;
 
 /// How many cases ended in each verdict, for one law.
 ///
-/// Invariant: `cases == holds + vacuous + not_applicable + violated + inconclusive`
+/// Invariant: `cases == holds + vacuous + not_applicable + violated + inconclusive + cut`
 /// ([`Counts::add`] and [`Counts::merge`] keep it; [`crate::Report::validate`] checks it).
 ///
 /// ```
@@ -30,19 +30,50 @@ pub struct Counts {
     pub not_applicable: u64,
     /// Cases that violated the law.
     pub violated: u64,
-    /// Cases where no judgement was possible (for example a liveness law on a truncated trace).
+    /// Cases the law could not judge although no documented cut ended them (a step limit set below its
+    /// default, exhausted scripted randomness, ...): each one fails the run (exit code 3).
     pub inconclusive: u64,
+    /// Cases a documented cut ended before the law could judge them (an inconclusive verdict on a run the
+    /// World cut at its virtual time limit or inside a long scripted run, `timelaw_core::Cut`): safety
+    /// laws were judged on the prefix; the cut cannot hide a bug, so it does not fail the run. Absent
+    /// (zero) in reports that predate it, and not written when zero.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cut: u64,
+}
+
+fn is_zero(count: &u64) -> bool {
+    *count == 0
 }
 
 impl Counts {
-    /// Counts one more case with `verdict`. Saturates at `u64::MAX` (never reached in practice).
+    /// Counts one more case with `verdict`, on a run no documented cut ended. Saturates at `u64::MAX`
+    /// (never reached in practice).
     pub fn add(&mut self, verdict: &Verdict) {
+        self.add_on(verdict, false);
+    }
+
+    /// Counts one more case with `verdict`; `cut` says a documented cut ended the case's run, so an
+    /// inconclusive verdict counts as [`Counts::cut`] (every other verdict counts as itself).
+    ///
+    /// ```
+    /// use std::borrow::Cow;
+    /// use timelaw_laws::Verdict;
+    /// use timelaw_reports::Counts;
+    /// let mut counts = Counts::default();
+    /// let inconclusive = Verdict::Inconclusive(Cow::Borrowed("the trace was cut short"));
+    /// counts.add_on(&inconclusive, true);
+    /// counts.add_on(&inconclusive, false);
+    /// counts.add_on(&Verdict::Holds, true);
+    /// assert_eq!((counts.cases, counts.cut, counts.inconclusive, counts.holds), (3, 1, 1, 1));
+    /// ```
+    pub fn add_on(&mut self, verdict: &Verdict, cut: bool) {
         self.cases = self.cases.saturating_add(1);
         let bucket = match verdict {
             Verdict::NotApplicable => &mut self.not_applicable,
             Verdict::Holds => &mut self.holds,
             Verdict::Vacuous => &mut self.vacuous,
             Verdict::Violated(_) => &mut self.violated,
+            Verdict::Inconclusive(_) if cut => &mut self.cut,
             Verdict::Inconclusive(_) => &mut self.inconclusive,
         };
         *bucket = bucket.saturating_add(1);
@@ -56,14 +87,16 @@ impl Counts {
         self.not_applicable = self.not_applicable.saturating_add(other.not_applicable);
         self.violated = self.violated.saturating_add(other.violated);
         self.inconclusive = self.inconclusive.saturating_add(other.inconclusive);
+        self.cut = self.cut.saturating_add(other.cut);
     }
 
-    /// Cases where the law applied: `holds + vacuous + violated + inconclusive`.
+    /// Cases where the law applied: `holds + vacuous + violated + inconclusive + cut`.
     pub fn applicable(&self) -> u64 {
-        self.holds.saturating_add(self.vacuous).saturating_add(self.violated).saturating_add(self.inconclusive)
+        let judged = self.holds.saturating_add(self.vacuous).saturating_add(self.violated);
+        judged.saturating_add(self.inconclusive).saturating_add(self.cut)
     }
 
-    /// The sum of the five verdict buckets; equals `cases` in a consistent count.
+    /// The sum of the six verdict buckets; equals `cases` in a consistent count.
     pub fn verdict_total(&self) -> u64 {
         self.applicable().saturating_add(self.not_applicable)
     }
@@ -115,7 +148,8 @@ mod tests {
         let right = counts_of(&[Verdict::violated_at(3, "x"), Verdict::Inconclusive(Cow::Borrowed("y"))]);
         let mut merged = left;
         merged.merge(&right);
-        let expected = Counts { cases: 5, holds: 1, vacuous: 1, not_applicable: 1, violated: 1, inconclusive: 1 };
+        let expected =
+            Counts { cases: 5, holds: 1, vacuous: 1, not_applicable: 1, violated: 1, inconclusive: 1, cut: 0 };
         assert_eq!(merged, expected);
         assert_eq!(merged.verdict_total(), merged.cases);
         assert_eq!(merged.applicable(), 4);

@@ -140,8 +140,19 @@ pub fn merge(reports: &[Report]) -> Result<Report, MergeError> {
         for (row, other) in merged.boundaries.iter_mut().zip(&report.boundaries) {
             row.cases = row.cases.saturating_add(other.cases);
         }
+        merge_unjudged(&mut merged.unjudged, &report.unjudged);
     }
     Ok(merged)
+}
+
+/// Adds `other`'s unjudged cases to `merged`, reason by reason (a reason new to `merged` goes last).
+fn merge_unjudged(merged: &mut Vec<crate::UnjudgedRow>, other: &[crate::UnjudgedRow]) {
+    for row in other {
+        match merged.iter_mut().find(|mine| mine.reason == row.reason) {
+            Some(mine) => mine.cases = mine.cases.saturating_add(row.cases),
+            None => merged.push(row.clone()),
+        }
+    }
 }
 
 fn check_same_run(first: &Report, file: usize, report: &Report) -> Result<(), MergeError> {

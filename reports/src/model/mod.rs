@@ -13,8 +13,8 @@ mod validate;
 pub use counts::Counts;
 pub use merge::{merge, MergeError};
 pub use report::{
-    seed_hex, BoundaryRow, InconclusiveSummary, LawRow, LawStatus, Report, Shard, Status, ViolationSummary,
-    SCHEMA_VERSION, TIMELAW_VERSION,
+    seed_hex, BoundaryRow, InconclusiveSummary, LawRow, LawStatus, Report, Shard, Status, UnjudgedRow,
+    ViolationSummary, SCHEMA_VERSION, TIMELAW_VERSION,
 };
 pub use settings::Settings;
 pub use validate::ReportError;

@@ -76,6 +76,11 @@ pub struct Report {
     /// limits). `None` in reports that predate it.
     #[serde(default)]
     pub settings: Option<Settings>,
+    /// The cases some law could not judge although no documented cut ended them, per reason: each fails
+    /// the run (status inconclusive, exit code 3). Absent (empty) in older reports and when every case was
+    /// judged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unjudged: Vec<UnjudgedRow>,
 }
 
 /// The cases of a report that reached one boundary class.
@@ -151,6 +156,18 @@ pub struct InconclusiveSummary {
     pub case_index: u64,
     /// Why no judgement was possible.
     pub reason: String,
+    /// The fixture the runner wrote to replay the case (absent when it wrote none, and in older reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixture: Option<String>,
+}
+
+/// How many cases of a report no law could judge for one reason (a case counts once).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnjudgedRow {
+    /// The reason, a sentence that says what to do.
+    pub reason: String,
+    /// How many cases.
+    pub cases: u64,
 }
 
 /// The outcome of a whole report.
@@ -160,7 +177,8 @@ pub enum Status {
     Holds,
     /// Some law was violated.
     Violated,
-    /// No law was violated, but some judgement was inconclusive.
+    /// No law was violated, but some case could not be judged (an inconclusive verdict that no
+    /// documented cut explains): the run does not hold.
     Inconclusive,
 }
 
@@ -172,7 +190,7 @@ impl Status {
     /// | 0 | [`Status::Holds`]: every applicable law holds |
     /// | 1 | [`Status::Violated`]: a law is violated |
     /// | 2 | reserved for usage, I/O and bad-fixture errors (produced by the CLI, never here) |
-    /// | 3 | [`Status::Inconclusive`]: nothing violated, but something inconclusive |
+    /// | 3 | [`Status::Inconclusive`]: nothing violated, but some case could not be judged |
     pub const fn exit_code(self) -> u8 {
         match self {
             Status::Holds => 0,
@@ -195,7 +213,7 @@ impl Status {
 pub enum LawStatus {
     /// Some case violated the law.
     Violated,
-    /// No violation, but some case was inconclusive.
+    /// No violation, but some case could not be judged (documented cuts aside).
     Inconclusive,
     /// The law applied to no case.
     NotApplicable,
@@ -235,6 +253,7 @@ impl Report {
             time_limit_cuts: 0,
             long_run_cuts: 0,
             settings: None,
+            unjudged: Vec::new(),
         }
     }
 

@@ -126,7 +126,10 @@ mod tests {
         check(|r| r.laws.push(r.laws[0].clone()), "laws[1].id: law `a` appears twice");
         check(|r| r.laws[0].counts.holds = 1, "laws[0].counts: cases is 2 but the verdicts add up to 1");
         check(
-            |r| r.laws[0].first_inconclusive = Some(crate::InconclusiveSummary { case_index: 0, reason: "x".into() }),
+            |r| {
+                let summary = crate::InconclusiveSummary { case_index: 0, reason: "x".into(), fixture: None };
+                r.laws[0].first_inconclusive = Some(summary);
+            },
             "laws[0].first_inconclusive: an inconclusive summary but no inconclusive case",
         );
     }

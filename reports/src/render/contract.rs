@@ -376,7 +376,14 @@ mod tests {
             none,
             Mechanism::Meta,
             Absent,
-            &["deterministic_replay", "never_panics", "terminates", "no_undeclared_rejection"],
+            &[
+                "deterministic_replay",
+                "never_panics",
+                "terminates",
+                "no_undeclared_rejection",
+                "uses_world_as_documented",
+                "accepts_described_configs",
+            ],
         );
         check_group(
             Contract { retry: RetryContract { max_attempts: Some(2), ..none.retry }, ..none },

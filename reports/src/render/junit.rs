@@ -9,7 +9,7 @@ use crate::model::{LawRow, LawStatus, Report};
 /// | law | testcase holds |
 /// |---|---|
 /// | violated | `<failure message="SENTENCE" type="violated">` with the case index, event, fixture, the shrunk case as JSON and the reproduce line |
-/// | inconclusive | `<skipped message="inconclusive in N of M cases: REASON"/>` |
+/// | cases left unjudged | `<failure message="could not judge N of M cases: REASON" type="inconclusive">` with the first case and its fixture (a run holds only when every case was judged) |
 /// | no applicable case | `<skipped message="not applicable"/>` |
 /// | holds | nothing |
 ///
@@ -20,8 +20,8 @@ use crate::model::{LawRow, LawStatus, Report};
 pub fn render_junit(report: &Report) -> String {
     let suite = format!("timelaw.{}", report.subject);
     let count = |status: LawStatus| report.laws.iter().filter(|row| row.status() == status).count();
-    let failures = count(LawStatus::Violated);
-    let skipped = count(LawStatus::Inconclusive) + count(LawStatus::NotApplicable);
+    let failures = count(LawStatus::Violated) + count(LawStatus::Inconclusive);
+    let skipped = count(LawStatus::NotApplicable);
     let totals = format!(r#"tests="{}" failures="{failures}" errors="0" skipped="{skipped}""#, report.laws.len());
     let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     xml.push_str(&format!("<testsuites name=\"timelaw\" {totals}>\n"));
@@ -88,11 +88,15 @@ fn testcase(suite: &str, row: &LawRow) -> String {
             format!("{open}>\n      <failure message=\"{message}\" type=\"violated\"/>\n    </testcase>\n")
         }
         (LawStatus::Inconclusive, _) => {
-            let mut message = format!("inconclusive in {} of {} cases", counts.inconclusive, counts.cases);
+            let mut message = format!("could not judge {} of {} cases", counts.inconclusive, counts.cases);
+            let mut body = Vec::new();
             if let Some(summary) = &row.first_inconclusive {
                 message.push_str(&format!(": {}", summary.reason));
+                body.push(format!("first in case {}", summary.case_index));
+                body.push(format!("fixture: {}", summary.fixture.as_deref().unwrap_or("none written")));
             }
-            format!("{open}>\n      <skipped message=\"{}\"/>\n    </testcase>\n", attribute(&message))
+            let (message, body) = (attribute(&message), text(&body.join("\n")));
+            format!("{open}>\n      <failure message=\"{message}\" type=\"inconclusive\">{body}</failure>\n    </testcase>\n")
         }
         (LawStatus::NotApplicable, _) => {
             format!("{open}>\n      <skipped message=\"not applicable\"/>\n    </testcase>\n")

@@ -5,17 +5,20 @@ use comfy_table::{CellAlignment, Table};
 use crate::model::{LawRow, LawStatus, Report, ViolationSummary};
 use crate::style::{self, paint, Tone};
 
-const COLUMNS: [&str; 9] = ["law", "kind", "cases", "holds", "vacuous", "n/a", "violated", "inconclusive", "fixture"];
+const COLUMNS: [&str; 10] =
+    ["law", "kind", "cases", "holds", "vacuous", "n/a", "violated", "inconclusive", "cut", "fixture"];
 /// The columns holding numbers, right-aligned.
-const NUMERIC_COLUMNS: std::ops::Range<usize> = 2..8;
+const NUMERIC_COLUMNS: std::ops::Range<usize> = 2..9;
 
 /// Renders `report` for a terminal or a log: a header block (subject, timelaw version, seed in hex and
 /// decimal, cases and their range, threads, shard, swarm options), a table with one row per law grouped by
 /// mechanism ([`timelaw_laws::mechanism_of`]; a `── retry ──` row opens each group, in
 /// [`timelaw_laws::Mechanism::ALL`] order, a user's laws last under `── other ──`) (id, kind,
-/// cases, holds, vacuous share in percent of the applicable cases, not applicable, violated, inconclusive,
-/// fixture path), the status with its exit code, then a paragraph per violated law (id, sentence, case and
-/// event index, fixture path, the `TIMELAW_SEED` that reproduces it) and per inconclusive law.
+/// cases, holds, vacuous share in percent of the applicable cases, not applicable, violated, inconclusive
+/// (cases left unjudged: each fails the run), cut (cases a documented cut ended before the law could
+/// judge them), fixture path), the cases left unjudged per reason, the status with its exit code, then a
+/// paragraph per violated law (id, sentence, case and event index, fixture path, the `TIMELAW_SEED` that
+/// reproduces it) and per law that left cases unjudged (with the fixture that replays the first).
 ///
 /// Colours (green holds, red violated, yellow inconclusive) are ANSI codes written only when `color` is
 /// true; the caller decides (the CLI: standard output is a terminal and `NO_COLOR` is unset). The output
@@ -25,6 +28,7 @@ pub fn render_table(report: &Report, color: bool) -> String {
     let mut lines = header(report);
     lines.push(laws_table(report, color).to_string());
     lines.extend(judged_lines(report));
+    lines.extend(unjudged_lines(report));
     let status = report.status();
     let tone = match status {
         crate::Status::Holds => Tone::Good,
@@ -42,11 +46,14 @@ pub fn render_table(report: &Report, color: bool) -> String {
         if let (LawStatus::Inconclusive, Some(summary)) = (row.status(), &row.first_inconclusive) {
             lines.push(String::new());
             let title = format!(
-                "{} inconclusive in {} cases; first in case {}:",
+                "{} could not judge {} cases (inconclusive); first in case {}:",
                 row.id, row.counts.inconclusive, summary.case_index
             );
             lines.push(paint(&title, Tone::Warn, color));
             lines.push(format!("  {}", summary.reason));
+            if let Some(fixture) = &summary.fixture {
+                lines.push(format!("  fixture: {fixture}"));
+            }
         }
     }
     let mut text = lines.join("\n");
@@ -88,7 +95,7 @@ fn time_limit_line(report: &Report) -> String {
     let share = if report.cases == 0 { 0.0 } else { cuts as f64 * 100.0 / report.cases as f64 };
     format!(
         "  cut      {cuts} cases ({share:.1}%) at the virtual time limit: safety laws judged on the prefix, \
-         liveness laws inconclusive"
+         liveness laws counted as cut (a documented cut, not a failure)"
     )
 }
 
@@ -99,7 +106,7 @@ fn long_run_line(report: &Report) -> String {
     let share = if report.cases == 0 { 0.0 } else { cuts as f64 * 100.0 / report.cases as f64 };
     format!(
         "  cut      {cuts} cases ({share:.1}%) at a step limit inside a long scripted run: safety laws judged \
-         on the prefix, liveness laws inconclusive"
+         on the prefix, liveness laws counted as cut (a documented cut, not a failure)"
     )
 }
 
@@ -143,6 +150,7 @@ fn laws_table(report: &Report, color: bool) -> Table {
             counts.not_applicable.to_string(),
             counts.violated.to_string(),
             counts.inconclusive.to_string(),
+            counts.cut.to_string(),
             row.fixture.clone().unwrap_or_else(|| "-".to_owned()),
         ];
         table.add_row(cells.into_iter().map(|text| style::cell(text, tone)));
@@ -178,6 +186,16 @@ fn judged_lines(report: &Report) -> Vec<String> {
     if !never.is_empty() {
         lines.push(format!("never judged non-vacuously in this run: {}", never.join(", ")));
     }
+    lines
+}
+
+/// Under the table: the cases no law could judge, per reason (`unjudged  12 cases: stopped at ...`).
+fn unjudged_lines(report: &Report) -> Vec<String> {
+    let mut lines = Vec::new();
+    if !report.unjudged.is_empty() {
+        lines.push("cases left unjudged (a run holds only when every case was judged):".to_owned());
+    }
+    lines.extend(report.unjudged.iter().map(|row| format!("  {} cases: {}", row.cases, row.reason)));
     lines
 }
 
