@@ -48,10 +48,17 @@ impl ReplayResult {
 /// pass.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ReplayOutcome {
-    /// A regression fixture: the law holds (or is vacuous).
+    /// A regression fixture: the law holds, on a run that completed (or that a documented cut ended).
     Holds,
     /// A regression fixture: the law is violated or inconclusive again.
     Regressed,
+    /// A regression fixture whose case no longer exercises its law: the law is vacuous on it, or the
+    /// run did not complete (the subject refused the config, hung, panicked, misused the World), so the
+    /// fixture proves nothing any more. Fails; `why` says which.
+    NotExercised {
+        /// Why, in a few words: `vacuous`, or how the run ended.
+        why: String,
+    },
     /// A regression fixture whose law no longer applies to its config.
     NotApplicable,
     /// A known violation that still reproduces: the same violation ([`KnownMatch::Same`]), or as far as
@@ -62,8 +69,17 @@ pub enum ReplayOutcome {
     ViolatedDifferently(KnownMatch),
     /// A known violation that no longer reproduces. Fails.
     NoLongerViolated,
-    /// A nondeterministic finding: a warning, neither a pass nor a failure.
+    /// A nondeterministic finding that still reproduces on some runs and not on others: a warning,
+    /// neither a pass nor a failure.
     Nondeterministic,
+    /// A nondeterministic finding that reproduced on every one of the runs replay made, or on none: it is
+    /// no longer nondeterministic (pin it as a finding, or delete it as fixed). Fails.
+    NowDeterministic {
+        /// The runs on which the stored violation reproduced.
+        reproduced: usize,
+        /// The runs made ([`NONDETERMINISTIC_RUNS`]).
+        runs: usize,
+    },
 }
 
 impl ReplayOutcome {
@@ -218,10 +234,17 @@ fn law_of<'a>(laws: &'a Catalogue, path: &Path, id: &str) -> Result<&'a Law, Fix
     laws.get(id).ok_or_else(|| FixtureError::UnknownLaw { path: path.to_owned(), id: id.to_owned() })
 }
 
-fn replay_verdict(status: Status, stored: &Verdict, verdict: &Verdict) -> (ReplayOutcome, String) {
+/// What replaying a fixture of `status` found, given the verdict now and how the run ended.
+fn replay_verdict(status: Status, stored: &Verdict, verdict: &Verdict, end: &TraceEnd) -> (ReplayOutcome, String) {
+    let exercised = matches!(end, TraceEnd::Complete) || end.cut().is_some();
     match (status, verdict) {
+        (Status::Regression, Verdict::Holds) if exercised => (ReplayOutcome::Holds, "the law holds".to_owned()),
         (Status::Regression, Verdict::Holds | Verdict::Vacuous) => {
-            (ReplayOutcome::Holds, format!("the law holds ({})", verdict.name()))
+            let why = if exercised { "vacuous".to_owned() } else { ended_how(end) };
+            let text = format!(
+                "the fixture no longer exercises the law ({why}): it proves nothing now; regenerate or delete it"
+            );
+            (ReplayOutcome::NotExercised { why }, text)
         }
         (Status::Regression, Verdict::NotApplicable) => (
             ReplayOutcome::NotApplicable,
@@ -235,6 +258,53 @@ fn replay_verdict(status: Status, stored: &Verdict, verdict: &Verdict) -> (Repla
                 "warning: a nondeterministic finding, not a fact (now: {verdict}); find why the subject's runs differ"
             ),
         ),
+    }
+}
+
+/// How often replay runs a `nondeterministic` fixture's case: enough that a finding which violates on
+/// about one run in two is seen both ways almost always (a miss needs 8 equal runs: 1 in 128).
+pub const NONDETERMINISTIC_RUNS: usize = 8;
+
+/// What `verdicts`, runs of a `nondeterministic` fixture's case, say of it: still a warning while the
+/// stored violation reproduces on some runs and not on others; a failure once it reproduces on every run
+/// (it is deterministic now: pin it as a finding) or on none (it is fixed, or never was a bug).
+fn nondeterministic_verdict(stored: &Verdict, verdicts: &[Verdict]) -> (ReplayOutcome, String) {
+    let reproduced = verdicts.iter().filter(|verdict| compare(stored, verdict).reproduces()).count();
+    let runs = verdicts.len();
+    let now = verdicts.first().map_or_else(String::new, ToString::to_string);
+    match reproduced {
+        0 => (
+            ReplayOutcome::NowDeterministic { reproduced, runs },
+            format!(
+                "the nondeterministic finding never reproduced in {runs} runs (now: {now}): it is fixed or was \
+                 never a bug; delete the fixture, or set its status to \"regression\" to keep the case"
+            ),
+        ),
+        _ if reproduced == runs => (
+            ReplayOutcome::NowDeterministic { reproduced, runs },
+            format!(
+                "the nondeterministic finding reproduced in all {runs} runs (now: {now}): it is deterministic; \
+                 pin it with status \"known_violation\", or fix it"
+            ),
+        ),
+        _ => (
+            ReplayOutcome::Nondeterministic,
+            format!(
+                "warning: a nondeterministic finding, not a fact (reproduced in {reproduced} of {runs} runs; now: \
+                 {now}); find why the subject's runs differ"
+            ),
+        ),
+    }
+}
+
+/// How a run that did not complete ended, in a few words.
+fn ended_how(end: &TraceEnd) -> String {
+    match end {
+        TraceEnd::Complete => "the run completed".to_owned(),
+        TraceEnd::Aborted(Abort::InvalidConfig(reason)) => format!("the subject refused the config: {reason}"),
+        TraceEnd::Aborted(Abort::NoProgress { timeout_ms }) => format!("the run hung: no progress for {timeout_ms} ms"),
+        TraceEnd::Aborted(abort) => format!("the run ended early: {abort}"),
+        TraceEnd::Panicked(message) => format!("the subject panicked: {message}"),
     }
 }
 
@@ -290,7 +360,17 @@ impl<S: ConfigDomain> DynSubject for S {
         let replay = law.id == timelaw_laws::ids::DETERMINISTIC_REPLAY;
         let evaluation = evaluate_bounded(self, &fixture.case, config.limits, replay, config.case_timeout_ms);
         let verdict = evaluation.judge(law, &fixture.case);
-        let (outcome, explanation) = replay_verdict(fixture.status, &fixture.verdict, &verdict);
+        let (mut outcome, mut explanation) =
+            replay_verdict(fixture.status, &fixture.verdict, &verdict, &evaluation.trace.end);
+        if fixture.status == Status::Nondeterministic {
+            let runs = |_| {
+                let again = evaluate_bounded(self, &fixture.case, config.limits, replay, config.case_timeout_ms);
+                again.judge(law, &fixture.case)
+            };
+            let verdicts: Vec<Verdict> =
+                std::iter::once(verdict.clone()).chain((1..NONDETERMINISTIC_RUNS).map(runs)).collect();
+            (outcome, explanation) = nondeterministic_verdict(&fixture.verdict, &verdicts);
+        }
         let passed = outcome.passed();
         let outside = timelaw_generators::case_outside(self, &fixture.case).iter().map(ToString::to_string).collect();
         Ok(ReplayResult { law: fixture.law, status: fixture.status, verdict, outcome, passed, explanation, outside })

@@ -72,6 +72,27 @@ fn replay_outcomes() {
 }
 
 #[test]
+fn a_regression_fixture_that_no_longer_exercises_its_law_fails() {
+    let regression = |f: &mut Value| {
+        f["status"] = json!("regression");
+        f["subject"] = json!("reference");
+    };
+    // The first attempt hangs with no timeout: the run ends there, and "holds" on no sleep proves nothing.
+    let hung = |f: &mut Value| {
+        regression(f);
+        f["case"]["schedule"]["calls"][0]["steps"][0] = json!({ "duration": "0", "outcome": "hang" });
+    };
+    let why = "the run ended early: call 0 attempt 1 hangs with no timeout and no cancellation".to_owned();
+    check("hung", hung, ReplayOutcome::NotExercised { why });
+    // Every attempt succeeds: no sleep, so the cap law is vacuous.
+    let vacuous = |f: &mut Value| {
+        regression(f);
+        f["case"]["schedule"]["calls"][0]["steps"][0]["outcome"] = json!("ok");
+    };
+    check("vacuous", vacuous, ReplayOutcome::NotExercised { why: "vacuous".to_owned() });
+}
+
+#[test]
 fn findings_list_every_known_violation_fixture() {
     let findings = std::fs::read_to_string("docs/findings.md").unwrap();
     let mut known = 0;
