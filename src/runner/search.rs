@@ -113,6 +113,7 @@ pub(super) fn judge_case_with<S: ConfigDomain + ?Sized>(
         tally.long_run_cuts = tally.long_run_cuts.saturating_add(1);
     }
     let observation = evaluation.observation(&case);
+    tally.begin_case(index, &observation);
     laws.judge_each(&observation, |law_index, law, verdict| {
         let kept = tally.record(law_index, index, &case, &evaluation.trace, verdict);
         if let (true, Some(finds)) = (kept, finds) {

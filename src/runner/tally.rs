@@ -34,6 +34,8 @@ pub struct Tally<C> {
     pub unjudged: UnjudgedCases,
     /// The last case index counted in `unjudged` (a tally records a case's laws one after another).
     unjudged_last: Option<u64>,
+    /// The case being recorded and why its inconclusive verdicts are unjudged ([`Tally::begin_case`]).
+    current: Option<(u64, Option<UnjudgedReason>)>,
     /// How many cases reached each boundary class.
     pub coverage: Coverage,
     /// How many cases the World cut at its virtual time limit (safety laws judged on the prefix,
@@ -56,6 +58,7 @@ impl<C: Clone> Tally<C> {
             inconclusive: vec![None; laws],
             unjudged: UnjudgedCases::default(),
             unjudged_last: None,
+            current: None,
             coverage: Coverage::default(),
             time_limit_cuts: 0,
             long_run_cuts: 0,
@@ -70,8 +73,9 @@ impl<C: Clone> Tally<C> {
     /// unjudged (counted per reason once per case: the laws of one case are recorded one after another).
     #[inline]
     pub fn record(&mut self, law: usize, case_index: u64, case: &Case<C>, trace: &Trace, verdict: Verdict) -> bool {
-        let unjudged = match &verdict {
-            Verdict::Inconclusive(_) => UnjudgedReason::of(&trace.end),
+        let unjudged = match (&verdict, self.current) {
+            (Verdict::Inconclusive(_), Some((index, reason))) if index == case_index => reason,
+            (Verdict::Inconclusive(_), _) => UnjudgedReason::of_end(&trace.end),
             _ => None,
         };
         self.counts[law].add_on(&verdict, matches!(verdict, Verdict::Inconclusive(_)) && unjudged.is_none());
@@ -102,6 +106,17 @@ impl<C: Clone> Tally<C> {
             Verdict::Holds | Verdict::Vacuous | Verdict::NotApplicable => {}
         }
         false
+    }
+
+    /// Says why the inconclusive verdicts of case `case_index`, recorded next, are unjudged
+    /// ([`UnjudgedReason::of`], which knows whether `terminates` blames a step limit); without it, a
+    /// case's reason is taken from how its run ended alone ([`UnjudgedReason::of_end`]).
+    pub fn begin_case(&mut self, case_index: u64, observation: &timelaw_laws::Observation<'_>) {
+        let reason = match UnjudgedReason::of_end(&observation.trace.end) {
+            None => None,
+            Some(_) => UnjudgedReason::of(observation),
+        };
+        self.current = Some((case_index, reason));
     }
 
     /// Merges another tally (the result is independent of merge order).

@@ -7,38 +7,50 @@
 //! inconclusive verdict is a case timelaw could not judge, and it fails the run.
 
 use timelaw_core::{Abort, Case, TraceEnd};
+use timelaw_laws::{catalogue::TERMINATES, Observation};
 
 /// Why a case's run left some law unjudged, from how the run ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum UnjudgedReason {
-    /// Stopped at a count limit (attempts, sleeps, events, idle World calls) that was not a documented
-    /// cut: a limit set below its default, where `terminates` cannot tell a loop from a long run.
+    /// Stopped at a count limit (attempts, sleeps, events) set below its default, where `terminates`
+    /// cannot tell a loop from a long run.
     StepLimit,
     /// The subject's scripted randomness ran out or did not fit (a test's setup, not the subject).
     Randomness,
-    /// The run ended another way that left a law unable to judge (a hang, a panic, a misuse: each
-    /// already violates its own law).
-    OtherEnd,
     /// The run completed, yet a law could not judge it.
     Complete,
 }
 
 impl UnjudgedReason {
     /// Every reason, in report order.
-    pub const ALL: [UnjudgedReason; 4] =
-        [UnjudgedReason::StepLimit, UnjudgedReason::Randomness, UnjudgedReason::OtherEnd, UnjudgedReason::Complete];
+    pub const ALL: [UnjudgedReason; 3] =
+        [UnjudgedReason::StepLimit, UnjudgedReason::Randomness, UnjudgedReason::Complete];
 
-    /// The reason a run that ended with `end` left a law unjudged; `None` for a documented cut.
-    pub fn of(end: &TraceEnd) -> Option<UnjudgedReason> {
+    /// The reason the run `observation` saw leaves its inconclusive verdicts unjudged; `None` when they
+    /// are not a failure to judge: a documented cut ended the run, or the way it ended is itself a
+    /// violation of the law that owns it (a hang or a step limit `terminates` blames, a panic, a misuse
+    /// of the World, a refused config), so the case was judged.
+    pub fn of(observation: &Observation<'_>) -> Option<UnjudgedReason> {
+        match Self::of_end(&observation.trace.end) {
+            Some(UnjudgedReason::StepLimit) if TERMINATES.judge(observation).is_violated() => None,
+            reason => reason,
+        }
+    }
+
+    /// [`UnjudgedReason::of`] from how the run ended alone: a step limit counts as unjudged whether or not
+    /// `terminates` blames it.
+    pub fn of_end(end: &TraceEnd) -> Option<UnjudgedReason> {
         if end.cut().is_some() {
             return None;
         }
-        Some(match end {
-            TraceEnd::Complete => UnjudgedReason::Complete,
-            TraceEnd::Aborted(Abort::StepLimit { .. }) => UnjudgedReason::StepLimit,
-            TraceEnd::Aborted(Abort::Randomness(_)) => UnjudgedReason::Randomness,
-            TraceEnd::Aborted(_) | TraceEnd::Panicked(_) => UnjudgedReason::OtherEnd,
-        })
+        match end {
+            TraceEnd::Complete => Some(UnjudgedReason::Complete),
+            TraceEnd::Aborted(Abort::StepLimit { .. }) => Some(UnjudgedReason::StepLimit),
+            TraceEnd::Aborted(Abort::Randomness(_)) => Some(UnjudgedReason::Randomness),
+            // Each violates its own law: terminates, uses_world_as_documented, accepts_described_configs,
+            // never_panics.
+            TraceEnd::Aborted(_) | TraceEnd::Panicked(_) => None,
+        }
     }
 
     /// A sentence saying what it means and what to do.
@@ -51,7 +63,6 @@ impl UnjudgedReason {
             UnjudgedReason::Randomness => {
                 "the scripted randomness ran out or did not fit the range asked for: script more values"
             }
-            UnjudgedReason::OtherEnd => "the run ended early (a hang, a panic, a misuse: see the violated laws)",
             UnjudgedReason::Complete => "a law could not judge a complete run (a bug in the law: please report it)",
         }
     }
@@ -115,7 +126,7 @@ mod tests {
 
     #[track_caller]
     fn check(end: TraceEnd, expect: Option<UnjudgedReason>) {
-        assert_eq!(UnjudgedReason::of(&end), expect, "{end:?}");
+        assert_eq!(UnjudgedReason::of_end(&end), expect, "{end:?}");
     }
 
     #[test]
@@ -128,8 +139,10 @@ mod tests {
         );
         let exhausted = Abort::Randomness(RandomnessError::Exhausted { consumed: 3 });
         check(TraceEnd::Aborted(exhausted), Some(UnjudgedReason::Randomness));
-        check(TraceEnd::Aborted(Abort::Misuse(Misuse::Finished)), Some(UnjudgedReason::OtherEnd));
-        check(TraceEnd::Panicked("boom".into()), Some(UnjudgedReason::OtherEnd));
+        check(TraceEnd::Aborted(Abort::Misuse(Misuse::Finished)), None);
+        check(TraceEnd::Aborted(Abort::InvalidConfig("no".into())), None);
+        check(TraceEnd::Aborted(Abort::Hung { call: 0, attempt: 1 }), None);
+        check(TraceEnd::Panicked("boom".into()), None);
         check(TraceEnd::Complete, Some(UnjudgedReason::Complete));
     }
 
