@@ -2,6 +2,8 @@
 //! flags against environment variables, bad values, `TERM=dumb`, progress rates and merging shards of
 //! different settings.
 
+mod common;
+
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -279,8 +281,8 @@ fn replay_errors_go_to_stderr() {
     assert!(!text(&output.stdout).contains("ERROR"), "{}", text(&output.stdout));
 }
 
-/// Runs `words` under `script`, which gives the binary a terminal; `None` (with the reason printed) when
-/// `script` is not installed.
+/// Runs `words` under `script`, which gives the binary a terminal; `None` when `script` is not installed
+/// and `TIMELAW_ALLOW_SKIP=script` allows the skip (the test fails otherwise).
 fn on_terminal(words: &str, term: &str) -> Option<String> {
     let line = format!("{BIN} {words}");
     let mut script = Command::new("script");
@@ -288,7 +290,8 @@ fn on_terminal(words: &str, term: &str) -> Option<String> {
     let output = match script.output() {
         Ok(output) => output,
         Err(error) => {
-            println!("skipped: `script` (util-linux) gives the terminal this test needs and is missing: {error}");
+            let why = format!("`script` (util-linux), which gives the terminal this test needs, is missing: {error}");
+            common::skip::missing("colour on a terminal", "script", &why);
             return None;
         }
     };
@@ -363,4 +366,14 @@ fn merge_refuses_shards_of_different_settings() {
     std::fs::write(dir.join("evals.json"), &evals.stdout).expect("write");
     let other = dir.join("evals.json").to_string_lossy().into_owned();
     check(&args(&["report", "merge", &one, &other]), &[], 2, &[], &["settings.shrink_evals_max"]);
+}
+
+#[test]
+fn skip_allowances_name_capabilities() {
+    use common::skip::allows;
+    assert!(allows("mount,script", "script"));
+    assert!(allows(" mount , script ", "mount"));
+    assert!(allows("all", "anything"));
+    assert!(!allows("", "mount"));
+    assert!(!allows("mounts", "mount"));
 }

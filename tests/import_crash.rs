@@ -193,10 +193,8 @@ fn an_artifacts_folder_without_crashes_is_an_error() {
 #[test]
 fn real_libfuzzer_artifacts_shrink_to_the_random_search_fixture() {
     let Some(path) = std::env::var_os("TIMELAW_CRASH_ARTIFACTS") else {
-        // Written past the test harness's capture, so the skip shows in every run.
-        let skip = "real_libfuzzer_artifacts: skipped, TIMELAW_CRASH_ARTIFACTS is unset (.ci/fuzz-smoke sets it)\n";
-        let _ = std::io::Write::write_all(&mut std::io::stderr(), skip.as_bytes());
-        return;
+        let why = "TIMELAW_CRASH_ARTIFACTS names no folder of fresh libFuzzer artifacts (.ci/fuzz-smoke sets it)";
+        return common::skip::missing("real_libfuzzer_artifacts", "crash_artifacts", why);
     };
     let artifacts = artifacts_at(Path::new(&path)).unwrap_or_else(|error| panic!("TIMELAW_CRASH_ARTIFACTS: {error}"));
     let dir = scratch("libfuzzer");

@@ -16,3 +16,4 @@ pub mod planted_hedge;
 pub mod planted_load;
 pub mod planted_refusal;
 pub mod registry;
+pub mod skip;
