@@ -271,12 +271,25 @@ pub fn parse_seed(text: &str) -> Option<u64> {
     }
 }
 
-/// `1`/`true`/`yes` as 1, `0`/`false`/`no`/empty as 0.
-fn parse_switch(text: &str) -> Option<u64> {
+/// What an on/off variable accepts, for its error message: exactly the values [`parse_switch`] reads.
+const SWITCH_EXPECTED: &str = "expected 1 or 0 (true or false)";
+
+/// `1`/`true` as on, `0`/`false` as off (surrounding spaces and the case of `true`/`false` aside): exactly
+/// the values [`SWITCH_EXPECTED`] lists, so an error never lists less than what is read.
+fn parse_switch(text: &str) -> Result<bool, String> {
     match text.trim().to_ascii_lowercase().as_str() {
-        "1" | "true" | "yes" => Some(1),
-        "0" | "false" | "no" | "" => Some(0),
-        _ => None,
+        "1" | "true" => Ok(true),
+        "0" | "false" => Ok(false),
+        _ => Err(SWITCH_EXPECTED.to_owned()),
+    }
+}
+
+/// A fixtures folder: any path but the empty one, which would write into the working folder (the
+/// `--fixtures` flag refuses it too).
+fn parse_folder(text: &str) -> Result<PathBuf, String> {
+    match text {
+        "" => Err("expected a folder (an empty value would write fixtures into the working folder)".to_owned()),
+        text => Ok(PathBuf::from(text)),
     }
 }
 
@@ -350,15 +363,13 @@ impl Config {
             self.case_timeout_ms = ms;
         }
         self.limits = limits_with_env(self.limits, names)?;
-        let switch = |text: &str| parse_switch(text).ok_or_else(|| "expected 1 or 0 (true or false)".to_owned());
-        if let Some(bless) = env_value("TIMELAW_BLESS", names, switch)? {
-            self.bless = bless == 1;
+        if let Some(bless) = env_value("TIMELAW_BLESS", names, parse_switch)? {
+            self.bless = bless;
         }
-        if let Some(on) = env_value("TIMELAW_CONCURRENCY", names, switch)? {
-            self.concurrency = on == 1;
+        if let Some(on) = env_value("TIMELAW_CONCURRENCY", names, parse_switch)? {
+            self.concurrency = on;
         }
-        let path = |text: &str| Ok::<_, String>(PathBuf::from(text));
-        if let Some(dir) = env_value("TIMELAW_FIXTURES", names, path)? {
+        if let Some(dir) = env_value("TIMELAW_FIXTURES", names, parse_folder)? {
             self.fixtures = Some(dir);
         }
         Ok(self)
@@ -439,6 +450,14 @@ mod tests {
         assert_eq!(parse_collect("3"), Ok(3));
         assert!(parse_collect("0").is_err());
         assert!(parse_seed_text("-1").is_err());
+        for (text, on) in [("1", true), ("0", false), (" TRUE ", true), ("false", false)] {
+            assert_eq!(parse_switch(text), Ok(on), "{text:?}");
+        }
+        for text in ["yes", "no", "", "on", "2"] {
+            assert_eq!(parse_switch(text), Err(SWITCH_EXPECTED.to_owned()), "{text:?}");
+        }
+        assert!(parse_folder("").unwrap_err().contains("working folder"));
+        assert_eq!(parse_folder(" x"), Ok(PathBuf::from(" x")));
     }
 
     #[test]
