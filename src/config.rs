@@ -65,7 +65,8 @@ pub struct Config {
     pub threads: usize,
     /// Violations collected per law (`TIMELAW_MAX_VIOLATIONS`, default 1 = [`StopAt::First`]).
     pub stop_at: StopAt,
-    /// Where fixtures are written; `None` writes none (`TIMELAW_FIXTURES`).
+    /// Where fixtures are written; `None` writes none (`TIMELAW_FIXTURES`; an empty value is an error, as
+    /// it is for `--fixtures`: it would write into the working folder).
     pub fixtures: Option<PathBuf>,
     /// Every `replay_every`-th case is run twice for `deterministic_replay`; 0 never
     /// (`TIMELAW_REPLAY_EVERY`, default 16).
@@ -82,8 +83,8 @@ pub struct Config {
     pub limits: Limits,
     /// Run only this shard of the case indices.
     pub shard: Option<Shard>,
-    /// Replace an existing fixture of the same name instead of keeping it (`--bless`, `TIMELAW_BLESS=1`,
-    /// default off): for fixtures timelaw itself owns. Without it a fixture that exists is never changed.
+    /// Replace an existing fixture of the same name instead of keeping it (`--bless`, `TIMELAW_BLESS=1`;
+    /// the variable reads exactly `1`/`0`/`true`/`false`, like `TIMELAW_CONCURRENCY`; default off): for fixtures timelaw itself owns. Without it a fixture that exists is never changed.
     pub bless: bool,
     /// The per-case watchdog, in milliseconds of wall time (`TIMELAW_CASE_TIMEOUT_MS`, default 2,000; 0
     /// turns it off): a case whose subject makes no World call for that long violates `terminates` with

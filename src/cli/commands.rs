@@ -161,7 +161,7 @@ fn laws(format: ListFormat) -> Result<u8, CliError> {
         ListFormat::Table => crate::listing::laws_table(&catalogue),
         ListFormat::Json => crate::listing::laws_json(&catalogue),
     };
-    out_line(&text)?;
+    out(&format!("{text}\n"))?; // Timelaw's own text, many lines.
     Ok(EXIT_HOLDS)
 }
 
@@ -387,4 +387,17 @@ fn merge_reports(files: &[PathBuf], format: Format) -> Result<u8, CliError> {
     let merged = merge(&reports)?;
     print_report(&merged, format)?;
     Ok(merged.exit_code())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hang_given_to_shrink_is_explained_with_what_shrinks_it() {
+        let CliError::Message(message) = hang_not_shrunk(Path::new("a\nb.json"), 2000) else { panic!() };
+        assert!(message.starts_with("a\\nb.json: the case hangs (no progress for 2000 ms)"), "{message}");
+        assert!(message.contains("`timelaw check` shrinks the hangs it finds"), "{message}");
+        assert!(message.contains("TIMELAW_CASE_TIMEOUT_MS"), "{message}");
+    }
 }
