@@ -601,7 +601,7 @@ fn recovery_touches_only_what_a_run_marked() {
 // Every reader is strict, every float exact, every printed value escaped.
 
 #[test]
-fn every_reader_is_strict_in_upgrade_explain_shrink_and_merge() {
+fn every_reader_is_strict_in_upgrade_explain_shrink_import_and_merge() {
     let dir = temp_dir("strict-readers");
     let path = dir.join("current-but-broken.json");
     let text = read(REFERENCE_FIXTURE).replacen("\"shrunk\"", "\"shrank\": true, \"shrunk\"", 1);
@@ -612,6 +612,11 @@ fn every_reader_is_strict_in_upgrade_explain_shrink_and_merge() {
         assert!(err.contains("unknown field `shrank`"), "{args:?}: {err}");
     }
     assert_eq!(read(path), text, "a file no reader accepts is left as it is");
+    let artifact = dir.join("artifact");
+    std::fs::write(&artifact, from_hex(VIOLATING_ARTIFACT)).unwrap();
+    let import = ["import-crash", artifact.to_str().unwrap(), "--subject", "backon-exponential", "--fixtures"];
+    let (_, err) = run(&[&import[..], &[dir.to_str().unwrap()]].concat(), &[], 2);
+    assert!(err.contains("unknown field `shrank`"), "import-crash reads the fixtures folder strictly: {err}");
     let report = String::from_utf8(timelaw(&["check", "--cases", "50", "--format", "json"], &[]).stdout).unwrap();
     let edits = [
         ("\"seed\":", "\"sede\": 1, \"seed\":", "unknown field `sede`"),
