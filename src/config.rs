@@ -65,7 +65,8 @@ pub struct Config {
     pub threads: usize,
     /// Violations collected per law (`TIMELAW_MAX_VIOLATIONS`, default 1 = [`StopAt::First`]).
     pub stop_at: StopAt,
-    /// Where fixtures are written; `None` writes none (`TIMELAW_FIXTURES`).
+    /// Where fixtures are written; `None` writes none (`TIMELAW_FIXTURES`; an empty value is an error, as
+    /// it is for `--fixtures`: it would write into the working folder).
     pub fixtures: Option<PathBuf>,
     /// Every `replay_every`-th case is run twice for `deterministic_replay`; 0 never
     /// (`TIMELAW_REPLAY_EVERY`, default 16).
@@ -82,8 +83,8 @@ pub struct Config {
     pub limits: Limits,
     /// Run only this shard of the case indices.
     pub shard: Option<Shard>,
-    /// Replace an existing fixture of the same name instead of keeping it (`--bless`, `TIMELAW_BLESS=1`,
-    /// default off): for fixtures timelaw itself owns. Without it a fixture that exists is never changed.
+    /// Replace an existing fixture of the same name instead of keeping it (`--bless`, `TIMELAW_BLESS=1`;
+    /// the variable reads exactly `1`/`0`/`true`/`false`, like `TIMELAW_CONCURRENCY`; default off): for fixtures timelaw itself owns. Without it a fixture that exists is never changed.
     pub bless: bool,
     /// The per-case watchdog, in milliseconds of wall time (`TIMELAW_CASE_TIMEOUT_MS`, default 2,000; 0
     /// turns it off): a case whose subject makes no World call for that long violates `terminates` with
@@ -271,12 +272,25 @@ pub fn parse_seed(text: &str) -> Option<u64> {
     }
 }
 
-/// `1`/`true`/`yes` as 1, `0`/`false`/`no`/empty as 0.
-fn parse_switch(text: &str) -> Option<u64> {
+/// What an on/off variable accepts, for its error message: exactly the values [`parse_switch`] reads.
+const SWITCH_EXPECTED: &str = "expected 1 or 0 (true or false)";
+
+/// `1`/`true` as on, `0`/`false` as off (surrounding spaces and the case of `true`/`false` aside): exactly
+/// the values [`SWITCH_EXPECTED`] lists, so an error never lists less than what is read.
+fn parse_switch(text: &str) -> Result<bool, String> {
     match text.trim().to_ascii_lowercase().as_str() {
-        "1" | "true" | "yes" => Some(1),
-        "0" | "false" | "no" | "" => Some(0),
-        _ => None,
+        "1" | "true" => Ok(true),
+        "0" | "false" => Ok(false),
+        _ => Err(SWITCH_EXPECTED.to_owned()),
+    }
+}
+
+/// A fixtures folder: any path but the empty one, which would write into the working folder (the
+/// `--fixtures` flag refuses it too).
+fn parse_folder(text: &str) -> Result<PathBuf, String> {
+    match text {
+        "" => Err("expected a folder (an empty value would write fixtures into the working folder)".to_owned()),
+        text => Ok(PathBuf::from(text)),
     }
 }
 
@@ -350,15 +364,13 @@ impl Config {
             self.case_timeout_ms = ms;
         }
         self.limits = limits_with_env(self.limits, names)?;
-        let switch = |text: &str| parse_switch(text).ok_or_else(|| "expected 1 or 0 (true or false)".to_owned());
-        if let Some(bless) = env_value("TIMELAW_BLESS", names, switch)? {
-            self.bless = bless == 1;
+        if let Some(bless) = env_value("TIMELAW_BLESS", names, parse_switch)? {
+            self.bless = bless;
         }
-        if let Some(on) = env_value("TIMELAW_CONCURRENCY", names, switch)? {
-            self.concurrency = on == 1;
+        if let Some(on) = env_value("TIMELAW_CONCURRENCY", names, parse_switch)? {
+            self.concurrency = on;
         }
-        let path = |text: &str| Ok::<_, String>(PathBuf::from(text));
-        if let Some(dir) = env_value("TIMELAW_FIXTURES", names, path)? {
+        if let Some(dir) = env_value("TIMELAW_FIXTURES", names, parse_folder)? {
             self.fixtures = Some(dir);
         }
         Ok(self)
@@ -439,6 +451,14 @@ mod tests {
         assert_eq!(parse_collect("3"), Ok(3));
         assert!(parse_collect("0").is_err());
         assert!(parse_seed_text("-1").is_err());
+        for (text, on) in [("1", true), ("0", false), (" TRUE ", true), ("false", false)] {
+            assert_eq!(parse_switch(text), Ok(on), "{text:?}");
+        }
+        for text in ["yes", "no", "", "on", "2"] {
+            assert_eq!(parse_switch(text), Err(SWITCH_EXPECTED.to_owned()), "{text:?}");
+        }
+        assert!(parse_folder("").unwrap_err().contains("working folder"));
+        assert_eq!(parse_folder(" x"), Ok(PathBuf::from(" x")));
     }
 
     #[test]

@@ -187,7 +187,8 @@ pub fn same_class(message: &str, found: &Violation) -> bool {
 /// `known_violation` fixture naming the subject. A missing folder pins none.
 ///
 /// # Errors
-/// An unreadable folder or file, or a file that is not JSON, named by its path.
+/// An unreadable folder or file, or a file that does not read strictly as a fixture (as replay reads it;
+/// the config as any JSON), named by its path.
 pub fn pinned_in(dir: &Path, subject: &str) -> Result<Vec<(String, String)>, FixtureError> {
     if !dir.exists() {
         return Ok(Vec::new());
@@ -195,12 +196,12 @@ pub fn pinned_in(dir: &Path, subject: &str) -> Result<Vec<(String, String)>, Fix
     let mut pinned = Vec::new();
     for path in fixture::list(dir)? {
         let text = fixture::read_text(&path)?;
-        let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| FixtureError::parse(&path, &e))?;
-        if value["status"] != "known_violation" || value["subject"] != subject {
+        let found: fixture::Fixture<serde_json::Value> = fixture::parse(&path, &text)?;
+        if found.status != fixture::Status::KnownViolation || found.subject != subject {
             continue;
         }
-        let message = value["verdict"]["violated"]["message"].as_str().unwrap_or_default();
-        pinned.push((value["law"].as_str().unwrap_or_default().to_owned(), message.to_owned()));
+        let message = found.verdict.violation().map(|violation| violation.message.to_string()).unwrap_or_default();
+        pinned.push((found.law, message));
     }
     Ok(pinned)
 }

@@ -39,7 +39,11 @@ impl ReplayResult {
     /// The warning line for a case outside the domain, naming `path`; `None` when it belongs.
     pub fn outside_warning(&self, path: &Path) -> Option<String> {
         (!self.outside.is_empty()).then(|| {
-            format!("warning: {}: the case lies outside the domain: {}", path.display(), self.outside.join("; "))
+            format!(
+                "warning: {}: the case lies outside the domain: {}",
+                crate::fixture::shown(path),
+                self.outside.join("; ")
+            )
         })
     }
 }

@@ -39,8 +39,11 @@ pub fn replay_file(
     subject.replay(laws, path, &text, config)
 }
 
+/// The trial's name, from the file's name made [`fixture::printable`] (libtest prints it on a line of its
+/// own: a newline in a file name must not fake a result line).
 fn trial_name(path: &Path) -> String {
-    let stem = path.file_stem().map(|stem| stem.to_string_lossy().into_owned()).unwrap_or_default();
+    let stem =
+        path.file_stem().map(|stem| fixture::printable(&stem.to_string_lossy()).into_owned()).unwrap_or_default();
     let mut parts = stem.splitn(3, "--");
     match (parts.next(), parts.next(), parts.next()) {
         (Some(law), Some(subject), Some(hash)) => format!("{subject}::{law}::{hash}"),
@@ -57,7 +60,7 @@ pub fn trials(registry: &'static Registry, laws: &'static Catalogue, roots: &[im
         match fixture::list(&root) {
             Ok(files) => trials.extend(files.into_iter().map(|path| trial(registry, laws, path))),
             Err(error) => {
-                let name = format!("fixtures::{}", root.display());
+                let name = format!("fixtures::{}", fixture::shown(&root));
                 trials.push(Trial::test(name, move || Err(Failed::from(error.to_string()))));
             }
         }
@@ -80,10 +83,10 @@ fn trial(registry: &'static Registry, laws: &'static Catalogue, path: PathBuf) -
             return Ok(());
         }
         if result.outcome.is_warning() {
-            eprintln!("{}: law `{}`: {}", path.display(), result.law, result.explanation);
+            eprintln!("{}: law `{}`: {}", fixture::shown(&path), result.law, result.explanation);
             return Ok(());
         }
-        Err(Failed::from(format!("{}: law `{}`: {}", path.display(), result.law, result.explanation)))
+        Err(Failed::from(format!("{}: law `{}`: {}", fixture::shown(&path), result.law, result.explanation)))
     })
     .with_ignored_flag(flaky)
 }
@@ -110,4 +113,15 @@ pub fn main_with(registry: Registry, laws: Catalogue, roots: &[&str]) -> ! {
     let registry: &'static Registry = Box::leak(Box::new(registry));
     let laws: &'static Catalogue = Box::leak(Box::new(laws));
     libtest_mimic::run(&args, trials(registry, laws, roots)).exit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trial_names_escape_what_would_start_a_line() {
+        assert_eq!(trial_name(Path::new("d/l--s--0f.json")), "s::l::0f");
+        assert_eq!(trial_name(Path::new("d/x\ntest y ... ok\u{1b}[2J.json")), "fixture::x\\ntest y ... ok\\u{1b}[2J");
+    }
 }

@@ -10,7 +10,12 @@ const REFERENCE_FIXTURE: &str = "tests/fixtures/reference/fatal_not_retried--ref
 const BACKON_FIXTURE: &str = "tests/fixtures/adapters/delay_within_cap--backon-exponential--d33bc17ec2cef0a6.json";
 
 fn command() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_timelaw"));
+    command_of(env!("CARGO_BIN_EXE_timelaw"))
+}
+
+/// `program` with no `TIMELAW_*` variable of the test's environment and no colour.
+fn command_of(program: &str) -> Command {
+    let mut command = Command::new(program);
     command.env("NO_COLOR", "1");
     for (name, _) in std::env::vars_os() {
         if name.to_string_lossy().starts_with("TIMELAW_") {
@@ -33,6 +38,18 @@ fn run(args: &[&str], env: &[(&str, &str)], code: i32) -> (String, String) {
     assert_eq!(output.status.code(), Some(code), "{args:?}\nstdout:\n{out}\nstderr:\n{err}");
     assert!(!err.contains("panicked"), "{args:?}: {err}");
     (out, err)
+}
+
+/// A test that needs `capability` (like `unshare` or `mount`), which this machine lacks (`why`): fails,
+/// unless `TIMELAW_ALLOW_SKIP` (a comma-separated list of capabilities tests may go without) lists it;
+/// then the skip is printed.
+#[track_caller]
+fn lacking(capability: &str, why: &str) {
+    let allowed = std::env::var("TIMELAW_ALLOW_SKIP").unwrap_or_default();
+    if allowed.split(',').any(|listed| listed.trim() == capability) {
+        return println!("skipped: {why} (TIMELAW_ALLOW_SKIP={allowed})");
+    }
+    panic!("this test needs {capability}: {why}; TIMELAW_ALLOW_SKIP={capability} lets it skip");
 }
 
 /// A fresh folder, distinct for every call (tests run in parallel).
@@ -72,7 +89,7 @@ fn field_line(text: &str, needle: &str) -> usize {
 }
 
 #[test]
-fn unknown_fields_anywhere_are_errors_with_place_and_name() {
+fn every_reader_is_strict_on_unknown_fields_anywhere() {
     let r = REFERENCE_FIXTURE;
     let typo = |from: &'static str, to: &'static str| move |text: &str| text.replacen(from, to, 1);
     let line = field_line(&read(r), "\"cancel_after\"");
@@ -93,7 +110,7 @@ fn unknown_fields_anywhere_are_errors_with_place_and_name() {
 }
 
 #[test]
-fn versions_bom_nan_and_wrong_configs_are_named() {
+fn every_reader_is_strict_on_versions_bom_nan_and_configs() {
     let r = REFERENCE_FIXTURE;
     let version = |v: &'static str| move |text: &str| text.replacen("\"version\": 2,", v, 1);
     check_reading(r, version("\"version\": 0,"), 2, &["fixture format version 0 does not exist"]);
@@ -178,7 +195,7 @@ fn check_args<'a>(dir: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
 }
 
 #[test]
-fn check_leaves_checked_in_known_violations_byte_identical() {
+fn existing_fixtures_are_kept_by_check() {
     let fx = temp_dir("known").join("fx");
     copy_dir("tests/fixtures/adapters", &fx);
     let before = snapshot(&fx);
@@ -191,7 +208,7 @@ fn check_leaves_checked_in_known_violations_byte_identical() {
 }
 
 #[test]
-fn a_curated_fixture_at_a_raw_counterexamples_name_survives_the_next_check() {
+fn existing_fixtures_are_kept_when_curated_at_a_raw_name() {
     let dir = temp_dir("curated");
     run(&check_args(&dir, &[]), &[("TIMELAW_SHRINK_EVALS", "0")], 1);
     let files = json_files(&dir);
@@ -208,7 +225,7 @@ fn a_curated_fixture_at_a_raw_counterexamples_name_survives_the_next_check() {
 }
 
 #[test]
-fn a_different_fixture_under_the_same_name_moves_the_finding_to_a_new_name() {
+fn a_taken_name_moves_the_finding_on() {
     let dir = temp_dir("collision");
     let name = Path::new(BACKON_FIXTURE).file_name().unwrap();
     let edited = read(BACKON_FIXTURE).replacen("\"seed\": 0", "\"seed\": 7", 1);
@@ -225,7 +242,7 @@ fn a_different_fixture_under_the_same_name_moves_the_finding_to_a_new_name() {
 }
 
 #[test]
-fn shrink_never_overwrites_another_fixture() {
+fn existing_fixtures_are_kept_by_shrink() {
     let (raw_dir, probe_dir) = (temp_dir("shrink-raw"), temp_dir("shrink-probe"));
     run(&check_args(&raw_dir, &["--law", "delay_within_cap"]), &[("TIMELAW_SHRINK_EVALS", "0")], 1);
     let raw = json_files(&raw_dir).remove(0);
@@ -275,7 +292,7 @@ fn from_hex(text: &str) -> Vec<u8> {
 }
 
 #[test]
-fn a_fixtures_folder_that_cannot_be_created_is_an_error_naming_it() {
+fn write_errors_are_loud_when_the_folder_cannot_be_created() {
     // Tests may run as root, whom file modes do not stop: a path under a regular file fails for everyone.
     let dir = temp_dir("under-file");
     let file = dir.join("a-file");
@@ -335,12 +352,12 @@ impl Drop for Mount {
 }
 
 #[test]
-fn a_read_only_fixtures_folder_is_an_error_naming_it() {
+fn write_errors_are_loud_on_a_read_only_folder() {
     let dir = temp_dir("read-only");
     let mount = Mount::new(&dir, &["-t", "tmpfs", "-o", "ro,size=64k", "tmpfs"]);
     let _mount = match mount {
         Ok(mount) => mount,
-        Err(why) => return println!("skipped: cannot mount a read-only tmpfs here ({why})"),
+        Err(why) => return lacking("mount", &format!("cannot mount a read-only tmpfs here ({why})")),
     };
     let (out, err) = run(&check_args(&dir, &[]), &[], 2);
     assert_loud(&err, &dir, "Read-only file system");
@@ -348,12 +365,12 @@ fn a_read_only_fixtures_folder_is_an_error_naming_it() {
 }
 
 #[test]
-fn a_full_disk_is_an_error_naming_the_file_and_leaves_no_temporary_file() {
+fn write_errors_are_loud_on_a_full_disk_and_leave_no_temporary_file() {
     let dir = temp_dir("full");
     let mount = Mount::new(&dir, &["-t", "tmpfs", "-o", "size=8k", "tmpfs"]);
     let _mount = match mount {
         Ok(mount) => mount,
-        Err(why) => return println!("skipped: cannot mount a small tmpfs here ({why})"),
+        Err(why) => return lacking("mount", &format!("cannot mount a small tmpfs here ({why})")),
     };
     let (out, err) = run(&check_args(&dir, &["--collect", "40"]), &[], 2);
     assert_loud(&err, &dir, "No space left on device");
@@ -419,7 +436,7 @@ fn kill_at(dir: &Path, cases: &str, files: usize, polls: u64) {
 }
 
 #[test]
-fn a_kill_at_any_moment_loses_no_counterexample_already_found() {
+fn raw_counterexamples_are_on_disk_at_once_so_a_kill_loses_none() {
     let dir = temp_dir("kill");
     let mut state = 0x6b11_100b_5eed_0011_u64;
     let mut found = std::collections::BTreeSet::new();
@@ -459,7 +476,7 @@ fn a_kill_at_any_moment_loses_no_counterexample_already_found() {
 }
 
 #[test]
-fn import_crash_never_overwrites_a_fixture() {
+fn existing_fixtures_are_kept_by_import_crash() {
     let dir = temp_dir("import");
     let artifact = dir.join("artifact");
     std::fs::write(&artifact, from_hex(VIOLATING_ARTIFACT)).unwrap();
@@ -489,4 +506,301 @@ fn import_crash_never_overwrites_a_fixture() {
         assert!(!before.contains_key(&written), "a new law's fixture gets a new file: {}", written.display());
     }
     panic!("the imports never reported the finding as already pinned");
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Recovery: what killed runs left, and only that.
+
+/// Kills the process that `unshare` runs as PID 1 of its namespaces (its only child), and waits until
+/// `unshare` has reaped it: the run is dead, its lock released.
+fn kill_pid_1(unshare: &mut std::process::Child) {
+    let pid = unshare.id();
+    let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+    for child in children.split_whitespace() {
+        let _ = Command::new("kill").args(["-9", child]).status();
+    }
+    unshare.wait().unwrap();
+}
+
+/// `unshare` runs a process as PID 1 of a new PID namespace here, or the reason why not.
+fn unshare_works() -> Result<(), String> {
+    let output = Command::new("unshare").args(["-pf", "--mount-proc", "true"]).output();
+    match output {
+        Ok(output) if output.status.success() => Ok(()),
+        Ok(output) => Err(String::from_utf8_lossy(&output.stderr).trim().to_owned()),
+        Err(error) => Err(format!("no unshare: {error}")),
+    }
+}
+
+#[test]
+fn killed_runs_are_recovered_even_as_pid_1_of_a_container() {
+    if let Err(why) = unshare_works() {
+        return lacking("unshare", &format!("`unshare -pf --mount-proc` fails here ({why})"));
+    }
+    let dir = temp_dir("container");
+    let in_container = |args: &[&str]| {
+        let mut command = command_of("unshare");
+        command.args(["-pf", "--mount-proc", env!("CARGO_BIN_EXE_timelaw")]).args(args);
+        command.args(["--subject", "backon-exponential", "--fixtures", dir.to_str().unwrap()]);
+        command
+    };
+    let mut first = in_container(&["check", "--collect", "8", "--cases", "30000"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    while pending_files(&dir).is_empty() && first.try_wait().unwrap().is_none() {
+        std::thread::yield_now();
+    }
+    kill_pid_1(&mut first);
+    let found: Vec<String> = pending_files(&dir).iter().map(|file| identity(file)).collect();
+    assert!(!found.is_empty(), "the run ended before it saved a counterexample");
+    let output = in_container(&["check", "--cases", "500"]).output().unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{err}");
+    assert!(err.contains("recovered a killed run's"), "{err}");
+    assert!(!dir.join(".timelaw").exists(), "the killed run's folder is recovered whole:\n{err}");
+    let pinned: std::collections::BTreeSet<String> = json_files(&dir).iter().map(|file| identity(file)).collect();
+    let lost: Vec<&String> = found.iter().filter(|found| !pinned.contains(*found)).collect();
+    assert!(lost.is_empty(), "a run killed as PID 1 lost counterexamples: {lost:?}");
+}
+
+#[test]
+fn recovery_touches_only_what_a_run_marked() {
+    let dir = temp_dir("marked");
+    let name = Path::new(BACKON_FIXTURE).file_name().unwrap().to_str().unwrap();
+    let dead = dir.join(".timelaw/pending/run-00000000000000ab");
+    let unmarked = dir.join(".timelaw/pending/4294967295-0");
+    std::fs::create_dir_all(dead.join("a-subfolder")).unwrap();
+    std::fs::create_dir_all(&unmarked).unwrap();
+    std::fs::write(dead.join("lock"), "timelaw run 00000000000000ab\n").unwrap();
+    let strays = [(".DS_Store", ""), ("empty.json", ""), ("broken.json", "{ half"), ("notes.txt", "mine")];
+    for (stray, text) in strays {
+        std::fs::write(dead.join(stray), text).unwrap();
+    }
+    std::fs::write(unmarked.join(name), read(BACKON_FIXTURE)).unwrap();
+    std::fs::write(dir.join(".notes.json.4294967295-0.tmp"), "a user's notes").unwrap();
+    std::fs::write(unmarked.join(".x.json.4294967295-1.tmp"), "a user's notes").unwrap();
+    let before = snapshot(&dir);
+    std::fs::write(dead.join(name), read(BACKON_FIXTURE)).unwrap();
+    let (_, err) = run(&check_args(&dir, &["--law", "delay_within_cap"]), &[], 1);
+    assert_kept(&before, &dir);
+    assert_eq!(read(dir.join(name)), read(BACKON_FIXTURE), "the dead run's raw counterexample is promoted");
+    assert!(err.contains(&format!("recovered a killed run's unshrunk counterexample as {}", dir.join(name).display())));
+    for left in [".DS_Store", "a-subfolder", "empty.json", "broken.json", "notes.txt"] {
+        assert!(err.contains(&format!("left alone {}:", dead.join(left).display())), "{left}:\n{err}");
+    }
+    assert!(err.contains(&format!("left alone {}: not a timelaw run's folder", unmarked.display())), "{err}");
+    assert_eq!(json_files(&dir), vec![dir.join(name)], "nothing unreadable is promoted");
+    run(&check_args(&dir, &["--law", "delay_within_cap"]), &[], 1);
+    let (out, _) = run(&["replay", dir.to_str().unwrap()], &[], 0);
+    assert!(out.contains("1 passed, 0 failed, 0 errors"), "{out}");
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Every reader is strict, every float exact, every printed value escaped.
+
+#[test]
+fn every_reader_is_strict_in_upgrade_explain_shrink_import_and_merge() {
+    let dir = temp_dir("strict-readers");
+    let path = dir.join("current-but-broken.json");
+    let text = read(REFERENCE_FIXTURE).replacen("\"shrunk\"", "\"shrank\": true, \"shrunk\"", 1);
+    std::fs::write(&path, &text).unwrap();
+    let path = path.to_str().unwrap();
+    for args in [&["replay", path][..], &["fixtures", "upgrade", path], &["explain", path], &["shrink", path]] {
+        let (_, err) = run(args, &[], 2);
+        assert!(err.contains("unknown field `shrank`"), "{args:?}: {err}");
+    }
+    assert_eq!(read(path), text, "a file no reader accepts is left as it is");
+    let artifact = dir.join("artifact");
+    std::fs::write(&artifact, from_hex(VIOLATING_ARTIFACT)).unwrap();
+    let import = ["import-crash", artifact.to_str().unwrap(), "--subject", "backon-exponential", "--fixtures"];
+    let (_, err) = run(&[&import[..], &[dir.to_str().unwrap()]].concat(), &[], 2);
+    assert!(err.contains("unknown field `shrank`"), "import-crash reads the fixtures folder strictly: {err}");
+    let report = String::from_utf8(timelaw(&["check", "--cases", "50", "--format", "json"], &[]).stdout).unwrap();
+    let edits = [
+        ("\"seed\":", "\"sede\": 1, \"seed\":", "unknown field `sede`"),
+        ("\"cases\": 50,", "\"cases\": 49,", "cases is 49 but case_range [0, 50) holds 50"),
+    ];
+    for (from, to, expected) in edits {
+        let file = dir.join("report.json");
+        std::fs::write(&file, report.replacen(from, to, 1)).unwrap();
+        let (_, err) = run(&["report", "merge", file.to_str().unwrap()], &[], 2);
+        assert!(err.contains(expected), "{err}");
+    }
+}
+
+/// A fixture whose config is one float, written as timelaw writes fixtures.
+fn float_fixture<C: serde::Serialize>(config: C) -> String {
+    let fixture = timelaw::fixture::Fixture {
+        about: timelaw::fixture::ABOUT.to_owned(),
+        format: timelaw::fixture::FORMAT.to_owned(),
+        version: 2,
+        law: "delay_within_cap".to_owned(),
+        subject: "floats".to_owned(),
+        status: timelaw::fixture::Status::Regression,
+        note: None,
+        case: timelaw::core::Case::new(config, timelaw::core::Schedule::default(), 0),
+        verdict: timelaw::laws::Verdict::Holds,
+        provenance: timelaw::fixture::Provenance {
+            source: timelaw::fixture::Source::Hand,
+            run_seed: None,
+            case_index: None,
+            shrunk: true,
+            shrink_evaluations: 0,
+            timelaw_version: "0.1.0".to_owned(),
+        },
+        trace: Vec::new(),
+    };
+    serde_json::to_string_pretty(&fixture).unwrap()
+}
+
+/// Floats from the test's seeded source: random bit patterns (every exponent), random subnormals and
+/// the extremes. JSON has no NaN or infinity (no reader accepts them: `every_reader_is_strict_on_...`),
+/// so only finite values are stored.
+fn floats() -> Vec<f64> {
+    let mut state = 0xf10a_7000_5eed_0001_u64;
+    let mut floats = vec![f64::MAX, f64::MIN, f64::MIN_POSITIVE, f64::EPSILON, -0.0, 0.0, 1e23];
+    floats.extend([f64::from_bits(1), f64::from_bits(0x000f_ffff_ffff_ffff), 3.4028234663852886e38]);
+    for _ in 0..1000 {
+        let bits = next(&mut state);
+        floats.extend([f64::from_bits(bits), f64::from_bits(bits & 0x800f_ffff_ffff_ffff)]);
+    }
+    floats.retain(|float| float.is_finite());
+    floats
+}
+
+#[test]
+fn floats_round_trip_exactly() {
+    use timelaw::fixture::{parse, Fixture};
+    let path = Path::new("floats.json");
+    let report_of = |float: f64| {
+        let mut report = timelaw::reports::Report::new("floats", 1);
+        let mut row = timelaw::reports::LawRow::new("l", "L", timelaw::laws::LawKind::Safety);
+        (row.counts.cases, row.counts.violated) = (1, 1);
+        let violation = timelaw::laws::Violation { event: None, message: "m".into() };
+        let case = serde_json::json!({ "config": float, "schedule": { "calls": [] }, "seed": 0 });
+        row.violation = Some(timelaw::reports::ViolationSummary::new(0, &violation, case, 0, 1));
+        report.laws.push(row);
+        (report.cases, report.case_range) = (1, Some((0, 1)));
+        report
+    };
+    for float in floats() {
+        let text = float_fixture(timelaw::F64(float));
+        let read: Fixture<timelaw::F64> = parse(path, &text).unwrap();
+        assert_eq!(
+            read.case.config.0.to_bits(),
+            float.to_bits(),
+            "fixture: {float:e} read as {:e}",
+            read.case.config.0
+        );
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let read: Fixture<timelaw::F64> = serde_json::from_value(value).unwrap();
+        assert_eq!(read.case.config.0.to_bits(), float.to_bits(), "through a JSON value (migration's way)");
+        // An f32 from the low half of the bits (every exponent and subnormals too).
+        let single = f32::from_bits(float.to_bits() as u32);
+        if single.is_finite() {
+            let read: Fixture<timelaw::F32> = parse(path, &float_fixture(timelaw::F32(single))).unwrap();
+            assert_eq!(read.case.config.0.to_bits(), single.to_bits(), "f32 {single:e}");
+        }
+        let json = timelaw::reports::render_json(&report_of(float));
+        let merged = timelaw::reports::merge(&[timelaw::reports::parse_json(&json).unwrap()]).unwrap();
+        assert_eq!(timelaw::reports::render_json(&merged), json, "report {float:e}");
+    }
+}
+
+#[test]
+fn printed_values_are_escaped_in_replay_output() {
+    let dir = temp_dir("escaped");
+    let name = "evil\nok      fake.json  (the law holds)\u{1b}[2J.json";
+    std::fs::write(dir.join(name), read(REFERENCE_FIXTURE)).unwrap();
+    let (out, err) = run(&["replay", dir.to_str().unwrap()], &[], 0);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "one line per fixture and the summary:\n{out}");
+    assert!(lines[0].starts_with("ok      ") && lines[0].contains("evil\\nok      fake.json"), "{out}");
+    assert!(lines[0].contains("\\u{1b}[2J.json"), "{out}");
+    assert!(!out.contains('\u{1b}') && !err.contains('\u{1b}'), "{out}{err}");
+    std::fs::write(dir.join(name), "{ \"broken\n").unwrap();
+    let (_, err) = run(&["replay", dir.to_str().unwrap()], &[], 2);
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The rules are one page, and each is tested under its name.
+
+#[test]
+fn every_rule_has_a_test_of_its_name() {
+    let rules = include_str!("../docs/fixture-store.md");
+    let tests = [include_str!("cli_reliability.rs"), include_str!("cli_upgrade.rs")].concat();
+    let names: Vec<&str> = rules
+        .lines()
+        .filter_map(|line| line.split_once(". `").filter(|(number, _)| number.parse::<u32>().is_ok()))
+        .filter_map(|(_, rest)| rest.split_once('`').map(|(name, _)| name))
+        .collect();
+    assert!(names.len() >= 8, "the rules are numbered lines `N. `name`: ...`: {names:?}");
+    for name in names {
+        assert!(tests.contains(&format!("fn {name}")), "no test is named after rule `{name}`");
+    }
+    assert!(rules.lines().count() <= 60, "the rules stay one page long");
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Clear errors for odd environments.
+
+#[test]
+fn a_full_stderr_never_panics() {
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let output = command().args(["check", "--subject", "nope"]).stderr(full).output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "{:?}", String::from_utf8_lossy(&output.stdout));
+}
+
+#[test]
+fn an_empty_fixtures_variable_is_refused_like_the_flag() {
+    let dir = temp_dir("empty-variable");
+    let output = command()
+        .args(BACKON)
+        .args(["--law", "delay_within_cap"])
+        .env("TIMELAW_FIXTURES", "")
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains("TIMELAW_FIXTURES") && err.contains("working folder"), "{err}");
+    assert!(snapshot(&dir).is_empty() && !dir.join(".timelaw").exists(), "nothing written in the working folder");
+}
+
+#[test]
+fn switches_accept_exactly_the_values_their_error_lists() {
+    let dir = temp_dir("switches");
+    let fixtures = dir.join("fx");
+    for value in ["yes", "no", "", "on"] {
+        let (_, err) = run(&check_args(&fixtures, &[]), &[("TIMELAW_BLESS", value)], 2);
+        assert!(err.contains("TIMELAW_BLESS: expected 1 or 0 (true or false)"), "{value:?}: {err}");
+    }
+    run(&check_args(&fixtures, &["--law", "delay_within_cap"]), &[("TIMELAW_BLESS", "true")], 1);
+    let (_, err) = run(&["check", "--cases", "10"], &[("TIMELAW_CONCURRENCY", "yes")], 2);
+    assert!(err.contains("TIMELAW_CONCURRENCY: expected 1 or 0 (true or false)"), "{err}");
+}
+
+#[test]
+fn a_stray_child_variable_is_an_error_that_names_it() {
+    let (_, err) = run(&["check", "--cases", "10"], &[("TIMELAW_CHILD_CASE", "1")], 2);
+    assert!(err.contains("TIMELAW_CHILD_CASE is set (to \"1\")") && err.contains("unset it"), "{err}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_dangling_symlink_fixtures_folder_says_what_is_wrong() {
+    let dir = temp_dir("dangling");
+    let link = dir.join("fixtures");
+    std::os::unix::fs::symlink(dir.join("nowhere"), &link).unwrap();
+    let relative = [Path::new("fixtures"), Path::new("fixtures/sub")];
+    for path in [link.clone(), link.join("sub")].iter().map(PathBuf::as_path).chain(relative) {
+        let output = command().args(check_args(path, &[])).current_dir(&dir).output().unwrap();
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{err}");
+        assert!(err.contains("is a symbolic link to") && err.contains("which does not exist"), "{err}");
+        assert!(!err.contains("File exists"), "{err}");
+    }
 }

@@ -55,7 +55,7 @@ fn check(output: &Output, code: i32, stdout_lines: &[String], stderr_has: &[&str
 }
 
 #[test]
-fn upgrade_rewrites_version_1_files_into_their_twins_and_then_leaves_them() {
+fn upgrade_rewrites_files_in_place_into_their_twins_and_then_leaves_them() {
     let dir = folder_of_v1_copies("good");
     let mut expect: Vec<String> = V1_COPIES.iter().map(|f| format!("upgraded {}", dir.join(f).display())).collect();
     expect.sort();
@@ -83,6 +83,12 @@ fn files_it_cannot_read_are_named_and_left_as_they_are() {
         ("b-unknown-subject.json", base.replace("\"exponential-backoff\"", "\"nobody\""), "unknown subject \"nobody\""),
         ("c-bad-duration.json", base.replace("\"min\": 1756000000", "\"min\": \"1.7 s\""), "`1.7 s` is not a"),
         ("d-newer.json", base.replace("\"version\": 1,", "\"version\": 7,"), "fixture format version 7 is newer"),
+        (
+            "e-current-but-unknown-field.json",
+            read(Path::new(TWINS).join(V1_COPIES[0])).replace("\"shrunk\"", "\"shrank\": true, \"shrunk\""),
+            "unknown field `shrank`",
+        ),
+        ("f-unknown-law.json", base.replace("\"law\": \"never_panics\"", "\"law\": \"no_such_law\""), "unknown law"),
     ];
     for (name, text, _) in &broken {
         std::fs::write(dir.join(name), text).unwrap();
@@ -91,7 +97,7 @@ fn files_it_cannot_read_are_named_and_left_as_they_are() {
     let mut expect: Vec<String> = V1_COPIES.iter().map(|f| format!("upgraded {}", dir.join(f).display())).collect();
     expect.sort();
     expect.push(
-        "3 upgraded to version 2, 0 already current (version 2, or 3 with overlapping calls), 4 errors, 7 fixtures"
+        "3 upgraded to version 2, 0 already current (version 2, or 3 with overlapping calls), 6 errors, 9 fixtures"
             .to_owned(),
     );
     let named: Vec<&str> = broken.iter().map(|(_, _, error)| *error).collect();
@@ -109,5 +115,29 @@ fn a_folder_without_fixtures_is_an_error() {
     let output = upgrade(&[&dir]);
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("no fixture files (*.json) under it"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[cfg(unix)]
+#[test]
+fn upgrade_rewrites_files_in_place_keeping_modes_links_and_each_file_once() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = folder_of_v1_copies("modes");
+    let [private, read_only, linked] = V1_COPIES.map(|file| dir.join(file));
+    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o600)).unwrap();
+    std::fs::set_permissions(&read_only, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let elsewhere = temp_dir("modes-elsewhere").join("the-same-file.json");
+    std::fs::hard_link(&linked, &elsewhere).unwrap();
+    let mut expect: Vec<String> = V1_COPIES.iter().map(|f| format!("upgraded {}", dir.join(f).display())).collect();
+    expect.sort();
+    expect.push(
+        "3 upgraded to version 2, 0 already current (version 2, or 3 with overlapping calls), 0 errors, 3 fixtures"
+            .to_owned(),
+    );
+    check(&upgrade(&[&dir, &private, &dir.join(".").join(V1_COPIES[0])]), 0, &expect, &[]);
+    let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!((mode(&private), mode(&read_only)), (0o600, 0o444), "modes are kept");
+    assert_eq!(std::fs::metadata(&linked).unwrap().ino(), std::fs::metadata(&elsewhere).unwrap().ino());
+    assert_eq!(read(&elsewhere), read(Path::new(TWINS).join(V1_COPIES[2])), "every name of the file is upgraded");
     let _ = std::fs::remove_dir_all(&dir);
 }

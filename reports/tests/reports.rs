@@ -140,7 +140,11 @@ fn merge_errors_say_what_is_wrong() {
         ),
         (
             edit(two(), 1, |r| r.swarm.pop().map(drop).unwrap()),
-            r#"report 1: swarm is ["jitter: on"], but report 0 has ["jitter: on", "circuit: off"]"#,
+            "report 1: swarm option `circuit` is absent, but report 0 has off",
+        ),
+        (
+            edit(two(), 1, |r| r.swarm[0] = "jitter: on in 12% of batches".into()),
+            "report 1: swarm option `jitter` is on in 12% of batches, but report 0 has on",
         ),
         (
             edit(two(), 1, |r| r.timelaw_version = "9.9.9".into()),
@@ -180,11 +184,11 @@ fn merge_errors_say_what_is_wrong() {
             "report 0 has no `shard`: it is a whole run, and only the shards of one run can be merged",
         ),
         (
-            edit(two(), 1, |r| r.case_range = Some((60, 100))),
+            vec![two()[0].clone(), run((60, 100), Some(Shard { index: 2, count: 2 }))],
             "case ranges: no report ran cases [50, 60) (between reports 0 and 1)",
         ),
         (
-            edit(two(), 1, |r| r.case_range = Some((40, 100))),
+            vec![two()[0].clone(), run((40, 100), Some(Shard { index: 2, count: 2 }))],
             "case ranges: reports 0 and 1 overlap: both ran cases [40, 50)",
         ),
         (
@@ -194,6 +198,11 @@ fn merge_errors_say_what_is_wrong() {
         (
             edit(two(), 1, |r| r.laws[0].counts.cases += 1),
             "report 1: laws[0].counts: cases is 51 but the verdicts add up to 50",
+        ),
+        (edit(two(), 1, |r| r.cases = 49), "report 1: cases: cases is 49 but case_range [50, 100) holds 50"),
+        (
+            edit(two(), 1, |r| r.laws[0].violation.as_mut().unwrap().case_index = 7),
+            "report 1: laws[0].violation.case_index: case 7 is outside the report's case_range [50, 100)",
         ),
     ];
     for (reports, expected) in cases {

@@ -8,9 +8,9 @@ use timelaw_reports::{merge, parse_json, render_json, render_junit, render_table
 
 use super::args::{CheckArgs, Command, ContractArgs, FixturesCommand, Format, ListFormat, ReportCommand, CLI_CASES};
 use super::bar::{color_terminal, Bar};
-use super::{CliError, EXIT_ERROR, EXIT_HOLDS, EXIT_VIOLATED};
+use super::{err_line, CliError, EXIT_ERROR, EXIT_HOLDS, EXIT_VIOLATED};
 use crate::config::{Config, StopAt, ENV_ALL, ENV_REPLAY, ENV_SHRINK};
-use crate::fixture::{self, Placed};
+use crate::fixture::{self, printable, Placed};
 use crate::registry::Registry;
 use crate::replay::replay_file;
 use crate::runner::StoreNotes;
@@ -30,9 +30,10 @@ fn out(text: &str) -> Result<(), CliError> {
     })
 }
 
-/// [`out`] of `text` and a newline.
+/// [`out`] of `text` and a newline; `text` is one line, every value in it made [`printable`], so no
+/// value from outside (a file name, a message from a file) can start a line of its own.
 fn out_line(text: &str) -> Result<(), CliError> {
-    out(&format!("{text}\n"))
+    out(&format!("{}\n", printable(text)))
 }
 
 pub(super) fn dispatch(registry: &Registry, command: Command) -> Result<u8, CliError> {
@@ -54,7 +55,7 @@ pub(super) fn dispatch(registry: &Registry, command: Command) -> Result<u8, CliE
 
 fn print_report(report: &Report, format: Format) -> Result<(), CliError> {
     let mut text = match format {
-        Format::Table => render_table(report, color()),
+        Format::Table => render_table(&printable_report(report), color()),
         Format::Json => render_json(report),
         Format::Junit => render_junit(report),
     };
@@ -62,6 +63,21 @@ fn print_report(report: &Report, format: Format) -> Result<(), CliError> {
         text.push('\n');
     }
     out(&text)
+}
+
+/// `report` with every text that may come from outside (paths, names, messages) made [`printable`], for
+/// the table (JSON and JUnit escape by their own rules).
+fn printable_report(report: &Report) -> Report {
+    let shown = |text: &mut String| *text = printable(text).into_owned();
+    let mut report = report.clone();
+    shown(&mut report.subject);
+    report.swarm.iter_mut().for_each(shown);
+    for row in &mut report.laws {
+        row.fixture.iter_mut().for_each(shown);
+        row.violation.iter_mut().for_each(|violation| shown(&mut violation.message));
+        row.first_inconclusive.iter_mut().for_each(|first| shown(&mut first.reason));
+    }
+    report
 }
 
 fn check(registry: &Registry, args: CheckArgs) -> Result<u8, CliError> {
@@ -81,10 +97,32 @@ fn check(registry: &Registry, args: CheckArgs) -> Result<u8, CliError> {
     };
     let format = args.format;
     let config = check_config(args)?;
+    refuse_foreign_child_request()?;
     let (report, store) = subject.check(&laws, &config, &Bar::for_stderr());
     report_store(&store)?;
     print_report(&report, format)?;
     Ok(report.exit_code())
+}
+
+/// `TIMELAW_CHILD_CASE` is timelaw's own: it makes a run the child process that evaluates one candidate
+/// of a hang being shrunk, and such a run ends at once with a code for its parent only. Set by hand (or
+/// left over in a shell), it would end `check` without a word; unless it names a request a parent wrote,
+/// it is an error that says so.
+fn refuse_foreign_child_request() -> Result<(), CliError> {
+    let Some(value) = std::env::var_os(crate::runner::ENV_CHILD) else { return Ok(()) };
+    let path = std::path::Path::new(&value);
+    let request = std::fs::read_to_string(path).ok().and_then(|text| serde_json::from_str(&text).ok());
+    let is_request =
+        |value: &serde_json::Value| ["subject", "case", "replay"].iter().all(|key| value.get(key).is_some());
+    if request.as_ref().is_some_and(is_request) {
+        return Ok(());
+    }
+    Err(CliError::Message(format!(
+        "{} is set (to {:?}) but names no request timelaw wrote: it is timelaw's own variable for the child \
+         processes that shrink a hang; unset it",
+        crate::runner::ENV_CHILD,
+        value.to_string_lossy()
+    )))
 }
 
 /// The run's options: each flag given, else its `TIMELAW_*` variable, else the default; a variable whose
@@ -123,7 +161,7 @@ fn laws(format: ListFormat) -> Result<u8, CliError> {
         ListFormat::Table => crate::listing::laws_table(&catalogue),
         ListFormat::Json => crate::listing::laws_json(&catalogue),
     };
-    out_line(&text)?;
+    out(&format!("{text}\n"))?; // Timelaw's own text, many lines.
     Ok(EXIT_HOLDS)
 }
 
@@ -143,17 +181,30 @@ fn contract(registry: &Registry, args: &ContractArgs) -> Result<u8, CliError> {
     Ok(EXIT_HOLDS)
 }
 
-/// The fixture files under `paths`; a path with none is an error.
+/// The fixture files under `paths`, each real file once (a file given twice, or under two names, hard
+/// links included, is read and counted once: under the first name found); a path with none is an error.
 fn fixture_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, CliError> {
     let mut files = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for path in paths {
         let found = fixture::list(path)?;
         if found.is_empty() {
-            return Err(CliError::Message(format!("{}: no fixture files (*.json) under it", path.display())));
+            return Err(CliError::Message(format!("{}: no fixture files (*.json) under it", fixture::shown(path))));
         }
-        files.extend(found);
+        files.extend(found.into_iter().filter(|file| seen.insert(file_identity(file))));
     }
     Ok(files)
+}
+
+/// What makes two paths one file: device and inode where the platform says, else the canonical path
+/// (the path itself when it cannot be resolved).
+fn file_identity(path: &Path) -> (u64, u64, PathBuf) {
+    #[cfg(unix)]
+    if let Ok(meta) = std::fs::metadata(path) {
+        use std::os::unix::fs::MetadataExt;
+        return (meta.dev(), meta.ino(), PathBuf::new());
+    }
+    (0, 0, std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned()))
 }
 
 fn replay(registry: &Registry, paths: &[PathBuf]) -> Result<u8, CliError> {
@@ -164,7 +215,7 @@ fn replay(registry: &Registry, paths: &[PathBuf]) -> Result<u8, CliError> {
     for file in &files {
         let result = replay_file(registry, &laws, file, &config);
         if let Some(warning) = result.as_ref().ok().and_then(|result| result.outside_warning(file)) {
-            eprintln!("{warning}");
+            err_line(&warning);
         }
         match result {
             Ok(result) if result.outcome.is_warning() => {
@@ -181,7 +232,7 @@ fn replay(registry: &Registry, paths: &[PathBuf]) -> Result<u8, CliError> {
             }
             Err(error) => {
                 broken += 1;
-                eprintln!("ERROR   {error}");
+                err_line(&format!("ERROR   {error}"));
             }
         }
     }
@@ -207,7 +258,7 @@ fn upgrade_fixtures(registry: &Registry, paths: &[PathBuf]) -> Result<u8, CliErr
             Ok(false) => current += 1,
             Err(error) => {
                 broken += 1;
-                eprintln!("ERROR   {error} (left as it is)");
+                err_line(&format!("ERROR   {error} (left as it is)"));
             }
         }
     }
@@ -223,14 +274,18 @@ fn upgrade_fixtures(registry: &Registry, paths: &[PathBuf]) -> Result<u8, CliErr
 
 /// Rewrites `file` in the current format when it is older (`true`), through a temporary file and a
 /// rename of the real file behind any symbolic link; a file that does not parse is never written.
+///
+/// Every file is read whole and strictly, as replay reads it (its subject's config type, a law of the
+/// catalogue), current or not: a file replay would reject is an error here too, never "already current".
 fn upgrade_file(registry: &Registry, file: &Path) -> Result<bool, fixture::FixtureError> {
     let text = fixture::read_text(file)?;
     let header = fixture::parse_header(file, &text)?;
-    if header.version >= fixture::SEQUENTIAL_VERSION {
-        return Ok(false);
-    }
     let subject = registry.for_fixture(file, &header.subject)?;
-    let Some(upgraded) = subject.upgrade(file, &text)? else {
+    let upgraded = subject.upgrade(file, &text)?;
+    if Catalogue::standard().get(&header.law).is_none() {
+        return Err(fixture::FixtureError::UnknownLaw { path: file.to_owned(), id: header.law });
+    }
+    let Some(upgraded) = upgraded else {
         return Ok(false);
     };
     let real = std::fs::canonicalize(file).map_err(|error| fixture::FixtureError::io(file, error))?;
@@ -241,7 +296,7 @@ fn upgrade_file(registry: &Registry, file: &Path) -> Result<bool, fixture::Fixtu
 /// Prints the store's notes on stderr; a write error ends the command (exit 2) before any report.
 fn report_store(store: &StoreNotes) -> Result<(), CliError> {
     for note in &store.notes {
-        eprintln!("timelaw: {note}");
+        err_line(&format!("timelaw: {note}"));
     }
     match &store.error {
         Some(error) => Err(CliError::Message(format!("fixture not written: {error}"))),
@@ -263,9 +318,27 @@ fn shrink(registry: &Registry, file: &Path, bless: bool) -> Result<u8, CliError>
     let subject = registry.for_fixture(file, &header.subject)?;
     let config = Config::default().with_env_vars(ENV_SHRINK)?;
     let config = Config { bless: bless || config.bless, ..config };
-    let placed = subject.shrink_fixture(&Catalogue::standard(), file, &text, &config)?;
+    let placed = match subject.shrink_fixture(&Catalogue::standard(), file, &text, &config) {
+        Ok(placed) => placed,
+        Err(crate::registry::OperationError::Hangs { path, timeout_ms }) => {
+            return Err(hang_not_shrunk(&path, timeout_ms))
+        }
+        Err(error) => return Err(error.into()),
+    };
     print_placed(&placed)?;
     Ok(EXIT_HOLDS)
+}
+
+/// Why `timelaw shrink` leaves a hang as it is, and what does shrink one.
+fn hang_not_shrunk(path: &Path, timeout_ms: u64) -> CliError {
+    CliError::Message(format!(
+        "{}: the case hangs (no progress for {timeout_ms} ms). `timelaw shrink` runs candidates in its own \
+         process, where a hung one could never be stopped, so it does not shrink hangs; `timelaw check` \
+         shrinks the hangs it finds, each candidate in a child process. The fixture is left as it is and \
+         still pins the hang (replay checks it); if the case is only slow, a longer \
+         TIMELAW_CASE_TIMEOUT_MS lets it finish",
+        fixture::shown(path)
+    ))
 }
 
 fn explain(registry: &Registry, file: &Path) -> Result<u8, CliError> {
@@ -274,9 +347,10 @@ fn explain(registry: &Registry, file: &Path) -> Result<u8, CliError> {
     let subject = registry.for_fixture(file, &header.subject)?;
     let config = Config::default().with_env_vars(ENV_REPLAY)?;
     let explanation = subject.explain(&Catalogue::standard(), file, &text, &config)?;
-    let mut text = format!("{} on `{}`: {}\n", explanation.law.id, header.subject, explanation.law.title);
+    let subject = printable(&header.subject);
+    let mut text = format!("{} on `{subject}`: {}\n", explanation.law.id, explanation.law.title);
     if let Some(note) = &explanation.note {
-        text.push_str(&format!("note: {note}\n"));
+        text.push_str(&format!("note: {}\n", printable(note)));
     }
     let violation = explanation.verdict.violation();
     text.push_str(&render_timeline(&explanation.trace, violation, explanation.law.id, color()));
@@ -313,4 +387,17 @@ fn merge_reports(files: &[PathBuf], format: Format) -> Result<u8, CliError> {
     let merged = merge(&reports)?;
     print_report(&merged, format)?;
     Ok(merged.exit_code())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hang_given_to_shrink_is_explained_with_what_shrinks_it() {
+        let CliError::Message(message) = hang_not_shrunk(Path::new("a\nb.json"), 2000) else { panic!() };
+        assert!(message.starts_with("a\\nb.json: the case hangs (no progress for 2000 ms)"), "{message}");
+        assert!(message.contains("`timelaw check` shrinks the hangs it finds"), "{message}");
+        assert!(message.contains("TIMELAW_CASE_TIMEOUT_MS"), "{message}");
+    }
 }

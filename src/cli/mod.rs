@@ -16,6 +16,7 @@ mod args;
 mod bar;
 mod commands;
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -23,6 +24,7 @@ use clap::Parser;
 pub use args::{CheckArgs, Cli, Command, ContractArgs, Format, ListFormat, ReportCommand, EXIT_CODES};
 pub use bar::Bar;
 
+use crate::fixture::printable;
 use crate::registry::Registry;
 
 /// Exit code: every applicable law holds.
@@ -75,12 +77,20 @@ fn usage(error: &clap::Error) -> ExitCode {
     }
 }
 
+/// Writes `line` and a newline to stderr, every value in it made [`printable`] (the whole line is one
+/// line). A write that fails (a full or closed stderr) is ignored: stderr is where failures would be told,
+/// so there is nowhere left to tell this one, and it must never end the command in a panic.
+pub(crate) fn err_line(line: &str) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "{}", printable(line)).and_then(|()| stderr.flush());
+}
+
 /// Runs a parsed command; errors are printed as one line on stderr with exit code 2.
 pub fn run(registry: &Registry, cli: Cli) -> ExitCode {
     match commands::dispatch(registry, cli.command) {
         Ok(code) => ExitCode::from(code),
         Err(CliError::Message(message)) => {
-            eprintln!("timelaw: error: {message}");
+            err_line(&format!("timelaw: error: {message}"));
             ExitCode::from(EXIT_ERROR)
         }
         Err(CliError::StdoutClosed) => ExitCode::from(EXIT_CLOSED_STDOUT),

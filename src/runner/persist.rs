@@ -2,7 +2,8 @@
 //! area (`DIR/.timelaw/pending/`) the moment it is found, so a kill at any moment loses at most the case
 //! being evaluated. When shrinking ends, each shrunk counterexample is placed in `DIR` by the store's rules
 //! ([`crate::fixture::place`]: nothing that exists is replaced without `--bless`) and its raw file is
-//! removed. What killed runs left is recovered before the search starts.
+//! removed. What killed runs left is recovered before the search starts (only what a timelaw run marked
+//! as its own, see [`crate::fixture::Pending`]).
 //!
 //! The raw files kept are exactly the lowest-index violations per law seen so far over all workers, so
 //! they end as the tally's kept violations: a raw file pushed out by a lower-index one is removed.
@@ -44,6 +45,16 @@ pub struct Finds<'a, S: ConfigDomain + ?Sized> {
     store: Mutex<StoreNotes>,
 }
 
+/// Whether a killed run's raw counterexample reads as a fixture: strictly, with the config type when it
+/// is this run's subject's, else with the config as any JSON (another subject's run left it).
+fn readable<S: ConfigDomain + ?Sized>(subject: &S, path: &Path, text: &str) -> Result<(), FixtureError> {
+    let header = fixture::parse_header(path, text)?;
+    match header.subject == timelaw_core::Subject::name(subject) {
+        true => fixture::parse::<S::Config>(path, text).map(drop),
+        false => fixture::parse::<serde_json::Value>(path, text).map(drop),
+    }
+}
+
 fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     // A worker that panicked mid-update left plain data (a list, notes) that is still usable.
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
@@ -60,8 +71,10 @@ impl<'a, S: ConfigDomain + ?Sized> Finds<'a, S> {
         let mut notes = Vec::new();
         let pending = match dir {
             Some(dir) => {
-                notes = fixture::recover(dir)?.lines();
-                Some(Pending::open(dir)?)
+                let pending = Pending::open(dir)?;
+                notes.extend(pending.note().map(str::to_owned));
+                notes.extend(pending.recover(&|path, text| readable(subject, path, text))?.lines());
+                Some(pending)
             }
             None => None,
         };
@@ -154,7 +167,11 @@ impl<'a, S: ConfigDomain + ?Sized> Finds<'a, S> {
         if self.failed() {
             return None;
         }
-        let placed = match fixture::place(dir, fixture, self.config.bless) {
+        let placed = match &self.pending {
+            Some(pending) => pending.place(dir, fixture, self.config.bless),
+            None => fixture::place(dir, fixture, self.config.bless),
+        };
+        let placed = match placed {
             Ok(placed) => placed,
             Err(error) => {
                 self.fail(error);
@@ -162,7 +179,7 @@ impl<'a, S: ConfigDomain + ?Sized> Finds<'a, S> {
             }
         };
         if let Placed::AlreadyPinned(path) = &placed {
-            let note = format!("law `{}`: the counterexample is already pinned by {}", law.id, path.display());
+            let note = format!("law `{}`: the counterexample is already pinned by {}", law.id, fixture::shown(path));
             locked(&self.store).notes.push(note);
         }
         self.discard(law, case_index);

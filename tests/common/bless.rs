@@ -1,5 +1,5 @@
-//! `TIMELAW_BLESS`, read the way timelaw reads it: `1`/`true`/`yes` rewrite the checked-in fixtures the
-//! tests own, `0`/`false`/`no`/empty or unset do not.
+//! `TIMELAW_BLESS`, read the way timelaw reads it: `1`/`true` rewrite the checked-in fixtures the tests
+//! own, `0`/`false` or unset do not.
 #![allow(dead_code)] // Each test target uses a part of the shared code.
 
 use std::path::Path;
@@ -11,8 +11,8 @@ use std::path::Path;
 pub fn bless() -> bool {
     let Some(value) = std::env::var_os("TIMELAW_BLESS") else { return false };
     match value.to_string_lossy().trim().to_ascii_lowercase().as_str() {
-        "1" | "true" | "yes" => true,
-        "0" | "false" | "no" | "" => false,
+        "1" | "true" => true,
+        "0" | "false" => false,
         other => panic!("TIMELAW_BLESS={other:?}: expected 1 or 0 (true or false)"),
     }
 }

@@ -19,6 +19,7 @@ use timelaw_laws::Verdict;
 /// assert_eq!(counts.vacuous_share(), 2.0 / 3.0);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Counts {
     /// Cases judged.
     pub cases: u64,

@@ -165,7 +165,9 @@ fn check_same_run(first: &Report, file: usize, report: &Report) -> Result<(), Me
     differs("timelaw_version", first.timelaw_version.clone(), report.timelaw_version.clone())?;
     differs("subject", format!("{:?}", first.subject), format!("{:?}", report.subject))?;
     differs("seed", first.seed.to_string(), report.seed.to_string())?;
-    differs("swarm", format!("{:?}", first.swarm), format!("{:?}", report.swarm))?;
+    if let Some((field, expected, found)) = swarm_difference(&first.swarm, &report.swarm) {
+        return Err(MergeError::Differs { file, field, expected, found });
+    }
     let classes = |report: &Report| report.boundaries.iter().map(|row| row.class.clone()).collect::<Vec<_>>();
     differs("boundaries", format!("{:?}", classes(first)), format!("{:?}", classes(report)))?;
     let count = |report: &Report| report.shard.map_or_else(|| "none".to_owned(), |shard| shard.count.to_string());
@@ -181,6 +183,24 @@ fn check_same_run(first: &Report, file: usize, report: &Report) -> Result<(), Me
         differs(&format!("laws[{index}].kind"), format!("{:?}", expected.kind), format!("{:?}", found.kind))?;
     }
     Ok(())
+}
+
+/// The first swarm option two reports differ in, as `(field, report 0's value, this report's value)`: the
+/// field names the option (`swarm.jitter`, from its line `jitter: on`) and the values are its lines'
+/// values, so the message stays one short line whatever the number of options.
+fn swarm_difference(expected: &[String], found: &[String]) -> Option<(String, String, String)> {
+    let name = |line: &str| line.split_once(':').map_or(line, |(name, _)| name).trim().to_owned();
+    let value = |line: &str| line.split_once(':').map_or(line, |(_, value)| value).trim().to_owned();
+    let count = expected.len().max(found.len());
+    let index = (0..count).find(|&index| expected.get(index) != found.get(index))?;
+    let (mine, theirs) = (expected.get(index), found.get(index));
+    let option = name(mine.or(theirs).map_or("", String::as_str));
+    let shown = |line: Option<&String>, other: Option<&String>| match line {
+        Some(line) if other.is_none_or(|other| name(other) == name(line)) => value(line),
+        Some(line) => format!("{line:?}"),
+        None => "absent".to_owned(),
+    };
+    Some((format!("swarm option `{option}`"), shown(mine, theirs), shown(theirs, mine)))
 }
 
 /// The shards must agree on every setting; one with settings and one without (an older report) differ too.

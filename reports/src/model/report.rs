@@ -34,6 +34,7 @@ pub fn seed_hex(seed: u64) -> String {
 /// `start <= end`; law ids are non-empty and unique; each row's [`Counts`] add up; a row carries a
 /// violation (inconclusive) summary only if it counted a violated (inconclusive) case.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Report {
     /// The JSON schema version, [`SCHEMA_VERSION`].
     pub schema_version: u32,
@@ -85,6 +86,7 @@ pub struct Report {
 
 /// The cases of a report that reached one boundary class.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct BoundaryRow {
     /// The class's stable snake_case name.
     pub class: String,
@@ -94,6 +96,7 @@ pub struct BoundaryRow {
 
 /// One shard of a run: shard `index` (from 1) of `count`. Printed as `index/count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Shard {
     /// The shard number, from 1.
     pub index: u32,
@@ -109,6 +112,7 @@ impl fmt::Display for Shard {
 
 /// What one law did over the cases of a report.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LawRow {
     /// The law's stable snake_case id.
     pub id: String,
@@ -134,6 +138,7 @@ pub struct LawRow {
 
 /// The counterexample kept for a violated law.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ViolationSummary {
     /// The index of the case (in the run) that violated the law first.
     pub case_index: u64,
@@ -151,6 +156,7 @@ pub struct ViolationSummary {
 
 /// The first inconclusive case of a law.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct InconclusiveSummary {
     /// The index of the case.
     pub case_index: u64,

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 /// and laws (which the report carries anyway). The shards of one run must agree on every field:
 /// [`crate::merge`] refuses shards that differ, naming the field (`settings.collect`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Settings {
     /// The cases of the whole run (`--cases`); each shard ran a slice of them.
     pub cases: u64,

@@ -59,11 +59,7 @@ impl Report {
                 return Err(ReportError::invalid("shard", format!("{shard} is not a shard: need 1 <= K <= N")));
             }
         }
-        if let Some((start, end)) = self.case_range {
-            if start > end {
-                return Err(ReportError::invalid("case_range", format!("start {start} is after end {end}")));
-            }
-        }
+        self.validate_range()?;
         let mut ids = HashSet::with_capacity(self.laws.len());
         for (index, row) in self.laws.iter().enumerate() {
             let field = |name: &str| format!("laws[{index}].{name}");
@@ -86,6 +82,33 @@ impl Report {
                 let problem = "an inconclusive summary but no inconclusive case";
                 return Err(ReportError::invalid(field("first_inconclusive"), problem));
             }
+            let violation = row.violation.as_ref().map(|violation| violation.case_index);
+            self.validate_index(field("violation.case_index"), violation)?;
+            let inconclusive = row.first_inconclusive.as_ref().map(|first| first.case_index);
+            self.validate_index(field("first_inconclusive.case_index"), inconclusive)?;
+        }
+        Ok(())
+    }
+
+    /// The case range is a range and holds exactly `cases` cases.
+    fn validate_range(&self) -> Result<(), ReportError> {
+        let Some((start, end)) = self.case_range else { return Ok(()) };
+        if start > end {
+            return Err(ReportError::invalid("case_range", format!("start {start} is after end {end}")));
+        }
+        if end - start != self.cases {
+            let problem = format!("cases is {} but case_range [{start}, {end}) holds {}", self.cases, end - start);
+            return Err(ReportError::invalid("cases", problem));
+        }
+        Ok(())
+    }
+
+    /// A kept case's index lies in the report's case range (when it has one).
+    fn validate_index(&self, field: String, index: Option<u64>) -> Result<(), ReportError> {
+        let (Some(index), Some((start, end))) = (index, self.case_range) else { return Ok(()) };
+        if index < start || index >= end {
+            let problem = format!("case {index} is outside the report's case_range [{start}, {end})");
+            return Err(ReportError::invalid(field, problem));
         }
         Ok(())
     }
@@ -122,6 +145,23 @@ mod tests {
         check(|r| r.shard = Some(Shard { index: 0, count: 2 }), "shard: 0/2 is not a shard: need 1 <= K <= N");
         check(|r| r.shard = Some(Shard { index: 3, count: 2 }), "shard: 3/2 is not a shard: need 1 <= K <= N");
         check(|r| r.case_range = Some((5, 4)), "case_range: start 5 is after end 4");
+        check(|r| r.case_range = Some((0, 3)), "cases: cases is 0 but case_range [0, 3) holds 3");
+        check(
+            |r| {
+                (r.case_range, r.cases) = (Some((0, 2)), 2);
+                r.laws[0].counts.holds = 1;
+                r.laws[0].counts.violated = 1;
+                r.laws[0].violation = Some(crate::ViolationSummary {
+                    case_index: 2,
+                    event: None,
+                    message: "m".into(),
+                    case: serde_json::Value::Null,
+                    shrink_evaluations: 0,
+                    seed_hex: "0x1".into(),
+                });
+            },
+            "laws[0].violation.case_index: case 2 is outside the report's case_range [0, 2)",
+        );
         check(|r| r.laws[0].id.clear(), "laws[0].id: empty law id");
         check(|r| r.laws.push(r.laws[0].clone()), "laws[1].id: law `a` appears twice");
         check(|r| r.laws[0].counts.holds = 1, "laws[0].counts: cases is 2 but the verdicts add up to 1");
@@ -132,5 +172,21 @@ mod tests {
             },
             "laws[0].first_inconclusive: an inconclusive summary but no inconclusive case",
         );
+    }
+
+    #[test]
+    fn fields_no_report_has_are_errors_naming_them() {
+        let text = crate::render_json(&report());
+        let bad = [
+            ("\"seed\": 1,", "\"seed\": 1,\n  \"sede\": 1,", "unknown field `sede`"),
+            ("\"holds\": 2,", "\"holds\": 2,\n      \"hold\": 2,", "unknown field `hold`"),
+            ("\"kind\": \"safety\",", "\"kind\": \"safety\",\n      \"note\": 1,", "unknown field `note`"),
+        ];
+        for (from, to, expected) in bad {
+            let edited = text.replacen(from, to, 1);
+            assert_ne!(edited, text, "{from}");
+            let error = crate::parse_json(&edited).map(|_| ()).map_err(|error| error.to_string());
+            assert!(error.as_ref().is_err_and(|error| error.contains(expected)), "{error:?}");
+        }
     }
 }
