@@ -5,7 +5,7 @@ use std::sync::Once;
 
 use timelaw_core::heartbeat::park_forever;
 use timelaw_core::{
-    execute_with, first_action_difference, Case, Contract, Heartbeat, Limits, Schedule, Subject, Trace, World,
+    execute_with, first_action_difference, Case, Contract, Heartbeat, Limits, Schedule, Subject, Trace, TraceEnd, World,
 };
 use timelaw_laws::{Law, Observation, Replay, Verdict};
 
@@ -142,13 +142,15 @@ fn without_wall_jumps(run: &Run<'_>, schedule: &Schedule, seed: u64, heartbeat: 
 fn run_quietly(run: &Run<'_>, schedule: &Schedule, seed: u64, heartbeat: Option<&Heartbeat>) -> Trace {
     install_quiet_panic_hook();
     QUIET.with(|quiet| quiet.set(true));
+    crate::panic_site::clear();
     let world = World::new(schedule, seed);
     let world = match heartbeat {
         Some(heartbeat) => world.with_heartbeat(heartbeat),
         None => world,
     };
-    let trace = run(world);
+    let mut trace = run(world);
     QUIET.with(|quiet| quiet.set(false));
+    name_the_panic_site(&mut trace);
     if heartbeat.is_some_and(Heartbeat::is_abandoned) {
         park_forever(); // The watchdog gave up on this run: never come back to the code that did.
     }
@@ -236,15 +238,26 @@ thread_local! {
 }
 
 /// Installs (once per process) a panic hook that stays silent for panics inside a subject run on this
-/// thread, and defers to the previous hook for every other panic.
+/// thread, recording where they happened ([`crate::panic_site`]), and defers to the previous hook for
+/// every other panic.
 fn install_quiet_panic_hook() {
     static INSTALL: Once = Once::new();
     INSTALL.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            if !QUIET.with(Cell::get) {
+            if QUIET.with(Cell::get) {
+                crate::panic_site::record(info.location());
+            } else {
                 previous(info);
             }
         }));
     });
+}
+
+/// A run that ended in a panic names the panic's site after its message ([`crate::panic_site`]).
+fn name_the_panic_site(trace: &mut Trace) {
+    let site = crate::panic_site::take();
+    if let (TraceEnd::Panicked(message), Some((file, line, column))) = (&mut trace.end, site) {
+        *message = crate::panic_site::with_site(message, &file, line, column);
+    }
 }

@@ -23,7 +23,11 @@
 //! A panic's message (`the subject panicked: ...`) is the subject's text, not a law's sentence: what it
 //! says inside parentheses is masked too (`(…)`), since that is mostly the `Debug` form of an error
 //! value, which the standard library prints differently across Rust versions (`TryFromIntError(())` on
-//! one, `TryFromIntError(PosOverflow)` on another) while the panic is the same.
+//! one, `TryFromIntError(PosOverflow)` on another) while the panic is the same. Its site
+//! (` [at FILE:LINE:COLUMN]`, [`crate::panic_site`]) is part of the class, its numbers masked: the same
+//! message from another place is another panic. A stored panic that names no site (written before sites
+//! were recorded) matches a panic now by its message alone, and replay says so
+//! ([`KnownMatch::Loosely`]).
 //!
 //! # Older fixtures
 //! Every fixture stores its verdict; when the stored verdict is not a violation (a hand-written file) or
@@ -166,6 +170,9 @@ pub fn compare(stored: &Verdict, now: &Verdict) -> KnownMatch {
     let Some(known) = stored.violation() else { return KnownMatch::Loosely { compared: "the law alone" } };
     let (known_class, found_class) = (message_class(&known.message), message_class(&found.message));
     if known_class != found_class {
+        if siteless_panic_matches(&known.message, &found.message) {
+            return KnownMatch::Loosely { compared: "the panic's message (the stored verdict names no site)" };
+        }
         return KnownMatch::Differently {
             what: format!("the message was \"{}\", now \"{}\"", known.message, found.message),
         };
@@ -175,6 +182,14 @@ pub fn compare(stored: &Verdict, now: &Verdict) -> KnownMatch {
         (Some(was), Some(is)) if was == is => KnownMatch::Same,
         (Some(was), is) => KnownMatch::Differently { what: format!("blamed {}, now {}", event(Some(was)), event(is)) },
     }
+}
+
+/// A panic stored before panics named their site ([`crate::panic_site`]) matches a panic now when the
+/// messages without the site are of one class (`never_panics`, and the laws that quote a panic).
+fn siteless_panic_matches(stored: &str, found: &str) -> bool {
+    let found_message = crate::panic_site::without_site(found);
+    let (stored_has_site, found_has_site) = (crate::panic_site::without_site(stored) != stored, found_message != found);
+    !stored_has_site && found_has_site && message_class(found_message) == message_class(stored)
 }
 
 /// Whether `found` is a violation of the same class as the known `message`: the test of the fuzz masking,

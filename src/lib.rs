@@ -141,6 +141,7 @@ pub mod fixture;
 pub mod fuzz;
 pub mod known;
 pub mod listing;
+pub mod panic_site;
 pub mod registry;
 pub mod replay;
 pub mod report;

@@ -2,6 +2,8 @@
 //! or removed without `--bless`, counterexamples are on disk as soon as they are found (a kill loop shows a
 //! kill loses at most the case being evaluated), write errors are loud, and fixtures are read strictly.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -41,15 +43,10 @@ fn run(args: &[&str], env: &[(&str, &str)], code: i32) -> (String, String) {
 }
 
 /// A test that needs `capability` (like `unshare` or `mount`), which this machine lacks (`why`): fails,
-/// unless `TIMELAW_ALLOW_SKIP` (a comma-separated list of capabilities tests may go without) lists it;
-/// then the skip is printed.
+/// unless `TIMELAW_ALLOW_SKIP` lists it; then the skip is printed ([`common::skip::missing`]).
 #[track_caller]
 fn lacking(capability: &str, why: &str) {
-    let allowed = std::env::var("TIMELAW_ALLOW_SKIP").unwrap_or_default();
-    if allowed.split(',').any(|listed| listed.trim() == capability) {
-        return println!("skipped: {why} (TIMELAW_ALLOW_SKIP={allowed})");
-    }
-    panic!("this test needs {capability}: {why}; TIMELAW_ALLOW_SKIP={capability} lets it skip");
+    common::skip::missing(&format!("a test needing {capability}"), capability, why);
 }
 
 /// A fresh folder, distinct for every call (tests run in parallel).
