@@ -21,13 +21,15 @@
 //!
 //! Generic code is compiled into the crate that instantiates it, the fuzz target's, which `cargo fuzz`
 //! instruments; so only decoding and the subject's run are generic here, and the rest of an input (the
-//! runs' bookkeeping, the digests, the judging, the masking) is compiled once, in this crate, which
-//! `fuzz/cargo-fuzz` builds without coverage instrumentation.
+//! runs' bookkeeping, the digests, the judging) is compiled once, in this crate, which `fuzz/cargo-fuzz`
+//! builds without coverage instrumentation. The masking below shrinks (it runs the subject, generic code)
+//! out of libFuzzer's sight: its counters are saved and restored around it.
 //!
 //! A subject with known, pinned violations (an upstream bug with a `known_violation` fixture) is fuzzed
-//! with [`check_bytes_except`]: an input is skipped only when every law it violates is one of those known
-//! violations with a message of the same class ([`unmasked`]); `fuzz/build.rs` shows how the bundled
-//! targets collect them from the checked-in fixtures.
+//! with [`check_bytes_except`]: an input is skipped only when every law it violates is one of those
+//! pinned findings ([`unmasked`]): the same law, a message of the same class (a panic's site included),
+//! and a case that, shrunk, is the fixture's case or one shrink move from it. `fuzz/build.rs` shows how the
+//! bundled targets collect them from the checked-in fixtures.
 //!
 //! Overlapping calls are fuzzed through [`Decoding::Concurrent`] ([`check_bytes_concurrent`]): the same
 //! bytes decode under a swarm with concurrency on ([`Swarm::with_concurrency`]), so configs draw the load
@@ -54,7 +56,6 @@ use timelaw_generators::{arbitrary_case_with, ConfigDomain, Swarm};
 use timelaw_laws::{Catalogue, Observation, Verdict};
 
 use crate::eval::{Run, Runs};
-use crate::known::same_class;
 
 fn standard() -> &'static Catalogue {
     static CATALOGUE: OnceLock<Catalogue> = OnceLock::new();
@@ -196,8 +197,9 @@ impl Decoding {
     }
 }
 
-/// A known violation of a subject, as a checked-in `known_violation` fixture pins it: its law and the
-/// message of its stored verdict (compared by message class, see [`crate::known`]).
+/// A known violation of a subject, as a checked-in `known_violation` fixture pins it: its law, the
+/// message of its stored verdict (compared by message class, see [`crate::known`]) and its case (the
+/// masking compares an input's case, shrunk, with it: [`crate::known::pinned_finding`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KnownViolation {
     /// The subject's name.
@@ -206,6 +208,16 @@ pub struct KnownViolation {
     pub law: &'static str,
     /// The stored verdict's message.
     pub message: &'static str,
+    /// The fixture's case, as JSON text (the subject's config included).
+    pub case: &'static str,
+}
+
+impl KnownViolation {
+    /// As the masking reads it ([`crate::known::Pinned`]); `None` when `case` is not JSON (it pins nothing).
+    pub fn pinned(&self) -> Option<crate::known::Pinned> {
+        let case = serde_json::from_str(self.case).ok()?;
+        Some(crate::known::Pinned { law: self.law.to_owned(), message: self.message.to_owned(), case })
+    }
 }
 
 /// The first law (in catalogue order) the case decoded from `bytes` violates, with the verdict.
@@ -303,23 +315,25 @@ fn violated(laws: &Catalogue, observation: &Observation<'_>) -> Vec<(&'static st
     found
 }
 
-/// The first of `found` (violations of `subject`) that `known` does not mask, or `None` when every one
-/// is masked. A violation is masked only by a known violation of the same subject and law whose stored
-/// message has the same class ([`crate::known::message_class`]); the event index is not compared, as a
-/// fuzz input is another case than the fixture's. So an input that also violates another law, or the
-/// same law in another way, is not skipped.
-pub fn unmasked<'v>(
-    subject: &str,
+/// The first of `found` (violations of `subject` on `case`) that `known` does not mask, or `None` when
+/// every one is masked. A violation is masked only when it is a pinned finding
+/// ([`crate::known::pinned_finding`]): a known violation of the same subject and law, whose stored message
+/// has the same class (a panic's site included), and whose case the input's case, shrunk for the law,
+/// equals or is one shrink move from. So an input that also violates another law, the same law in
+/// another way, or the same law through another minimal case, is not skipped.
+pub fn unmasked<'v, S: ConfigDomain + ?Sized>(
+    subject: &S,
+    laws: &Catalogue,
     found: &'v [(&'static str, Verdict)],
     known: &[KnownViolation],
+    case: &Case<S::Config>,
 ) -> Option<&'v (&'static str, Verdict)> {
-    found.iter().find(|(law, verdict)| {
-        let masked = |pinned: &KnownViolation| {
-            pinned.subject == subject
-                && pinned.law == *law
-                && verdict.violation().is_some_and(|violation| same_class(pinned.message, violation))
-        };
-        !known.iter().any(masked)
+    let name = subject.name();
+    let pinned: Vec<crate::known::Pinned> =
+        known.iter().filter(|entry| entry.subject == name).filter_map(KnownViolation::pinned).collect();
+    found.iter().find(|(id, verdict)| {
+        let Some(law) = laws.get(id) else { return true };
+        crate::known::pinned_finding(subject, &pinned, law, verdict, case).is_none()
     })
 }
 
@@ -380,27 +394,26 @@ pub fn check_bytes_decoded<S: ConfigDomain + ?Sized>(
     let hash = input_hash(bytes);
     coverage::compares(compares_of(hash));
     let found = violations_replaying(subject, laws, bytes, decoding, replay_of(hash));
-    let case = || serde_json::to_string(&decoding.case(subject, bytes)).unwrap_or_default();
-    crash_unless_masked(subject.name(), &found, known, decoding, &case);
+    if found.is_empty() {
+        return;
+    }
+    let case = decoding.case(subject, bytes);
+    // The masking shrinks, running the subject: out of libFuzzer's sight, like the judging.
+    let first = coverage::hidden(|| unmasked(subject, laws, &found, known, &case).cloned());
+    if let Some((law, verdict)) = first {
+        let case = serde_json::to_string(&case).unwrap_or_default();
+        crash(subject.name(), law, &verdict, decoding, &case);
+    }
 }
 
-/// Panics with the first of `found` that `known` does not mask ([`unmasked`]), if any; `case` gives the
-/// case as JSON for the message. Not generic, like [`judged`].
+/// Panics with the violation found, the case as JSON and the import command. Not generic, like
+/// [`judged`].
 #[inline(never)]
-fn crash_unless_masked(
-    name: &str,
-    found: &[(&'static str, Verdict)],
-    known: &[KnownViolation],
-    decoding: Decoding,
-    case: &dyn Fn() -> String,
-) {
-    if let Some((law, verdict)) = unmasked(name, found, known) {
-        panic!(
-            "timelaw: law `{law}` {verdict} on subject `{name}`\ncase: {}\nimport: timelaw import-crash ARTIFACT --subject {name}{}",
-            case(),
-            decoding.import_flag()
-        );
-    }
+fn crash(name: &str, law: &str, verdict: &Verdict, decoding: Decoding, case: &str) {
+    panic!(
+        "timelaw: law `{law}` {verdict} on subject `{name}`\ncase: {case}\nimport: timelaw import-crash ARTIFACT --subject {name}{}",
+        decoding.import_flag()
+    );
 }
 
 #[cfg(test)]
@@ -412,37 +425,83 @@ mod tests {
 
     use super::*;
 
-    const KNOWN: &[KnownViolation] = &[
-        KnownViolation { subject: "crate-a", law: "delay_within_cap", message: "slept 3s, above the cap 1s" },
-        KnownViolation { subject: "crate-a", law: "never_panics", message: "the subject panicked: overflow" },
-    ];
+    /// One call; it makes `config + 2` attempts whatever they answer, while it promises one: the
+    /// minimal case violating `attempts_within_max` is config 0, one call, no step.
+    struct TooMany;
 
-    fn at(law: &'static str, message: &'static str) -> (&'static str, Verdict) {
-        (law, Verdict::violated_at(4, message))
+    impl Subject for TooMany {
+        type Config = u8;
+        fn name(&self) -> &str {
+            "too-many"
+        }
+        fn contract(&self, _: &u8) -> Contract {
+            let mut promise = Contract::default();
+            promise.retry.max_attempts = Some(1);
+            promise
+        }
+        fn run(&self, config: &u8, world: &mut World<'_>) -> Result<(), Abort> {
+            world.for_each_call(|world, _| {
+                for _ in 0..u32::from(*config) + 2 {
+                    world.dispatch()?;
+                }
+                Ok(CallResult::Ok)
+            })
+        }
     }
 
-    /// The law of the first unmasked violation of `subject` among `found`.
+    impl ConfigDomain for TooMany {
+        fn sample_config(&self, rng: &mut timelaw_core::SplitMix64, _: &timelaw_generators::Swarm) -> u8 {
+            rng.below(4) as u8
+        }
+        fn config_strategy(&self) -> proptest::strategy::BoxedStrategy<u8> {
+            use proptest::strategy::Strategy;
+            (0_u8..4).boxed()
+        }
+        fn arbitrary_config(&self, u: &mut arbitrary::Unstructured<'_>) -> u8 {
+            u.int_in_range(0..=3).unwrap_or(0)
+        }
+        fn shrink_config(&self, config: &u8) -> Vec<u8> {
+            (0..*config).collect()
+        }
+    }
+
+    /// The minimal case of [`TooMany`] (config 0, one call, no step), and one farther away.
+    const MINIMAL: &str = r#"{"config":0,"schedule":{"calls":[{"gap_before":"0","steps":[],"cancel_after":null,"idempotent":true}]},"seed":0}"#;
+    const ELSEWHERE: &str = r#"{"config":3,"schedule":{"calls":[{"gap_before":"5ms","steps":[],"cancel_after":null,"idempotent":true},{"gap_before":"0","steps":[],"cancel_after":null,"idempotent":true}]},"seed":9}"#;
+
+    fn known(message: &'static str, case: &'static str) -> KnownViolation {
+        KnownViolation { subject: "too-many", law: "attempts_within_max", message, case }
+    }
+
+    /// Whether the violation of `case` (JSON) is masked by `known`.
     #[track_caller]
-    fn check(subject: &str, found: &[(&'static str, Verdict)], expect: Option<&str>) {
-        assert_eq!(unmasked(subject, found, KNOWN).map(|(law, _)| *law), expect);
+    fn masked(known: &[KnownViolation], case: &str) -> bool {
+        let laws = Catalogue::standard().select(&["attempts_within_max"]).expect("a standard law");
+        let case: Case<u8> = serde_json::from_str(case).expect("a case");
+        let evaluation = crate::eval::evaluate(&TooMany, &case, Limits::default(), false);
+        let found: Vec<(&'static str, Verdict)> = laws
+            .iter()
+            .map(|law| (law.id, evaluation.judge(law, &case)))
+            .filter(|(_, verdict)| verdict.is_violated())
+            .collect();
+        assert_eq!(found.iter().map(|(law, _)| *law).collect::<Vec<_>>(), ["attempts_within_max"], "{case:?}");
+        unmasked(&TooMany, &laws, &found, known, &case).is_none()
     }
 
     #[test]
-    fn skips_only_when_every_violation_is_known_with_its_verdict() {
-        let cap = at("delay_within_cap", "slept 90ms, above the cap 50ms");
-        let panic = at("never_panics", "the subject panicked: overflow");
-        check("crate-a", &[], None);
-        check("crate-a", std::slice::from_ref(&cap), None);
-        check("crate-a", &[cap.clone(), panic.clone()], None);
-        // A known first violation no longer hides the others.
-        check("crate-a", &[cap.clone(), at("attempts_within_max", "attempt 4")], Some("attempts_within_max"));
-        // The same law violated another way is a second bug.
-        check("crate-a", &[at("delay_within_cap", "slept 90ms, below the minimum 100ms")], Some("delay_within_cap"));
-        check("crate-a", &[at("never_panics", "the subject panicked: index 3")], Some("never_panics"));
-        // Known for one subject only.
-        check("crate-b", std::slice::from_ref(&cap), Some("delay_within_cap"));
-        let no_message = ("delay_within_cap", Verdict::Holds);
-        check("crate-a", &[no_message], Some("delay_within_cap"));
+    fn only_the_pinned_finding_is_masked() {
+        let message = "call 0 made attempt 2, but max_attempts is 1";
+        let far = r#"{"config":2,"schedule":{"calls":[{"gap_before":"0","steps":[{"duration":"3ms","outcome":"transient"}],"cancel_after":null,"idempotent":true},{"gap_before":"1ms","steps":[],"cancel_after":null,"idempotent":true}]},"seed":4}"#;
+        // The same bug from a far case shrinks to the pinned minimum: masked.
+        assert!(masked(&[known(message, MINIMAL)], far));
+        assert!(masked(&[known(message, MINIMAL)], MINIMAL));
+        // Pinned elsewhere (the shrunk case is neither that case nor one move from it): a new finding.
+        assert!(!masked(&[known(message, ELSEWHERE)], far));
+        // Another sentence of the same law, another subject, or no case: never masked.
+        assert!(!masked(&[known("call 0 made attempt 2 after the call was cancelled", MINIMAL)], far));
+        let other = KnownViolation { subject: "crate-b", ..known(message, MINIMAL) };
+        assert!(!masked(&[other], far));
+        assert!(!masked(&[known(message, "not json")], far));
     }
 
     /// Two-byte inputs 0, 1, 2, ...

@@ -37,9 +37,12 @@
 use std::fmt;
 use std::path::Path;
 
-use timelaw_laws::{Verdict, Violation};
+use timelaw_core::{Case, Limits};
+use timelaw_generators::ConfigDomain;
+use timelaw_laws::{Law, Verdict, Violation};
 
 use crate::fixture::{self, FixtureError};
+use crate::shrink::{moves, shrink, ShrinkBudget};
 
 /// The message with its numbers masked (see the module docs).
 pub fn message_class(message: &str) -> String {
@@ -198,13 +201,25 @@ pub fn same_class(message: &str, found: &Violation) -> bool {
     message_class(message) == message_class(&found.message)
 }
 
-/// The known violations of `subject` pinned under `dir` (recursively): the law and stored message of each
+/// One known violation as a `known_violation` fixture pins it: its law, its stored message and its case
+/// (as JSON, the subject's config included).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pinned {
+    /// The law's id.
+    pub law: String,
+    /// The stored verdict's message (empty when the stored verdict is no violation: then it pins nothing).
+    pub message: String,
+    /// The fixture's case, as JSON.
+    pub case: serde_json::Value,
+}
+
+/// The known violations of `subject` pinned under `dir` (recursively): one [`Pinned`] per
 /// `known_violation` fixture naming the subject. A missing folder pins none.
 ///
 /// # Errors
 /// An unreadable folder or file, or a file that does not read strictly as a fixture (as replay reads it;
 /// the config as any JSON), named by its path.
-pub fn pinned_in(dir: &Path, subject: &str) -> Result<Vec<(String, String)>, FixtureError> {
+pub fn pinned_in(dir: &Path, subject: &str) -> Result<Vec<Pinned>, FixtureError> {
     if !dir.exists() {
         return Ok(Vec::new());
     }
@@ -216,15 +231,70 @@ pub fn pinned_in(dir: &Path, subject: &str) -> Result<Vec<(String, String)>, Fix
             continue;
         }
         let message = found.verdict.violation().map(|violation| violation.message.to_string()).unwrap_or_default();
-        pinned.push((found.law, message));
+        let case = serde_json::to_value(&found.case).map_err(|error| FixtureError::parse(&path, &error))?;
+        pinned.push(Pinned { law: found.law, message, case });
     }
     Ok(pinned)
 }
 
-/// Whether `pinned` (from [`pinned_in`]) holds a known violation of `law` of the class of `verdict`.
-pub fn is_pinned(pinned: &[(String, String)], law: &str, verdict: &Verdict) -> bool {
-    let Some(found) = verdict.violation() else { return false };
-    pinned.iter().any(|(known_law, message)| known_law == law && same_class(message, found))
+/// How many subject runs the masking may spend shrinking one violation to compare it with a pinned case.
+pub const MASK_SHRINK_EVALS: u64 = 1_000;
+
+/// The pinned finding `case` is, if any: a violation of `law` (with `verdict`) is the pinned one only
+/// when a [`Pinned`] entry has the same law and message class ([`same_class`]; a panic's class includes
+/// its site) and the case, shrunk for `law` (at most [`MASK_SHRINK_EVALS`] runs), equals the pinned case,
+/// is one shrink move from it ([`crate::shrink::moves`], either way), or equals the pinned case shrunk
+/// by today's shrinker (a fixture written by an older shrinker pins the same minimum). Nothing masks a
+/// whole law or a whole class of messages: the same bug reached through another minimal case is a new
+/// finding.
+pub fn pinned_finding<'p, S: ConfigDomain + ?Sized>(
+    subject: &S,
+    pinned: &'p [Pinned],
+    law: &Law,
+    verdict: &Verdict,
+    case: &Case<S::Config>,
+) -> Option<&'p Pinned> {
+    let found = verdict.violation()?;
+    let classed: Vec<&Pinned> = pinned
+        .iter()
+        .filter(|known| known.law == law.id && !known.message.is_empty() && same_class(&known.message, found))
+        .collect();
+    if classed.is_empty() {
+        return None;
+    }
+    let shrunk = minimum(subject, law, case);
+    let nearby = moves(subject, &shrunk);
+    classed.into_iter().find(|known| {
+        let Ok(pinned_case) = serde_json::from_value::<Case<S::Config>>(known.case.clone()) else { return false };
+        pinned_case == shrunk
+            || nearby.iter().any(|step| step.case == pinned_case)
+            || moves(subject, &pinned_case).iter().any(|step| step.case == shrunk)
+            || pinned_minimum(subject, law, known).is_some_and(|minimum| minimum == shrunk)
+    })
+}
+
+/// `case` shrunk for `law` (at most [`MASK_SHRINK_EVALS`] runs); `case` itself when it does not fail.
+fn minimum<S: ConfigDomain + ?Sized>(subject: &S, law: &Law, case: &Case<S::Config>) -> Case<S::Config> {
+    let budget = ShrinkBudget { evals_max: MASK_SHRINK_EVALS, time_max: None };
+    shrink(subject, law, case.clone(), budget, Limits::default()).map_or_else(|_| case.clone(), |outcome| outcome.case)
+}
+
+/// The pinned case shrunk by today's shrinker, computed once per process (keyed by subject, law and the
+/// case's JSON).
+fn pinned_minimum<S: ConfigDomain + ?Sized>(subject: &S, law: &Law, known: &Pinned) -> Option<Case<S::Config>> {
+    static MINIMA: std::sync::Mutex<Vec<(String, serde_json::Value)>> = std::sync::Mutex::new(Vec::new());
+    let key = format!("{}\u{0}{}\u{0}{}", subject.name(), law.id, known.case);
+    let cached = MINIMA.lock().ok()?.iter().find(|(seen, _)| *seen == key).map(|(_, minimum)| minimum.clone());
+    let value = match cached {
+        Some(value) => value,
+        None => {
+            let pinned_case: Case<S::Config> = serde_json::from_value(known.case.clone()).ok()?;
+            let value = serde_json::to_value(minimum(subject, law, &pinned_case)).ok()?;
+            MINIMA.lock().ok()?.push((key, value.clone()));
+            value
+        }
+    };
+    serde_json::from_value(value).ok()
 }
 
 fn event(index: Option<u32>) -> String {

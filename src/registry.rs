@@ -7,7 +7,7 @@ use timelaw_generators::ConfigDomain;
 use timelaw_laws::{Catalogue, Law, Verdict};
 
 use crate::config::Config;
-use crate::fixture::{self, Fixture, FixtureError, Placed, Provenance, Source, Status};
+use crate::fixture::{self, Fixture, FixtureError, Placed, Profile, Provenance, Source, Status};
 use crate::known::{compare, KnownMatch};
 use crate::report::{mark_harness_laws, to_report};
 use crate::runner::{build_fixture, build_fixture_from, run, Progress, StoreNotes};
@@ -76,6 +76,12 @@ pub enum ReplayOutcome {
     /// A nondeterministic finding that still reproduces on some runs and not on others: a warning,
     /// neither a pass nor a failure.
     Nondeterministic,
+    /// A fixture of another build profile (it states one, [`Profile`]): skipped, visibly; neither a pass
+    /// nor a failure.
+    OtherProfile {
+        /// The profile the fixture belongs to.
+        profile: Profile,
+    },
     /// A nondeterministic finding that reproduced on every one of the runs replay made, or on none: it is
     /// no longer nondeterministic (pin it as a finding, or delete it as fixed). Fails.
     NowDeterministic {
@@ -94,6 +100,11 @@ impl ReplayOutcome {
     /// `true` for a warning: neither a pass nor a failure.
     pub fn is_warning(&self) -> bool {
         matches!(self, ReplayOutcome::Nondeterministic)
+    }
+    /// `true` for a fixture this build does not replay (another build profile): neither a pass nor a
+    /// failure, and said so.
+    pub fn is_skip(&self) -> bool {
+        matches!(self, ReplayOutcome::OtherProfile { .. })
     }
 }
 
@@ -265,6 +276,26 @@ fn replay_verdict(status: Status, stored: &Verdict, verdict: &Verdict, end: &Tra
     }
 }
 
+/// The result of replaying `fixture` when it belongs to the other build profile than this build's.
+fn other_profile<C>(fixture: &Fixture<C>) -> Option<ReplayResult> {
+    let profile = fixture.profile.filter(|profile| *profile != Profile::current())?;
+    let explanation = format!(
+        "skipped: the finding belongs to {} builds (overflow checks {}) and this is a {} build",
+        profile.name(),
+        if profile == Profile::Debug { "on" } else { "off" },
+        Profile::current().name()
+    );
+    Some(ReplayResult {
+        law: fixture.law.clone(),
+        status: fixture.status,
+        verdict: Verdict::NotApplicable,
+        outcome: ReplayOutcome::OtherProfile { profile },
+        passed: false,
+        explanation,
+        outside: Vec::new(),
+    })
+}
+
 /// How often replay runs a `nondeterministic` fixture's case: enough that a finding which violates on
 /// about one run in two is seen both ways almost always (a miss needs 8 equal runs: 1 in 128).
 pub const NONDETERMINISTIC_RUNS: usize = 8;
@@ -361,6 +392,9 @@ impl<S: ConfigDomain> DynSubject for S {
     fn replay(&self, laws: &Catalogue, path: &Path, text: &str, config: &Config) -> Result<ReplayResult, FixtureError> {
         let fixture: Fixture<S::Config> = fixture::parse(path, text)?;
         let law = law_of(laws, path, &fixture.law)?;
+        if let Some(skipped) = other_profile(&fixture) {
+            return Ok(skipped);
+        }
         let replay = law.id == timelaw_laws::ids::DETERMINISTIC_REPLAY;
         let evaluation = evaluate_bounded(self, &fixture.case, config.limits, replay, config.case_timeout_ms);
         let verdict = evaluation.judge(law, &fixture.case);
@@ -466,19 +500,22 @@ impl<S: ConfigDomain> DynSubject for S {
         let case = crate::fuzz::Decoding::from_concurrency(config.concurrency).case(self, &bytes);
         // libFuzzer's `timeout-*` artifacts import like crashes: the watchdog bounds the run.
         let evaluation = evaluate_bounded(self, &case, config.limits, true, config.case_timeout_ms);
-        // The fuzz targets skip inputs whose every violation is pinned; import the first one that is not.
+        // The fuzz targets skip inputs whose every violation is a pinned finding; import the first one that
+        // is not (`known::pinned_finding`: the same law, message class and, shrunk, the pinned case).
         let pinned = crate::known::pinned_in(dir, Subject::name(self))?;
         let violated: Vec<(&Law, Verdict)> = laws
             .iter()
             .map(|law| (law, evaluation.judge(law, &case)))
             .filter(|(_, verdict)| verdict.is_violated())
             .collect();
-        let fresh = violated.iter().find(|(law, verdict)| !crate::known::is_pinned(&pinned, law.id, verdict));
+        let hang = matches!(evaluation.trace.end, TraceEnd::Aborted(Abort::NoProgress { .. }));
+        let fresh = violated
+            .iter()
+            .find(|(law, verdict)| hang || crate::known::pinned_finding(self, &pinned, law, verdict, &case).is_none());
         let law = fresh
             .or(violated.first())
             .map(|(law, _)| *law)
             .ok_or_else(|| OperationError::NoViolation { path: artifact.to_owned() })?;
-        let hang = matches!(evaluation.trace.end, TraceEnd::Aborted(Abort::NoProgress { .. }));
         let budget = ShrinkBudget { evals_max: config.shrink_evals_max, time_max: None };
         // A hang is not shrunk in-process (every candidate that still hangs would cost a thread).
         let shrunk = if hang { None } else { shrink(self, law, case.clone(), budget, config.limits).ok() };

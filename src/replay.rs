@@ -69,9 +69,10 @@ pub fn trials(registry: &'static Registry, laws: &'static Catalogue, roots: &[im
 }
 
 fn trial(registry: &'static Registry, laws: &'static Catalogue, path: PathBuf) -> Trial {
-    // libtest has no warning outcome: a nondeterministic finding is listed as ignored (neither a pass
-    // nor a failure) and, when run with `--include-ignored`, prints its warning.
-    let flaky = nondeterministic(&path);
+    // libtest has no warning outcome: a nondeterministic finding, and a fixture of another build profile,
+    // is listed as ignored (neither a pass nor a failure) and, when run with `--include-ignored`, prints
+    // its warning or why it is skipped.
+    let flaky = nondeterministic(&path) || other_profile(&path);
     Trial::test(trial_name(&path), move || {
         // Replay reads only the step-limit variables, so a bad `TIMELAW_CASES` cannot fail it.
         let config = Config::default().with_env_vars(ENV_REPLAY).map_err(|error| Failed::from(error.to_string()))?;
@@ -82,7 +83,7 @@ fn trial(registry: &'static Registry, laws: &'static Catalogue, path: PathBuf) -
         if result.passed {
             return Ok(());
         }
-        if result.outcome.is_warning() {
+        if result.outcome.is_warning() || result.outcome.is_skip() {
             eprintln!("{}: law `{}`: {}", fixture::shown(&path), result.law, result.explanation);
             return Ok(());
         }
@@ -97,6 +98,15 @@ fn nondeterministic(path: &std::path::Path) -> bool {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     let value: serde_json::Value = serde_json::from_str(text.trim_start_matches('\u{feff}')).unwrap_or_default();
     value.get("status").and_then(serde_json::Value::as_str) == Some("nondeterministic")
+}
+
+/// Whether the fixture at `path` states a build profile other than this build's (a file that cannot be
+/// read does not: its trial reports the error).
+fn other_profile(path: &std::path::Path) -> bool {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let value: serde_json::Value = serde_json::from_str(text.trim_start_matches('\u{feff}')).unwrap_or_default();
+    let stated = value.get("profile").and_then(serde_json::Value::as_str);
+    stated.is_some_and(|profile| profile != fixture::Profile::current().name())
 }
 
 /// The whole `main` of a replay test target: parses libtest arguments, replays every fixture under

@@ -113,18 +113,43 @@ fn findings_list_every_known_violation_fixture() {
 }
 
 #[test]
-fn import_crash_skips_what_the_folder_pins() {
-    use timelaw::known::{is_pinned, pinned_in};
+fn import_crash_skips_only_the_pinned_findings() {
+    use timelaw::core::Case;
+    use timelaw::known::{pinned_finding, pinned_in};
     use timelaw::laws::Verdict;
+    use timelaw_adapters::exponential_backoff::{ExponentialBackoffConfig, ExponentialBackoffSubject};
     let dir = std::path::Path::new("tests/fixtures/adapters");
     let mut pinned = pinned_in(dir, "exponential-backoff").unwrap();
-    pinned.sort();
-    let laws: Vec<&str> = pinned.iter().map(|(law, _)| law.as_str()).collect();
+    pinned.sort_by(|a, b| (&a.law, &a.message).cmp(&(&b.law, &b.message)));
+    let laws: Vec<&str> = pinned.iter().map(|known| known.law.as_str()).collect();
     assert_eq!(laws, ["backoff_shape_without_jitter", "jitter_within_bounds", "never_panics", "never_panics"]);
+    let catalogue = Catalogue::standard();
+    let never_panics = catalogue.get("never_panics").unwrap();
+    let clamp = pinned.iter().find(|known| known.message.contains("min <= max")).unwrap();
+    let case: Case<ExponentialBackoffConfig> = serde_json::from_value(clamp.case.clone()).unwrap();
     let panicked = |message: &str| Verdict::violated_with(Some(1), format!("the subject panicked: {message}"));
-    assert!(is_pinned(&pinned, "never_panics", &panicked("empty range: Included(0)..Excluded(0)")));
-    assert!(is_pinned(&pinned, "never_panics", &panicked("assertion failed: min <= max")));
-    assert!(!is_pinned(&pinned, "never_panics", &panicked("attempt to divide by zero")));
-    assert!(!is_pinned(&pinned, "terminates", &panicked("assertion failed: min <= max")));
+    let verdict = panicked("assertion failed: min <= max [at library/core/src/cmp.rs]");
+    let subject = ExponentialBackoffSubject;
+    assert_eq!(pinned_finding(&subject, &pinned, never_panics, &verdict, &case), Some(clamp));
+    // The same case with another message (or site) is not that finding; nor is another law.
+    let elsewhere = panicked("assertion failed: min <= max [at exponential-backoff-2.1.1/src/lib.rs:10:5]");
+    assert_eq!(pinned_finding(&subject, &pinned, never_panics, &elsewhere, &case), None);
+    let terminates = catalogue.get("terminates").unwrap();
+    assert_eq!(pinned_finding(&subject, &pinned, terminates, &verdict, &case), None);
     assert!(pinned_in(std::path::Path::new("tests/fixtures/no-such-folder"), "reference").unwrap().is_empty());
+}
+
+#[test]
+fn a_fixture_of_another_build_profile_is_skipped_visibly() {
+    use timelaw::fixture::Profile;
+    let other = if Profile::current() == Profile::Debug { Profile::Release } else { Profile::Debug };
+    let stated = |profile: Profile| {
+        move |f: &mut Value| {
+            f["version"] = json!(4);
+            f["profile"] = json!(profile.name());
+        }
+    };
+    check("other-profile", stated(other), ReplayOutcome::OtherProfile { profile: other });
+    check("this-profile", stated(Profile::current()), ReplayOutcome::StillViolated(KnownMatch::Same));
+    assert!(ReplayOutcome::OtherProfile { profile: other }.is_skip());
 }

@@ -211,13 +211,17 @@ fn replay(registry: &Registry, paths: &[PathBuf]) -> Result<u8, CliError> {
     let laws = Catalogue::standard();
     let config = Config::default().with_env_vars(ENV_REPLAY)?;
     let files = fixture_files(paths)?;
-    let (mut passed, mut failed, mut broken, mut warned) = (0, 0, 0, 0);
+    let (mut passed, mut failed, mut broken, mut warned, mut skipped) = (0, 0, 0, 0, 0);
     for file in &files {
         let result = replay_file(registry, &laws, file, &config);
         if let Some(warning) = result.as_ref().ok().and_then(|result| result.outside_warning(file)) {
             err_line(&warning);
         }
         match result {
+            Ok(result) if result.outcome.is_skip() => {
+                skipped += 1;
+                out_line(&format!("SKIPPED {}  law `{}`: {}", file.display(), result.law, result.explanation))?;
+            }
             Ok(result) if result.outcome.is_warning() => {
                 warned += 1;
                 out_line(&format!("WARNING {}  law `{}`: {}", file.display(), result.law, result.explanation))?;
@@ -236,7 +240,10 @@ fn replay(registry: &Registry, paths: &[PathBuf]) -> Result<u8, CliError> {
             }
         }
     }
-    let warnings = if warned > 0 { format!(", {warned} warnings") } else { String::new() };
+    let mut warnings = if warned > 0 { format!(", {warned} warnings") } else { String::new() };
+    if skipped > 0 {
+        warnings.push_str(&format!(", {skipped} skipped (another build profile)"));
+    }
     out_line(&format!("{passed} passed, {failed} failed, {broken} errors{warnings}, {} fixtures", files.len()))?;
     Ok(match (failed, broken) {
         (_, 1..) => EXIT_ERROR,
@@ -262,11 +269,12 @@ fn upgrade_fixtures(registry: &Registry, paths: &[PathBuf]) -> Result<u8, CliErr
             }
         }
     }
-    // A sequential fixture is current at SEQUENTIAL_VERSION, one with overlapping calls at VERSION.
-    let (version, latest) = (fixture::SEQUENTIAL_VERSION, fixture::VERSION);
+    // A sequential fixture is current at SEQUENTIAL_VERSION, one with overlapping calls at
+    // CONCURRENT_VERSION, one that states its build profile at VERSION.
+    let (version, concurrent, latest) = (fixture::SEQUENTIAL_VERSION, fixture::CONCURRENT_VERSION, fixture::VERSION);
     out_line(&format!(
-        "{upgraded} upgraded to version {version}, {current} already current (version {version}, or {latest} with \
-         overlapping calls), {broken} errors, {} fixtures",
+        "{upgraded} upgraded to version {version}, {current} already current (version {version}, {concurrent} with \
+         overlapping calls, {latest} with a build profile), {broken} errors, {} fixtures",
         files.len()
     ))?;
     Ok(if broken > 0 { EXIT_ERROR } else { EXIT_HOLDS })

@@ -443,6 +443,7 @@ pub fn build_fixture_from<S: ConfigDomain + ?Sized>(
         subject: subject.name().to_owned(),
         status: Status::Regression,
         note: None,
+        profile: None,
         case: case.clone(),
         verdict,
         provenance,
