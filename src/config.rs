@@ -76,7 +76,9 @@ pub struct Config {
     /// Off by default because a time budget makes the minimum depend on machine speed.
     pub shrink_time_ms: Option<u64>,
     /// Per-run step limits of the World (`TIMELAW_EVENTS_MAX` default 65,536, `TIMELAW_ATTEMPTS_MAX`
-    /// 16,384, `TIMELAW_SLEEPS_MAX` 16,384: generous, a rate limiter may wait thousands of times). A run
+    /// 16,384, `TIMELAW_SLEEPS_MAX` 16,384: generous, a rate limiter may wait thousands of times;
+    /// `TIMELAW_IDLE_CALLS_MAX` 65,536 clock reads and random draws in a row with no event and no clock
+    /// move, where a busy-wait stops). A run
     /// stopped at a default limit, or past the attempts its contract allows, violates `terminates`; one
     /// stopped at a lower limit is inconclusive.
     pub limits: Limits,
@@ -137,14 +139,20 @@ pub const ENV_ALL: &[&str] = &[
     "TIMELAW_EVENTS_MAX",
     "TIMELAW_ATTEMPTS_MAX",
     "TIMELAW_SLEEPS_MAX",
+    "TIMELAW_IDLE_CALLS_MAX",
     "TIMELAW_BLESS",
     "TIMELAW_CASE_TIMEOUT_MS",
     "TIMELAW_CONCURRENCY",
 ];
 
 /// The variables replaying or explaining a fixture reads: the World's step limits.
-pub const ENV_REPLAY: &[&str] =
-    &["TIMELAW_EVENTS_MAX", "TIMELAW_ATTEMPTS_MAX", "TIMELAW_SLEEPS_MAX", "TIMELAW_CASE_TIMEOUT_MS"];
+pub const ENV_REPLAY: &[&str] = &[
+    "TIMELAW_EVENTS_MAX",
+    "TIMELAW_ATTEMPTS_MAX",
+    "TIMELAW_SLEEPS_MAX",
+    "TIMELAW_IDLE_CALLS_MAX",
+    "TIMELAW_CASE_TIMEOUT_MS",
+];
 
 /// The variables shrinking a fixture or importing a crash reads: the step limits, the shrink budget and
 /// `TIMELAW_BLESS`.
@@ -152,6 +160,7 @@ pub const ENV_SHRINK: &[&str] = &[
     "TIMELAW_EVENTS_MAX",
     "TIMELAW_ATTEMPTS_MAX",
     "TIMELAW_SLEEPS_MAX",
+    "TIMELAW_IDLE_CALLS_MAX",
     "TIMELAW_SHRINK_EVALS",
     "TIMELAW_BLESS",
     "TIMELAW_CASE_TIMEOUT_MS",
@@ -241,18 +250,19 @@ pub fn parse_seed_text(text: &str) -> Result<u64, String> {
     parse_seed(text).ok_or_else(|| "expected a seed, decimal or 0x hex, up to 64 bits".to_owned())
 }
 
-/// `limits` with those of `TIMELAW_EVENTS_MAX`, `TIMELAW_ATTEMPTS_MAX` and `TIMELAW_SLEEPS_MAX` that are
-/// in `names` applied.
+/// `limits` with those of `TIMELAW_EVENTS_MAX`, `TIMELAW_ATTEMPTS_MAX`, `TIMELAW_SLEEPS_MAX` and
+/// `TIMELAW_IDLE_CALLS_MAX` that are in `names` applied.
 fn limits_with_env(mut limits: Limits, names: &[&str]) -> Result<Limits, ConfigError> {
     let count = |text: &str| {
         parse_count(text)
             .and_then(|n| u32::try_from(n).ok())
             .ok_or_else(|| "expected a count of at most 4294967295".to_owned())
     };
-    let fields: [(&'static str, &mut u32); 3] = [
+    let fields: [(&'static str, &mut u32); 4] = [
         ("TIMELAW_EVENTS_MAX", &mut limits.events_max),
         ("TIMELAW_ATTEMPTS_MAX", &mut limits.attempts_max),
         ("TIMELAW_SLEEPS_MAX", &mut limits.sleeps_max),
+        ("TIMELAW_IDLE_CALLS_MAX", &mut limits.idle_calls_max),
     ];
     for (name, field) in fields {
         if let Some(value) = env_value(name, names, count)? {

@@ -146,3 +146,39 @@ fn a_libfuzzer_timeout_artifact_imports_like_a_crash() {
     assert!(text.contains("\"source\": \"fuzz\""), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The message of a busy-wait stopped at the default idle-call limit.
+const BUSY_WAIT: &str = "stopped at the step limit (65536 clock reads and random draws in a row, with no event and \
+                         no clock move): the documented default, far above what a correct subject needs";
+
+/// A busy-wait on the World's clock (sync and tokio) and a tokio deadlock: each violates `terminates`,
+/// stops without the watchdog (no thread abandoned) and shrinks to its simplest case: one retry after 1
+/// ns behind a transient failure, or one fatal answer.
+#[test]
+fn a_busy_wait_and_a_deadlock_violate_terminates_and_shrink_to_one_step() {
+    use common::hangs::Waiting::{BusyWait, BusyWaitTokio, DeadlockTokio};
+    use timelaw::core::Outcome::{Fatal, Transient};
+    let deadlock = "call 0 waits for nothing that can wake it (no timer pending, no task ready): a deadlock";
+    check_waits(BusyWait, 30, BUSY_WAIT, (2, 1, Transient));
+    check_waits(BusyWaitTokio, 30, BUSY_WAIT, (2, 1, Transient));
+    check_waits(DeadlockTokio, 200, deadlock, (1, 0, Fatal));
+}
+
+#[track_caller]
+fn check_waits(
+    waiting: common::hangs::Waiting,
+    cases: u64,
+    message: &str,
+    minimum: (u32, u64, timelaw::core::Outcome),
+) {
+    use timelaw::core::{Case, Schedule, Step, VDuration};
+    let output = timelaw::check(&common::hangs::Waits(waiting)).cases(cases).seed(3).env(false).run();
+    let law = output.laws.iter().find(|law| law.law.id == "terminates").unwrap();
+    let found = law.counterexamples.first().unwrap_or_else(|| panic!("{waiting:?} is found"));
+    assert_eq!(found.violation.message, message, "{waiting:?}");
+    let (max_attempts, delay_ns, outcome) = minimum;
+    let config = SpinConfig { max_attempts, delay: VDuration::from_nanos(delay_ns) };
+    let expect = Case::new(config, Schedule::single(vec![Step::instant(outcome)]), 0);
+    assert_eq!(found.shrunk, expect, "{waiting:?}");
+    assert_eq!(output.abandoned_threads, 0, "{waiting:?} is stopped by the World or the driver, not the watchdog");
+}

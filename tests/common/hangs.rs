@@ -96,3 +96,90 @@ impl Describe for Spin {
         out
     }
 }
+
+/// How a [`Waits`] subject waits out its delay before a retry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Waiting {
+    /// `while world.read_now()? < until {}`: the clock never moves, so the loop never ends (the World
+    /// stops it at `Limits::idle_calls_max`).
+    BusyWait,
+    /// The same busy-wait on the paused tokio runtime.
+    BusyWaitTokio,
+    /// On the paused tokio runtime, a fatal answer makes it await a future that never completes: a
+    /// deadlock (no timer, no task ready).
+    DeadlockTokio,
+}
+
+/// A retry loop with one of the defects of [`Waiting`] (same config as [`Spin`]). Each is a
+/// `terminates` violation that stops deterministically, with no wall clock.
+#[derive(Clone, Copy)]
+pub struct Waits(pub Waiting);
+
+impl Waits {
+    /// The sync loop: the busy-wait after a transient failure.
+    fn run_sync(config: &SpinConfig, world: &mut World<'_>) -> Result<(), Abort> {
+        world.for_each_call(|world, _| {
+            for attempt in 1..=config.max_attempts {
+                match world.dispatch()? {
+                    AttemptResult::Completed(Outcome::Ok) => return Ok(CallResult::Ok),
+                    AttemptResult::Completed(Outcome::Transient) if attempt < config.max_attempts => {}
+                    _ => return Ok(CallResult::Err(ErrorKind::Transient)),
+                }
+                let until = world.now().saturating_add(config.delay);
+                while world.read_now()?.unwrap_or(until) < until {}
+            }
+            Ok(CallResult::Err(ErrorKind::Transient))
+        })
+    }
+
+    /// The tokio loop: the busy-wait, or the deadlock after a fatal answer.
+    fn run_tokio(self, config: &SpinConfig, world: &mut World<'_>) -> Result<(), Abort> {
+        let (max_attempts, delay) = (config.max_attempts, config.delay);
+        timelaw::tokio::serve_calls(world, move |w, _call| async move {
+            for attempt in 1..=max_attempts {
+                match w.attempt().await? {
+                    Outcome::Ok => return Ok(CallResult::Ok),
+                    Outcome::Fatal if self.0 == Waiting::DeadlockTokio => std::future::pending::<()>().await,
+                    Outcome::Transient if attempt < max_attempts => {}
+                    _ => return Ok(CallResult::Err(ErrorKind::Transient)),
+                }
+                let until = w.now().saturating_add(delay);
+                while w.with(|world| world.read_now())?.unwrap_or(until) < until {
+                    if self.0 == Waiting::DeadlockTokio {
+                        w.sleep(delay.to_std()).await; // This twin sleeps as it should.
+                    }
+                }
+            }
+            Ok(CallResult::Err(ErrorKind::Transient))
+        })
+    }
+}
+
+impl Subject for Waits {
+    type Config = SpinConfig;
+    fn name(&self) -> &str {
+        match self.0 {
+            Waiting::BusyWait => "busy-waits",
+            Waiting::BusyWaitTokio => "busy-waits-tokio",
+            Waiting::DeadlockTokio => "deadlocks-tokio",
+        }
+    }
+    fn contract(&self, config: &SpinConfig) -> Contract {
+        Spin { planted: true }.contract(config)
+    }
+    fn run(&self, config: &SpinConfig, world: &mut World<'_>) -> Result<(), Abort> {
+        match self.0 {
+            Waiting::BusyWait => Waits::run_sync(config, world),
+            Waiting::BusyWaitTokio | Waiting::DeadlockTokio => self.run_tokio(config, world),
+        }
+    }
+}
+
+impl Describe for Waits {
+    fn describe<C: Choices + ?Sized>(&self, c: &mut C, swarm: &Swarm) -> SpinConfig {
+        Spin { planted: true }.describe(c, swarm)
+    }
+    fn simpler(&self, config: &SpinConfig) -> Vec<SpinConfig> {
+        Spin { planted: true }.simpler(config)
+    }
+}
