@@ -182,3 +182,25 @@ fn check_waits(
     assert_eq!(found.shrunk, expect, "{waiting:?}");
     assert_eq!(output.abandoned_threads, 0, "{waiting:?} is stopped by the World or the driver, not the watchdog");
 }
+
+/// A shrink candidate that loops in pure code (a delay below 8 ns) is cut by the watchdog and rejected,
+/// so shrinking never freezes the run and its minimum never hangs; a shrink stops after
+/// `SHRINK_HANGS_MAX` such candidates (each leaves a thread spinning).
+#[test]
+fn a_shrink_candidate_that_hangs_is_cut_and_rejected() {
+    use common::hangs::OneTooMany;
+    use timelaw::shrink::{shrink_bounded, ShrinkBudget, SHRINK_HANGS_MAX};
+    let timeout_ms = 50;
+    let check = timelaw::check(&OneTooMany).cases(20).seed(5).case_timeout_ms(timeout_ms).env(false);
+    let output = check.only_laws(&["attempts_within_max"]).run();
+    assert_eq!(output.abandoned_threads, 0, "the search meets no hang");
+    let law = &output.laws[0];
+    let found = law.counterexamples.first().expect("one attempt too many is found");
+    assert!(found.shrunk.config.delay.as_nanos() >= 8, "a hanging candidate was kept: {:?}", found.shrunk);
+    let limits = timelaw::core::Limits::default();
+    let shrunk =
+        shrink_bounded(&OneTooMany, &law.law, found.found.clone(), ShrinkBudget::default(), limits, timeout_ms);
+    let shrunk = shrunk.expect("the case found violates the law");
+    assert_eq!((shrunk.hung_candidates, shrunk.exhausted), (SHRINK_HANGS_MAX, true));
+    assert!(shrunk.case.config.delay.as_nanos() >= 8, "{:?}", shrunk.case);
+}

@@ -17,7 +17,7 @@ use super::tally::{Found, Tally};
 use crate::config::Config;
 use crate::eval::Evaluation;
 use crate::fixture::{self, Fixture, Provenance, Source, Status, ABOUT, FORMAT};
-use crate::shrink::{shrink, shrink_with, ShrinkBudget};
+use crate::shrink::{shrink_bounded, shrink_with, ShrinkBudget};
 use crate::watchdog::{evaluate_bounded, hung};
 use timelaw_reports::Counts;
 
@@ -272,7 +272,9 @@ fn shrink_one<S: ConfigDomain + ?Sized>(
             let evaluator = |case: &Case<S::Config>, replay| launcher.evaluate(subject, case, replay, config);
             shrink_with(subject, law, found.case.clone(), budget, config.limits, Some(&evaluator)).ok()
         }
-        (false, false, _) => shrink(subject, law, found.case.clone(), budget, config.limits).ok(),
+        (false, false, _) => {
+            shrink_bounded(subject, law, found.case.clone(), budget, config.limits, config.case_timeout_ms).ok()
+        }
     };
     let (shrunk, violation, evaluations) = match shrunk {
         Some(outcome) => (outcome.case, outcome.violation, outcome.evaluations),

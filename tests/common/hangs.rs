@@ -183,3 +183,46 @@ impl Describe for Waits {
         Spin { planted: true }.simpler(config)
     }
 }
+
+/// A retry loop that makes one attempt more than `max_attempts` (`attempts_within_max`), pacing each
+/// delay with a busy loop in pure code that never ends for a delay below 8 ns (its step is zero). Its
+/// search draws delays of 1 to 1,000 ms, which never hang; only shrinking meets the hanging delays.
+#[derive(Clone, Copy)]
+pub struct OneTooMany;
+
+impl Subject for OneTooMany {
+    type Config = SpinConfig;
+    fn name(&self) -> &str {
+        "one-too-many"
+    }
+    fn contract(&self, config: &SpinConfig) -> Contract {
+        Spin { planted: true }.contract(config)
+    }
+    fn run(&self, config: &SpinConfig, world: &mut World<'_>) -> Result<(), Abort> {
+        world.for_each_call(|world, _| {
+            for attempt in 1..=config.max_attempts.saturating_add(1) {
+                if world.dispatch()? == AttemptResult::Completed(Outcome::Ok) {
+                    return Ok(CallResult::Ok);
+                }
+                if attempt <= config.max_attempts {
+                    let (total, mut waited) = (config.delay.as_nanos(), 0_u64);
+                    while waited <= total {
+                        waited = std::hint::black_box(waited.saturating_add(total / 8));
+                    }
+                    world.sleep(config.delay)?;
+                }
+            }
+            Ok(CallResult::Err(ErrorKind::Transient))
+        })
+    }
+}
+
+impl Describe for OneTooMany {
+    fn describe<C: Choices + ?Sized>(&self, c: &mut C, _swarm: &Swarm) -> SpinConfig {
+        let max_attempts = u32::try_from(c.between(1, 5)).unwrap_or(1); // At most 5.
+        SpinConfig { max_attempts, delay: VDuration::from_millis(c.between(1, 1_000)) }
+    }
+    fn simpler(&self, config: &SpinConfig) -> Vec<SpinConfig> {
+        Spin { planted: true }.simpler(config)
+    }
+}
