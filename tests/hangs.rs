@@ -183,6 +183,26 @@ fn check_waits(
     assert_eq!(output.abandoned_threads, 0, "{waiting:?} is stopped by the World or the driver, not the watchdog");
 }
 
+/// More hangs than `ABANDONED_MAX` in one run, each in a loop an abandoned thread leaves at once (a
+/// busy-wait on the clock parks at its next read; a tokio task that yields parks between two polls):
+/// every abandoned worker is replaced and every case is judged.
+#[test]
+fn abandoned_threads_that_park_are_replaced_and_every_case_is_judged() {
+    use timelaw::core::Limits;
+    use timelaw::runner::ABANDONED_MAX;
+    for tokio in [false, true] {
+        let limits = Limits { idle_calls_max: u32::MAX, ..Limits::default() };
+        let config = Config { cases: 150, threads: 2, seed: 11, case_timeout_ms: 50, limits, ..Config::default() };
+        let config = Config { shrink_evals_max: 2, ..config }; // Each evaluation of a hang is a child process.
+        let output = run(&common::hangs::Parks { tokio }, &Catalogue::standard(), &config, &Silent);
+        assert!(output.abandoned_threads > ABANDONED_MAX, "tokio {tokio}: {} abandoned", output.abandoned_threads);
+        assert!(output.laws.iter().all(|law| law.counts.cases == 150), "tokio {tokio}: every case is judged");
+        let terminates = output.laws.iter().find(|law| law.law.id == "terminates").unwrap();
+        assert_eq!(terminates.counts.violated, output.abandoned_threads, "tokio {tokio}");
+        assert_eq!(terminates.counts.inconclusive, 0, "tokio {tokio}: {:?}", terminates.inconclusive);
+    }
+}
+
 /// A shrink candidate that loops in pure code (a delay below 8 ns) is cut by the watchdog and rejected,
 /// so shrinking never freezes the run and its minimum never hangs; a shrink stops after
 /// `SHRINK_HANGS_MAX` such candidates (each leaves a thread spinning).

@@ -184,6 +184,65 @@ impl Describe for Waits {
     }
 }
 
+/// Hangs on about one case in eight (a randomness draw decides), in a way an abandoned thread leaves:
+/// sync, a busy-wait on the clock of at most 2^24 reads (under `Limits::idle_calls_max` raised to
+/// `u32::MAX`, so only the watchdog stops it; the thread parks at its next read); with `tokio`, a loop
+/// of `yield_now` (the driver parks the thread between two polls). Otherwise one attempt per call.
+#[derive(Clone, Copy)]
+pub struct Parks {
+    /// Hang on the paused tokio runtime instead.
+    pub tokio: bool,
+}
+
+/// The most clock reads of a [`Parks`] busy-wait: it gives up after that (seconds in a debug build),
+/// so a watchdog that counted reads as progress would see no hang at all.
+pub const PARKS_READS_MAX: u64 = 1 << 24;
+
+impl Subject for Parks {
+    type Config = ();
+    fn name(&self) -> &str {
+        if self.tokio {
+            "parks-tokio"
+        } else {
+            "parks"
+        }
+    }
+    fn contract(&self, _config: &()) -> Contract {
+        Contract::default()
+    }
+    fn run(&self, _config: &(), world: &mut World<'_>) -> Result<(), Abort> {
+        let hangs = world.random_between(0, 7)? == 0;
+        if !self.tokio {
+            return world.for_each_call(|world, _| {
+                if hangs {
+                    let until = world.now().saturating_add(VDuration::from_millis(1));
+                    for _ in 0..PARKS_READS_MAX {
+                        if world.read_now()?.unwrap_or(until) >= until {
+                            break;
+                        }
+                    }
+                }
+                Ok(CallResult::from_outcome(match world.dispatch()? {
+                    AttemptResult::Completed(outcome) => outcome,
+                    _ => Outcome::Transient,
+                }))
+            });
+        }
+        timelaw::tokio::serve_calls(world, move |w, _call| async move {
+            if hangs {
+                loop {
+                    timelaw::tokio::tokio::task::yield_now().await;
+                }
+            }
+            Ok(CallResult::from_outcome(w.attempt().await?))
+        })
+    }
+}
+
+impl Describe for Parks {
+    fn describe<C: Choices + ?Sized>(&self, _c: &mut C, _swarm: &Swarm) {}
+}
+
 /// A retry loop that makes one attempt more than `max_attempts` (`attempts_within_max`), pacing each
 /// delay with a busy loop in pure code that never ends for a delay below 8 ns (its step is zero). Its
 /// search draws delays of 1 to 1,000 ms, which never hang; only shrinking meets the hanging delays.
