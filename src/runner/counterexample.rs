@@ -263,9 +263,13 @@ fn shrink_one<S: ConfigDomain + ?Sized>(
 ) -> Counterexample<S::Config> {
     let budget = ShrinkBudget { evals_max: config.shrink_evals_max, time_max: shrink_time(config) };
     // A hang is never run again in-process: it would hang again (and cost one more abandoned thread).
-    // It is shrunk in child processes instead, when this executable can be run again.
+    // It is re-run and shrunk in child processes instead, when this executable can be run again.
     let hang = is_hang(&found);
-    let nondeterministic = if hang { None } else { rerun(subject, law, config, &found) };
+    let nondeterministic = match (hang, launcher) {
+        (false, _) => rerun(subject, law, config, &found),
+        (true, Some(launcher)) => launcher.rerun_hang(subject, law, config, &found), // In a child process.
+        (true, None) => None,
+    };
     let shrunk = match (store_failed || nondeterministic.is_some(), hang, launcher) {
         (true, _, _) | (false, true, None) => None,
         (false, true, Some(launcher)) => {

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use timelaw_generators::ConfigDomain;
 use timelaw_laws::{Catalogue, LawError};
 
-pub use child::{Launcher, ENV_CHILD};
+pub use child::{Launcher, CHILD_PROTOCOL, ENV_CHILD};
 pub use counterexample::{build_fixture, build_fixture_from, Counterexample, LawOutcome, RunOutput};
 pub use persist::{Finds, StoreNotes};
 pub use progress::{Progress, Silent};
