@@ -88,9 +88,9 @@ pub struct Config {
     /// default off): for fixtures timelaw itself owns. Without it a fixture that exists is never changed.
     pub bless: bool,
     /// The per-case watchdog, in milliseconds of wall time (`TIMELAW_CASE_TIMEOUT_MS`, default 2,000; 0
-    /// turns it off): a case whose subject makes no World call for that long violates `terminates` with
-    /// "no progress for N ms". The only wall-clock reading on the checking path, and it decides only
-    /// that: never a verdict on a case that finished (see [`crate::watchdog`]).
+    /// turns it off): a case whose subject records no event and moves no clock for that long violates
+    /// `terminates` with "no progress for N ms". The only wall-clock reading on the checking path, and it
+    /// decides only that: never a verdict on a case that finished (see [`crate::watchdog`]).
     pub case_timeout_ms: u64,
     /// Overlapping calls (`--concurrency`, `TIMELAW_CONCURRENCY=1`, default off): one batch of cases in
     /// two gives its calls arrivals and interleaving choices, and the reference its load mechanisms

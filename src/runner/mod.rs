@@ -118,8 +118,9 @@ impl<'a, S: ConfigDomain> Check<'a, S> {
         self.edit(move |config| config.replay_every = every)
     }
     /// The per-case watchdog in milliseconds of wall time (0 turns it off; see
-    /// [`Config::case_timeout_ms`]): a case whose subject makes no World call for that long violates
-    /// `terminates` with "no progress for N ms", and the run goes on without the thread it hangs.
+    /// [`Config::case_timeout_ms`]): a case whose subject records no event and moves no clock for that
+    /// long violates `terminates` with "no progress for N ms", and the run goes on without the thread it
+    /// hangs.
     pub fn case_timeout_ms(self, timeout_ms: u64) -> Self {
         self.edit(move |config| config.case_timeout_ms = timeout_ms)
     }
