@@ -127,13 +127,13 @@ async fn retry_loop(
 }
 
 impl Describe for SemaphoreBulkhead {
-    /// Permits 0 (everyone waits), 1, 2..=4 or up to 100; up to 4 attempts of at most 1 s, whole
-    /// milliseconds (tokio's timer resolution).
+    /// Permits 1, 2..=4 or up to 100 (with 0 every call would wait for good: a deadlock, which
+    /// `terminates` reports); up to 4 attempts of at most 1 s, whole milliseconds (tokio's timer
+    /// resolution).
     fn describe<C: Choices + ?Sized>(&self, c: &mut C, _swarm: &Swarm) -> BulkheadConfig {
-        let permits = match c.weighted(&[4, 4, 1, 1]) {
+        let permits = match c.weighted(&[4, 4, 1]) {
             0 => 1,
             1 => c.between(2, 4),
-            2 => 0,
             _ => c.between(5, 100),
         } as u32; // At most 100.
         let max_attempts = c.between(1, 4) as u32; // At most 4.

@@ -77,7 +77,9 @@ pub struct Config {
     /// Off by default because a time budget makes the minimum depend on machine speed.
     pub shrink_time_ms: Option<u64>,
     /// Per-run step limits of the World (`TIMELAW_EVENTS_MAX` default 65,536, `TIMELAW_ATTEMPTS_MAX`
-    /// 16,384, `TIMELAW_SLEEPS_MAX` 16,384: generous, a rate limiter may wait thousands of times). A run
+    /// 16,384, `TIMELAW_SLEEPS_MAX` 16,384: generous, a rate limiter may wait thousands of times;
+    /// `TIMELAW_IDLE_CALLS_MAX` 65,536 clock reads and random draws in a row with no event and no clock
+    /// move, where a busy-wait stops). A run
     /// stopped at a default limit, or past the attempts its contract allows, violates `terminates`; one
     /// stopped at a lower limit is inconclusive.
     pub limits: Limits,
@@ -87,9 +89,9 @@ pub struct Config {
     /// the variable reads exactly `1`/`0`/`true`/`false`, like `TIMELAW_CONCURRENCY`; default off): for fixtures timelaw itself owns. Without it a fixture that exists is never changed.
     pub bless: bool,
     /// The per-case watchdog, in milliseconds of wall time (`TIMELAW_CASE_TIMEOUT_MS`, default 2,000; 0
-    /// turns it off): a case whose subject makes no World call for that long violates `terminates` with
-    /// "no progress for N ms". The only wall-clock reading on the checking path, and it decides only
-    /// that: never a verdict on a case that finished (see [`crate::watchdog`]).
+    /// turns it off): a case whose subject records no event and moves no clock for that long violates
+    /// `terminates` with "no progress for N ms". The only wall-clock reading on the checking path, and it
+    /// decides only that: never a verdict on a case that finished (see [`crate::watchdog`]).
     pub case_timeout_ms: u64,
     /// Overlapping calls (`--concurrency`, `TIMELAW_CONCURRENCY=1`, default off): one batch of cases in
     /// two gives its calls arrivals and interleaving choices, and the reference its load mechanisms
@@ -138,14 +140,20 @@ pub const ENV_ALL: &[&str] = &[
     "TIMELAW_EVENTS_MAX",
     "TIMELAW_ATTEMPTS_MAX",
     "TIMELAW_SLEEPS_MAX",
+    "TIMELAW_IDLE_CALLS_MAX",
     "TIMELAW_BLESS",
     "TIMELAW_CASE_TIMEOUT_MS",
     "TIMELAW_CONCURRENCY",
 ];
 
 /// The variables replaying or explaining a fixture reads: the World's step limits.
-pub const ENV_REPLAY: &[&str] =
-    &["TIMELAW_EVENTS_MAX", "TIMELAW_ATTEMPTS_MAX", "TIMELAW_SLEEPS_MAX", "TIMELAW_CASE_TIMEOUT_MS"];
+pub const ENV_REPLAY: &[&str] = &[
+    "TIMELAW_EVENTS_MAX",
+    "TIMELAW_ATTEMPTS_MAX",
+    "TIMELAW_SLEEPS_MAX",
+    "TIMELAW_IDLE_CALLS_MAX",
+    "TIMELAW_CASE_TIMEOUT_MS",
+];
 
 /// The variables shrinking a fixture or importing a crash reads: the step limits, the shrink budget and
 /// `TIMELAW_BLESS`.
@@ -153,6 +161,7 @@ pub const ENV_SHRINK: &[&str] = &[
     "TIMELAW_EVENTS_MAX",
     "TIMELAW_ATTEMPTS_MAX",
     "TIMELAW_SLEEPS_MAX",
+    "TIMELAW_IDLE_CALLS_MAX",
     "TIMELAW_SHRINK_EVALS",
     "TIMELAW_BLESS",
     "TIMELAW_CASE_TIMEOUT_MS",
@@ -242,18 +251,19 @@ pub fn parse_seed_text(text: &str) -> Result<u64, String> {
     parse_seed(text).ok_or_else(|| "expected a seed, decimal or 0x hex, up to 64 bits".to_owned())
 }
 
-/// `limits` with those of `TIMELAW_EVENTS_MAX`, `TIMELAW_ATTEMPTS_MAX` and `TIMELAW_SLEEPS_MAX` that are
-/// in `names` applied.
+/// `limits` with those of `TIMELAW_EVENTS_MAX`, `TIMELAW_ATTEMPTS_MAX`, `TIMELAW_SLEEPS_MAX` and
+/// `TIMELAW_IDLE_CALLS_MAX` that are in `names` applied.
 fn limits_with_env(mut limits: Limits, names: &[&str]) -> Result<Limits, ConfigError> {
     let count = |text: &str| {
         parse_count(text)
             .and_then(|n| u32::try_from(n).ok())
             .ok_or_else(|| "expected a count of at most 4294967295".to_owned())
     };
-    let fields: [(&'static str, &mut u32); 3] = [
+    let fields: [(&'static str, &mut u32); 4] = [
         ("TIMELAW_EVENTS_MAX", &mut limits.events_max),
         ("TIMELAW_ATTEMPTS_MAX", &mut limits.attempts_max),
         ("TIMELAW_SLEEPS_MAX", &mut limits.sleeps_max),
+        ("TIMELAW_IDLE_CALLS_MAX", &mut limits.idle_calls_max),
     ];
     for (name, field) in fields {
         if let Some(value) = env_value(name, names, count)? {

@@ -3,7 +3,6 @@
 use std::cell::Cell;
 use std::sync::Once;
 
-use timelaw_core::heartbeat::park_forever;
 use timelaw_core::{
     execute_with, first_action_difference, Case, Contract, Heartbeat, Limits, Schedule, Subject, Trace, TraceEnd, World,
 };
@@ -151,8 +150,8 @@ fn run_quietly(run: &Run<'_>, schedule: &Schedule, seed: u64, heartbeat: Option<
     let mut trace = run(world);
     QUIET.with(|quiet| quiet.set(false));
     name_the_panic_site(&mut trace);
-    if heartbeat.is_some_and(Heartbeat::is_abandoned) {
-        park_forever(); // The watchdog gave up on this run: never come back to the code that did.
+    if let Some(heartbeat) = heartbeat.filter(|heartbeat| heartbeat.is_abandoned()) {
+        heartbeat.park(); // The watchdog gave up on this run: never come back to the code that did.
     }
     trace
 }

@@ -88,7 +88,11 @@
 //! A panicking subject violates `never_panics` (the panic is caught and the run goes on), a subject that
 //! hangs or is stopped at the World's default step limits (generous: 16,384 sleeps) violates `terminates`
 //! (a lower limit set for the run only makes it inconclusive), and every 16th case is run twice to check
-//! `deterministic_replay` ([`Config::replay_every`]).
+//! `deterministic_replay` ([`Config::replay_every`]). Every hang stops: a loop in pure code at the per-case
+//! watchdog ([`Config::case_timeout_ms`], "no progress for N ms"), a busy-wait on the World's clock or
+//! randomness at 65,536 reads and draws in a row ([`core::Limits::idle_calls_max`]), a tokio future
+//! waiting for nothing as a deadlock ([`core::Abort::Deadlock`]); a shrink candidate that hangs is cut
+//! and rejected.
 //!
 //! ## Two clocks
 //! The World has a monotonic clock and a virtual wall clock ([`core::World::wall_now`], a

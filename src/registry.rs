@@ -11,7 +11,7 @@ use crate::fixture::{self, Fixture, FixtureError, Placed, Profile, Provenance, S
 use crate::known::{compare, KnownMatch};
 use crate::report::{mark_harness_laws, to_report};
 use crate::runner::{build_fixture, build_fixture_from, run, Progress, StoreNotes};
-use crate::shrink::{shrink, ShrinkBudget};
+use crate::shrink::{shrink_bounded, ShrinkBudget};
 use crate::watchdog::evaluate_bounded;
 use timelaw_reports::Report;
 
@@ -465,7 +465,8 @@ impl<S: ConfigDomain> DynSubject for S {
             return Err(OperationError::Hangs { path: path.to_owned(), timeout_ms });
         }
         let budget = ShrinkBudget { evals_max: config.shrink_evals_max, time_max: None };
-        let outcome = shrink(self, &law, fixture.case.clone(), budget, config.limits).map_err(|error| {
+        let (case, limits, timeout_ms) = (fixture.case.clone(), config.limits, config.case_timeout_ms);
+        let outcome = shrink_bounded(self, &law, case, budget, limits, timeout_ms).map_err(|error| {
             OperationError::NotFailing { path: path.to_owned(), law: law.id.to_owned(), verdict: error.verdict }
         })?;
         let provenance = Provenance { shrunk: true, shrink_evaluations: outcome.evaluations, ..fixture.provenance };
@@ -518,7 +519,8 @@ impl<S: ConfigDomain> DynSubject for S {
             .ok_or_else(|| OperationError::NoViolation { path: artifact.to_owned() })?;
         let budget = ShrinkBudget { evals_max: config.shrink_evals_max, time_max: None };
         // A hang is not shrunk in-process (every candidate that still hangs would cost a thread).
-        let shrunk = if hang { None } else { shrink(self, law, case.clone(), budget, config.limits).ok() };
+        let (limits, timeout_ms) = (config.limits, config.case_timeout_ms);
+        let shrunk = if hang { None } else { shrink_bounded(self, law, case.clone(), budget, limits, timeout_ms).ok() };
         let (shrunk, evaluations) = shrunk.map_or((case, 0), |outcome| (outcome.case, outcome.evaluations));
         let provenance = Provenance {
             source: Source::Fuzz,

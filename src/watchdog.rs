@@ -1,23 +1,31 @@
 //! The per-case watchdog: the one place timelaw reads the wall clock on the checking path, and it decides
-//! only one thing: that a subject made no World call for [`Config::case_timeout_ms`](crate::Config)
+//! only one thing: that a subject made no progress for [`Config::case_timeout_ms`](crate::Config)
 //! milliseconds ("no progress for N ms", a `terminates` violation). A case that finishes is judged on
 //! its trace alone, however long it took.
 //!
 //! # How a hang is seen
-//! The case runs on a worker thread with a [`Heartbeat`]: the World counts every call on it. The
-//! watching thread polls the count every quarter of the timeout; a count (and case) that stays the same
-//! for the whole timeout is a hang.
+//! The case runs on a worker thread with a [`Heartbeat`]: the World counts every step of progress on it
+//! (an event recorded, a clock move; clock reads and random draws are no progress). The watching thread
+//! polls the count every quarter of the timeout; a count (and case) that stays the same for the whole
+//! timeout is a hang. A busy-wait on the World's clock is stopped before that, deterministically, at
+//! [`Limits::idle_calls_max`](timelaw_core::Limits::idle_calls_max).
 //!
 //! # How a hung thread is contained
 //! A thread cannot be killed in-process. The watchdog abandons it ([`Heartbeat::abandon`]): it gets no
 //! more work, its results are never read, and it parks for good at its next World call or when its
-//! subject returns ([`crate::eval::evaluate_with`]). The search hands the rest of the hung worker's
-//! cases to a new worker; the abandoned thread spins in the subject's code until the process ends (the
-//! report says how many were abandoned). Shrinking a hang would hang again, so a hang is never
-//! re-run in-process: its raw counterexample is written as found.
+//! subject returns ([`crate::eval::evaluate_with`]); the tokio driver parks it between two polls of the
+//! subject's future too. Only a loop in pure code keeps spinning until the process ends
+//! ([`timelaw_core::heartbeat::spinning_threads`] counts those of the process). The search hands the
+//! rest of the hung worker's cases to a new worker, as long as fewer than
+//! [`ABANDONED_MAX`](crate::runner::ABANDONED_MAX) abandoned threads of the process still spin; past
+//! that, the cases left are not judged and are reported as such (inconclusive for every law, naming
+//! them). A hang is never re-run in-process: its raw counterexample is written as found, and shrunk
+//! in child processes ([`crate::runner::Launcher`]). Every other shrink evaluates its candidates here,
+//! on one watched worker ([`Bounded`]): a candidate that hangs is cut and rejected.
 
-use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use timelaw_core::{Abort, Case, Heartbeat, Limits, Subject, Trace, TraceEnd};
@@ -25,7 +33,7 @@ use timelaw_core::{Abort, Case, Heartbeat, Limits, Subject, Trace, TraceEnd};
 use crate::eval::{evaluate, evaluate_with, Evaluation};
 
 /// How often the watchdog looks, as a fraction of the timeout.
-const POLLS_PER_TIMEOUT: u32 = 4;
+pub(crate) const POLLS_PER_TIMEOUT: u32 = 4;
 
 /// How long the watchdog waits between two looks at the heartbeats (a quarter of the timeout, at
 /// least 1 ms).
@@ -95,10 +103,11 @@ pub fn hung<S: Subject + ?Sized>(subject: &S, case: &Case<S::Config>, timeout_ms
     Evaluation { contract: subject.contract(&case.config), trace, replay: None, without_wall_jumps: None }
 }
 
-/// [`evaluate`] under the watchdog: the case runs on its own thread, and when its subject makes no World
-/// call for `timeout_ms` the thread is abandoned and the evaluation is [`hung`]. `timeout_ms == 0`
+/// [`evaluate`] under the watchdog: the case runs on its own thread, and when its subject makes no
+/// progress for `timeout_ms` the thread is abandoned and the evaluation is [`hung`]. `timeout_ms == 0`
 /// evaluates in place, unwatched. For the single-case paths (replay, import, the re-run of a finding);
-/// the search watches its own workers ([`crate::runner`]).
+/// the search watches its own workers ([`crate::runner`]), and a shrink evaluates many cases on one
+/// [`Bounded`] worker.
 pub fn evaluate_bounded<S: Subject + ?Sized>(
     subject: &S,
     case: &Case<S::Config>,
@@ -106,36 +115,121 @@ pub fn evaluate_bounded<S: Subject + ?Sized>(
     replay: bool,
     timeout_ms: u64,
 ) -> Evaluation {
-    if timeout_ms == 0 {
-        return evaluate(subject, case, limits, replay);
+    Bounded::new(subject, limits, timeout_ms).evaluate(case, replay)
+}
+
+/// Evaluates cases one after another on a worker thread under the watchdog: each case whose subject makes
+/// no progress for `timeout_ms` is [`hung`], its thread abandoned (see the module docs), and the next
+/// case gets a new worker. `timeout_ms == 0` evaluates in place, unwatched. Dropping it ends and joins
+/// the worker (an abandoned one is left where it parked).
+pub struct Bounded<'a, S: Subject + ?Sized> {
+    subject: &'a S,
+    limits: Limits,
+    timeout_ms: u64,
+    worker: Mutex<Option<Worker<S::Config>>>,
+}
+
+/// A watched worker thread and its channels.
+struct Worker<C> {
+    requests: Sender<(Case<C>, bool)>,
+    answers: Receiver<Evaluation>,
+    heartbeat: Arc<Heartbeat>,
+    handle: JoinHandle<()>,
+    /// Cases sent so far (the watch's case number: a new case is progress).
+    asked: u64,
+}
+
+/// What became of one case sent to a worker.
+enum Answer {
+    Done(Box<Evaluation>),
+    Hung,
+    /// The worker ended without an answer: the runner's own bug (subject panics are caught).
+    Gone,
+}
+
+impl<'a, S: Subject + ?Sized> Bounded<'a, S> {
+    /// An evaluator of `subject`'s cases under `limits`, watched with `timeout_ms` (0: unwatched).
+    pub fn new(subject: &'a S, limits: Limits, timeout_ms: u64) -> Bounded<'a, S> {
+        Bounded { subject, limits, timeout_ms, worker: Mutex::new(None) }
     }
-    let heartbeat = Arc::new(Heartbeat::new());
-    let (sender, receiver) = mpsc::channel();
-    let owned = case.clone(); // The thread owns its case: it may outlive the caller's.
-    let beat = Arc::clone(&heartbeat);
-    let spawned = spawn_abandonable("timelaw-case".to_owned(), move || {
-        let evaluation = evaluate_with(subject, &owned, limits, replay, Some(&beat));
-        let _ = sender.send(evaluation); // The caller stopped listening only after abandoning us.
-    });
-    let Ok(handle) = spawned else { return evaluate(subject, case, limits, replay) };
-    let timeout = Duration::from_millis(timeout_ms);
-    let mut watch = Watch::new(heartbeat.beats(), 0, poll_interval(timeout));
-    loop {
-        match receiver.recv_timeout(poll_interval(timeout)) {
-            Ok(evaluation) => {
-                let _ = handle.join(); // It sent its result and returns at once.
-                return evaluation;
+
+    /// Evaluates `case` (twice when `replay`) on the worker; [`hung`] when it made no progress for the
+    /// timeout. In place, unwatched, when the timeout is 0 or the OS refuses a thread.
+    ///
+    /// # Panics
+    /// Re-raises a panic of timelaw's own code on the worker (a subject's panic is caught there).
+    pub fn evaluate(&self, case: &Case<S::Config>, replay: bool) -> Evaluation {
+        if self.timeout_ms == 0 {
+            return evaluate(self.subject, case, self.limits, replay);
+        }
+        let mut slot = self.worker.lock().unwrap_or_else(PoisonError::into_inner);
+        if slot.is_none() {
+            *slot = self.start();
+        }
+        let Some(worker) = slot.as_mut() else { return evaluate(self.subject, case, self.limits, replay) };
+        worker.asked += 1;
+        let answer = match worker.requests.send((case.clone(), replay)) {
+            Ok(()) => self.answer(worker),
+            Err(_) => Answer::Gone,
+        };
+        match answer {
+            Answer::Done(evaluation) => *evaluation,
+            Answer::Hung => {
+                worker.heartbeat.abandon();
+                *slot = None; // Left where it parks (or spins); its answer is never read.
+                hung(self.subject, case, self.timeout_ms)
             }
-            Err(RecvTimeoutError::Timeout) if watch.stalled_for(heartbeat.beats(), 0) >= timeout => {
-                heartbeat.abandon();
-                return hung(subject, case, timeout_ms);
-            }
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => match handle.join() {
-                // Panics are caught inside evaluate; anything else is the runner's own bug: pass it on.
-                Err(payload) => std::panic::resume_unwind(payload),
-                Ok(()) => return evaluate(subject, case, limits, replay),
+            Answer::Gone => match slot.take().map(|worker| worker.handle.join()) {
+                Some(Err(payload)) => std::panic::resume_unwind(payload),
+                _ => evaluate(self.subject, case, self.limits, replay),
             },
+        }
+    }
+
+    /// Starts a worker; `None` when the OS refused a thread.
+    fn start(&self) -> Option<Worker<S::Config>> {
+        let (requests, inbox) = mpsc::channel::<(Case<S::Config>, bool)>();
+        let (outbox, answers) = mpsc::channel();
+        let heartbeat = Arc::new(Heartbeat::new());
+        let (subject, limits, beat) = (self.subject, self.limits, Arc::clone(&heartbeat));
+        let handle = spawn_abandonable("timelaw-case".to_owned(), move || {
+            while let Ok((case, replay)) = inbox.recv() {
+                let evaluation = evaluate_with(subject, &case, limits, replay, Some(&beat));
+                if outbox.send(evaluation).is_err() {
+                    return;
+                }
+            }
+        })
+        .ok()?;
+        Some(Worker { requests, answers, heartbeat, handle, asked: 0 })
+    }
+
+    /// Waits for the worker's answer to its latest case, watching its heartbeat.
+    fn answer(&self, worker: &Worker<S::Config>) -> Answer {
+        let timeout = Duration::from_millis(self.timeout_ms);
+        let poll = poll_interval(timeout);
+        let mut watch = Watch::new(worker.heartbeat.beats(), worker.asked, poll);
+        loop {
+            match worker.answers.recv_timeout(poll) {
+                Ok(evaluation) => return Answer::Done(Box::new(evaluation)),
+                Err(RecvTimeoutError::Timeout)
+                    if watch.stalled_for(worker.heartbeat.beats(), worker.asked) >= timeout =>
+                {
+                    return Answer::Hung;
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return Answer::Gone,
+            }
+        }
+    }
+}
+
+impl<S: Subject + ?Sized> Drop for Bounded<'_, S> {
+    fn drop(&mut self) {
+        let worker = self.worker.get_mut().unwrap_or_else(PoisonError::into_inner).take();
+        if let Some(Worker { requests, handle, .. }) = worker {
+            drop(requests); // Its loop ends at the next receive.
+            let _ = handle.join(); // It borrows the subject: it must end before the borrow does.
         }
     }
 }

@@ -1,6 +1,7 @@
-//! The watchdog's limits, in a test binary of their own (every abandoned thread spins until the process
-//! ends): a subject that hangs on every case costs at most `ABANDONED_MAX` threads, after which the cases
-//! left are not judged; with the watchdog off the search gives the same verdicts as with it on.
+//! The watchdog's limits, in a test binary of their own (every thread abandoned in pure code spins until
+//! the process ends, and the cap counts them process-wide): a subject that hangs on every case costs at
+//! most `ABANDONED_MAX` threads, after which the cases left are inconclusive, each with a reason naming
+//! them; with the watchdog off the search gives the same verdicts as with it on.
 
 use serde::{Deserialize, Serialize};
 use timelaw::core::{Abort, Contract, Subject, World};
@@ -38,14 +39,22 @@ impl Describe for AlwaysSpins {
     }
 }
 
+/// The cases left once no worker can be replaced are counted, each inconclusive with a reason that
+/// names them: the run never looks as if it had judged them.
 #[test]
-fn a_subject_that_always_hangs_costs_at_most_abandoned_max_threads() {
+fn a_subject_that_always_spins_costs_at_most_abandoned_max_threads_and_names_the_cases_left() {
     let output = timelaw::check(&AlwaysSpins).cases(200).threads(2).case_timeout_ms(50).env(false).run();
     assert_eq!(output.abandoned_threads, ABANDONED_MAX);
     let terminates = output.laws.iter().find(|law| law.law.id == "terminates").unwrap();
     assert_eq!(terminates.counts.violated, ABANDONED_MAX);
-    assert_eq!(terminates.counts.cases, ABANDONED_MAX, "the cases left after the last thread are not judged");
+    assert_eq!(terminates.counts.cases, 200, "every case is counted");
+    assert_eq!(terminates.counts.inconclusive, 200 - ABANDONED_MAX);
     assert_eq!(terminates.counterexamples[0].violation.message, "no progress for 50 ms");
+    let (first, reason) = terminates.inconclusive.clone().expect("the cases left are inconclusive");
+    assert_eq!(first, ABANDONED_MAX, "one chunk: cases 0 to 15 hung one after the other");
+    assert!(reason.starts_with("not judged: no worker was left while "), "{reason}");
+    assert!(reason.ends_with("(at most 16); cases 16..200 were not judged"), "{reason}");
+    assert!(output.laws.iter().all(|law| law.counts.cases == 200));
 }
 
 #[test]

@@ -35,8 +35,10 @@
 //! at a time the life cycle above is unchanged.
 //!
 //! # Limits
-//! [`Limits`] bound events, attempts, sleeps and virtual time; exceeding one is [`Abort::StepLimit`], so a
-//! runaway subject is stopped (a subject loop that never calls the World cannot be stopped this way).
+//! [`Limits`] bound events, attempts, sleeps, virtual time and clock reads and randomness draws in a row
+//! (calls that record nothing and do not move the clock: a busy-wait on [`World::read_now`]); exceeding
+//! one is [`Abort::StepLimit`], so a runaway subject is stopped (a subject loop that never calls the World
+//! cannot be stopped this way: that is the watchdog's, see [`crate::heartbeat`]).
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -69,6 +71,15 @@ pub struct Limits {
     pub sleeps_max: u32,
     /// Virtual time since the epoch (default 100 years). Reaching it says nothing about termination.
     pub virtual_time_max: VDuration,
+    /// Clock reads and randomness draws in a row, with no event recorded and no clock move between
+    /// them (default 65,536): a busy-wait such as `while world.read_now()? < until {}` stops here.
+    #[serde(default = "idle_calls_max_default")]
+    pub idle_calls_max: u32,
+}
+
+/// The default of [`Limits::idle_calls_max`] (for files written before the field existed).
+fn idle_calls_max_default() -> u32 {
+    Limits::default().idle_calls_max
 }
 
 impl Default for Limits {
@@ -78,6 +89,7 @@ impl Default for Limits {
             attempts_max: 16_384,
             sleeps_max: 16_384,
             virtual_time_max: VDuration::from_secs(100 * 365 * 24 * 3600),
+            idle_calls_max: 65_536,
         }
     }
 }
@@ -90,6 +102,7 @@ impl Limits {
             LimitKind::Attempts => u64::from(self.attempts_max),
             LimitKind::Sleeps => u64::from(self.sleeps_max),
             LimitKind::VirtualTime => self.virtual_time_max.as_nanos(),
+            LimitKind::IdleCalls => u64::from(self.idle_calls_max),
         }
     }
 }
@@ -106,6 +119,8 @@ pub enum LimitKind {
     Sleeps,
     /// [`Limits::virtual_time_max`].
     VirtualTime,
+    /// [`Limits::idle_calls_max`].
+    IdleCalls,
 }
 
 /// "stopped at the step limit (1024 sleeps)", or "stopped at the virtual time limit (100 years)".
@@ -123,6 +138,7 @@ fn limit_unit(kind: LimitKind) -> &'static str {
         LimitKind::Attempts => "attempts",
         LimitKind::Sleeps => "sleeps",
         LimitKind::VirtualTime => "ns",
+        LimitKind::IdleCalls => "clock reads and random draws in a row, with no event and no clock move",
     }
 }
 
@@ -206,6 +222,15 @@ pub enum Abort {
         /// The watchdog's limit.
         timeout_ms: u64,
     },
+    /// The subject's future waits for nothing that can ever wake it: no timer is pending and no task is
+    /// ready (an async subject awaiting a future that never completes, such as a channel nobody sends
+    /// on). The tokio driver reports it, having told it from a long sleep; the core executor reports a
+    /// future pending with no timer left as [`Abort::Hung`].
+    #[error("call {call} waits for nothing that can wake it (no timer pending, no task ready): a deadlock")]
+    Deadlock {
+        /// The call being served (the last one polled when calls overlap).
+        call: u32,
+    },
     /// Scripted randomness failed.
     #[error("randomness: {0}")]
     Randomness(RandomnessError),
@@ -283,6 +308,8 @@ pub struct World<'s> {
     sleeps_total: u32,
     clocks: ClockState,
     heartbeat: Option<&'s Heartbeat>,
+    /// Clock reads and randomness draws since the last event or clock move ([`Limits::idle_calls_max`]).
+    idle_calls: u32,
     /// Calls in flight other than the one in focus (`call`), when calls are served concurrently
     /// ([`World::open_call`]); always empty for a sequential subject.
     parked: Vec<ActiveCall>,
@@ -304,14 +331,21 @@ impl<'s> World<'s> {
             sleeps_total: 0,
             clocks: ClockState::new(&schedule.clock),
             heartbeat: None,
+            idle_calls: 0,
             parked: Vec::new(),
         }
     }
-    /// Counts every World call on `heartbeat` for a watchdog (see [`crate::heartbeat`]); once the
-    /// heartbeat is abandoned, the next World call parks the thread for good.
+    /// Counts every step of progress (an event recorded, a clock move) on `heartbeat` for a watchdog (see
+    /// [`crate::heartbeat`]); once the heartbeat is abandoned, the next World call parks the thread for
+    /// good.
     pub fn with_heartbeat(mut self, heartbeat: &'s Heartbeat) -> World<'s> {
         self.heartbeat = Some(heartbeat);
         self
+    }
+    /// The heartbeat this World counts on, if any: for drivers that run the subject's code between World
+    /// calls (the tokio driver parks an abandoned run between two polls too).
+    pub fn heartbeat(&self) -> Option<&'s Heartbeat> {
+        self.heartbeat
     }
     /// Replaces the limits.
     pub fn with_limits(mut self, limits: Limits) -> World<'s> {
@@ -688,7 +722,10 @@ impl<'s> World<'s> {
             return Err(self.limit(LimitKind::VirtualTime));
         }
         self.apply_wall_jumps(instant)?;
-        self.clock = instant;
+        if instant > self.clock {
+            self.clock = instant;
+            self.progressed();
+        }
         Ok(())
     }
 
@@ -719,7 +756,8 @@ impl<'s> World<'s> {
     /// `ClockReadFailed` event) where the schedule says so. [`World::now`] is the same instant, unrecorded.
     ///
     /// # Errors
-    /// The outer `Err` is the event limit or misuse; the inner one is a scheduled read failure.
+    /// The outer `Err` is the event limit, the limit on idle calls ([`Limits::idle_calls_max`]) or
+    /// misuse; the inner one is a scheduled read failure.
     pub fn read_now(&mut self) -> Result<Result<VInstant, ReadFailed>, Abort> {
         Ok(self.read_clock(ClockKind::Monotonic)?.map(|()| self.clock))
     }
@@ -728,7 +766,8 @@ impl<'s> World<'s> {
     /// [`World::read_now`].
     ///
     /// # Errors
-    /// The outer `Err` is the event limit or misuse; the inner one is a scheduled read failure.
+    /// The outer `Err` is the event limit, the limit on idle calls ([`Limits::idle_calls_max`]) or
+    /// misuse; the inner one is a scheduled read failure.
     pub fn wall_now(&mut self) -> Result<Result<WallInstant, ReadFailed>, Abort> {
         let read = self.read_clock(ClockKind::Wall)?;
         Ok(read.map(|()| self.clocks.wall(self.clock)))
@@ -744,6 +783,7 @@ impl<'s> World<'s> {
     fn read_clock(&mut self, clock: ClockKind) -> Result<Result<(), ReadFailed>, Abort> {
         self.check_usable()?;
         self.apply_wall_jumps(self.clock)?;
+        self.idle()?;
         if self.clocks.read(&self.schedule.clock, clock, self.clock) {
             let attempt = self.call.map_or(0, |call| call.attempts);
             self.record(EventKind::ClockReadFailed { clock }, attempt)?;
@@ -765,9 +805,11 @@ impl<'s> World<'s> {
     /// 64 random bits from the World's randomness.
     ///
     /// # Errors
-    /// [`Abort::Randomness`] when a scripted source fails.
+    /// [`Abort::Randomness`] when a scripted source fails; the limit on idle calls
+    /// ([`Limits::idle_calls_max`]).
     pub fn random_u64(&mut self) -> Result<u64, Abort> {
-        self.beat();
+        self.pulse();
+        self.idle()?;
         self.rng.next_u64().map_err(Abort::Randomness)
     }
 
@@ -775,12 +817,14 @@ impl<'s> World<'s> {
     ///
     /// # Errors
     /// [`Abort::Misuse`] ([`Misuse::ReversedBounds`]) when `low` is above `high`: the range is empty, and
-    /// swapping the bounds would hide a subject's bug. [`Abort::Randomness`] when a scripted source fails.
+    /// swapping the bounds would hide a subject's bug. [`Abort::Randomness`] when a scripted source fails; the
+    /// limit on idle calls ([`Limits::idle_calls_max`]).
     pub fn random_between(&mut self, low: u64, high: u64) -> Result<u64, Abort> {
         if low > high {
             return Err(Abort::Misuse(Misuse::ReversedBounds { low, high }));
         }
-        self.beat();
+        self.pulse();
+        self.idle()?;
         self.rng.between_inclusive(low, high).map_err(Abort::Randomness)
     }
 
@@ -826,7 +870,7 @@ impl<'s> World<'s> {
     }
 
     fn check_usable(&self) -> Result<(), Abort> {
-        self.beat();
+        self.pulse();
         if self.finished {
             return Err(Abort::Misuse(Misuse::Finished));
         }
@@ -837,7 +881,8 @@ impl<'s> World<'s> {
     /// through a long scripted run (see there), else [`Abort::StepLimit`].
     fn limit(&self, kind: LimitKind) -> Abort {
         let limit = self.limits.get(kind);
-        if kind != LimitKind::VirtualTime && self.inside_scripted_run() {
+        let counts_steps = !matches!(kind, LimitKind::VirtualTime | LimitKind::IdleCalls);
+        if counts_steps && self.inside_scripted_run() {
             return Abort::LongRunCut { kind, limit };
         }
         Abort::StepLimit { kind, limit }
@@ -858,21 +903,43 @@ impl<'s> World<'s> {
             && events <= EVENTS_PER_ATTEMPT_MAX.saturating_mul(attempts + calls)
     }
 
-    /// Counts a World call on the heartbeat, if any (parks the thread when the run was abandoned).
+    /// A World call: parks the thread when the watchdog abandoned the run (see [`crate::heartbeat`]).
     #[inline]
-    fn beat(&self) {
+    fn pulse(&self) {
+        if let Some(heartbeat) = self.heartbeat {
+            heartbeat.call();
+        }
+    }
+
+    /// Progress (an event recorded, a clock move): counted on the heartbeat, and the idle calls start
+    /// again from zero.
+    #[inline]
+    fn progressed(&mut self) {
+        self.idle_calls = 0;
         if let Some(heartbeat) = self.heartbeat {
             heartbeat.beat();
         }
     }
 
+    /// A clock read or randomness draw: one more idle call in a row; the one past
+    /// [`Limits::idle_calls_max`] stops the run.
+    #[inline]
+    fn idle(&mut self) -> Result<(), Abort> {
+        if self.idle_calls >= self.limits.idle_calls_max {
+            return Err(self.limit(LimitKind::IdleCalls));
+        }
+        self.idle_calls += 1;
+        Ok(())
+    }
+
     fn record(&mut self, kind: EventKind, attempt: u32) -> Result<(), Abort> {
-        self.beat();
         if self.trace.events.len() >= self.limits.events_max as usize {
+            self.pulse();
             return Err(self.limit(LimitKind::Events));
         }
         let call = self.call.map_or(self.next_call.saturating_sub(1), |call| call.index);
         self.trace.push(self.clock, call, attempt, kind);
+        self.progressed();
         Ok(())
     }
 }

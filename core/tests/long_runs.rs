@@ -52,8 +52,13 @@ fn failing(count: u32) -> Schedule {
     Schedule::single(vec![Step::instant(Outcome::Transient).repeated(count)])
 }
 
-const LIMITS: Limits =
-    Limits { events_max: 4_000, attempts_max: 1_000, sleeps_max: 1_000, virtual_time_max: VDuration::MAX };
+const LIMITS: Limits = Limits {
+    events_max: 4_000,
+    attempts_max: 1_000,
+    sleeps_max: 1_000,
+    virtual_time_max: VDuration::MAX,
+    idle_calls_max: 65_536,
+};
 
 #[track_caller]
 fn check<S: Subject>(subject: &S, config: &S::Config, schedule: &Schedule, expect: TraceEnd) {

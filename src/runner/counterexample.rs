@@ -18,7 +18,7 @@ use super::unjudged::{Unjudged, UnjudgedCases};
 use crate::config::Config;
 use crate::eval::Evaluation;
 use crate::fixture::{self, Fixture, Provenance, Source, Status, ABOUT, FORMAT};
-use crate::shrink::{shrink, shrink_with, ShrinkBudget};
+use crate::shrink::{shrink_bounded, shrink_with, ShrinkBudget};
 use crate::watchdog::{evaluate_bounded, hung};
 use timelaw_reports::Counts;
 
@@ -357,16 +357,22 @@ fn shrink_one<S: ConfigDomain + ?Sized>(
 ) -> Counterexample<S::Config> {
     let budget = ShrinkBudget { evals_max: config.shrink_evals_max, time_max: shrink_time(config) };
     // A hang is never run again in-process: it would hang again (and cost one more abandoned thread).
-    // It is shrunk in child processes instead, when this executable can be run again.
+    // It is re-run and shrunk in child processes instead, when this executable can be run again.
     let hang = is_hang(&found);
-    let nondeterministic = if hang { None } else { rerun(subject, law, config, &found) };
+    let nondeterministic = match (hang, launcher) {
+        (false, _) => rerun(subject, law, config, &found),
+        (true, Some(launcher)) => launcher.rerun_hang(subject, law, config, &found), // In a child process.
+        (true, None) => None,
+    };
     let shrunk = match (store_failed || nondeterministic.is_some(), hang, launcher) {
         (true, _, _) | (false, true, None) => None,
         (false, true, Some(launcher)) => {
             let evaluator = |case: &Case<S::Config>, replay| launcher.evaluate(subject, case, replay, config);
             shrink_with(subject, law, found.case.clone(), budget, config.limits, Some(&evaluator)).ok()
         }
-        (false, false, _) => shrink(subject, law, found.case.clone(), budget, config.limits).ok(),
+        (false, false, _) => {
+            shrink_bounded(subject, law, found.case.clone(), budget, config.limits, config.case_timeout_ms).ok()
+        }
     };
     let (shrunk, violation, evaluations) = match shrunk {
         Some(outcome) => (outcome.case, outcome.violation, outcome.evaluations),

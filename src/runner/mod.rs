@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use timelaw_generators::ConfigDomain;
 use timelaw_laws::{Catalogue, LawError};
 
-pub use child::{Launcher, ENV_CHILD};
+pub use child::{Launcher, CHILD_PROTOCOL, ENV_CHILD};
 pub use counterexample::{build_fixture, build_fixture_from, Counterexample, LawOutcome, RunOutput};
 pub use persist::{Finds, StoreNotes};
 pub use progress::{Progress, Silent};
@@ -120,8 +120,9 @@ impl<'a, S: ConfigDomain> Check<'a, S> {
         self.edit(move |config| config.replay_every = every)
     }
     /// The per-case watchdog in milliseconds of wall time (0 turns it off; see
-    /// [`Config::case_timeout_ms`]): a case whose subject makes no World call for that long violates
-    /// `terminates` with "no progress for N ms", and the run goes on without the thread it hangs.
+    /// [`Config::case_timeout_ms`]): a case whose subject records no event and moves no clock for that
+    /// long violates `terminates` with "no progress for N ms", and the run goes on without the thread it
+    /// hangs.
     pub fn case_timeout_ms(self, timeout_ms: u64) -> Self {
         self.edit(move |config| config.case_timeout_ms = timeout_ms)
     }

@@ -119,6 +119,12 @@ impl<C: Clone> Tally<C> {
         self.current = Some((case_index, reason));
     }
 
+    /// Says that the inconclusive verdicts of case `case_index`, recorded next, are unjudged for `reason`
+    /// (a case that was never run, say).
+    pub fn begin_unjudged_case(&mut self, case_index: u64, reason: UnjudgedReason) {
+        self.current = Some((case_index, Some(reason)));
+    }
+
     /// Merges another tally (the result is independent of merge order).
     pub fn merge(mut self, other: Tally<C>) -> Tally<C> {
         self.coverage.merge(&other.coverage);

@@ -19,12 +19,15 @@ pub enum UnjudgedReason {
     Randomness,
     /// The run completed, yet a law could not judge it.
     Complete,
+    /// The case was never run: no worker was left to run it (the watchdog's abandoned threads reached
+    /// their cap).
+    NotRun,
 }
 
 impl UnjudgedReason {
     /// Every reason, in report order.
-    pub const ALL: [UnjudgedReason; 3] =
-        [UnjudgedReason::StepLimit, UnjudgedReason::Randomness, UnjudgedReason::Complete];
+    pub const ALL: [UnjudgedReason; 4] =
+        [UnjudgedReason::StepLimit, UnjudgedReason::Randomness, UnjudgedReason::Complete, UnjudgedReason::NotRun];
 
     /// The reason the run `observation` saw leaves its inconclusive verdicts unjudged; `None` when they
     /// are not a failure to judge: a documented cut ended the run, or the way it ended is itself a
@@ -64,6 +67,10 @@ impl UnjudgedReason {
                 "the scripted randomness ran out or did not fit the range asked for: script more values"
             }
             UnjudgedReason::Complete => "a law could not judge a complete run (a bug in the law: please report it)",
+            UnjudgedReason::NotRun => {
+                "never run: no worker was left while abandoned threads spun in the subject's code (fix the hang \
+                 the run reports, or run fewer cases)"
+            }
         }
     }
 

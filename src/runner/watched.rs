@@ -1,34 +1,45 @@
 //! The search under the watchdog ([`crate::watchdog`]): worker threads take chunks of case indices,
-//! count every World call on their heartbeat, and send a tally per chunk; the calling thread merges the
-//! tallies and watches the heartbeats. A worker whose subject makes no World call for the case timeout
-//! is abandoned: its case is recorded as hung (saved to the scratch area at once), the rest of its
-//! chunk (the cases before the hang too: their tally stayed with the thread) goes back in the queue,
-//! and a new worker takes its place. Every case that does not hang is judged exactly once into the
-//! merged tally, so verdicts and fixtures do not depend on thread count or timing.
+//! count every step of progress on their heartbeat, and send a tally per chunk; the calling thread
+//! merges the tallies and watches the heartbeats. A worker whose subject makes no progress for the case
+//! timeout is abandoned: its case is recorded as hung (saved to the scratch area at once), the rest of
+//! its chunk (the cases before the hang too: their tally stayed with the thread) goes back in the
+//! queue, and a new worker takes its place. Every case that does not hang is judged exactly once into
+//! the merged tally, so verdicts and fixtures do not depend on thread count or timing.
+//!
+//! A run never stops judging silently: a replacement starts as soon as fewer than [`ABANDONED_MAX`]
+//! abandoned threads of the process still spin (an abandoned thread that parked at a World call costs
+//! nothing). When none can start for a whole case timeout and no worker is left, the cases still
+//! queued are recorded as inconclusive for every law, with a reason that names them.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use timelaw_core::{mix, Heartbeat};
+use timelaw_core::heartbeat::spinning_threads;
+use timelaw_core::{mix, Heartbeat, Trace};
 use timelaw_generators::coverage::classify;
 use timelaw_generators::{sample_case, swarm_for_run, ConfigDomain};
-use timelaw_laws::Catalogue;
+use timelaw_laws::{Catalogue, Verdict};
 
 use super::persist::Finds;
 use super::progress::Progress;
 use super::search::{judge_case_with, COVERAGE_EVERY, PROGRESS_CASES};
 use super::tally::Tally;
 use crate::config::Config;
-use crate::watchdog::{hung, poll_interval, spawn_abandonable, Watch};
+use crate::watchdog::{hung, poll_interval, spawn_abandonable, Watch, POLLS_PER_TIMEOUT};
 
 /// Case indices a worker takes at a time.
 const CHUNK_CASES: u64 = 256;
-/// After this many abandoned threads no replacement worker is started: each abandoned thread keeps
-/// spinning on a core until the process ends, and more of them would starve the run (and make the
-/// watchdog see hangs that are only starvation). The cases left are not judged (the counts show it).
+/// While this many abandoned threads of the process still spin in a subject's code (a loop in pure code
+/// never parks: [`timelaw_core::heartbeat::spinning_threads`]), no replacement worker is started: each
+/// keeps a core busy until the process ends, and more would starve the run (and make the watchdog see
+/// hangs that are only starvation). Abandoned threads that parked at a World call do not count. A run
+/// whose workers are all gone while the cap holds records every case left as inconclusive ("not
+/// judged"), naming them; it never passes as if they had been judged.
 pub const ABANDONED_MAX: u64 = 16;
+/// The most unjudged index ranges a "not judged" reason lists.
+const RANGES_LISTED_MAX: usize = 8;
 /// `Slot::current` of a worker between cases.
 const IDLE: u64 = u64::MAX;
 
@@ -51,6 +62,21 @@ impl Queue {
         if first < last {
             self.requeued.lock().unwrap_or_else(PoisonError::into_inner).push((first, last));
         }
+    }
+    /// Whether every case was handed out.
+    fn is_empty(&self) -> bool {
+        self.requeued.lock().unwrap_or_else(PoisonError::into_inner).is_empty()
+            && self.next.load(Ordering::Relaxed) >= self.last
+    }
+    /// Takes every range still queued, sorted.
+    fn drain(&self) -> Vec<(u64, u64)> {
+        let mut ranges = std::mem::take(&mut *self.requeued.lock().unwrap_or_else(PoisonError::into_inner));
+        let next = self.next.swap(self.last, Ordering::Relaxed);
+        if next < self.last {
+            ranges.push((next, self.last));
+        }
+        ranges.sort_unstable();
+        ranges
     }
 }
 
@@ -100,38 +126,32 @@ pub(super) fn watched_search<'s, S: ConfigDomain + ?Sized>(
     let mut tally = Tally::new(laws.len(), keep);
     let timeout = Duration::from_millis(config.case_timeout_ms);
     let mut live = handles.len();
-    while live > 0 {
+    // Replacements owed for abandoned workers, and the polls for which none could start with none left.
+    let (mut owed, mut stuck_polls) = (0_usize, 0_u32);
+    while live > 0 || (owed > 0 && stuck_polls < POLLS_PER_TIMEOUT) {
         match receiver.recv_timeout(poll) {
             Ok(Message::Chunk(chunk)) => tally = tally.merge(*chunk),
             Ok(Message::Idle) => live -= 1,
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => break,
         }
-        for (slot, watch) in &mut workers {
-            let current = slot.current.load(Ordering::Relaxed);
-            if slot.heartbeat.is_abandoned() || watch.stalled_for(slot.heartbeat.beats(), current) < timeout {
-                continue;
-            }
-            if current == IDLE {
-                continue;
-            }
-            slot.heartbeat.abandon();
-            let (chunk_first, chunk_last) = *slot.range.lock().unwrap_or_else(PoisonError::into_inner);
-            shared.queue.requeue(chunk_first, current);
-            shared.queue.requeue(current.saturating_add(1), chunk_last);
-            record_hang(&shared, current, &mut tally);
-            tally.abandoned_threads = tally.abandoned_threads.saturating_add(1);
-            live -= 1;
-            if tally.abandoned_threads >= ABANDONED_MAX {
-                continue; // No replacement: see ABANDONED_MAX.
-            }
+        // An abandoned worker never says it is idle; its replacement will, once started.
+        let abandoned = abandon_hung(&shared, &mut workers, timeout, &mut tally);
+        (live, owed) = (live - abandoned, owed + abandoned);
+        if shared.queue.is_empty() {
+            owed = 0; // Nothing left for a replacement to do.
+        }
+        while owed > 0 && spinning_threads() < ABANDONED_MAX {
             let (replacement, handle) = start_worker(&shared, sender.clone());
-            *slot = replacement;
-            *watch = Watch::new(0, IDLE, poll);
-            // The abandoned worker never says it is idle; its replacement will, if it started.
+            workers.push((replacement, Watch::new(0, IDLE, poll)));
+            owed -= 1;
             live += usize::from(handle.is_some());
             handles.extend(handle);
         }
+        stuck_polls = if live == 0 && owed > 0 { stuck_polls + 1 } else { 0 };
+    }
+    if owed > 0 {
+        record_unjudged(&shared, &mut tally); // The cap held with no worker left: the cases queued.
     }
     for handle in handles {
         if handle.is_finished() {
@@ -139,6 +159,60 @@ pub(super) fn watched_search<'s, S: ConfigDomain + ?Sized>(
         }
     }
     tally
+}
+
+/// Abandons every worker whose case made no progress for `timeout`: its case is recorded as hung, the
+/// rest of its chunk requeued, and it leaves `workers`. How many were abandoned.
+fn abandon_hung<S: ConfigDomain + ?Sized>(
+    shared: &Shared<'_, S>,
+    workers: &mut Vec<(Arc<Slot>, Watch)>,
+    timeout: Duration,
+    tally: &mut Tally<S::Config>,
+) -> usize {
+    let mut abandoned = 0;
+    for (slot, watch) in workers.iter_mut() {
+        let current = slot.current.load(Ordering::Relaxed);
+        if watch.stalled_for(slot.heartbeat.beats(), current) < timeout || current == IDLE {
+            continue;
+        }
+        slot.heartbeat.abandon();
+        let (chunk_first, chunk_last) = *slot.range.lock().unwrap_or_else(PoisonError::into_inner);
+        shared.queue.requeue(chunk_first, current);
+        shared.queue.requeue(current.saturating_add(1), chunk_last);
+        record_hang(shared, current, tally);
+        tally.abandoned_threads = tally.abandoned_threads.saturating_add(1);
+        abandoned += 1;
+    }
+    workers.retain(|(slot, _)| !slot.heartbeat.is_abandoned());
+    abandoned
+}
+
+/// Records every case still queued (none once the search ran to its end) as inconclusive for every law:
+/// no worker was left to judge it while [`ABANDONED_MAX`] abandoned threads still spun.
+fn record_unjudged<S: ConfigDomain + ?Sized>(shared: &Shared<'_, S>, tally: &mut Tally<S::Config>) {
+    let ranges = shared.queue.drain();
+    let Some(&(first, _)) = ranges.first() else { return };
+    let listed: Vec<String> = ranges.iter().take(RANGES_LISTED_MAX).map(|(a, b)| format!("{a}..{b}")).collect();
+    let more = ranges.len().saturating_sub(RANGES_LISTED_MAX);
+    let and_more = if more > 0 { format!(" and {more} more ranges") } else { String::new() };
+    let reason = format!(
+        "not judged: no worker was left while {} abandoned threads still spun in the subject's code \
+         (at most {ABANDONED_MAX}); cases {}{and_more} were not judged",
+        spinning_threads(),
+        listed.join(", "),
+    );
+    let config = shared.config;
+    // Only a violation clones the case it is recorded with: one sampled case serves every record.
+    let case =
+        sample_case(shared.subject, mix(config.seed, first), &swarm_for_run(config.seed, first, config.concurrency));
+    let trace = Trace::new();
+    for index in ranges.iter().flat_map(|&(a, b)| a..b) {
+        tally.begin_unjudged_case(index, super::unjudged::UnjudgedReason::NotRun);
+        for law in 0..shared.laws.len() {
+            let verdict = Verdict::Inconclusive(std::borrow::Cow::Owned(reason.clone()));
+            tally.record(law, index, &case, &trace, verdict);
+        }
+    }
 }
 
 /// Starts a worker on its own slot; `None` for the handle when the OS refused a thread (its work stays

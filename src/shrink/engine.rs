@@ -6,17 +6,23 @@ use std::time::{Duration, Instant};
 
 use thiserror::Error;
 use timelaw_core::trace::Fnv1a;
-use timelaw_core::{Case, Limits};
+use timelaw_core::{Abort, Case, Limits, TraceEnd};
 use timelaw_generators::{case_outside, ConfigDomain};
 use timelaw_laws::{ids, Law, Verdict, Violation};
 
 use super::order::{arrivals, case_shape, within, Bound, Shape};
 use super::passes::passes;
 use crate::eval::{evaluate, Evaluation};
+use crate::watchdog::Bounded;
 
 /// How the shrinker runs a case when not in-process: `(case, replay)` to its evaluation. The runner
 /// passes one that runs each candidate in a child process when shrinking a hang.
 pub type Evaluator<'a, C> = &'a (dyn Fn(&Case<C>, bool) -> Evaluation + Sync);
+
+/// The most candidates of one in-process shrink ([`shrink_bounded`]) the watchdog may cut as hung;
+/// then the shrink stops with the best case so far. Each cut candidate costs a case timeout of wall time,
+/// and one that loops in pure code keeps a thread spinning until the process ends.
+pub const SHRINK_HANGS_MAX: u64 = 3;
 
 /// Limits on one shrink.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,8 +64,12 @@ pub struct ShrinkOutcome<C> {
     pub evaluations: u64,
     /// Per pass statistics.
     pub passes: Vec<PassStats>,
-    /// Whether a budget ran out before the passes reached a fixpoint.
+    /// Whether a budget ran out before the passes reached a fixpoint (or [`SHRINK_HANGS_MAX`] candidates
+    /// hung).
     pub exhausted: bool,
+    /// Candidates the watchdog cut as hung (no progress for the case timeout): rejected, never kept,
+    /// unless the case shrunk is itself such a hang.
+    pub hung_candidates: u64,
 }
 
 /// The case given to the shrinker does not violate the law.
@@ -94,6 +104,11 @@ pub(super) struct Shrinker<'a, S: ConfigDomain + ?Sized> {
     /// How many domain rules `best` breaks (0 for every generated case): no candidate may break more.
     outside: usize,
     evaluator: Option<Evaluator<'a, S::Config>>,
+    /// Whether the case shrunk is itself a hang the watchdog cut (then hung candidates are what it keeps).
+    shrinking_hang: bool,
+    /// Candidates the watchdog cut as hung so far, and how many may be before the shrink stops (`None`:
+    /// no limit, each hang dies with its child process).
+    hung: (u64, Option<u64>),
     /// The best cases kept since the last confirmation, oldest first (each run once); the current best
     /// is the last. See [`Shrinker::confirm`].
     pending: Vec<Kept<S::Config>>,
@@ -231,6 +246,11 @@ impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
     fn violation_on(&mut self, case: &Case<S::Config>) -> Option<Violation> {
         self.evaluations += self.runs_per_evaluation();
         let evaluation = self.run(case, self.replay);
+        if is_cut(&evaluation) && !self.shrinking_hang {
+            self.hung.0 += 1;
+            self.exhausted |= self.hung.1.is_some_and(|max| self.hung.0 >= max);
+            return None; // A candidate that hangs is no smaller case of the failure being shrunk.
+        }
         match evaluation.judge(self.law, case) {
             Verdict::Violated(violation) => Some(violation),
             _ => None,
@@ -275,6 +295,11 @@ impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
     }
 }
 
+/// Whether the watchdog cut this evaluation ("no progress for N ms").
+fn is_cut(evaluation: &Evaluation) -> bool {
+    matches!(evaluation.trace.end, TraceEnd::Aborted(Abort::NoProgress { .. }))
+}
+
 /// Shrinks `case`, which violates `law` for `subject`, to a minimal case that still violates it.
 ///
 /// # Errors
@@ -289,6 +314,28 @@ pub fn shrink<S: ConfigDomain + ?Sized>(
     shrink_with(subject, law, case, budget, limits, None)
 }
 
+/// [`shrink`] with every case run under the per-case watchdog (`timeout_ms`, 0: none) on one watched
+/// worker ([`Bounded`]): a candidate that makes no progress for the timeout (a loop in pure code) is cut
+/// and rejected, so a hanging candidate never freezes the shrink; after [`SHRINK_HANGS_MAX`] such
+/// candidates the shrink stops with the best case so far. What the runner and the CLI shrink with.
+///
+/// # Errors
+/// [`NotFailing`] when `case` does not violate `law` (a given case that hangs is a `terminates`
+/// violation, shrunk here only when nothing else is possible: the runner shrinks hangs in child
+/// processes).
+pub fn shrink_bounded<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    law: &Law,
+    case: Case<S::Config>,
+    budget: ShrinkBudget,
+    limits: Limits,
+    timeout_ms: u64,
+) -> Result<ShrinkOutcome<S::Config>, NotFailing> {
+    let bounded = Bounded::new(subject, limits, timeout_ms);
+    let evaluator = |case: &Case<S::Config>, replay| bounded.evaluate(case, replay);
+    shrink_within(subject, law, case, (budget, limits), Some(&evaluator), Some(SHRINK_HANGS_MAX))
+}
+
 /// [`shrink`], running every case through `evaluator` when given (in-process otherwise).
 ///
 /// # Errors
@@ -301,11 +348,24 @@ pub fn shrink_with<S: ConfigDomain + ?Sized>(
     limits: Limits,
     evaluator: Option<Evaluator<'_, S::Config>>,
 ) -> Result<ShrinkOutcome<S::Config>, NotFailing> {
+    shrink_within(subject, law, case, (budget, limits), evaluator, None)
+}
+
+/// [`shrink_with`], stopping after `hangs_max` candidates the watchdog cut (`None`: never).
+fn shrink_within<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    law: &Law,
+    case: Case<S::Config>,
+    (budget, limits): (ShrinkBudget, Limits),
+    evaluator: Option<Evaluator<'_, S::Config>>,
+    hangs_max: Option<u64>,
+) -> Result<ShrinkOutcome<S::Config>, NotFailing> {
     let replay = law.id == ids::DETERMINISTIC_REPLAY;
     let first = match evaluator {
         Some(evaluator) => evaluator(&case, replay),
         None => evaluate(subject, &case, limits, replay),
     };
+    let shrinking_hang = is_cut(&first);
     let violation = match first.judge(law, &case) {
         Verdict::Violated(violation) => violation,
         verdict => return Err(NotFailing { law: law.id.to_owned(), verdict }),
@@ -329,6 +389,8 @@ pub fn shrink_with<S: ConfigDomain + ?Sized>(
         outside,
         best: case,
         evaluator,
+        shrinking_hang,
+        hung: (0, hangs_max),
         pending: Vec::new(),
         anchor,
         halving_walk: (usize::MAX, 0),
@@ -356,5 +418,6 @@ pub fn shrink_with<S: ConfigDomain + ?Sized>(
         evaluations: shrinker.evaluations,
         passes: stats,
         exhausted: shrinker.exhausted,
+        hung_candidates: shrinker.hung.0,
     })
 }

@@ -71,5 +71,8 @@ mod shift;
 mod ties;
 mod unjitter;
 
-pub use engine::{shrink, shrink_with, Evaluator, NotFailing, PassStats, ShrinkBudget, ShrinkOutcome};
+pub use engine::{
+    shrink, shrink_bounded, shrink_with, Evaluator, NotFailing, PassStats, ShrinkBudget, ShrinkOutcome,
+    SHRINK_HANGS_MAX,
+};
 pub use moves::{moves, Move};

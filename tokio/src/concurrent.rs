@@ -39,9 +39,9 @@
 //! its future is dropped and never polled at or after that instant. So where a cancellation falls on the
 //! very instant another timer of the call is due, the call is cut (the core executor lets an attempt
 //! ending exactly then complete); apart from such ties both drivers record the same events.
-//! A call that waits on nothing that can ever wake it (a permit never released) is cut at the World's
-//! virtual time limit by the driver's watchdog (the core executor reports [`Abort::Hung`] there: tokio
-//! does not say whether a timer is pending). Polls are bounded like the core executor's.
+//! Calls that wait on nothing that can ever wake them (a permit never released) are a deadlock: at the
+//! World's virtual time limit the driver finds that no timer is pending ([`Abort::Deadlock`], see the
+//! crate docs; the core executor reports [`Abort::Hung`]). Polls are bounded like the core executor's.
 //!
 //! # A sequential case
 //! A schedule without arrivals is served by [`serve_calls`](crate::serve_calls), unchanged: one call

@@ -85,6 +85,20 @@
 //! for. The driver's own watchdog at the World's virtual time limit is re-armed in steps of at most
 //! [`TOKIO_SLEEP_MAX`], so a run is cut at the World's limit, not at tokio's.
 //!
+//! # Deadlocks
+//! A future that waits for nothing that can ever wake it (no timer pending, no task ready: a channel
+//! nobody sends on, `std::future::pending()`) ends the run with [`Abort::Deadlock`], a `terminates`
+//! violation. tokio does not say whether a timer is pending, so the driver finds out at the World's time
+//! limit, where its watchdog wakes with the subject's future still pending: it shuts the runtime down
+//! before dropping that future. Shutting down fires every timer still set, however far away; the
+//! future is polled with a waker of the driver's, so a wake then means it had a timer set: a sleep past
+//! the limit, cut there as before. No wake means nothing could ever have woken it: a deadlock. Either
+//! way the trace ends where the run did: the future is dropped with the World's clock held at the limit
+//! (a cut) or where it stood (a deadlock).
+//!
+//! A run the per-case watchdog abandoned (a task that yields forever, say) parks its thread the next
+//! time the driver is polled, like the World does at its next call.
+//!
 //! # Cancellation
 //! A call with `cancel_after` is dropped at its cancellation instant (dropping is how a caller cancels a
 //! future); an attempt in flight records `AttemptCancelled`, a recorded sleep in flight `SleepCancelled`,
@@ -120,7 +134,9 @@ use std::future::Future;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::pin::Pin;
 use std::rc::Rc;
-use std::task::{Context, Poll};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll, Wake, Waker};
 
 use timelaw_core::{Abort, LimitKind, Misuse, VInstant, World};
 use tokio::time::Instant;
@@ -141,6 +157,9 @@ pub(crate) struct Shared<'s> {
     pub(crate) deferred: RefCell<Option<Abort>>,
     /// The call being polled by [`serve_calls_concurrently`]; `None` on the sequential path.
     pub(crate) current: Cell<Option<u32>>,
+    /// Once the run is over (cut at the time limit, or a deadlock): the instant the subject's futures
+    /// are dropped at, whatever tokio's clock says (see [`Guarded`]).
+    pub(crate) held: Cell<Option<VInstant>>,
 }
 
 /// Runs the future `f` builds on a paused tokio runtime until it completes, then gives the World back.
@@ -148,7 +167,8 @@ pub(crate) struct Shared<'s> {
 ///
 /// # Errors
 /// The future's own abort, an abort deferred by a drop guard or a hang, the World's time limit when the
-/// future is still pending at it, or [`Abort::InvalidConfig`] if the runtime cannot be built.
+/// future is still pending at it with a timer set, [`Abort::Deadlock`] when it is pending with none, or
+/// [`Abort::InvalidConfig`] if the runtime cannot be built.
 ///
 /// # Panics
 /// Re-raises a panic of the subject after restoring the World.
@@ -165,7 +185,14 @@ where
     let placeholder = World::new(world.schedule(), 0);
     let owned = std::mem::replace(world, placeholder);
     let slot: RefCell<Option<Rc<Shared<'s>>>> = RefCell::new(None);
-    let outcome = catch_unwind(AssertUnwindSafe(|| runtime.block_on(drive(owned, f, &slot))));
+    let woken = Arc::new(Woken::default());
+    let parked: RefCell<Option<Pin<Box<Fut>>>> = RefCell::new(None);
+    let run = Run { slot: &slot, woken: &woken, parked: &parked };
+    let outcome = catch_unwind(AssertUnwindSafe(|| runtime.block_on(drive(owned, f, run))));
+    let outcome = match parked.borrow_mut().take() {
+        Some(main) => Ok(stopped_at_limit(runtime, main, &woken, &slot)),
+        None => outcome,
+    };
     let restored = slot.borrow_mut().take().map(Rc::try_unwrap);
     match restored {
         Some(Ok(shared)) => *world = shared.world.into_inner(),
@@ -177,7 +204,42 @@ where
     }
 }
 
-async fn drive<'s, F, Fut>(owned: World<'s>, f: F, slot: &RefCell<Option<Rc<Shared<'s>>>>) -> Result<(), Abort>
+/// The subject's future, still pending at the World's time limit: a cut if it had a timer set, a
+/// deadlock if not. Shutting the runtime down fires every timer still set, however far away (tokio's
+/// time driver processes them all at "the end of time"); the future's waker ([`Woken`]) says whether one
+/// of them was the subject's. The future is dropped after that, with the World's clock held at the limit
+/// (a cut) or where it stood (a deadlock), so nothing is recorded past where the run ended.
+fn stopped_at_limit<'s, Fut>(
+    runtime: tokio::runtime::Runtime,
+    main: Pin<Box<Fut>>,
+    woken: &Woken,
+    slot: &RefCell<Option<Rc<Shared<'s>>>>,
+) -> Result<(), Abort> {
+    woken.woken.store(false, Ordering::Release);
+    drop(runtime);
+    let Some(shared) = slot.borrow().clone() else { return Err(Abort::Misuse(Misuse::Finished)) };
+    let limit = shared.world.borrow().limits().virtual_time_max;
+    let result = if woken.woken.load(Ordering::Acquire) {
+        Abort::StepLimit { kind: LimitKind::VirtualTime, limit: limit.as_nanos() }
+    } else {
+        let world = shared.world.borrow();
+        shared.held.set(Some(world.now())); // The instant the subject stopped.
+        let last = world.trace().events.last().map_or(0, |event| event.call);
+        Abort::Deadlock { call: shared.current.get().unwrap_or(last) }
+    };
+    drop(main); // What its drop guards defer is dropped with the run, as at any cut.
+    Err(result)
+}
+
+/// Where [`drive`] leaves what [`run_tokio`] needs after the runtime: the run's shared state, the waker
+/// of the subject's future, and that future itself when it was still pending at the time limit.
+struct Run<'r, 's, Fut> {
+    slot: &'r RefCell<Option<Rc<Shared<'s>>>>,
+    woken: &'r Arc<Woken>,
+    parked: &'r RefCell<Option<Pin<Box<Fut>>>>,
+}
+
+async fn drive<'s, F, Fut>(owned: World<'s>, f: F, run: Run<'_, 's, Fut>) -> Result<(), Abort>
 where
     F: FnOnce(TokioWorld<'s>) -> Fut,
     Fut: Future<Output = Result<(), Abort>>,
@@ -193,34 +255,76 @@ where
         own_timeout: Cell::new(false),
         deferred: RefCell::new(None),
         current: Cell::new(None),
+        held: Cell::new(None),
     });
-    *slot.borrow_mut() = Some(Rc::clone(&shared));
+    *run.slot.borrow_mut() = Some(Rc::clone(&shared));
     let handle = TokioWorld::new(Rc::clone(&shared));
-    let limit = shared.world.borrow().limits().virtual_time_max;
     let deadline = shared.start.checked_add(left.to_std());
     let guarded = Guarded {
-        main: Box::pin(f(handle.clone())),
+        main: Some(Box::pin(f(handle.clone()))),
         watchdog: Box::pin(tokio::time::sleep(left.to_std().min(TOKIO_SLEEP_MAX))),
         deadline,
         handle,
-        limit: limit.as_nanos(),
+        waker: Waker::from(Arc::clone(run.woken)),
+        woken: Arc::clone(run.woken),
+        parked: run.parked,
     };
     guarded.await
 }
 
+/// Whether the subject's future was woken, and the driver's own waker to pass the wake on to.
+#[derive(Default)]
+struct Woken {
+    woken: AtomicBool,
+    driver: Mutex<Option<Waker>>,
+}
+
+impl Woken {
+    /// Remembers the driver's waker of this poll (a clone only when it changed).
+    fn register(&self, waker: &Waker) {
+        let mut driver = self.driver.lock().unwrap_or_else(PoisonError::into_inner);
+        if !driver.as_ref().is_some_and(|known| known.will_wake(waker)) {
+            *driver = Some(waker.clone());
+        }
+    }
+}
+
+impl Wake for Woken {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.woken.store(true, Ordering::Release);
+        // A poisoned lock still holds a usable waker: a panic cannot interrupt `Option::replace`.
+        if let Some(driver) = self.driver.lock().unwrap_or_else(PoisonError::into_inner).as_ref() {
+            driver.wake_by_ref();
+        }
+    }
+}
+
 /// The subject's future, with deferred aborts surfaced and a watchdog at the World's time limit (so a
 /// future waiting on nothing cannot park the runtime forever). tokio sleeps at most
-/// [`TOKIO_SLEEP_MAX`], so the watchdog is re-armed in steps of at most that until the limit.
-struct Guarded<'s, Fut> {
-    main: Pin<Box<Fut>>,
+/// [`TOKIO_SLEEP_MAX`], so the watchdog is re-armed in steps of at most that until the limit. The
+/// future is polled with a waker of the driver's ([`Woken`]); at the limit it is handed over, still
+/// pending, to [`run_tokio`], which tells a deadlock from a sleep past the limit
+/// ([`stopped_at_limit`]).
+struct Guarded<'r, 's, Fut> {
+    /// `None` once handed over at the time limit.
+    main: Option<Pin<Box<Fut>>>,
     watchdog: Pin<Box<tokio::time::Sleep>>,
     /// tokio's instant of the World's time limit; `None` when tokio cannot represent it.
     deadline: Option<Instant>,
     handle: TokioWorld<'s>,
-    limit: u64,
+    /// Wakes of the subject's future.
+    woken: Arc<Woken>,
+    /// The waker the subject's future is polled with: `woken`'s.
+    waker: Waker,
+    /// Where the future goes at the time limit.
+    parked: &'r RefCell<Option<Pin<Box<Fut>>>>,
 }
 
-impl<Fut> Guarded<'_, Fut> {
+impl<Fut> Guarded<'_, '_, Fut> {
     /// `true` once the watchdog has reached the World's time limit; re-arms it (and registers the
     /// waker) while the limit lies further than one tokio sleep.
     fn watchdog_expired(&mut self, cx: &mut Context<'_>) -> bool {
@@ -239,11 +343,18 @@ impl<Fut> Guarded<'_, Fut> {
     }
 }
 
-impl<Fut: Future<Output = Result<(), Abort>>> Future for Guarded<'_, Fut> {
+impl<Fut: Future<Output = Result<(), Abort>>> Future for Guarded<'_, '_, Fut> {
     type Output = Result<(), Abort>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let polled = self.main.as_mut().poll(cx);
+        let heartbeat = self.handle.shared.world.borrow().heartbeat();
+        if let Some(heartbeat) = heartbeat {
+            heartbeat.call(); // A run the watchdog abandoned parks here, between two polls.
+        }
+        self.woken.register(cx.waker());
+        let this = &mut *self;
+        let Some(main) = this.main.as_mut() else { return Poll::Pending };
+        let polled = main.as_mut().poll(&mut Context::from_waker(&this.waker));
         if let Some(abort) = self.handle.take_deferred() {
             return Poll::Ready(Err(abort));
         }
@@ -251,7 +362,10 @@ impl<Fut: Future<Output = Result<(), Abort>>> Future for Guarded<'_, Fut> {
             return Poll::Ready(result);
         }
         if self.watchdog_expired(cx) {
-            return Poll::Ready(Err(Abort::StepLimit { kind: LimitKind::VirtualTime, limit: self.limit }));
+            // Held at the limit from now on: whatever is dropped later is recorded there.
+            self.handle.shared.held.set(Some(self.handle.now()));
+            *self.parked.borrow_mut() = self.main.take();
+            return Poll::Ready(Ok(())); // Replaced by `stopped_at_limit`.
         }
         Poll::Pending
     }

@@ -25,9 +25,10 @@ impl<'s> TokioWorld<'s> {
     }
 
     /// The current virtual instant: tokio's elapsed time since the run started (or the cancellation
-    /// instant while a call is being cut).
+    /// instant while a call is being cut, or the instant the run ended while its futures are dropped).
     pub fn now(&self) -> VInstant {
-        self.shared.cancel_cut.get().unwrap_or_else(|| self.vinstant(Instant::now()))
+        let held = self.shared.cancel_cut.get().or(self.shared.held.get());
+        held.unwrap_or_else(|| self.vinstant(Instant::now()))
     }
 
     /// A handle for code that cannot hold the World (see [`Recorder`]).

@@ -112,7 +112,8 @@ fn never_panics(observation: &Observation<'_>) -> Verdict {
 ///   [`Limits`]:
 ///   - a hang ([`Abort::Hung`]: an attempt with neither an end, a timeout nor a cancellation) is a
 ///     violation: the subject makes no progress; so is a run the watchdog gave up on
-///     ([`Abort::NoProgress`]: "no progress for N ms", no World call for that long);
+///     ([`Abort::NoProgress`]: "no progress for N ms", no event and no clock move for that long), and
+///     an async subject waiting for nothing that can wake it ([`Abort::Deadlock`]);
 ///   - a run stopped at a count limit ("stopped at the step limit (N sleeps)") is a violation when the
 ///     limit is at least the documented default (no correct subject needs that many; a subject that
 ///     does can raise `TIMELAW_*_MAX`), or when it is the attempt limit and at least the
@@ -139,7 +140,7 @@ pub const TERMINATES: Law = Law {
 
 fn terminates(observation: &Observation<'_>) -> Verdict {
     match &observation.trace.end {
-        TraceEnd::Aborted(abort @ (Abort::Hung { .. } | Abort::NoProgress { .. })) => {
+        TraceEnd::Aborted(abort @ (Abort::Hung { .. } | Abort::NoProgress { .. } | Abort::Deadlock { .. })) => {
             Verdict::violated_with(last_index(observation.trace), abort.to_string())
         }
         // A cut inside a long scripted run is no violation, unless the subject was already past the
