@@ -50,11 +50,16 @@ fn a_subject_that_always_spins_costs_at_most_abandoned_max_threads_and_names_the
     assert_eq!(terminates.counts.cases, 200, "every case is counted");
     assert_eq!(terminates.counts.inconclusive, 200 - ABANDONED_MAX);
     assert_eq!(terminates.counterexamples[0].violation.message, "no progress for 50 ms");
-    let (first, reason) = terminates.inconclusive.clone().expect("the cases left are inconclusive");
-    assert_eq!(first, ABANDONED_MAX, "one chunk: cases 0 to 15 hung one after the other");
+    let first = terminates.inconclusive.clone().expect("the cases left are inconclusive");
+    let reason = first.reason;
+    assert_eq!(first.case_index, ABANDONED_MAX, "one chunk: cases 0 to 15 hung one after the other");
     assert!(reason.starts_with("not judged: no worker was left while "), "{reason}");
     assert!(reason.ends_with("(at most 16); cases 16..200 were not judged"), "{reason}");
     assert!(output.laws.iter().all(|law| law.counts.cases == 200));
+    // Cases never run are unjudged: the run does not hold on them, and says why.
+    let never_run = timelaw::runner::UnjudgedReason::NotRun;
+    assert_eq!(output.unjudged.get(never_run), 200 - ABANDONED_MAX);
+    assert!(output.failure_message().contains("never run: no worker was left"), "{}", output.failure_message());
 }
 
 #[test]
