@@ -214,7 +214,8 @@ pub struct Pinned {
 }
 
 /// The known violations of `subject` pinned under `dir` (recursively): one [`Pinned`] per
-/// `known_violation` fixture naming the subject. A missing folder pins none.
+/// `known_violation` fixture naming the subject and belonging to this build's profile (a fixture that
+/// states the other profile pins nothing here). A missing folder pins none.
 ///
 /// # Errors
 /// An unreadable folder or file, or a file that does not read strictly as a fixture (as replay reads it;
@@ -227,7 +228,8 @@ pub fn pinned_in(dir: &Path, subject: &str) -> Result<Vec<Pinned>, FixtureError>
     for path in fixture::list(dir)? {
         let text = fixture::read_text(&path)?;
         let found: fixture::Fixture<serde_json::Value> = fixture::parse(&path, &text)?;
-        if found.status != fixture::Status::KnownViolation || found.subject != subject {
+        let other_profile = found.profile.is_some_and(|profile| profile != fixture::Profile::current());
+        if found.status != fixture::Status::KnownViolation || found.subject != subject || other_profile {
             continue;
         }
         let message = found.verdict.violation().map(|violation| violation.message.to_string()).unwrap_or_default();

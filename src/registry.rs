@@ -230,8 +230,8 @@ pub trait DynSubject: Sync {
         config: &Config,
     ) -> Result<Placed, OperationError>;
     /// Decodes a fuzz artifact (to overlapping calls when `config.concurrency` is set, as
-    /// [`crate::fuzz::Decoding`] says), finds the first violated law that is not a known violation pinned in
-    /// `dir` with the same message class (the first violated law when all are), shrinks and places the
+    /// [`crate::fuzz::Decoding`] says), finds the first violated law that is not a finding pinned in `dir`
+    /// ([`crate::known::pinned_finding`]; the first violated law when all are), shrinks and places the
     /// fixture in `dir` (never replacing a file unless `config.bless`).
     ///
     /// # Errors
@@ -473,6 +473,8 @@ impl<S: ConfigDomain> DynSubject for S {
         let mut rebuilt = build_fixture(self, &law, config, &outcome.case, provenance);
         rebuilt.status = fixture.status;
         rebuilt.note = fixture.note;
+        rebuilt.profile = fixture.profile;
+        rebuilt.version = fixture::version_of(&rebuilt);
         let dir = path.parent().unwrap_or(Path::new("."));
         let name = fixture::file_name(&rebuilt.law, &rebuilt.subject, &rebuilt.case);
         if dir.join(&name) == path || path.file_name().is_some_and(|own| own == name.as_str()) {

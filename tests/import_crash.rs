@@ -2,8 +2,9 @@
 //! generators' `arbitrary` front-end, shrunk by value, not by bytes) and must land on exactly the fixture
 //! random search finds: the same case and the same file name as the checked-in planted-bug fixtures.
 //!
-//! `TIMELAW_CRASH_ARTIFACTS=PATH` (a crash artifact, or a folder of them) also imports real libFuzzer
-//! artifacts of the `planted_extra_attempt` fuzz target the same way; `.ci/fuzz-smoke` sets it.
+//! Real libFuzzer artifacts of the `planted_extra_attempt` fuzz target import the same way: the one
+//! checked in under `tests/artifacts/planted_extra_attempt/` (libFuzzer found it, seed 1), and fresh ones
+//! when `TIMELAW_CRASH_ARTIFACTS=PATH` names an artifact or a folder of them (`.ci/fuzz-smoke` sets it).
 
 mod common;
 
@@ -192,11 +193,9 @@ fn an_artifacts_folder_without_crashes_is_an_error() {
 
 #[test]
 fn real_libfuzzer_artifacts_shrink_to_the_random_search_fixture() {
-    let Some(path) = std::env::var_os("TIMELAW_CRASH_ARTIFACTS") else {
-        let why = "TIMELAW_CRASH_ARTIFACTS names no folder of fresh libFuzzer artifacts (.ci/fuzz-smoke sets it)";
-        return common::skip::missing("real_libfuzzer_artifacts", "crash_artifacts", why);
-    };
-    let artifacts = artifacts_at(Path::new(&path)).unwrap_or_else(|error| panic!("TIMELAW_CRASH_ARTIFACTS: {error}"));
+    let checked_in = PathBuf::from("tests/artifacts/planted_extra_attempt");
+    let path = std::env::var_os("TIMELAW_CRASH_ARTIFACTS").map_or(checked_in, PathBuf::from);
+    let artifacts = artifacts_at(&path).unwrap_or_else(|error| panic!("{}: {error}", path.display()));
     let dir = scratch("libfuzzer");
     for artifact in &artifacts {
         check_import(Bug::ExtraAttempt, artifact, &dir);

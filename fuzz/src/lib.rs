@@ -7,9 +7,10 @@
 //! crash of an adapter target is always a new finding.
 //!
 //! The rule is `timelaw::fuzz::unmasked`: an input is skipped only when every law its case violates is a
-//! known violation of the subject with a verdict of the same message class as the fixture's (the event
-//! index is not compared: the input is another case). An input that also violates another law, or a known
-//! law in another way, crashes, and the message names that law. When upstream fixes a bug, its fixture
+//! pinned finding of the subject: a verdict of the same message class as the fixture's (a panic's site
+//! included), and a case that, shrunk, is the fixture's case (or one shrink move from it, or its minimum
+//! today). An input that also violates another law, a known law in another way, or a known law through
+//! another minimal case, crashes, and the message names that law. When upstream fixes a bug, its fixture
 //! becomes a `regression` and the law counts again.
 
 use std::sync::OnceLock;
@@ -45,24 +46,8 @@ pub fn check_bytes_concurrent_except_known<S: ConfigDomain>(subject: &S, data: &
     timelaw::fuzz::check_bytes_decoded(subject, standard(), known_here(), data, timelaw::fuzz::Decoding::Concurrent);
 }
 
-/// Findings that panic only where overflow checks are on (fuzz builds, `cargo test`) and a release replay
-/// does not reproduce, so no fixture pins them (docs/findings.md says so): masked for the fuzz targets
-/// like the checked-in known violations.
-const DEBUG_ONLY: &[timelaw::fuzz::KnownViolation] = &[
-    timelaw::fuzz::KnownViolation {
-        subject: "governor",
-        law: "never_panics",
-        message: "the subject panicked: attempt to multiply with overflow",
-    },
-    timelaw::fuzz::KnownViolation {
-        subject: "governor",
-        law: "never_panics",
-        message: "the subject panicked: attempt to add with overflow",
-    },
-];
-
-/// [`KNOWN_VIOLATIONS`] and [`DEBUG_ONLY`].
+/// [`KNOWN_VIOLATIONS`]: the checked-in known violations of this build's profile (findings that only
+/// overflow checks raise are pinned by fixtures that say `"profile": "debug"`).
 fn known_here() -> &'static [timelaw::fuzz::KnownViolation] {
-    static KNOWN: OnceLock<Vec<timelaw::fuzz::KnownViolation>> = OnceLock::new();
-    KNOWN.get_or_init(|| KNOWN_VIOLATIONS.iter().chain(DEBUG_ONLY).copied().collect())
+    KNOWN_VIOLATIONS
 }
