@@ -378,3 +378,91 @@ const SPLITS_SLEEPS: FnSubject<u32> = subject("splits-sleeps", retries, promise,
 fn a_delay_split_in_two_sleeps_is_a_violation() {
     check(&SPLITS_SLEEPS, &BY_HAND, &["backoff_shape_without_jitter"], false);
 }
+
+/// Gives up on a failed attempt by returning a made-up time-limit cut, which would pass for a limit
+/// that says nothing about the subject.
+const FORGES_A_CUT: FnSubject<u32> = subject("forges-a-cut", retries, promise, |r, world| {
+    while let Some(call) = world.start_call()? {
+        let result = serve_one(world, call, *r)?;
+        if !result.is_ok() {
+            return Err(Abort::StepLimit { kind: timelaw::core::LimitKind::VirtualTime, limit: 1 });
+        }
+        world.end_call(result)?;
+    }
+    Ok(())
+});
+
+#[test]
+fn a_forged_cut_is_a_violation() {
+    check(&FORGES_A_CUT, &BY_HAND, &["uses_world_as_documented"], false);
+}
+
+/// Retries for ever (its attempt limit is never checked), and when the World stops it at a step limit
+/// it swallows the error and returns `Ok`, as if every call had ended.
+const SWALLOWS_THE_LIMIT: FnSubject<u32> = subject("swallows-the-limit", retries, promise, |_, world| {
+    while world.start_call()?.is_some() {
+        loop {
+            match world.dispatch() {
+                Err(_) => return Ok(()),
+                Ok(AttemptResult::Completed(Outcome::Ok)) => break,
+                Ok(_) => {}
+            }
+            if world.sleep(VDuration::from_millis(10)).is_err() {
+                return Ok(());
+            }
+        }
+        world.end_call(CallResult::Ok)?;
+    }
+    Ok(())
+});
+
+#[test]
+fn a_swallowed_step_limit_still_ends_the_run() {
+    check(&SWALLOWS_THE_LIMIT, &BY_HAND, &["attempts_within_max", "terminates"], false);
+}
+
+/// Waits out its delay by reading the clock in a loop instead of sleeping (a busy-wait: no event, no
+/// clock move).
+const BUSY_WAITS: FnSubject<u32> = subject("busy-waits", retries, promise, |r, world| {
+    while let Some(call) = world.start_call()? {
+        let result = serve_one_sleeping(world, call, *r, |world, delay| {
+            let until = world.now().saturating_add(delay);
+            while world.read_now()?.is_ok_and(|now| now < until) {}
+            Ok(())
+        })?;
+        world.end_call(result)?;
+    }
+    Ok(())
+});
+
+#[test]
+fn a_busy_wait_stops_and_is_a_violation() {
+    check(&BUSY_WAITS, &BY_HAND, &["terminates"], false);
+}
+
+/// One attempt under a 1 s timeout; after a fatal answer it awaits a future that never completes (no
+/// timer, nothing to wake it: a deadlock).
+const TOKIO_AWAITS_FOR_EVER: FnSubject<u32> =
+    subject("tokio-awaits-for-ever", retries, one_timed_attempt, |_, world| {
+        timelaw::tokio::serve_calls(world, |w, _call| async move {
+            let result = w.attempt_within(Duration::from_secs(1)).await?;
+            if result == CallResult::Err(ErrorKind::Fatal) {
+                std::future::pending::<()>().await;
+            }
+            Ok(result)
+        })
+    });
+
+const TOKIO_ONE_ATTEMPT: FnSubject<u32> = subject("tokio-one-attempt", retries, one_timed_attempt, |_, world| {
+    timelaw::tokio::serve_calls(world, |w, _call| async move { w.attempt_within(Duration::from_secs(1)).await })
+});
+
+fn one_timed_attempt(_: &u32) -> Contract {
+    let promise = Contract::constant(1, VDuration::ZERO);
+    sync_loop::contract_for(promise.with_attempt_timeout(VDuration::from_secs(1), timelaw::core::TieRule::InnerWins))
+}
+
+#[test]
+fn a_tokio_deadlock_is_a_violation() {
+    check(&TOKIO_AWAITS_FOR_EVER, &TOKIO_ONE_ATTEMPT, &["terminates"], false);
+}

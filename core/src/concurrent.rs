@@ -172,7 +172,8 @@ impl<'s> Driver<'_, 's> {
             due.dedup();
             polls += self.rounds(due)?;
             if polls > polls_max {
-                return Err(Abort::StepLimit { kind: LimitKind::Events, limit: polls_max });
+                let limit = Abort::StepLimit { kind: LimitKind::Events, limit: polls_max };
+                return Err(self.handle.with(|w| w.issue(limit)));
             }
             let all_started = self.tasks.len() == self.handle.with(|w| w.schedule().calls.len());
             if all_started && self.tasks.iter().all(Option::is_none) {
@@ -290,7 +291,7 @@ impl<'s> Driver<'_, 's> {
         let call = self.tasks.iter().position(Option::is_some).unwrap_or(0);
         let call = u32::try_from(call).unwrap_or(u32::MAX);
         let attempt = self.handle.with(|w| w.trace().call_events(call).last().map_or(0, |event| event.attempt));
-        Abort::Hung { call, attempt }
+        self.handle.with(|w| w.issue(Abort::Hung { call, attempt }))
     }
 
     /// Drops the unfinished tasks (after an abort), each with its own call in focus, so an attempt a

@@ -376,14 +376,14 @@ fn drive<Fut: Future<Output = Result<(), Abort>>>(handle: &AsyncWorld<'_>, futur
         };
         handle.with(|w| w.advance_to(at))?;
     }
-    Err(Abort::StepLimit { kind: LimitKind::Events, limit: polls_max })
+    Err(handle.with(|w| w.issue(Abort::StepLimit { kind: LimitKind::Events, limit: polls_max })))
 }
 
 fn hung(handle: &AsyncWorld<'_>) -> Abort {
     handle.with(|w| {
         let last = w.trace().events.last().copied();
         let (call, attempt) = last.map_or((0, 0), |event| (event.call, event.attempt));
-        Abort::Hung { call, attempt }
+        w.issue(Abort::Hung { call, attempt })
     })
 }
 

@@ -19,8 +19,10 @@ pub fn execute_with<S: Subject + ?Sized>(subject: &S, config: &S::Config, world:
     let mut world = world.with_limits(limits);
     let outcome = catch_unwind(AssertUnwindSafe(|| subject.run(config, &mut world)));
     match outcome {
-        Ok(Ok(())) => world.finish(),
-        Ok(Err(abort)) => world.finish_with(TraceEnd::Aborted(abort)),
+        Ok(returned) => {
+            let end = world.end_of_run(returned);
+            world.finish_with(end)
+        }
         Err(payload) => {
             let message = panic_message(payload.as_ref());
             let mut trace = world.finish_with(TraceEnd::Panicked(message));

@@ -177,6 +177,10 @@ pub enum Misuse {
         /// The upper bound asked for.
         high: u64,
     },
+    /// The subject returned a documented cut (the virtual time limit, a long scripted run) the World never
+    /// issued: a cut it made up, which would pass for a limit that says nothing about the subject.
+    #[error("the subject returned a cut (time limit or long run) the World never made")]
+    ForgedCut,
 }
 
 /// Why the World stopped a subject. Subjects propagate it with `?`.
@@ -313,6 +317,9 @@ pub struct World<'s> {
     /// Calls in flight other than the one in focus (`call`), when calls are served concurrently
     /// ([`World::open_call`]); always empty for a sequential subject.
     parked: Vec<ActiveCall>,
+    /// The first abort the World (or a driver, [`World::issue`]) handed the subject: a run ends with it
+    /// whatever the subject returns ([`World::end_of_run`]).
+    issued: std::cell::RefCell<Option<Abort>>,
 }
 
 impl<'s> World<'s> {
@@ -333,6 +340,7 @@ impl<'s> World<'s> {
             heartbeat: None,
             idle_calls: 0,
             parked: Vec::new(),
+            issued: std::cell::RefCell::new(None),
         }
     }
     /// Counts every step of progress (an event recorded, a clock move) on `heartbeat` for a watchdog (see
@@ -393,7 +401,7 @@ impl<'s> World<'s> {
     pub fn start_call(&mut self) -> Result<Option<CallInfo>, Abort> {
         self.check_usable()?;
         if self.call.is_some() || !self.parked.is_empty() {
-            return Err(Abort::Misuse(Misuse::CallNotEnded));
+            return Err(self.issue(Abort::Misuse(Misuse::CallNotEnded)));
         }
         let Some(script) = self.schedule.calls.get(self.next_call as usize) else {
             self.finished = true;
@@ -460,7 +468,9 @@ impl<'s> World<'s> {
             return Ok(());
         }
         let position = self.parked.iter().position(|call| call.index == index);
-        let Some(position) = position else { return Err(Abort::Misuse(Misuse::NotInFlight { call: index })) };
+        let Some(position) = position else {
+            return Err(self.issue(Abort::Misuse(Misuse::NotInFlight { call: index })));
+        };
         let focused = self.parked.swap_remove(position);
         if let Some(previous) = self.call.replace(focused) {
             self.parked.push(previous);
@@ -480,7 +490,7 @@ impl<'s> World<'s> {
     pub fn finish_calls(&mut self) -> Result<(), Abort> {
         let unstarted = (self.next_call as usize) < self.schedule.calls.len();
         if self.calls_in_flight() > 0 || unstarted {
-            return Err(Abort::Misuse(Misuse::CallNotEnded));
+            return Err(self.issue(Abort::Misuse(Misuse::CallNotEnded)));
         }
         self.finished = true;
         Ok(())
@@ -559,7 +569,7 @@ impl<'s> World<'s> {
             }
             _ if stop == VInstant::END => {
                 let call = self.active()?.index;
-                return Err(Abort::Hung { call, attempt: pending.attempt });
+                return Err(self.issue(Abort::Hung { call, attempt: pending.attempt }));
             }
             _ => stop,
         };
@@ -716,7 +726,7 @@ impl<'s> World<'s> {
     /// [`Misuse::ClockBackwards`] for an earlier instant; the virtual time limit.
     pub fn advance_to(&mut self, instant: VInstant) -> Result<(), Abort> {
         if instant < self.clock {
-            return Err(Abort::Misuse(Misuse::ClockBackwards));
+            return Err(self.issue(Abort::Misuse(Misuse::ClockBackwards)));
         }
         if instant.since_epoch() > self.limits.virtual_time_max {
             return Err(self.limit(LimitKind::VirtualTime));
@@ -810,7 +820,7 @@ impl<'s> World<'s> {
     pub fn random_u64(&mut self) -> Result<u64, Abort> {
         self.pulse();
         self.idle()?;
-        self.rng.next_u64().map_err(Abort::Randomness)
+        self.rng.next_u64().map_err(|error| self.issue(Abort::Randomness(error)))
     }
 
     /// A random value in `low..=high`; `low == high` gives `low`.
@@ -821,11 +831,11 @@ impl<'s> World<'s> {
     /// limit on idle calls ([`Limits::idle_calls_max`]).
     pub fn random_between(&mut self, low: u64, high: u64) -> Result<u64, Abort> {
         if low > high {
-            return Err(Abort::Misuse(Misuse::ReversedBounds { low, high }));
+            return Err(self.issue(Abort::Misuse(Misuse::ReversedBounds { low, high })));
         }
         self.pulse();
         self.idle()?;
-        self.rng.between_inclusive(low, high).map_err(Abort::Randomness)
+        self.rng.between_inclusive(low, high).map_err(|error| self.issue(Abort::Randomness(error)))
     }
 
     /// Records that the subject told its user it will retry after `delay`.
@@ -872,7 +882,7 @@ impl<'s> World<'s> {
     fn check_usable(&self) -> Result<(), Abort> {
         self.pulse();
         if self.finished {
-            return Err(Abort::Misuse(Misuse::Finished));
+            return Err(self.issue(Abort::Misuse(Misuse::Finished)));
         }
         Ok(())
     }
@@ -883,9 +893,37 @@ impl<'s> World<'s> {
         let limit = self.limits.get(kind);
         let counts_steps = !matches!(kind, LimitKind::VirtualTime | LimitKind::IdleCalls);
         if counts_steps && self.inside_scripted_run() {
-            return Abort::LongRunCut { kind, limit };
+            return self.issue(Abort::LongRunCut { kind, limit });
         }
-        Abort::StepLimit { kind, limit }
+        self.issue(Abort::StepLimit { kind, limit })
+    }
+
+    /// Records `abort` as handed to the subject (the first one counts) and returns it: every abort the
+    /// World returns goes through here, and so must one a driver makes on the World's behalf (the tokio
+    /// driver's time limit, an executor's hang), so that the run ends with it whatever the subject does
+    /// next ([`World::end_of_run`]).
+    pub fn issue(&self, abort: Abort) -> Abort {
+        let mut issued = self.issued.borrow_mut();
+        if issued.is_none() {
+            *issued = Some(abort.clone());
+        }
+        abort
+    }
+
+    /// How the run ends when the subject returned `returned`: the first abort the World issued, if any,
+    /// whatever the subject returned (an abort it swallowed and then returned `Ok` after still ends the
+    /// run); a documented cut ([`crate::Cut`]) the subject returned but the World never issued is a
+    /// forged cut ([`Misuse::ForgedCut`]); else what the subject returned.
+    pub fn end_of_run(&self, returned: Result<(), Abort>) -> TraceEnd {
+        let issued = self.issued.borrow().clone();
+        match (returned, issued) {
+            (_, Some(issued)) => TraceEnd::Aborted(issued),
+            (Ok(()), _) => TraceEnd::Complete,
+            (Err(abort), _) if TraceEnd::Aborted(abort.clone()).cut().is_some() => {
+                TraceEnd::Aborted(Abort::Misuse(Misuse::ForgedCut))
+            }
+            (Err(abort), _) => TraceEnd::Aborted(abort),
+        }
     }
 
     /// `true` while the current call still has scripted dispatches left and the subject spends at most one

@@ -45,7 +45,7 @@ impl<'s> Attempt<'s> {
         if pending.step.outcome == Outcome::Hang {
             let last = self.world.with(|world| Ok(world.trace().events.last().map_or(0, |event| event.call)))?;
             let call = self.world.shared.current.get().unwrap_or(last);
-            let hung = Abort::Hung { call, attempt: pending.attempt };
+            let hung = self.world.with(|world| Ok(world.issue(Abort::Hung { call, attempt: pending.attempt })))?;
             self.world.defer(hung.clone());
             return Err(hung);
         }

@@ -218,7 +218,8 @@ where
                 return Poll::Ready(Err(abort));
             }
             if self.polls > self.polls_max {
-                return Poll::Ready(Err(Abort::StepLimit { kind: LimitKind::Events, limit: self.polls_max }));
+                let limit = Abort::StepLimit { kind: LimitKind::Events, limit: self.polls_max };
+                return Poll::Ready(self.world.with(|world| Err(world.issue(limit))));
             }
             if self.all_done() {
                 return Poll::Ready(self.world.with(|world| world.finish_calls()));

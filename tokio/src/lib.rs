@@ -220,12 +220,12 @@ fn stopped_at_limit<'s, Fut>(
     let Some(shared) = slot.borrow().clone() else { return Err(Abort::Misuse(Misuse::Finished)) };
     let limit = shared.world.borrow().limits().virtual_time_max;
     let result = if woken.woken.load(Ordering::Acquire) {
-        Abort::StepLimit { kind: LimitKind::VirtualTime, limit: limit.as_nanos() }
+        shared.world.borrow().issue(Abort::StepLimit { kind: LimitKind::VirtualTime, limit: limit.as_nanos() })
     } else {
         let world = shared.world.borrow();
         shared.held.set(Some(world.now())); // The instant the subject stopped.
         let last = world.trace().events.last().map_or(0, |event| event.call);
-        Abort::Deadlock { call: shared.current.get().unwrap_or(last) }
+        world.issue(Abort::Deadlock { call: shared.current.get().unwrap_or(last) })
     };
     drop(main); // What its drop guards defer is dropped with the run, as at any cut.
     Err(result)
