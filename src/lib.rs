@@ -157,10 +157,14 @@ pub mod watchdog;
 pub use config::{Config, ConfigError, Shard, StopAt};
 pub use registry::{ConfigPick, ContractSample, DynSubject, Registry, ReplayOutcome};
 pub use runner::{check, Check, CheckError, RunOutput, Summary};
+#[doc(inline)]
 pub use timelaw_core as core;
 pub use timelaw_core::reference;
+#[doc(inline)]
 pub use timelaw_generators as generators;
+#[doc(inline)]
 pub use timelaw_laws as laws;
+#[doc(inline)]
 pub use timelaw_reports as reports;
 
 pub use arbitrary;

@@ -122,7 +122,7 @@ impl Launcher {
         Some(Launcher { exe, args })
     }
 
-    /// Evaluates `case` in a child process, bounded by the case timeout plus [`CHILD_START_MS`]; a
+    /// Evaluates `case` in a child process, bounded by the case timeout plus `CHILD_START_MS` (10 s); a
     /// child killed at that bound is a hang.
     pub fn evaluate<S: Subject + ?Sized>(
         &self,
@@ -169,7 +169,7 @@ impl Launcher {
         Some(Nondeterminism { rerun: verdict, first_difference })
     }
 
-    /// Runs `case` in a child and waits for it, bounded by the case timeout plus [`CHILD_START_MS`].
+    /// Runs `case` in a child and waits for it, bounded by the case timeout plus `CHILD_START_MS` (10 s).
     fn outcome<S: Subject + ?Sized>(
         &self,
         subject: &S,

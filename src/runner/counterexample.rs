@@ -76,7 +76,7 @@ pub struct LawOutcome<C> {
     /// Shrunk counterexamples, distinct, lowest case index first.
     pub counterexamples: Vec<Counterexample<C>>,
     /// The first case the law could not judge although no documented cut ended it (see
-    /// [`super::unjudged`]), with the fixture that replays it when the run writes fixtures. Such a case
+    /// [`UnjudgedReason`](crate::runner::UnjudgedReason)), with the fixture that replays it when the run writes fixtures. Such a case
     /// fails the run ([`RunOutput::assert_holds`]).
     pub inconclusive: Option<Unjudged<C>>,
 }

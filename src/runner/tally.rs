@@ -28,7 +28,7 @@ pub struct Tally<C> {
     /// Per law, the violations with the smallest case indices, sorted, at most `keep`.
     pub found: Vec<Vec<Found<C>>>,
     /// Per law, the first case (lowest index) it could not judge although no documented cut ended the
-    /// run ([`super::unjudged`]): such a case fails the run.
+    /// run ([`UnjudgedReason`]): such a case fails the run.
     pub inconclusive: Vec<Option<Unjudged<C>>>,
     /// Cases some law could not judge, per reason (each case once).
     pub unjudged: UnjudgedCases,
