@@ -97,6 +97,11 @@ pub struct Config {
     /// two gives its calls arrivals and interleaving choices, and the reference its load mechanisms
     /// ([`timelaw_generators::swarm_for_run`]). Off, the run is the sequential one it always was.
     pub concurrency: bool,
+    /// The health check as a failure (`--require-judged`, `TIMELAW_REQUIRE_JUDGED=1`, default off): a law
+    /// the contract states what it needs for, but which the run judged non-vacuously in under 0.1% of
+    /// its applicable cases (`timelaw_reports::Counts::barely_exercised`), fails the run (exit code 4,
+    /// [`crate::runner::RunOutput::assert_holds`]) instead of being a warning under the table.
+    pub require_judged: bool,
 }
 
 /// The default of [`Config::case_timeout_ms`].
@@ -118,6 +123,7 @@ impl Default for Config {
             bless: false,
             case_timeout_ms: CASE_TIMEOUT_MS_DEFAULT,
             concurrency: false,
+            require_judged: false,
         }
     }
 }
@@ -144,6 +150,7 @@ pub const ENV_ALL: &[&str] = &[
     "TIMELAW_BLESS",
     "TIMELAW_CASE_TIMEOUT_MS",
     "TIMELAW_CONCURRENCY",
+    "TIMELAW_REQUIRE_JUDGED",
 ];
 
 /// The variables replaying or explaining a fixture reads: the World's step limits.
@@ -379,6 +386,9 @@ impl Config {
         }
         if let Some(on) = env_value("TIMELAW_CONCURRENCY", names, parse_switch)? {
             self.concurrency = on;
+        }
+        if let Some(on) = env_value("TIMELAW_REQUIRE_JUDGED", names, parse_switch)? {
+            self.require_judged = on;
         }
         if let Some(dir) = env_value("TIMELAW_FIXTURES", names, parse_folder)? {
             self.fixtures = Some(dir);

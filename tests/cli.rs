@@ -199,3 +199,12 @@ fn a_known_violation_explains_shrinks_and_a_crash_imports() {
     check(&["replay", fixture.to_str().unwrap()], 1, &["regression: violated"], &[]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_health_check_warns_and_fails_only_when_required() {
+    // In 200 cases no batch draws clock faults: the clock laws apply but are never judged non-vacuously.
+    let warning = "warning: barely exercised (judged non-vacuously in under 0.1% of the cases it applied to): \
+                   wall_jump_keeps_monotonic_limits (0 of 200 applicable cases)";
+    check(&["check", "--cases", "200"], 0, &[warning, "status: holds (exit code 0)"], &[]);
+    check(&["check", "--cases", "200", "--require-judged"], 4, &[warning], &[]);
+}

@@ -466,3 +466,49 @@ fn one_timed_attempt(_: &u32) -> Contract {
 fn a_tokio_deadlock_is_a_violation() {
     check(&TOKIO_AWAITS_FOR_EVER, &TOKIO_ONE_ATTEMPT, &["terminates"], false);
 }
+
+/// Its contract states a circuit breaker that opens after 1,000 calls in a window of 1,000: no generated
+/// case has that many calls, so the breaker never opens and the laws about an open breaker never judge
+/// anything. Not a violation: a promise the run never exercised, which the health check names.
+const UNREACHABLE_BREAKER: FnSubject<u32> = subject(
+    "unreachable-breaker",
+    retries,
+    |r| {
+        let mut promise = promise(r);
+        let breaker = timelaw::core::CircuitContract {
+            window: 1_000,
+            min_calls: 1_000,
+            ..timelaw::core::CircuitContract::DEFAULT
+        };
+        promise.circuit = timelaw::core::Declared::Stated(breaker);
+        promise
+    },
+    |r, world| {
+        while let Some(call) = world.start_call()? {
+            let result = serve_one(world, call, *r)?;
+            world.end_call(result)?;
+        }
+        Ok(())
+    },
+);
+
+#[test]
+fn a_promise_the_run_never_exercises_is_named_and_fails_when_required() {
+    let output = run(&UNREACHABLE_BREAKER);
+    let barely = output.barely_exercised();
+    assert!(barely.contains(&"circuit_open_rejects_without_dispatch"), "{barely:?}");
+    assert!(!barely.contains(&"attempts_within_max"), "{barely:?}");
+    assert_eq!(seen(&output), Seen::Holds, "a warning by default");
+    assert!(output.summary().to_string().contains("barely exercised"), "{}", output.summary());
+    let required = timelaw::check(&UNREACHABLE_BREAKER).cases(2_000).seed(7).env(false).require_judged(true).run();
+    assert!(!required.holds());
+    assert!(
+        required.failure_message().contains("circuit_open_rejects_without_dispatch"),
+        "{}",
+        required.failure_message()
+    );
+    // The reference, whose description draws every breaker it states, is exercised.
+    let reference = timelaw::check(&Reference).cases(20_000).seed(7).env(false).require_judged(true).run();
+    assert_eq!(reference.barely_exercised(), Vec::<&str>::new());
+    reference.assert_holds();
+}

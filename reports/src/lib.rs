@@ -85,7 +85,7 @@ pub mod timeline;
 pub use catalogue::{render_laws_json, render_laws_table, LawListing};
 pub use model::{
     merge, seed_hex, BoundaryRow, Counts, InconclusiveSummary, LawRow, LawStatus, MergeError, Report, ReportError,
-    Settings, Shard, Status, UnjudgedRow, ViolationSummary, SCHEMA_VERSION, TIMELAW_VERSION,
+    Settings, Shard, Status, UnjudgedRow, ViolationSummary, EXERCISED_SHARE_MIN, SCHEMA_VERSION, TIMELAW_VERSION,
 };
 pub use render::{
     contract_view, parse_json, render_contract_json, render_contract_text, render_json, render_junit, render_table,

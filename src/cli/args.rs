@@ -19,7 +19,7 @@ pub struct Cli {
 
 /// The exit codes, shown under `--help`.
 pub const EXIT_CODES: &str = "Exit codes: 0 every applicable law holds; 1 a law is violated; \
-2 usage, IO or bad-fixture error; 3 nothing violated but some case could not be judged (inconclusive).";
+2 usage, IO or bad-fixture error; 3 nothing violated but some case could not be judged (inconclusive); 4 with --require-judged, a law the run barely exercised.";
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
@@ -157,6 +157,10 @@ pub struct CheckArgs {
     /// (also `TIMELAW_CONCURRENCY=1`).
     #[arg(long)]
     pub concurrency: bool,
+    /// Fail (exit code 4) when a law the contract states what it needs for was judged non-vacuously in
+    /// under 0.1% of the cases it applied to, instead of warning (also `TIMELAW_REQUIRE_JUDGED=1`).
+    #[arg(long)]
+    pub require_judged: bool,
 }
 
 /// `timelaw contract` options.

@@ -8,7 +8,7 @@ use timelaw_reports::{merge, parse_json, render_json, render_junit, render_table
 
 use super::args::{CheckArgs, Command, ContractArgs, FixturesCommand, Format, ListFormat, ReportCommand, CLI_CASES};
 use super::bar::{color_terminal, Bar};
-use super::{err_line, CliError, EXIT_ERROR, EXIT_HOLDS, EXIT_VIOLATED};
+use super::{err_line, CliError, EXIT_ERROR, EXIT_HOLDS, EXIT_UNEXERCISED, EXIT_VIOLATED};
 use crate::config::{Config, StopAt, ENV_ALL, ENV_REPLAY, ENV_SHRINK};
 use crate::fixture::{self, printable, Placed};
 use crate::registry::Registry;
@@ -101,7 +101,11 @@ fn check(registry: &Registry, args: CheckArgs) -> Result<u8, CliError> {
     let (report, store) = subject.check(&laws, &config, &Bar::for_stderr());
     report_store(&store)?;
     print_report(&report, format)?;
-    Ok(report.exit_code())
+    let unexercised = config.require_judged && !report.barely_exercised().is_empty();
+    Ok(match report.exit_code() {
+        EXIT_HOLDS if unexercised => EXIT_UNEXERCISED,
+        code => code,
+    })
 }
 
 /// `TIMELAW_CHILD_CASE` is timelaw's own: it makes a run the child process that evaluates one candidate
@@ -151,6 +155,7 @@ fn check_config(args: CheckArgs) -> Result<Config, CliError> {
     config.shard = args.shard;
     config.bless = args.bless || config.bless;
     config.concurrency = args.concurrency || config.concurrency;
+    config.require_judged = args.require_judged || config.require_judged;
     config.validate()?;
     Ok(config)
 }

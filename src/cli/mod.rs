@@ -9,7 +9,8 @@
 //!
 //! # Exit codes
 //! 0 every applicable law holds on every case (documented cuts aside); 1 a law is violated; 2 usage, IO or
-//! bad-fixture error; 3 nothing violated but some case could not be judged; 141 stdout was closed before the output was written (as a shell shows a
+//! bad-fixture error; 3 nothing violated but some case could not be judged; 4 with `--require-judged`, a
+//! law the run barely exercised; 141 stdout was closed before the output was written (as a shell shows a
 //! program a closed pipe ended, 128 + SIGPIPE; nothing is printed).
 
 mod args;
@@ -33,6 +34,10 @@ pub const EXIT_HOLDS: u8 = 0;
 pub const EXIT_VIOLATED: u8 = 1;
 /// Exit code: usage, IO or bad-fixture error.
 pub const EXIT_ERROR: u8 = 2;
+/// Exit code: with `--require-judged`, every case judged and nothing violated, but a law the contract
+/// states what it needs for was barely exercised (judged non-vacuously in under 0.1% of the cases it applied
+/// to).
+pub const EXIT_UNEXERCISED: u8 = 4;
 /// Exit code: nothing violated, but some case could not be judged (an inconclusive verdict no documented cut
 /// explains).
 pub const EXIT_INCONCLUSIVE: u8 = 3;

@@ -115,9 +115,18 @@ pub struct RunOutput<C> {
 
 impl<C: serde::Serialize> RunOutput<C> {
     /// `true` when no law is violated and every case was judged (apart from documented cuts, see
-    /// [`crate::runner::UnjudgedReason`]): what [`RunOutput::assert_holds`] checks.
+    /// [`crate::runner::UnjudgedReason`]), and, under [`Config::require_judged`], no law was barely
+    /// exercised: what [`RunOutput::assert_holds`] checks.
     pub fn holds(&self) -> bool {
-        !self.violated() && self.judged()
+        let exercised = !self.config.require_judged || self.barely_exercised().is_empty();
+        !self.violated() && self.judged() && exercised
+    }
+
+    /// The laws the run barely exercised: the contract states what they need, yet they were judged
+    /// non-vacuously in under 0.1% of their applicable cases ([`Counts::barely_exercised`]). A warning in
+    /// [`RunOutput::summary`]; a failure under [`Config::require_judged`].
+    pub fn barely_exercised(&self) -> Vec<&'static str> {
+        self.laws.iter().filter(|law| law.counts.barely_exercised()).map(|law| law.law.id).collect()
     }
 
     /// `true` when some law is violated.
@@ -163,6 +172,17 @@ impl<C: serde::Serialize> RunOutput<C> {
                 self.subject
             );
             self.write_unjudged(&mut text);
+        }
+        let barely = self.barely_exercised();
+        if self.config.require_judged && !barely.is_empty() {
+            let _ = writeln!(
+                text,
+                "timelaw: `{}` barely exercised laws its contract states (judged non-vacuously in under 0.1% of \
+                 their applicable cases; require_judged is on): {}\n  the description rarely draws what they speak \
+                 about, or the contract states a mechanism the code does not have",
+                self.subject,
+                barely.join(", ")
+            );
         }
         text
     }

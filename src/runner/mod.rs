@@ -126,6 +126,12 @@ impl<'a, S: ConfigDomain> Check<'a, S> {
     pub fn case_timeout_ms(self, timeout_ms: u64) -> Self {
         self.edit(move |config| config.case_timeout_ms = timeout_ms)
     }
+    /// The health check as a failure (default off; see [`Config::require_judged`]): a law the contract
+    /// states what it needs for, judged non-vacuously in under 0.1% of its applicable cases, fails
+    /// [`RunOutput::assert_holds`].
+    pub fn require_judged(self, on: bool) -> Self {
+        self.edit(move |config| config.require_judged = on)
+    }
     /// Overlapping calls on or off (default off; see [`Config::concurrency`]).
     pub fn concurrency(self, on: bool) -> Self {
         self.edit(move |config| config.concurrency = on)

@@ -25,6 +25,9 @@ pub struct Summary {
     pub laws_inconclusive: usize,
     /// Cases left unjudged (no documented cut ended them), per reason: each fails the run.
     pub unjudged: Vec<(UnjudgedReason, u64)>,
+    /// Laws the run barely exercised (see [`RunOutput::barely_exercised`]): a warning, or a failure under
+    /// `require_judged`.
+    pub barely_exercised: Vec<&'static str>,
     /// The lowest case index with a violation, and the law it violated (the first in catalogue order
     /// at that index).
     pub first_violation: Option<(u64, &'static str)>,
@@ -55,6 +58,12 @@ impl<C> RunOutput<C> {
             laws_violated: 0,
             laws_inconclusive: 0,
             unjudged: self.unjudged.nonzero().collect(),
+            barely_exercised: self
+                .laws
+                .iter()
+                .filter(|law| law.counts.barely_exercised())
+                .map(|law| law.law.id)
+                .collect(),
             first_violation: None,
             time_limit_cuts: self.time_limit_cuts,
             long_run_cuts: self.long_run_cuts,
@@ -108,6 +117,9 @@ impl fmt::Display for Summary {
         writeln!(f, "unjudged: {unjudged} cases")?;
         for (reason, cases) in &self.unjudged {
             writeln!(f, "  {cases} cases: {}", reason.describe())?;
+        }
+        if !self.barely_exercised.is_empty() {
+            writeln!(f, "barely exercised (under 0.1% of applicable cases): {}", self.barely_exercised.join(", "))?;
         }
         match self.first_violation {
             Some((index, law)) => writeln!(f, "first violation: case {index} ({law})"),

@@ -3,6 +3,10 @@
 use serde::{Deserialize, Serialize};
 use timelaw_laws::Verdict;
 
+/// The least share of its applicable cases a law must be judged non-vacuously in for the run's health
+/// check ([`Counts::barely_exercised`]): 0.1%.
+pub const EXERCISED_SHARE_MIN: f64 = 0.001;
+
 /// How many cases ended in each verdict, for one law.
 ///
 /// Invariant: `cases == holds + vacuous + not_applicable + violated + inconclusive + cut`
@@ -100,6 +104,30 @@ impl Counts {
     /// The sum of the six verdict buckets; equals `cases` in a consistent count.
     pub fn verdict_total(&self) -> u64 {
         self.applicable().saturating_add(self.not_applicable)
+    }
+
+    /// Cases that judged the law non-vacuously: it held where what it speaks about happened, or it was
+    /// violated.
+    pub fn exercised(&self) -> u64 {
+        self.holds.saturating_add(self.violated)
+    }
+
+    /// Whether the law applied to some case yet was judged non-vacuously in fewer than
+    /// [`EXERCISED_SHARE_MIN`] of its applicable cases (none at all counts too): the contract states what
+    /// the law needs, but the run barely reached it. A law that applied to no case is not (its mechanism
+    /// is absent).
+    ///
+    /// ```
+    /// use timelaw_reports::Counts;
+    /// let rare = Counts { cases: 10_000, holds: 5, vacuous: 9_995, ..Counts::default() };
+    /// assert!(rare.barely_exercised()); // 0.05%
+    /// let often = Counts { cases: 10_000, holds: 50, vacuous: 9_950, ..Counts::default() };
+    /// assert!(!often.barely_exercised());
+    /// assert!(!Counts { cases: 10, not_applicable: 10, ..Counts::default() }.barely_exercised());
+    /// ```
+    pub fn barely_exercised(&self) -> bool {
+        let (applicable, exercised) = (self.applicable(), self.exercised());
+        applicable > 0 && (exercised == 0 || (exercised as f64) < EXERCISED_SHARE_MIN * applicable as f64)
     }
 
     /// The share of applicable cases that were vacuous, in `0.0..=1.0`; `0.0` when no case was applicable.

@@ -10,7 +10,7 @@ mod report;
 mod settings;
 mod validate;
 
-pub use counts::Counts;
+pub use counts::{Counts, EXERCISED_SHARE_MIN};
 pub use merge::{merge, MergeError};
 pub use report::{
     seed_hex, BoundaryRow, InconclusiveSummary, LawRow, LawStatus, Report, Shard, Status, UnjudgedRow,

@@ -282,6 +282,13 @@ impl Report {
         self.status().exit_code()
     }
 
+    /// The laws the run barely exercised ([`Counts::barely_exercised`]): the contract states what they
+    /// need, yet fewer than 0.1% of their applicable cases judged them non-vacuously. A warning in the
+    /// table; a failure (exit code 4) under `--require-judged`.
+    pub fn barely_exercised(&self) -> Vec<&LawRow> {
+        self.laws.iter().filter(|row| row.counts.barely_exercised()).collect()
+    }
+
     /// The row of law `id`.
     pub fn law(&self, id: &str) -> Option<&LawRow> {
         self.laws.iter().find(|row| row.id == id)

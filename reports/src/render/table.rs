@@ -28,6 +28,7 @@ pub fn render_table(report: &Report, color: bool) -> String {
     let mut lines = header(report);
     lines.push(laws_table(report, color).to_string());
     lines.extend(judged_lines(report));
+    lines.extend(health_lines(report));
     lines.extend(unjudged_lines(report));
     let status = report.status();
     let tone = match status {
@@ -187,6 +188,28 @@ fn judged_lines(report: &Report) -> Vec<String> {
         lines.push(format!("never judged non-vacuously in this run: {}", never.join(", ")));
     }
     lines
+}
+
+/// Under the table: the health check, the laws whose needs the contract meets but which the run barely
+/// exercised (judged non-vacuously in under 0.1% of their applicable cases), with how to fix each cause.
+fn health_lines(report: &Report) -> Vec<String> {
+    let rows = report.barely_exercised();
+    if rows.is_empty() {
+        return Vec::new();
+    }
+    let listed: Vec<String> = rows
+        .iter()
+        .map(|row| format!("{} ({} of {} applicable cases)", row.id, row.counts.exercised(), row.counts.applicable()))
+        .collect();
+    vec![
+        format!(
+            "warning: barely exercised (judged non-vacuously in under 0.1% of the cases it applied to): {}",
+            listed.join(", ")
+        ),
+        "  the description rarely draws what the law speaks about (draw it more often), or the contract states a \
+         mechanism the code does not have (state only what it has); --require-judged makes this a failure (exit 4)"
+            .to_owned(),
+    ]
 }
 
 /// Under the table: the cases no law could judge, per reason (`unjudged  12 cases: stopped at ...`).
