@@ -138,15 +138,18 @@
 //! [`cli::main`] is the `timelaw` command line over a [`Registry`] of subjects; the binary is two lines.
 #![deny(missing_docs)]
 
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod config;
 pub mod eval;
 pub mod fixture;
 pub mod fuzz;
 pub mod known;
+#[cfg(feature = "cli")]
 pub mod listing;
 pub mod panic_site;
 pub mod registry;
+#[cfg(feature = "replay")]
 pub mod replay;
 pub mod report;
 pub mod runner;

@@ -75,20 +75,30 @@
 //! call ([`lanes`]).
 #![deny(missing_docs)]
 
+#[cfg(feature = "table")]
 pub mod catalogue;
+#[cfg(feature = "table")]
 pub mod lanes;
 pub mod model;
 pub mod render;
+#[cfg(feature = "table")]
 mod style;
+#[cfg(feature = "table")]
 pub mod timeline;
+mod words;
 
+#[cfg(feature = "table")]
 pub use catalogue::{render_laws_json, render_laws_table, LawListing};
 pub use model::{
     merge, seed_hex, BoundaryRow, Counts, InconclusiveSummary, LawRow, LawStatus, MergeError, Report, ReportError,
     Settings, Shard, Status, UnjudgedRow, ViolationSummary, EXERCISED_SHARE_MIN, SCHEMA_VERSION, TIMELAW_VERSION,
 };
+#[cfg(feature = "table")]
 pub use render::{
-    contract_view, parse_json, render_contract_json, render_contract_text, render_json, render_junit, render_table,
-    value_text, ContractView, FieldView, GroupView, PromiseState,
+    contract_view, render_contract_json, render_contract_text, render_table, value_text, ContractView, FieldView,
+    GroupView, PromiseState,
 };
-pub use timeline::{describe_event, render_timeline};
+pub use render::{parse_json, render_json, render_junit};
+#[cfg(feature = "table")]
+pub use timeline::render_timeline;
+pub use words::describe_event;

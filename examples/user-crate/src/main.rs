@@ -1,3 +1,3 @@
 fn main() -> std::process::ExitCode {
-    timelaw::cli::main(user_crate::registry()) // the timelaw CLI for our subjects: `cargo run -- check --help`
+    timelaw::cli::main(user_crate::registry()) // the timelaw CLI for our subjects: `cargo run --features cli -- check --help`
 }
