@@ -35,6 +35,15 @@ fn no_retry_after_elapsed_limit() {
     // No limit in the subject, 15ms promised: the retry at 20ms is late.
     let promised = |contract: &mut Contract| contract.timing.retry_elapsed_max = Some(ms(15));
     check(id, claiming(retrying(4, |_| ()), promised, single(&[T, T, T, OK])), Expect::At(9));
+    // With timers that may fire 5ms late, a retry planned for 15ms may start at 20ms; 4ms is not enough.
+    let coarse = |granularity_ms| {
+        move |contract: &mut Contract| {
+            contract.timing.retry_elapsed_max = Some(ms(15));
+            contract.timing.timer_granularity = ms(granularity_ms);
+        }
+    };
+    check(id, claiming(retrying(4, |_| ()), coarse(5), single(&[T, T, OK])), Expect::Holds);
+    check(id, claiming(retrying(4, |_| ()), coarse(4), single(&[T, T, OK])), Expect::At(9));
 }
 
 fn retry_after(combine: RetryAfterCombine, above_cap: AboveCap) -> impl FnOnce(&mut Contract) {
