@@ -19,13 +19,15 @@
 //! | `bulkhead`, `limiter` | only with concurrency: see [`bulkhead`] and [`limiter`] |
 //! | `hedge` | only with concurrency: none, or a delay of 0, up to 100 ms, up to 10 s or `VDuration::MAX` (never), and 0, 1, 2..=3 or 4..=16 hedges |
 //! | `ordered_results` | only with concurrency: on in one draw of four |
+//! | `retry_after_policy` | only with `honor_retry_after` and the `retry_after_policies` swarm option (drawn last): none, or max with the backoff / replacing it, and giving up / clamping / sleeping anyway above the cap |
 //!
 //! Every policy drawn passes [`Policy::validate`]. Caps stay within about an hour so that even 8 calls of
 //! 13 attempts stay days, not years, of virtual time.
 
 use timelaw_core::reference::{Backoff, Jitter, Policy, Reference};
 use timelaw_core::{
-    BudgetContract, BulkheadContract, CircuitContract, HedgeContract, LimiterContract, RetryOn, VDuration,
+    AboveCap, BudgetContract, BulkheadContract, CircuitContract, HedgeContract, LimiterContract, RetryAfterCombine,
+    RetryAfterPolicy, RetryOn, VDuration,
 };
 
 use crate::choice::{optional, scaled_duration, Choices};
@@ -78,6 +80,9 @@ pub fn describe_policy<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> Policy 
     let limiter = optional(c, swarm.concurrency, 1, 2, |c| limiter(c, swarm));
     let hedge = optional(c, swarm.concurrency, 1, 2, |c| hedge(c));
     let ordered_results = swarm.concurrency && c.maybe(1, 4);
+    // Drawn after everything else and only with the `retry_after_policies` option, so every config
+    // drawn without it reads the answers it read before the option existed.
+    let retry_after_policy = optional(c, swarm.retry_after_policies && honor_retry_after, 1, 2, retry_after_policy);
     let policy = Policy {
         max_attempts,
         backoff,
@@ -95,9 +100,25 @@ pub fn describe_policy<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> Policy 
         limiter,
         hedge,
         ordered_results,
+        retry_after_policy,
     };
     debug_assert_eq!(policy.validate(), Ok(()), "the description yields only valid policies");
     policy
+}
+
+/// A retry-after policy: the longer of the backoff and the retry-after (the simplest) or the retry-after
+/// replacing the backoff; above the cap giving up (the simplest), clamping or sleeping anyway.
+fn retry_after_policy<C: Choices + ?Sized>(c: &mut C) -> RetryAfterPolicy {
+    let combine = match c.weighted(&[1, 1]) {
+        0 => RetryAfterCombine::MaxWithBackoff,
+        _ => RetryAfterCombine::ReplacesBackoff,
+    };
+    let above_cap = match c.weighted(&[1, 1, 1]) {
+        0 => AboveCap::GiveUp,
+        1 => AboveCap::Clamp,
+        _ => AboveCap::SleepAnyway,
+    };
+    RetryAfterPolicy { combine, above_cap }
 }
 
 /// An initial delay or a linear step: 0, up to 100 ms, up to 10 s.
@@ -281,7 +302,8 @@ impl Describe for Reference {
 }
 
 /// One feature switched off.
-const FEATURES_OFF: [fn(&mut Policy); 14] = [
+const FEATURES_OFF: [fn(&mut Policy); 15] = [
+    |p| p.retry_after_policy = None,
     |p| p.ordered_results = false,
     |p| p.hedge = None,
     |p| p.bulkhead = None,
@@ -292,7 +314,10 @@ const FEATURES_OFF: [fn(&mut Policy); 14] = [
     |p| p.sleep_budget = None,
     |p| p.deadline = None,
     |p| p.attempt_timeout = None,
-    |p| p.honor_retry_after = false,
+    |p| {
+        p.honor_retry_after = false;
+        p.retry_after_policy = None;
+    },
     |p| p.jitter = Jitter::None,
     |p| p.retry_on = RetryOn::ALL,
     |p| p.backoff = Backoff::Constant { delay: p.backoff.initial() },
@@ -652,14 +677,40 @@ mod tests {
 
     #[test]
     fn a_swarm_without_the_elapsed_limit_never_draws_it_and_keeps_older_answers() {
-        let off = Swarm { retry_elapsed_max: false, ..Swarm::everything() };
+        // The options drawn after the limit off on both sides: what they draw would follow it.
+        let on = Swarm { retry_after_policies: false, ..Swarm::everything() };
+        let off = Swarm { retry_elapsed_max: false, ..on };
+        let mut with = timelaw_core::SplitMix64::new(5);
+        for _ in 0..500 {
+            let mut without = with.clone();
+            let drawn = describe_policy(&mut with, &on);
+            let plain = describe_policy(&mut without, &off);
+            assert_eq!(plain.retry_elapsed_max, None);
+            assert_eq!(Policy { retry_elapsed_max: None, ..drawn.clone() }, plain, "the limit is drawn last");
+        }
+    }
+
+    #[test]
+    fn every_retry_after_policy_is_drawn_and_a_swarm_without_them_keeps_older_answers() {
+        use timelaw_core::{AboveCap::*, RetryAfterCombine::*};
+        let mut rng = timelaw_core::SplitMix64::new(17);
+        let policies: Vec<Policy> = (0..2000).map(|_| describe_policy(&mut rng, &Swarm::everything())).collect();
+        assert!(policies.iter().all(|policy| policy.validate().is_ok()));
+        for combine in [MaxWithBackoff, ReplacesBackoff] {
+            for above_cap in [GiveUp, Clamp, SleepAnyway] {
+                let drawn = Some(RetryAfterPolicy { combine, above_cap });
+                assert!(policies.iter().any(|p| p.retry_after_policy == drawn), "{drawn:?} never drawn");
+            }
+        }
+        assert!(policies.iter().any(|p| p.honor_retry_after && p.retry_after_policy.is_none()));
+        let off = Swarm { retry_after_policies: false, ..Swarm::everything() };
         let mut with = timelaw_core::SplitMix64::new(5);
         for _ in 0..500 {
             let mut without = with.clone();
             let drawn = describe_policy(&mut with, &Swarm::everything());
             let plain = describe_policy(&mut without, &off);
-            assert_eq!(plain.retry_elapsed_max, None);
-            assert_eq!(Policy { retry_elapsed_max: None, ..drawn.clone() }, plain, "the limit is drawn last");
+            assert_eq!(plain.retry_after_policy, None);
+            assert_eq!(Policy { retry_after_policy: None, ..drawn.clone() }, plain, "the policy is drawn last");
         }
     }
 

@@ -9,14 +9,14 @@
 //! `1` followed by its value (the attempt timeout, the deadline, the sleep budget, the circuit, the
 //! retry budget, the elapsed-time limit, then, drawn only for overlapping calls, the bulkhead's
 //! slots and queue, the rate limiter's burst and refill period, hedging, then ordered results (off
-//! is `0`). Ranks compare lexicographically:
+//! is `0`), then the retry-after policy. Ranks compare lexicographically:
 //! an earlier answer outweighs every later one, as in the description, so fewer attempts beat any feature switched off, and a
 //! feature switched off beats any smaller value inside it. Two policies have the same rank only when
 //! they are equal (the fields the description never draws, such as a circuit's cooldown tie, are
 //! ranked after the drawn ones, default first).
 
 use timelaw_core::reference::{Backoff, Jitter, Policy};
-use timelaw_core::{BudgetContract, CircuitContract};
+use timelaw_core::{AboveCap, BudgetContract, CircuitContract, RetryAfterCombine, RetryAfterPolicy};
 
 /// The rank of `policy` (see the module docs).
 pub fn policy_rank(policy: &Policy) -> Vec<u64> {
@@ -52,7 +52,23 @@ pub fn policy_rank(policy: &Policy) -> Vec<u64> {
     optional(&mut rank, policy.limiter.map(|l| vec![u64::from(l.burst), l.refill_every.as_nanos()]));
     optional(&mut rank, policy.hedge.map(|hedge| vec![u64::from(hedge.max_hedges), hedge.delay.as_nanos()]));
     rank.push(u64::from(policy.ordered_results));
+    // Drawn last, and only with the `retry_after_policies` swarm option.
+    optional(&mut rank, policy.retry_after_policy.map(retry_after_rank));
     rank
+}
+
+fn retry_after_rank(policy: RetryAfterPolicy) -> Vec<u64> {
+    let combine = match policy.combine {
+        RetryAfterCombine::MaxWithBackoff => 0,
+        RetryAfterCombine::ReplacesBackoff => 1,
+        RetryAfterCombine::Ignored => 2,
+    };
+    let above_cap = match policy.above_cap {
+        AboveCap::GiveUp => 0,
+        AboveCap::Clamp => 1,
+        AboveCap::SleepAnyway => 2,
+    };
+    vec![combine, above_cap]
 }
 
 /// `0` for an absent value, else `1` followed by its own rank.

@@ -138,6 +138,11 @@ pub struct Swarm {
     /// existed (read as off).
     #[serde(default, skip_serializing_if = "is_off")]
     pub concurrency: bool,
+    /// Policies that honour retry-after may follow any retry-after policy (the reference's
+    /// `retry_after_policy`: the retry-after replacing the backoff, clamped at or slept above the cap); on
+    /// in one batch in two. Absent from reports written before it existed (read as off).
+    #[serde(default, skip_serializing_if = "is_off")]
+    pub retry_after_policies: bool,
 }
 
 // serde's `skip_serializing_if` passes a reference. Left out when off, so swarms (and report headers)
@@ -167,6 +172,7 @@ impl Swarm {
             long_runs: true,
             retry_elapsed_max: true,
             concurrency: false,
+            retry_after_policies: true,
         }
     }
 
@@ -177,7 +183,7 @@ impl Swarm {
     }
 
     /// The swarm drawn from `seed`: each switch on with probability 1/2 (clock faults 1/8, long runs
-    /// 1/4), the boundary share one of
+    /// 1/4; concurrency never), the boundary share one of
     /// 0, 10, 33 or 60 percent, each outcome weight in `0..=4` (at least one of ok and transient on).
     pub fn from_seed(seed: u64) -> Swarm {
         let mut rng = SplitMix64::new(seed);
@@ -196,6 +202,8 @@ impl Swarm {
         let long_runs = rng.below(4) == 0;
         // Drawn after `long_runs`, so every older option stays what it was for each seed.
         let retry_elapsed_max = rng.below(2) == 0;
+        // Drawn after `retry_elapsed_max`, so every older option stays what it was for each seed.
+        let retry_after_policies = rng.below(2) == 0;
         let [jitter, attempt_timeout, deadline, sleep_budget, circuit, retry_budget, retry_after, cancellation, multi_call, non_idempotent] =
             switches;
         Swarm {
@@ -215,6 +223,7 @@ impl Swarm {
             long_runs,
             retry_elapsed_max,
             concurrency: false,
+            retry_after_policies,
         }
     }
 }
@@ -261,6 +270,9 @@ impl fmt::Display for Swarm {
         if self.concurrency {
             write!(f, " concurrency=on")?;
         }
+        if self.retry_after_policies {
+            write!(f, " retry_after_policies=on")?;
+        }
         Ok(())
     }
 }
@@ -282,7 +294,7 @@ mod tests {
         let seen = |on: fn(&Swarm) -> bool| swarms.iter().any(on) && !swarms.iter().all(on);
         assert!(seen(|s| s.jitter) && seen(|s| s.circuit) && seen(|s| s.multi_call) && seen(|s| s.non_idempotent));
         assert!(seen(|s| s.boundary_percent > 0) && seen(|s| s.outcomes.hang > 0) && seen(|s| s.clock_faults));
-        assert!(seen(|s| s.long_runs) && seen(|s| s.retry_elapsed_max));
+        assert!(seen(|s| s.long_runs) && seen(|s| s.retry_elapsed_max) && seen(|s| s.retry_after_policies));
         assert!(swarms.iter().all(|s| s.outcomes.ok + s.outcomes.transient > 0));
     }
 
@@ -292,7 +304,7 @@ mod tests {
         let expected = "jitter=on attempt_timeout=on deadline=on sleep_budget=on circuit=on retry_budget=on \
                         retry_after=on cancellation=on multi_call=on non_idempotent=on clock_faults=on boundary_bias=33% \
                         outcome_weights=ok:3,transient:4,fatal:1,rate_limited:2,hang:1 long_runs=on \
-                        retry_elapsed_max=on";
+                        retry_elapsed_max=on retry_after_policies=on";
         assert_eq!(text, expected);
     }
 

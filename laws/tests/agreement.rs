@@ -6,6 +6,7 @@
 mod support;
 
 use support::*;
+use timelaw_core::reference::{Backoff, Jitter, Policy};
 use timelaw_core::{AboveCap, BackoffShape, Contract, JitterBounds, RetryAfterCombine, RetryAfterPolicy, Schedule};
 use timelaw_laws::{ids, Catalogue, Verdict};
 
@@ -79,5 +80,65 @@ fn a_broken_subject_is_still_caught_by_the_law_of_its_promise() {
     check(
         naive(honors, Bug::IgnoresRetryAfter, single(&[rate_limited(50), OK])),
         &[ids::BACKOFF_SHAPE_WITHOUT_JITTER, ids::RETRY_AFTER_HONORED, ids::RETRY_AFTER_AS_DECLARED],
+    );
+}
+
+/// The reference with five attempts, exponential from 10ms doubling, capped at 100ms (full jitter when
+/// `jittered`), honouring retry-after by `combine` and `above_cap`.
+fn reference_policy(combine: RetryAfterCombine, above_cap: AboveCap, jittered: bool) -> Policy {
+    let jitter = if jittered { Jitter::Full } else { Jitter::None };
+    Policy {
+        honor_retry_after: true,
+        retry_after_policy: Some(RetryAfterPolicy { combine, above_cap }),
+        jitter,
+        ..Policy::new(5, Backoff::Exponential { initial: ms(10), factor: 2 }, ms(100))
+    }
+}
+
+#[test]
+fn the_reference_keeps_every_law_under_every_retry_after_policy() {
+    let schedules = [
+        single(&[rate_limited(5), T, T, OK]),
+        single(&[T, rate_limited(50), rate_limited(7), T, OK]),
+        single(&[rate_limited(500), T, OK]),
+        single(&[T, rate_limited(100), rate_limited(101), OK]),
+        calls(&[&[rate_limited(500), OK], &[T, rate_limited(3), OK]]),
+    ];
+    for combine in [RetryAfterCombine::MaxWithBackoff, RetryAfterCombine::ReplacesBackoff] {
+        for above_cap in [AboveCap::GiveUp, AboveCap::Clamp, AboveCap::SleepAnyway] {
+            for jittered in [false, true] {
+                for schedule in &schedules {
+                    check(reference(reference_policy(combine, above_cap, jittered), schedule.clone()), &[]);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_reference_claiming_another_retry_after_policy_is_caught() {
+    use AboveCap::*;
+    use RetryAfterCombine::*;
+    let claims = |runs: Policy, combine, above_cap, schedule| {
+        let policy = RetryAfterPolicy { combine, above_cap };
+        claiming(runs, move |contract| contract.rate.retry_after = Some(policy), schedule)
+    };
+    // Raises the backoff to the retry-after but claims to replace it: slept 10ms for a 5ms retry-after.
+    let raises = reference_policy(MaxWithBackoff, GiveUp, false);
+    let shape = [ids::DELAY_AT_LEAST_MIN, ids::BACKOFF_SHAPE_WITHOUT_JITTER, ids::RETRY_AFTER_AS_DECLARED];
+    check(claims(raises.clone(), ReplacesBackoff, GiveUp, single(&[rate_limited(5), OK])), &shape[1..]);
+    // Replaces the backoff but claims to raise it: a 5ms sleep where 10ms was due.
+    let replaces = reference_policy(ReplacesBackoff, GiveUp, false);
+    check(claims(replaces, MaxWithBackoff, GiveUp, single(&[rate_limited(5), OK])), &shape);
+    // Gives up above the cap but claims to clamp: the call owed a retry after 100ms.
+    check(
+        claims(raises.clone(), MaxWithBackoff, Clamp, single(&[rate_limited(500), OK])),
+        &[ids::RATE_LIMITED_RETRIED_BELOW_CAP],
+    );
+    // Sleeps anyway but claims to give up: above the cap, and retried against the policy.
+    let anyway = reference_policy(MaxWithBackoff, SleepAnyway, false);
+    check(
+        claims(anyway, MaxWithBackoff, GiveUp, single(&[rate_limited(500), OK])),
+        &[ids::DELAY_WITHIN_CAP, ids::RETRY_AFTER_AS_DECLARED],
     );
 }

@@ -87,6 +87,7 @@ fn random_policy(rng: &mut SplitMix64) -> Policy {
         limiter: None,
         hedge: None,
         ordered_results: false,
+        retry_after_policy: None,
     }
 }
 

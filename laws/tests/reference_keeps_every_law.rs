@@ -79,7 +79,17 @@ fn policy(rng: &mut SplitMix64) -> Policy {
         limiter: None,
         hedge: None,
         ordered_results: false,
+        retry_after_policy: None,
     }
+}
+
+/// Every retry-after policy the reference honours, one policy in two that honours retry-after.
+fn with_retry_after_policy(rng: &mut SplitMix64, policy: Policy) -> Policy {
+    use timelaw_core::{AboveCap, RetryAfterCombine, RetryAfterPolicy};
+    let combine = pick(rng, &[RetryAfterCombine::MaxWithBackoff, RetryAfterCombine::ReplacesBackoff]);
+    let above_cap = pick(rng, &[AboveCap::GiveUp, AboveCap::Clamp, AboveCap::SleepAnyway]);
+    let drawn = (policy.honor_retry_after && rng.chance(1, 2)).then_some(RetryAfterPolicy { combine, above_cap });
+    Policy { retry_after_policy: drawn, ..policy }
 }
 
 fn outcome(rng: &mut SplitMix64, can_hang: bool) -> Outcome {
@@ -148,6 +158,7 @@ fn reference_keeps_every_law() {
     for index in 0..CASES {
         let mut rng = SplitMix64::new(timelaw_core::mix(0x7157, index));
         let policy = policy(&mut rng);
+        let policy = with_retry_after_policy(&mut rng, policy);
         let schedule = schedule(&mut rng, &policy);
         let seed = rng.next_u64();
         let trace = execute(&Reference, &policy, &schedule, seed);

@@ -9,9 +9,7 @@ use crate::contract::{
     BudgetContract, CircuitContract, Contract, Declared, DelayContract, JitterBounds, RateContract, RetryContract,
     TieRule, TimingContract,
 };
-use crate::mechanisms::{
-    AboveCap, CircuitPolicy, CooldownTie, InterruptTie, OpenShape, RetryAfterCombine, RetryAfterPolicy,
-};
+use crate::mechanisms::{AboveCap, CircuitPolicy, CooldownTie, InterruptTie, OpenShape, RetryAfterCombine};
 use crate::schedule::Outcome;
 use crate::subject::Subject;
 use crate::time::{VDuration, VInstant};
@@ -46,7 +44,6 @@ impl Subject for Reference {
             super::Jitter::Full => None,
             super::Jitter::Equal => Some(p.backoff.initial().div(2)),
         };
-        let combine = if p.honor_retry_after { RetryAfterCombine::MaxWithBackoff } else { RetryAfterCombine::Ignored };
         // The reference's breaker is the plain count window and its budget is exact over the whole case,
         // whatever refinements a hand-edited config carries (`Policy::validate` refuses those).
         let circuit = p.circuit.map(|circuit| CircuitContract {
@@ -88,10 +85,7 @@ impl Subject for Reference {
                 clocks: Some(ClockContract::MONOTONIC),
                 ordered_results: p.ordered_results,
             },
-            rate: RateContract {
-                honors_retry_after: p.honor_retry_after,
-                retry_after: Some(RetryAfterPolicy { combine, above_cap: AboveCap::GiveUp }),
-            },
+            rate: RateContract { honors_retry_after: p.honor_retry_after, retry_after: Some(p.retry_after()) },
             circuit: Declared::from(circuit),
             budget: Declared::from(budget),
             bulkhead: Declared::from(p.bulkhead),
@@ -187,7 +181,7 @@ fn retry_loop(
     let deadline_at = policy.deadline.map(|deadline| call.started.saturating_add(deadline));
     let retries_until = policy.retry_elapsed_max.map(|limit| call.started.saturating_add(limit));
     let mut slept = VDuration::ZERO;
-    let mut previous_delay = None;
+    let mut backoff = BackoffState::default();
     let mut attempt = 0;
     loop {
         // After a full sleep the deadline cannot have passed (a sleep waking at or after it is never
@@ -213,9 +207,10 @@ fn retry_loop(
         if !retryable(policy, failure) || attempt >= policy.max_attempts || !call.idempotent {
             return Ok(CallResult::Err(failure));
         }
-        let Some(delay) = plan_delay(policy, world, attempt, previous_delay, outcome)? else {
+        let Some(planned) = plan_delay(policy, world, &backoff, outcome)? else {
             return Ok(CallResult::Err(failure));
         };
+        let delay = planned.delay;
         if policy.sleep_budget.is_some_and(|budget| slept.saturating_add(delay) > budget) {
             return Ok(CallResult::Err(failure));
         }
@@ -236,7 +231,7 @@ fn retry_loop(
             return Ok(CallResult::Err(cut_error(world, deadline_at)?));
         }
         slept = slept.saturating_add(delay);
-        previous_delay = Some(delay);
+        backoff.slept(planned);
     }
 }
 
@@ -298,22 +293,59 @@ pub(super) fn retryable(policy: &Policy, failure: ErrorKind) -> bool {
     }
 }
 
-/// The delay before the next retry, or `None` when a retry-after beyond the cap makes the call give up.
+/// Where a call's backoff stands: the backoff delays slept so far and the last one (a delay a retry-after
+/// replaced is not one of them).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct BackoffState {
+    delays: u32,
+    previous: Option<VDuration>,
+}
+
+impl BackoffState {
+    /// Counts a delay slept.
+    pub(super) fn slept(&mut self, planned: Planned) {
+        if planned.backoff {
+            self.delays = self.delays.saturating_add(1);
+            self.previous = Some(planned.delay);
+        }
+    }
+}
+
+/// A delay before a retry, and whether it is one of the backoff's (`false` when a retry-after replaced it).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Planned {
+    pub(super) delay: VDuration,
+    backoff: bool,
+}
+
+/// The delay before the next retry by the backoff and the retry-after policy ("Retry-after" in the module
+/// docs), or `None` when a retry-after above the cap makes the call give up. The backoff's delay (and its
+/// jitter draw) is left out when a retry-after replaces it.
 pub(super) fn plan_delay(
     policy: &Policy,
     world: &mut World<'_>,
-    attempt: u32,
-    previous: Option<VDuration>,
+    backoff: &BackoffState,
     outcome: Option<Outcome>,
-) -> Result<Option<VDuration>, Abort> {
-    let delay = next_delay(policy, attempt, previous, world)?;
-    match outcome {
-        Some(Outcome::RateLimited { retry_after }) if policy.honor_retry_after => {
-            if retry_after > policy.delay_max {
-                return Ok(None);
-            }
-            Ok(Some(delay.max(retry_after)))
-        }
-        _ => Ok(Some(delay)),
-    }
+) -> Result<Option<Planned>, Abort> {
+    let rule = policy.retry_after();
+    let retry_after = match outcome {
+        Some(Outcome::RateLimited { retry_after }) if rule.combine != RetryAfterCombine::Ignored => Some(retry_after),
+        _ => None,
+    };
+    let replaces = retry_after.is_some() && rule.combine == RetryAfterCombine::ReplacesBackoff;
+    let delay = match replaces {
+        true => VDuration::ZERO,
+        false => next_delay(policy, backoff.delays.saturating_add(1), backoff.previous, world)?,
+    };
+    let Some(retry_after) = retry_after else {
+        return Ok(Some(Planned { delay, backoff: true }));
+    };
+    let delay = match (retry_after > policy.delay_max, rule.above_cap) {
+        (true, AboveCap::GiveUp) => return Ok(None),
+        (true, AboveCap::Clamp) => policy.delay_max,
+        (true, AboveCap::SleepAnyway) => retry_after,
+        (false, _) if replaces => retry_after,
+        (false, _) => delay.max(retry_after),
+    };
+    Ok(Some(Planned { delay, backoff: !replaces }))
 }

@@ -13,7 +13,7 @@ use super::circuit::{Breaker, Ticket};
 use super::hedge::{hedged_try, CallAttempts};
 use super::interpreter::{
     attempt_failure, attempt_limit, cut_error, interrupted, plan_delay, retryable, stamp_start, AttemptFailure,
-    CaseState, Check,
+    BackoffState, CaseState, Check, Planned,
 };
 use super::ordered::{hold, Order};
 use super::policy::Policy;
@@ -252,7 +252,7 @@ async fn retry_loop(policy: &Policy, state: &State, w: &AsyncWorld<'_>, call: Ca
     w.with(stamp_start)?;
     let deadline_at = policy.deadline.map(|deadline| call.started.saturating_add(deadline));
     let retries_until = policy.retry_elapsed_max.map(|limit| call.started.saturating_add(limit));
-    let (mut slept, mut previous_delay, mut tries) = (VDuration::ZERO, None, 0);
+    let (mut slept, mut backoff, mut tries) = (VDuration::ZERO, BackoffState::default(), 0);
     let hedges = if call.idempotent { policy.hedge.map_or(0, |hedge| hedge.max_hedges) } else { 0 };
     let mut attempts = CallAttempts { started: 0, hedges_left: hedges };
     loop {
@@ -277,10 +277,10 @@ async fn retry_loop(policy: &Policy, state: &State, w: &AsyncWorld<'_>, call: Ca
             Check::Unreadable => return Ok(CallResult::Err(failure)),
             Check::Go => {}
         }
-        let Some(delay) = retry_delay(policy, w, (call, attempts.started, failure), tries, previous_delay, outcome)?
-        else {
+        let Some(planned) = retry_delay(policy, w, (call, attempts.started, failure), &backoff, outcome)? else {
             return Ok(CallResult::Err(failure));
         };
+        let delay = planned.delay;
         let now = w.now();
         if policy.sleep_budget.is_some_and(|budget| slept.saturating_add(delay) > budget)
             || retries_until.is_some_and(|at| now.saturating_add(delay) > at)
@@ -298,24 +298,23 @@ async fn retry_loop(policy: &Policy, state: &State, w: &AsyncWorld<'_>, call: Ca
             return Ok(CallResult::Err(w.with(|w| cut_error(w, deadline_at))?));
         }
         slept = slept.saturating_add(delay);
-        previous_delay = Some(delay);
+        backoff.slept(planned);
     }
 }
 
-/// The delay before retry `tries` (after `started` attempts), or `None` when the call does not retry.
+/// The delay before the next try (after `started` attempts), or `None` when the call does not retry.
 fn retry_delay(
     policy: &Policy,
     w: &AsyncWorld<'_>,
     (call, started, failure): (CallInfo, u32, ErrorKind),
-    tries: u32,
-    previous: Option<VDuration>,
+    backoff: &BackoffState,
     outcome: Option<Outcome>,
-) -> Result<Option<VDuration>, Abort> {
+) -> Result<Option<Planned>, Abort> {
     if !retryable(policy, failure) || started >= policy.max_attempts || !call.idempotent {
         return Ok(None);
     }
     // The backoff counts tries (a hedge is an attempt, not a retry); without hedges they are the attempts.
-    w.with(|w| plan_delay(policy, w, tries, previous, outcome))
+    w.with(|w| plan_delay(policy, w, backoff, outcome))
 }
 
 /// A token from the rate limiter, if any; a refusal is recorded.

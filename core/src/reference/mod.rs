@@ -24,9 +24,20 @@
 //! are: a fatal attempt ends the call with `Err(Fatal)` at once.
 //!
 //! # Retry-after
-//! With `honor_retry_after`, a retry after a rate-limited attempt waits `max(delay, retry_after)`; when the
-//! retry-after exceeds `delay_max`, the call gives up with `Err(RateLimited)` rather than break the cap.
-//! Without it, rate limits are retried on the ordinary schedule.
+//! With `honor_retry_after`, a retry after a rate-limited attempt follows `retry_after_policy` (every
+//! [`RetryAfterPolicy`](crate::RetryAfterPolicy) but `Ignored`), by default `max(delay, retry_after)`
+//! giving up above the cap:
+//! - at or below `delay_max`: `MaxWithBackoff` waits `max(delay, retry_after)`; `ReplacesBackoff` waits
+//!   exactly the retry-after, and that sleep is not one of the backoff's: the backoff does not advance
+//!   (the next backoff delay is the one that would have come without it, decorrelated backoff grows from
+//!   the last backoff delay) and draws no jitter for it;
+//! - above `delay_max`: `GiveUp` ends the call with `Err(RateLimited)` rather than break the cap, `Clamp`
+//!   waits exactly `delay_max`, `SleepAnyway` waits the retry-after (with `ReplacesBackoff` neither
+//!   advances the backoff).
+//!
+//! Without `honor_retry_after`, rate limits are retried on the ordinary schedule (`Ignored`). The
+//! contract states the policy (`rate.retry_after`), so the laws judge each sleep by the range
+//! [`Contract::sleep_range`](crate::Contract::sleep_range) computes from it.
 //!
 //! # Attempt timeout
 //! Each attempt runs under `attempt_timeout` (further shortened to the time left before the deadline).

@@ -8,6 +8,7 @@ use thiserror::Error;
 use crate::contract::{
     BackoffShape, BudgetContract, BulkheadContract, CircuitContract, HedgeContract, LimiterContract, RetryOn,
 };
+use crate::mechanisms::{AboveCap, RetryAfterCombine, RetryAfterPolicy};
 use crate::time::VDuration;
 
 /// The largest `max_attempts` a policy may have.
@@ -126,6 +127,9 @@ pub struct Policy {
     /// Results come back in input order: a call that finishes before an earlier one returned holds its
     /// result until then ("Ordered results"); `false` (left out of JSON): each call returns when done.
     pub ordered_results: bool,
+    /// With `honor_retry_after`, how a retry-after combines with the backoff and what happens above the
+    /// cap ("Retry-after"); `None` (left out of JSON): the longer of the two, giving up above the cap.
+    pub retry_after_policy: Option<RetryAfterPolicy>,
 }
 
 /// The serialized form of [`Policy`]; deserializing goes through [`Policy::validate`].
@@ -161,6 +165,8 @@ pub struct PolicyFields {
     hedge: Option<HedgeContract>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     ordered_results: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    retry_after_policy: Option<RetryAfterPolicy>,
 }
 
 impl TryFrom<PolicyFields> for Policy {
@@ -183,6 +189,7 @@ impl TryFrom<PolicyFields> for Policy {
             limiter: f.limiter,
             hedge: f.hedge,
             ordered_results: f.ordered_results,
+            retry_after_policy: f.retry_after_policy,
         };
         policy.validate()?;
         Ok(policy)
@@ -208,6 +215,7 @@ impl From<Policy> for PolicyFields {
             limiter: p.limiter,
             hedge: p.hedge,
             ordered_results: p.ordered_results,
+            retry_after_policy: p.retry_after_policy,
         }
     }
 }
@@ -252,6 +260,18 @@ impl Policy {
             limiter: None,
             hedge: None,
             ordered_results: false,
+            retry_after_policy: None,
+        }
+    }
+
+    /// The retry-after policy the interpreter follows: `retry_after_policy` when honouring retry-after
+    /// (the longer of the backoff and the retry-after, giving up above the cap, when `None`), else the
+    /// retry-after is ignored.
+    pub fn retry_after(&self) -> RetryAfterPolicy {
+        let longer = RetryAfterPolicy { combine: RetryAfterCombine::MaxWithBackoff, above_cap: AboveCap::GiveUp };
+        match self.honor_retry_after {
+            true => self.retry_after_policy.unwrap_or(longer),
+            false => RetryAfterPolicy { combine: RetryAfterCombine::Ignored, above_cap: AboveCap::GiveUp },
         }
     }
 
@@ -293,6 +313,12 @@ impl Policy {
         }
         if let Some(bulkhead) = self.bulkhead {
             check(bulkhead.max_in_flight >= 1, "bulkhead.max_in_flight", bulkhead.max_in_flight, "at least 1")?;
+        }
+        if let Some(policy) = self.retry_after_policy {
+            let combine = format!("{:?}", policy.combine).to_lowercase();
+            check(self.honor_retry_after, "retry_after_policy", combine.clone(), "none without honor_retry_after")?;
+            let honoured = policy.combine != RetryAfterCombine::Ignored;
+            check(honoured, "retry_after_policy.combine", combine, "max_with_backoff or replaces_backoff")?;
         }
         Ok(())
     }
