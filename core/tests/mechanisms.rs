@@ -199,7 +199,8 @@ fn failed_probe_reopens_the_circuit() {
 }
 
 fn refined_breaker() -> CircuitContract {
-    CircuitContract { counts_cancellation: true, ..CircuitContract::DEFAULT }
+    let policy = timelaw_core::CircuitPolicy::ConsecutiveFailures { threshold: 0 };
+    CircuitContract { policy, ..CircuitContract::DEFAULT }
 }
 
 fn windowed_budget() -> BudgetContract {
@@ -213,10 +214,10 @@ fn invalid_policies_name_the_field() {
         (Policy::new(2, Backoff::Constant { delay: ms(10) }, ms(1)), "delay_max"),
         (Policy::new(2, Backoff::Exponential { initial: ms(1), factor: 0 }, ms(1)), "backoff.factor"),
         (Policy { jitter: Jitter::Full, ..Policy::new(2, Backoff::Decorrelated { initial: ms(1) }, ms(1)) }, "jitter"),
-        // The reference's breaker is the plain count window, its budget spans the case.
+        // A run of no failures cannot open a breaker; the reference's budget spans the case.
         (
             Policy { circuit: Some(refined_breaker()), ..Policy::new(2, Backoff::Constant { delay: ms(1) }, ms(1)) },
-            "circuit.policy",
+            "circuit.policy.threshold",
         ),
         (
             Policy {

@@ -56,16 +56,15 @@
 //! proptest! {
 //!     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 //!     // In a test file, `#[test]` goes here; this example calls the function itself.
-//!     fn reference_never_sleeps_past_its_cap(case in case_strategy(&Reference)) {
+//!     fn reference_never_exceeds_its_attempts(case in case_strategy(&Reference)) {
 //!         let trace = execute(&Reference, &case.config, &case.schedule, case.seed);
-//!         for event in &trace.events {
-//!             if let EventKind::SleepRequested { duration } = event.kind {
-//!                 prop_assert!(duration <= case.config.delay_max);
-//!             }
+//!         for call in 0..case.schedule.calls.len() as u32 {
+//!             let attempts = trace.events.iter().filter(|e| e.call == call && e.kind == EventKind::AttemptStart);
+//!             prop_assert!(attempts.count() <= case.config.max_attempts as usize);
 //!         }
 //!     }
 //! }
-//! reference_never_sleeps_past_its_cap();
+//! reference_never_exceeds_its_attempts();
 //! ```
 //!
 //! ## arbitrary (cargo-fuzz)

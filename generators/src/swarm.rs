@@ -138,11 +138,12 @@ pub struct Swarm {
     /// existed (read as off).
     #[serde(default, skip_serializing_if = "is_off")]
     pub concurrency: bool,
-    /// Policies that honour retry-after may follow any retry-after policy (the reference's
-    /// `retry_after_policy`: the retry-after replacing the backoff, clamped at or slept above the cap); on
-    /// in one batch in two. Absent from reports written before it existed (read as off).
+    /// Policies may state the refinements of the contract's vocabulary: a retry-after policy (the
+    /// retry-after replacing the backoff, clamped at or slept above the cap) and a circuit breaker's
+    /// policy, open shape, cooldown tie and cancellation counting; on in one batch in two. Absent from
+    /// reports written before it existed (read as off).
     #[serde(default, skip_serializing_if = "is_off")]
-    pub retry_after_policies: bool,
+    pub refinements: bool,
 }
 
 // serde's `skip_serializing_if` passes a reference. Left out when off, so swarms (and report headers)
@@ -172,7 +173,7 @@ impl Swarm {
             long_runs: true,
             retry_elapsed_max: true,
             concurrency: false,
-            retry_after_policies: true,
+            refinements: true,
         }
     }
 
@@ -203,7 +204,7 @@ impl Swarm {
         // Drawn after `long_runs`, so every older option stays what it was for each seed.
         let retry_elapsed_max = rng.below(2) == 0;
         // Drawn after `retry_elapsed_max`, so every older option stays what it was for each seed.
-        let retry_after_policies = rng.below(2) == 0;
+        let refinements = rng.below(2) == 0;
         let [jitter, attempt_timeout, deadline, sleep_budget, circuit, retry_budget, retry_after, cancellation, multi_call, non_idempotent] =
             switches;
         Swarm {
@@ -223,7 +224,7 @@ impl Swarm {
             long_runs,
             retry_elapsed_max,
             concurrency: false,
-            retry_after_policies,
+            refinements,
         }
     }
 }
@@ -270,8 +271,8 @@ impl fmt::Display for Swarm {
         if self.concurrency {
             write!(f, " concurrency=on")?;
         }
-        if self.retry_after_policies {
-            write!(f, " retry_after_policies=on")?;
+        if self.refinements {
+            write!(f, " refinements=on")?;
         }
         Ok(())
     }
@@ -294,7 +295,7 @@ mod tests {
         let seen = |on: fn(&Swarm) -> bool| swarms.iter().any(on) && !swarms.iter().all(on);
         assert!(seen(|s| s.jitter) && seen(|s| s.circuit) && seen(|s| s.multi_call) && seen(|s| s.non_idempotent));
         assert!(seen(|s| s.boundary_percent > 0) && seen(|s| s.outcomes.hang > 0) && seen(|s| s.clock_faults));
-        assert!(seen(|s| s.long_runs) && seen(|s| s.retry_elapsed_max) && seen(|s| s.retry_after_policies));
+        assert!(seen(|s| s.long_runs) && seen(|s| s.retry_elapsed_max) && seen(|s| s.refinements));
         assert!(swarms.iter().all(|s| s.outcomes.ok + s.outcomes.transient > 0));
     }
 
@@ -304,7 +305,7 @@ mod tests {
         let expected = "jitter=on attempt_timeout=on deadline=on sleep_budget=on circuit=on retry_budget=on \
                         retry_after=on cancellation=on multi_call=on non_idempotent=on clock_faults=on boundary_bias=33% \
                         outcome_weights=ok:3,transient:4,fatal:1,rate_limited:2,hang:1 long_runs=on \
-                        retry_elapsed_max=on retry_after_policies=on";
+                        retry_elapsed_max=on refinements=on";
         assert_eq!(text, expected);
     }
 

@@ -83,13 +83,30 @@ fn policy(rng: &mut SplitMix64) -> Policy {
     }
 }
 
-/// Every retry-after policy the reference honours, one policy in two that honours retry-after.
-fn with_retry_after_policy(rng: &mut SplitMix64, policy: Policy) -> Policy {
-    use timelaw_core::{AboveCap, RetryAfterCombine, RetryAfterPolicy};
+/// The refinements of the contract's vocabulary the reference implements, drawn after the rest: every
+/// retry-after policy (one policy in two that honours retry-after) and every breaker refinement (one
+/// breaker in two).
+fn refined(rng: &mut SplitMix64, policy: Policy) -> Policy {
+    use timelaw_core::{AboveCap, CircuitPolicy, CooldownTie, OpenShape, RetryAfterCombine, RetryAfterPolicy};
     let combine = pick(rng, &[RetryAfterCombine::MaxWithBackoff, RetryAfterCombine::ReplacesBackoff]);
     let above_cap = pick(rng, &[AboveCap::GiveUp, AboveCap::Clamp, AboveCap::SleepAnyway]);
     let drawn = (policy.honor_retry_after && rng.chance(1, 2)).then_some(RetryAfterPolicy { combine, above_cap });
-    Policy { retry_after_policy: drawn, ..policy }
+    let breaker_policy = match rng.below(3) {
+        0 => CircuitPolicy::CountWindow,
+        1 => CircuitPolicy::ConsecutiveFailures { threshold: pick(rng, &[1, 2, 3]) },
+        _ => CircuitPolicy::TimeWindow { window: duration(rng, &[0, 5, 20]) },
+    };
+    let open_shape = match rng.chance(1, 2) {
+        true => OpenShape::Constant,
+        false => OpenShape::Exponential { factor_milli: pick(rng, &[1500, 2000]), max: duration(rng, &[0, 30, 200]) },
+    };
+    let cooldown_tie = pick(rng, &[CooldownTie::AdmitsAtEnd, CooldownTie::AdmitsAfterEnd]);
+    let counts_cancellation = rng.chance(1, 2);
+    let circuit = policy.circuit.map(|circuit| match rng.chance(1, 2) {
+        true => CircuitContract { policy: breaker_policy, open_shape, cooldown_tie, counts_cancellation, ..circuit },
+        false => circuit,
+    });
+    Policy { retry_after_policy: drawn, circuit, ..policy }
 }
 
 fn outcome(rng: &mut SplitMix64, can_hang: bool) -> Outcome {
@@ -158,7 +175,7 @@ fn reference_keeps_every_law() {
     for index in 0..CASES {
         let mut rng = SplitMix64::new(timelaw_core::mix(0x7157, index));
         let policy = policy(&mut rng);
-        let policy = with_retry_after_policy(&mut rng, policy);
+        let policy = refined(&mut rng, policy);
         let schedule = schedule(&mut rng, &policy);
         let seed = rng.next_u64();
         let trace = execute(&Reference, &policy, &schedule, seed);

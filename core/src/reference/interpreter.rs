@@ -6,10 +6,10 @@ use super::circuit::Breaker;
 use super::policy::Policy;
 use crate::clock::ClockContract;
 use crate::contract::{
-    BudgetContract, CircuitContract, Contract, Declared, DelayContract, JitterBounds, RateContract, RetryContract,
-    TieRule, TimingContract,
+    BudgetContract, Contract, Declared, DelayContract, JitterBounds, RateContract, RetryContract, TieRule,
+    TimingContract,
 };
-use crate::mechanisms::{AboveCap, CircuitPolicy, CooldownTie, InterruptTie, OpenShape, RetryAfterCombine};
+use crate::mechanisms::{AboveCap, InterruptTie, RetryAfterCombine};
 use crate::schedule::Outcome;
 use crate::subject::Subject;
 use crate::time::{VDuration, VInstant};
@@ -44,15 +44,9 @@ impl Subject for Reference {
             super::Jitter::Full => None,
             super::Jitter::Equal => Some(p.backoff.initial().div(2)),
         };
-        // The reference's breaker is the plain count window and its budget is exact over the whole case,
-        // whatever refinements a hand-edited config carries (`Policy::validate` refuses those).
-        let circuit = p.circuit.map(|circuit| CircuitContract {
-            policy: CircuitPolicy::CountWindow,
-            open_shape: OpenShape::Constant,
-            cooldown_tie: CooldownTie::AdmitsAtEnd,
-            counts_cancellation: false,
-            ..circuit
-        });
+        // The breaker implements every refinement its contract states. The budget is exact over the
+        // whole case, whatever a hand-edited config carries (`Policy::validate` refuses a window).
+        let circuit = p.circuit;
         let budget = p.retry_budget.map(|budget| BudgetContract { window: None, admits: true, ..budget });
         Contract {
             retry: RetryContract {

@@ -78,12 +78,17 @@
 //! waking exactly then is taken.
 //!
 //! # Circuit breaker
-//! A count-based breaker around whole calls. Closed, it keeps the results of the last `window` calls and
-//! opens when at least `min_calls` results are there and `failures * 100 >= failure_percent * results`
-//! (every error but `Cancelled` is a failure). Open, it rejects calls with `Err(CircuitOpen)` and no
-//! dispatch until `open_for` has passed since it opened; the first call after that turns it half-open.
-//! Half-open, it admits at most `half_open_probes` probe calls: one failure reopens it, that many
-//! successes close it (with an empty window); a cancelled probe frees its slot.
+//! A breaker around whole calls. Closed, it opens by its `policy`: the count window (the default: it keeps
+//! the results of the last `window` calls and opens when at least `min_calls` results are there and
+//! `failures * 100 >= failure_percent * results`), `ConsecutiveFailures` (a run of `threshold` failures; a
+//! success resets it) or `TimeWindow` (the count window's rule over the results that ended less than
+//! `window` ago). Every error but `Cancelled` is a failure; `Cancelled` is one too with
+//! `counts_cancellation`. Open, it rejects calls with `Err(CircuitOpen)` and no dispatch until its open
+//! period has passed since it opened: period `n` since it last closed lasts `open_shape.period(open_for,
+//! n)`; a call at exactly the end is admitted (`cooldown_tie` `AdmitsAtEnd`), or only one strictly after
+//! it (`AdmitsAfterEnd`). The first call admitted turns it half-open. Half-open, it admits at most
+//! `half_open_probes` probe calls: one failure reopens it, that many successes close it (with an empty
+//! window and the open shape restarted); a cancelled probe that is not a failure frees its slot.
 //!
 //! # Retry budget
 //! Over the calls of a case, retries never exceed `min_retries + calls_started * retry_percent / 100`. A

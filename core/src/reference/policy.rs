@@ -329,6 +329,8 @@ fn validate_circuit(c: CircuitContract) -> Result<(), PolicyError> {
     check((1..=c.window).contains(&c.min_calls), "circuit.min_calls", c.min_calls, "1..=window")?;
     check((1..=100).contains(&c.failure_percent), "circuit.failure_percent", c.failure_percent, "1..=100")?;
     check(c.half_open_probes >= 1, "circuit.half_open_probes", c.half_open_probes, "at least 1")?;
-    let refined = format!("{:?}", (c.policy, c.open_shape, c.cooldown_tie, c.counts_cancellation));
-    check(c.is_plain_count_window(), "circuit.policy", refined, "the plain count window with a constant open period")
+    if let crate::mechanisms::CircuitPolicy::ConsecutiveFailures { threshold } = c.policy {
+        check(threshold >= 1, "circuit.policy.threshold", threshold, "at least 1")?;
+    }
+    Ok(())
 }
