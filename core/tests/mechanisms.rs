@@ -143,6 +143,18 @@ fn cancellation_stops_work_and_deadline_wins_a_tie() {
     assert!(during_attempt.events.iter().any(|e| e.kind == EventKind::AttemptCancelled));
     let tie = execute(&Reference, &policy, &cancelled(100), 0);
     assert_eq!(results(&tie), vec![CallResult::Err(ErrorKind::DeadlineExceeded)]);
+    // Cancellation checked first: the tie goes to it, on both paths; off the tie nothing changes.
+    let first = Policy { interrupt_tie: timelaw_core::InterruptTie::CancellationFirst, ..policy };
+    let loaded =
+        Policy { bulkhead: Some(timelaw_core::BulkheadContract { max_in_flight: 4, queue_max: 0 }), ..first.clone() };
+    for policy in [first, loaded] {
+        let tie = execute(&Reference, &policy, &cancelled(100), 0);
+        assert_eq!(results(&tie), vec![CallResult::Err(ErrorKind::Cancelled)], "{policy:?}");
+        let later = execute(&Reference, &policy, &cancelled(101), 0);
+        assert_eq!(results(&later), vec![CallResult::Err(ErrorKind::DeadlineExceeded)], "{policy:?}");
+        let contract = timelaw_core::Subject::contract(&Reference, &policy);
+        assert_eq!(contract.timing.interrupt_tie, Some(timelaw_core::InterruptTie::CancellationFirst));
+    }
 }
 
 #[test]

@@ -81,6 +81,11 @@
 //! near `u64::MAX` ns). [`coverage::classify`] names the boundaries a case reaches; [`coverage::Coverage`]
 //! counts them per batch.
 //!
+//! ## The consistency property
+//! [`restated::Restated`] runs a subject under every weaker statement of its contract (mechanisms
+//! unstated, coarser timers, a tolerance, ...): a correct subject keeps them all, so the whole catalogue
+//! must hold on it.
+//!
 //! ## Termination
 //! Hangs and near-`u64::MAX` durations appear only where something cuts the attempt (an attempt timeout,
 //! a cancellation), caps stay within about an hour and schedules within 8 calls of 12 steps, so the
@@ -97,6 +102,7 @@ pub mod fn_subject;
 pub mod membership;
 pub mod reference;
 pub mod reference_rank;
+pub mod restated;
 pub mod schedule;
 pub mod strategy;
 pub mod swarm;

@@ -88,6 +88,7 @@ fn random_policy(rng: &mut SplitMix64) -> Policy {
         hedge: None,
         ordered_results: false,
         retry_after_policy: None,
+        interrupt_tie: timelaw_core::InterruptTie::DeadlineFirst,
     }
 }
 

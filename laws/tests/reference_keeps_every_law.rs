@@ -80,12 +80,13 @@ fn policy(rng: &mut SplitMix64) -> Policy {
         hedge: None,
         ordered_results: false,
         retry_after_policy: None,
+        interrupt_tie: timelaw_core::InterruptTie::DeadlineFirst,
     }
 }
 
 /// The refinements of the contract's vocabulary the reference implements, drawn after the rest: every
-/// retry-after policy (one policy in two that honours retry-after) and every breaker refinement (one
-/// breaker in two).
+/// retry-after policy (one policy in two that honours retry-after), every breaker refinement (one
+/// breaker in two) and both interrupt ties.
 fn refined(rng: &mut SplitMix64, policy: Policy) -> Policy {
     use timelaw_core::{AboveCap, CircuitPolicy, CooldownTie, OpenShape, RetryAfterCombine, RetryAfterPolicy};
     let combine = pick(rng, &[RetryAfterCombine::MaxWithBackoff, RetryAfterCombine::ReplacesBackoff]);
@@ -106,7 +107,9 @@ fn refined(rng: &mut SplitMix64, policy: Policy) -> Policy {
         true => CircuitContract { policy: breaker_policy, open_shape, cooldown_tie, counts_cancellation, ..circuit },
         false => circuit,
     });
-    Policy { retry_after_policy: drawn, circuit, ..policy }
+    let interrupt_tie =
+        pick(rng, &[timelaw_core::InterruptTie::DeadlineFirst, timelaw_core::InterruptTie::CancellationFirst]);
+    Policy { retry_after_policy: drawn, circuit, interrupt_tie, ..policy }
 }
 
 fn outcome(rng: &mut SplitMix64, can_hang: bool) -> Outcome {

@@ -6,7 +6,7 @@
 use std::future::{poll_fn, Future};
 use std::task::{Context, Poll};
 
-use super::interpreter::{attempt_failure, attempt_limit, cut_error, AttemptFailure};
+use super::interpreter::{attempt_failure, attempt_limit, cancellation_first, cut_error, AttemptFailure};
 use super::load::State;
 use super::policy::Policy;
 use crate::contract::{HedgeContract, TieRule};
@@ -62,7 +62,11 @@ pub(super) async fn hedged_try(
                 let winner = running.remove(index);
                 // Drops the losers in start order: each records `AttemptCancelled` now.
                 running.clear();
-                return attempt_failure(result?, winner.by_deadline, || w.with(|w| cut_error(w, deadline_at)));
+                let cut_first = w.with(|w| cancellation_first(policy, w));
+                let tie = policy.interrupt_tie;
+                return attempt_failure(result?, (winner.by_deadline, cut_first), || {
+                    w.with(|w| cut_error(w, deadline_at, tie))
+                });
             }
             Raced::HedgeDue => {
                 hedge_at = None;

@@ -73,7 +73,7 @@ impl Subject for Reference {
                 retry_elapsed_max: p.retry_elapsed_max,
                 limit_unstated: false,
                 honors_cancellation: true,
-                interrupt_tie: Some(InterruptTie::DeadlineFirst),
+                interrupt_tie: Some(p.interrupt_tie),
                 timer_granularity: VDuration::ZERO,
                 serves_stream: true,
                 clocks: Some(ClockContract::MONOTONIC),
@@ -131,8 +131,16 @@ pub(super) enum Check {
     Unreadable,
 }
 
-/// The deadline first (a read of the monotonic clock), then cancellation.
-pub(super) fn interrupted(world: &mut World<'_>, deadline_at: Option<VInstant>) -> Result<Check, Abort> {
+/// The deadline (a read of the monotonic clock) and cancellation, in the order of `tie`: by default the
+/// deadline first.
+pub(super) fn interrupted(
+    world: &mut World<'_>,
+    deadline_at: Option<VInstant>,
+    tie: InterruptTie,
+) -> Result<Check, Abort> {
+    if tie == InterruptTie::CancellationFirst && world.is_cancelled() {
+        return Ok(Check::Stop(ErrorKind::Cancelled));
+    }
     if let Some(at) = deadline_at {
         match world.read_now()? {
             Ok(now) if now >= at => return Ok(Check::Stop(ErrorKind::DeadlineExceeded)),
@@ -149,9 +157,14 @@ pub(super) fn interrupted(world: &mut World<'_>, deadline_at: Option<VInstant>) 
     Ok(Check::Go)
 }
 
-/// The error a cut sleep or attempt ends the call with: the deadline's, else cancellation.
-pub(super) fn cut_error(world: &mut World<'_>, deadline_at: Option<VInstant>) -> Result<ErrorKind, Abort> {
-    Ok(match interrupted(world, deadline_at)? {
+/// The error a cut sleep or attempt ends the call with: the deadline's, else cancellation (in the order
+/// of `tie`).
+pub(super) fn cut_error(
+    world: &mut World<'_>,
+    deadline_at: Option<VInstant>,
+    tie: InterruptTie,
+) -> Result<ErrorKind, Abort> {
+    Ok(match interrupted(world, deadline_at, tie)? {
         Check::Stop(kind) => kind,
         Check::Go | Check::Unreadable => ErrorKind::Cancelled,
     })
@@ -181,7 +194,7 @@ fn retry_loop(
         // After a full sleep the deadline cannot have passed (a sleep waking at or after it is never
         // taken), so only the first attempt reads the clock here; cancellation is checked every time.
         let check_deadline = if attempt == 0 { deadline_at } else { None };
-        match interrupted(world, check_deadline)? {
+        match interrupted(world, check_deadline, policy.interrupt_tie)? {
             Check::Stop(kind) => return Ok(CallResult::Err(kind)),
             // No attempt ran yet: an unreadable clock at the start counts as an expired deadline.
             Check::Unreadable => return Ok(CallResult::Err(ErrorKind::DeadlineExceeded)),
@@ -193,7 +206,7 @@ fn retry_loop(
             Err(AttemptFailure::Final(kind)) => return Ok(CallResult::Err(kind)),
             Err(AttemptFailure::Retryable(kind, outcome)) => (kind, outcome),
         };
-        match interrupted(world, deadline_at)? {
+        match interrupted(world, deadline_at, policy.interrupt_tie)? {
             Check::Stop(kind) => return Ok(CallResult::Err(kind)),
             Check::Unreadable => return Ok(CallResult::Err(failure)),
             Check::Go => {}
@@ -222,7 +235,7 @@ fn retry_loop(
         }
         world.notify(delay)?;
         if world.sleep(delay)? == Wake::Cancelled {
-            return Ok(CallResult::Err(cut_error(world, deadline_at)?));
+            return Ok(CallResult::Err(cut_error(world, deadline_at, policy.interrupt_tie)?));
         }
         slept = slept.saturating_add(delay);
         backoff.slept(planned);
@@ -246,7 +259,8 @@ fn run_attempt(
         Some(limit) => world.dispatch_with_timeout(limit, TieRule::Expired)?,
         None => world.dispatch()?,
     };
-    attempt_failure(result, by_deadline, || cut_error(world, deadline_at))
+    let cut_first = cancellation_first(policy, world);
+    attempt_failure(result, (by_deadline, cut_first), || cut_error(world, deadline_at, policy.interrupt_tie))
 }
 
 /// The limit an attempt runs under, the tighter of its own timeout and `left` before the deadline, and
@@ -260,10 +274,18 @@ pub(super) fn attempt_limit(policy: &Policy, left: Option<VDuration>) -> (Option
     (limit, by_deadline)
 }
 
+/// `true` when the caller's cancellation has fallen and the policy checks it before the deadline: an
+/// attempt the deadline cut at the instant of the cancellation then ends the call `Cancelled`.
+pub(super) fn cancellation_first(policy: &Policy, world: &World<'_>) -> bool {
+    policy.interrupt_tie == InterruptTie::CancellationFirst && world.is_cancelled()
+}
+
 /// What an attempt's `result` means for its call; `cut` gives the error of a cancelled attempt.
+/// `by_deadline` says the attempt ran under the deadline's limit, `cancelled_first` that a cancellation
+/// checked first has fallen too.
 pub(super) fn attempt_failure(
     result: AttemptResult,
-    by_deadline: bool,
+    (by_deadline, cancelled_first): (bool, bool),
     cut: impl FnOnce() -> Result<ErrorKind, Abort>,
 ) -> Result<Result<(), AttemptFailure>, Abort> {
     Ok(match result {
@@ -272,6 +294,7 @@ pub(super) fn attempt_failure(
             let kind = ErrorKind::from_outcome(outcome).unwrap_or(ErrorKind::Transient);
             Err(AttemptFailure::Retryable(kind, Some(outcome)))
         }
+        AttemptResult::TimedOut if by_deadline && cancelled_first => Err(AttemptFailure::Final(ErrorKind::Cancelled)),
         AttemptResult::TimedOut if by_deadline => Err(AttemptFailure::Final(ErrorKind::DeadlineExceeded)),
         AttemptResult::TimedOut => Err(AttemptFailure::Retryable(ErrorKind::Timeout, None)),
         AttemptResult::Cancelled => Err(AttemptFailure::Final(cut()?)),

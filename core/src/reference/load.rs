@@ -12,14 +12,15 @@ use super::budget::RetryBudget;
 use super::circuit::{Breaker, Ticket};
 use super::hedge::{hedged_try, CallAttempts};
 use super::interpreter::{
-    attempt_failure, attempt_limit, cut_error, interrupted, plan_delay, retryable, stamp_start, AttemptFailure,
-    BackoffState, CaseState, Check, Planned,
+    attempt_failure, attempt_limit, cancellation_first, cut_error, interrupted, plan_delay, retryable, stamp_start,
+    AttemptFailure, BackoffState, CaseState, Check, Planned,
 };
 use super::ordered::{hold, Order};
 use super::policy::Policy;
 use crate::concurrent::run_async_calls;
 use crate::contract::{BulkheadContract, LimiterContract, TieRule};
 use crate::exec::AsyncWorld;
+use crate::mechanisms::InterruptTie;
 use crate::schedule::Outcome;
 use crate::time::{VDuration, VInstant};
 use crate::trace::{CallResult, ErrorKind, EventKind, Rejection};
@@ -159,7 +160,7 @@ async fn enter_bulkhead(
         poll_fn(|_| if state.borrow().order.may_enter(call.index) { Poll::Ready(()) } else { Poll::Pending }).await;
         state.borrow_mut().order.mark_entered(call.index);
     }
-    take_slot(state, w, call, deadline_at).await
+    take_slot(state, w, call, (deadline_at, policy.interrupt_tie)).await
 }
 
 /// [`enter_bulkhead`] once the call's turn to enter came.
@@ -167,7 +168,7 @@ async fn take_slot(
     state: &State,
     w: &AsyncWorld<'_>,
     call: CallInfo,
-    deadline_at: Option<VInstant>,
+    (deadline_at, tie): (Option<VInstant>, InterruptTie),
 ) -> Result<Option<ErrorKind>, Abort> {
     let queued = {
         let mut shared = state.borrow_mut();
@@ -192,22 +193,23 @@ async fn take_slot(
     if let Some(at) = [deadline_at, cancel_at].into_iter().flatten().min() {
         w.wake_at(at);
     }
-    Ok(poll_fn(|_| wait_for_slot(state, w, call.index, deadline_at)).await)
+    Ok(poll_fn(|_| wait_for_slot(state, w, call.index, (deadline_at, tie))).await)
 }
 
 fn wait_for_slot(
     state: &State,
     w: &AsyncWorld<'_>,
     call: u32,
-    deadline_at: Option<VInstant>,
+    (deadline_at, tie): (Option<VInstant>, InterruptTie),
 ) -> Poll<Option<ErrorKind>> {
     let mut shared = state.borrow_mut();
     let Some(bulkhead) = shared.bulkhead.as_mut() else { return Poll::Ready(None) };
     let now = w.now();
-    let gave_up = if deadline_at.is_some_and(|at| now >= at) {
-        Some(ErrorKind::DeadlineExceeded)
-    } else {
-        w.with(|w| w.is_cancelled()).then_some(ErrorKind::Cancelled)
+    let expired = deadline_at.is_some_and(|at| now >= at).then_some(ErrorKind::DeadlineExceeded);
+    let cancelled = w.with(|w| w.is_cancelled()).then_some(ErrorKind::Cancelled);
+    let gave_up = match tie {
+        InterruptTie::DeadlineFirst => expired.or(cancelled),
+        InterruptTie::CancellationFirst => cancelled.or(expired),
     };
     if let Some(kind) = gave_up {
         bulkhead.queue.retain(|&queued| queued != call);
@@ -257,7 +259,7 @@ async fn retry_loop(policy: &Policy, state: &State, w: &AsyncWorld<'_>, call: Ca
     let mut attempts = CallAttempts { started: 0, hedges_left: hedges };
     loop {
         let check_deadline = if tries == 0 { deadline_at } else { None };
-        match w.with(|w| interrupted(w, check_deadline))? {
+        match w.with(|w| interrupted(w, check_deadline, policy.interrupt_tie))? {
             Check::Stop(kind) => return Ok(CallResult::Err(kind)),
             Check::Unreadable => return Ok(CallResult::Err(ErrorKind::DeadlineExceeded)),
             Check::Go => {}
@@ -272,7 +274,7 @@ async fn retry_loop(policy: &Policy, state: &State, w: &AsyncWorld<'_>, call: Ca
             Err(AttemptFailure::Final(kind)) => return Ok(CallResult::Err(kind)),
             Err(AttemptFailure::Retryable(kind, outcome)) => (kind, outcome),
         };
-        match w.with(|w| interrupted(w, deadline_at))? {
+        match w.with(|w| interrupted(w, deadline_at, policy.interrupt_tie))? {
             Check::Stop(kind) => return Ok(CallResult::Err(kind)),
             Check::Unreadable => return Ok(CallResult::Err(failure)),
             Check::Go => {}
@@ -295,7 +297,7 @@ async fn retry_loop(policy: &Policy, state: &State, w: &AsyncWorld<'_>, call: Ca
         }
         w.with(|w| w.notify(delay))?;
         if w.sleep(delay).await? == Wake::Cancelled {
-            return Ok(CallResult::Err(w.with(|w| cut_error(w, deadline_at))?));
+            return Ok(CallResult::Err(w.with(|w| cut_error(w, deadline_at, policy.interrupt_tie))?));
         }
         slept = slept.saturating_add(delay);
         backoff.slept(planned);
@@ -364,5 +366,6 @@ async fn run_attempt(
         Some(limit) => w.dispatch_with_timeout(limit, TieRule::Expired).await?,
         None => w.dispatch().await?,
     };
-    attempt_failure(result, by_deadline, || w.with(|w| cut_error(w, deadline_at)))
+    let cut_first = w.with(|w| cancellation_first(policy, w));
+    attempt_failure(result, (by_deadline, cut_first), || w.with(|w| cut_error(w, deadline_at, policy.interrupt_tie)))
 }

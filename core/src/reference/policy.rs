@@ -8,7 +8,7 @@ use thiserror::Error;
 use crate::contract::{
     BackoffShape, BudgetContract, BulkheadContract, CircuitContract, HedgeContract, LimiterContract, RetryOn,
 };
-use crate::mechanisms::{AboveCap, RetryAfterCombine, RetryAfterPolicy};
+use crate::mechanisms::{AboveCap, InterruptTie, RetryAfterCombine, RetryAfterPolicy};
 use crate::time::VDuration;
 
 /// The largest `max_attempts` a policy may have.
@@ -130,6 +130,9 @@ pub struct Policy {
     /// With `honor_retry_after`, how a retry-after combines with the backoff and what happens above the
     /// cap ("Retry-after"); `None` (left out of JSON): the longer of the two, giving up above the cap.
     pub retry_after_policy: Option<RetryAfterPolicy>,
+    /// Which a call returns when its deadline and its cancellation fall on the same instant ("Cancellation");
+    /// `DeadlineFirst` (left out of JSON) by default.
+    pub interrupt_tie: InterruptTie,
 }
 
 /// The serialized form of [`Policy`]; deserializing goes through [`Policy::validate`].
@@ -167,6 +170,18 @@ pub struct PolicyFields {
     ordered_results: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     retry_after_policy: Option<RetryAfterPolicy>,
+    #[serde(default = "deadline_first", skip_serializing_if = "is_deadline_first")]
+    interrupt_tie: InterruptTie,
+}
+
+fn deadline_first() -> InterruptTie {
+    InterruptTie::DeadlineFirst
+}
+
+// serde's `skip_serializing_if` passes a reference.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_deadline_first(tie: &InterruptTie) -> bool {
+    *tie == InterruptTie::DeadlineFirst
 }
 
 impl TryFrom<PolicyFields> for Policy {
@@ -190,6 +205,7 @@ impl TryFrom<PolicyFields> for Policy {
             hedge: f.hedge,
             ordered_results: f.ordered_results,
             retry_after_policy: f.retry_after_policy,
+            interrupt_tie: f.interrupt_tie,
         };
         policy.validate()?;
         Ok(policy)
@@ -216,6 +232,7 @@ impl From<Policy> for PolicyFields {
             hedge: p.hedge,
             ordered_results: p.ordered_results,
             retry_after_policy: p.retry_after_policy,
+            interrupt_tie: p.interrupt_tie,
         }
     }
 }
@@ -261,6 +278,7 @@ impl Policy {
             hedge: None,
             ordered_results: false,
             retry_after_policy: None,
+            interrupt_tie: InterruptTie::DeadlineFirst,
         }
     }
 
