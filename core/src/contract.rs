@@ -411,6 +411,12 @@ pub struct TimingContract {
     pub timeout_tie: TieRule,
     /// A call returns by this long after it started.
     pub deadline: Option<VDuration>,
+    /// What a tie at the deadline means: [`TieRule::Expired`] (the default, the reference's rule): no
+    /// attempt starts at the instant the deadline falls; [`TieRule::InnerWins`] ("the future is polled
+    /// before the timeout is checked", a `tokio::time::timeout` around the loop): the loop may still start
+    /// an attempt at that very instant, which the deadline then cuts.
+    #[serde(skip_serializing_if = "is_default")]
+    pub deadline_tie: TieRule,
     /// "No retry starts later than X after the call started": an elapsed-time limit on *starting*
     /// retries, distinct from [`TimingContract::deadline`] (when the call returns) and
     /// [`DelayContract::sleep_budget`] (which ignores attempt time). A retry may start at exactly X.

@@ -158,6 +158,7 @@ impl ContractForm {
             timing: TimingContract {
                 attempt_timeout: self.attempt_timeout,
                 timeout_tie: self.timeout_tie.unwrap_or_default(),
+                deadline_tie: TieRule::Expired,
                 deadline: self.deadline,
                 retry_elapsed_max: self.retry_elapsed_max,
                 limit_unstated: unstated.time_limit,

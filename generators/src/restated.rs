@@ -5,7 +5,8 @@
 //! [`Restated`] whatever statement it draws. Each [`Restatement`] only weakens: a stated mechanism
 //! restated as present with unstated parameters ([`Declared::Unstated`]: "unknown is not absent"), a time
 //! limit of unstated length, coarser timers than the subject's (`timing.timer_granularity`: zero, 1 ns,
-//! 1 µs, 1 ms or 1 s), a tolerance on delays, the interrupt tie and the clocks left unstated. Together
+//! 1 µs, 1 ms or 1 s), a tolerance on delays, the interrupt tie and the clocks left unstated, a deadline
+//! the loop may still act at. Together
 //! with the contracts the subject states itself (the reference interpreter draws every retry-after
 //! policy and breaker refinement it implements), a run of `Restated::new(Reference)` draws contracts across
 //! the whole vocabulary; a violation is a law that fires on correct code, or a subject bug.
@@ -68,6 +69,10 @@ pub struct Restatement {
     pub interrupt_tie_unstated: bool,
     /// `timing.clocks` left unstated.
     pub clocks_unstated: bool,
+    /// The loop may start an attempt at the instant its deadline falls (`timing.deadline_tie`
+    /// `InnerWins`). Absent from configs written before it existed (read as `false`).
+    #[serde(default)]
+    pub deadline_inner_wins: bool,
 }
 
 impl Restatement {
@@ -92,6 +97,9 @@ impl Restatement {
         if self.clocks_unstated {
             timing.clocks = None;
         }
+        if self.deadline_inner_wins {
+            timing.deadline_tie = timelaw_core::TieRule::InnerWins;
+        }
         let delays = &mut contract.delays;
         delays.tolerance = delays.tolerance.saturating_add(self.tolerance);
         delays.tolerance_ppb = delays.tolerance_ppb.saturating_add(self.tolerance_ppb);
@@ -114,6 +122,7 @@ impl Restatement {
             tolerance_ppb: [0, 1_000][c.weighted(&[4, 1])],
             interrupt_tie_unstated: flag(c),
             clocks_unstated: flag(c),
+            deadline_inner_wins: flag(c),
         }
     }
 
@@ -131,7 +140,7 @@ impl Restatement {
         ];
         let mut rank: Vec<u64> = flags.iter().map(|&flag| u64::from(flag)).collect();
         rank.extend([granularity as u64, self.tolerance.as_nanos(), self.tolerance_ppb]);
-        rank.extend([self.interrupt_tie_unstated, self.clocks_unstated].map(u64::from));
+        rank.extend([self.interrupt_tie_unstated, self.clocks_unstated, self.deadline_inner_wins].map(u64::from));
         rank
     }
 }

@@ -54,7 +54,11 @@ fn field_paths() -> Vec<String> {
             admits: true,
             ..BudgetContract::default()
         }),
-        timing: TimingContract { ordered_results: true, ..TimingContract::default() },
+        timing: TimingContract {
+            ordered_results: true,
+            deadline_tie: timelaw_core::TieRule::InnerWins,
+            ..TimingContract::default()
+        },
         bulkhead: Declared::Stated(BulkheadContract { max_in_flight: 2, queue_max: 1 }),
         limiter: Declared::Stated(LimiterContract { burst: 2, refill_every: VDuration::from_millis(5) }),
         hedge: Declared::Stated(HedgeContract { delay: VDuration::from_millis(5), max_hedges: 1 }),

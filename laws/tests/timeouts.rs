@@ -114,6 +114,19 @@ fn deadline_respected() {
     check(id, naive(claims, Bug::None, single(&[T, T, T, T])), Expect::Holds);
     check(id, naive(claims, Bug::IgnoresDeadline, single(&[T, T, T, T])), Expect::At(13));
     check(id, naive(claims, Bug::IgnoresDeadline, timed(&[(40, OK)])), Expect::At(3));
+    // The third attempt at exactly the 20ms deadline: late, unless the loop wins a tie at the deadline.
+    let at_20 = {
+        let mut promise = promise(5, ms(10));
+        promise.timing.deadline = Some(ms(20));
+        promise
+    };
+    let inner_wins = |mut contract: Contract| {
+        contract.timing.deadline_tie = TieRule::InnerWins;
+        contract
+    };
+    check(id, naive(at_20, Bug::IgnoresDeadline, single(&[T, T, OK])), Expect::At(9));
+    check(id, naive(inner_wins(at_20), Bug::IgnoresDeadline, single(&[T, T, OK])), Expect::Holds);
+    check(id, naive(inner_wins(at_20), Bug::IgnoresDeadline, single(&[T, T, T, OK])), Expect::At(13));
 }
 
 #[test]

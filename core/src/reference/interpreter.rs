@@ -70,6 +70,7 @@ impl Subject for Reference {
                 attempt_timeout: p.attempt_timeout,
                 timeout_tie: TieRule::Expired,
                 deadline: p.deadline,
+                deadline_tie: TieRule::Expired,
                 retry_elapsed_max: p.retry_elapsed_max,
                 limit_unstated: false,
                 honors_cancellation: true,

@@ -114,22 +114,18 @@ fn timeout_boundary_is_expired(observation: &Observation<'_>) -> Verdict {
     })
 }
 
-/// Per-call state of [`DEADLINE_RESPECTED`].
-#[derive(Clone, Copy)]
-struct DeadlineState {
-    started: VInstant,
-    /// The latest instant the deadline's timer may fire.
-    due: VInstant,
-}
-
 /// `deadline_respected`: every call returns by `start + deadline`, and no attempt starts at or after that
-/// instant; a subject whose timers are coarse ([`TimingContract::fires_by`](timelaw_core::TimingContract::fires_by)) notices its deadline up to
-/// `timing.timer_granularity` late, so it returns by `start + deadline + granularity` and starts no
-/// attempt at or after that instant.
+/// instant. A subject whose timers are coarse notices its deadline up to `timing.timer_granularity` late
+/// ([`TimingContract::fires_by`](timelaw_core::TimingContract::fires_by)), so it returns by `start +
+/// deadline + granularity`, and starts no attempt once the deadline's timer may have fired; under
+/// `timing.deadline_tie` [`TieRule::InnerWins`] (a `tokio::time::timeout` around the loop polls the loop
+/// first) an attempt may still start at the very instant the timer fires.
 ///
-/// - Needs: `timing.deadline` (reads `timing.timer_granularity`).
-/// - Compares: each `AttemptStart` and `CallEnd` instant with the latest instant the deadline's timer may
-///   fire (`start + deadline` plus the granularity), exactly.
+/// - Needs: `timing.deadline` (reads `timing.deadline_tie`, `timing.timer_granularity`).
+/// - Compares: each `AttemptStart` with the deadline's timer window, `start + deadline` to that plus the
+///   granularity, by [`TimingContract::race`](timelaw_core::TimingContract::race) under the deadline's tie
+///   rule (late when the timer comes first whenever it fires); each `CallEnd` with the window's end,
+///   exactly.
 /// - Violated at the late `AttemptStart` or `CallEnd`.
 /// - Vacuous when the deadline never mattered: no call returned `Err(DeadlineExceeded)` and no call lasted
 ///   (from `CallStart` to `CallEnd`) at least half its deadline.
@@ -143,18 +139,29 @@ pub const DEADLINE_RESPECTED: Law = Law {
     check: deadline_respected,
 };
 
+/// Per-call state of [`DEADLINE_RESPECTED`].
+#[derive(Clone, Copy)]
+struct DeadlineState {
+    started: VInstant,
+    /// When the deadline falls.
+    due: VInstant,
+}
+
 fn deadline_respected(observation: &Observation<'_>) -> Verdict {
     let timing = &observation.contract.timing;
     let deadline = timing.deadline.unwrap_or(VDuration::MAX);
     let state = DeadlineState { started: VInstant::EPOCH, due: VInstant::END };
     monitor(&observation.trace.events, state, |state, event| match event.kind {
         EventKind::CallStart { .. } => {
-            let due = timing.fires_by(event.at.saturating_add(deadline));
-            *state = DeadlineState { started: event.at, due };
+            *state = DeadlineState { started: event.at, due: event.at.saturating_add(deadline) };
             Check::Skip
         }
-        EventKind::AttemptStart if event.at >= state.due => Check::fail("an attempt started at or after the deadline"),
-        EventKind::CallEnd { .. } if event.at > state.due => Check::fail("the call returned after its deadline"),
+        EventKind::AttemptStart if timing.race(event.at, state.due, timing.deadline_tie) == TimerRace::TimerFirst => {
+            Check::fail("an attempt started at or after the deadline")
+        }
+        EventKind::CallEnd { .. } if event.at > timing.fires_by(state.due) => {
+            Check::fail("the call returned after its deadline")
+        }
         EventKind::CallEnd { result } => {
             let expired = result == CallResult::Err(ErrorKind::DeadlineExceeded);
             let long = event.at.duration_since(state.started) >= deadline.div(2);
