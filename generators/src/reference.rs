@@ -721,8 +721,7 @@ mod tests {
 
     #[test]
     fn a_swarm_without_the_elapsed_limit_never_draws_it_and_keeps_older_answers() {
-        // The options drawn after the limit off on both sides: what they draw would follow it.
-        let on = Swarm { refinements: false, ..Swarm::everything() };
+        let on = Swarm::everything();
         let off = Swarm { retry_elapsed_max: false, ..on };
         let mut with = timelaw_core::SplitMix64::new(5);
         for _ in 0..500 {
@@ -738,7 +737,8 @@ mod tests {
     fn every_refinement_is_drawn_and_a_swarm_without_them_keeps_older_answers() {
         use timelaw_core::{AboveCap::*, RetryAfterCombine::*};
         let mut rng = timelaw_core::SplitMix64::new(17);
-        let policies: Vec<Policy> = (0..2000).map(|_| describe_policy(&mut rng, &Swarm::everything())).collect();
+        let refined = Swarm { refinements: true, ..Swarm::everything() };
+        let policies: Vec<Policy> = (0..2000).map(|_| describe_policy(&mut rng, &refined)).collect();
         assert!(policies.iter().all(|policy| policy.validate().is_ok()));
         for combine in [MaxWithBackoff, ReplacesBackoff] {
             for above_cap in [GiveUp, Clamp, SleepAnyway] {
@@ -762,7 +762,7 @@ mod tests {
         let mut with = timelaw_core::SplitMix64::new(5);
         for _ in 0..500 {
             let mut without = with.clone();
-            let drawn = describe_policy(&mut with, &Swarm::everything());
+            let drawn = describe_policy(&mut with, &refined);
             let plain = describe_policy(&mut without, &off);
             assert_eq!(plain.retry_after_policy, None);
             assert!(plain.circuit.is_none_or(|circuit| circuit.is_plain_count_window()));

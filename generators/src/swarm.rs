@@ -139,8 +139,10 @@ pub struct Swarm {
     #[serde(default, skip_serializing_if = "is_off")]
     pub concurrency: bool,
     /// Policies may state the refinements of the contract's vocabulary: a retry-after policy (the
-    /// retry-after replacing the backoff, clamped at or slept above the cap) and a circuit breaker's
-    /// policy, open shape, cooldown tie and cancellation counting; on in one batch in two. Absent from
+    /// retry-after replacing the backoff, clamped at or slept above the cap), a circuit breaker's policy,
+    /// open shape, cooldown tie and cancellation counting, and the interrupt tie; on in one batch in two
+    /// of a run ([`Swarm::from_seed`]), never on in [`Swarm::everything`], so the proptest and `arbitrary`
+    /// front-ends decode their inputs (fuzz corpora, crash artifacts) as before it existed. Absent from
     /// reports written before it existed (read as off).
     #[serde(default, skip_serializing_if = "is_off")]
     pub refinements: bool,
@@ -154,7 +156,8 @@ fn is_off(on: &bool) -> bool {
 }
 
 impl Swarm {
-    /// Every feature on, balanced outcomes, boundary values in a third of draws.
+    /// Every feature on but the opt-in ones (overlapping calls, the vocabulary's refinements), balanced
+    /// outcomes, boundary values in a third of draws.
     pub const fn everything() -> Swarm {
         Swarm {
             jitter: true,
@@ -173,7 +176,7 @@ impl Swarm {
             long_runs: true,
             retry_elapsed_max: true,
             concurrency: false,
-            refinements: true,
+            refinements: false,
         }
     }
 
@@ -305,7 +308,7 @@ mod tests {
         let expected = "jitter=on attempt_timeout=on deadline=on sleep_budget=on circuit=on retry_budget=on \
                         retry_after=on cancellation=on multi_call=on non_idempotent=on clock_faults=on boundary_bias=33% \
                         outcome_weights=ok:3,transient:4,fatal:1,rate_limited:2,hang:1 long_runs=on \
-                        retry_elapsed_max=on refinements=on";
+                        retry_elapsed_max=on";
         assert_eq!(text, expected);
     }
 

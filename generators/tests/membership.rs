@@ -127,8 +127,9 @@ fn swarms() -> Vec<(&'static str, Swarm)> {
             (*name, swarm)
         })
         .collect();
-    swarms.push(("everything", Swarm { boundary_percent: 60, ..Swarm::everything() }));
-    swarms.push(("concurrency", Swarm { boundary_percent: 60, ..Swarm::everything().with_concurrency() }));
+    let everything = Swarm { boundary_percent: 60, refinements: true, ..Swarm::everything() };
+    swarms.push(("everything", everything));
+    swarms.push(("concurrency", everything.with_concurrency()));
     swarms
 }
 
