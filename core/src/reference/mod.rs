@@ -50,10 +50,12 @@
 //! taken (the call gives up at once instead of sleeping in vain).
 //!
 //! # Cancellation
-//! Before each attempt, after each failed or cut attempt and after each cut sleep, the deadline is checked first, then
-//! cancellation: a call whose deadline and cancellation fall on the same instant returns
-//! `DeadlineExceeded` (the contract declares it: `interrupt_tie` is `DeadlineFirst`). A cancelled call
-//! returns `Err(Cancelled)` and dispatches nothing more.
+//! Before each attempt, after each failed or cut attempt and after each cut sleep, the deadline and
+//! cancellation are checked in the order of `interrupt_tie`: by default the deadline first, so a call
+//! whose deadline and cancellation fall on the same instant returns `DeadlineExceeded`; with
+//! `CancellationFirst` it returns `Cancelled` (an attempt the deadline cuts at that instant too). The
+//! contract declares the order (`interrupt_tie`). A cancelled call returns `Err(Cancelled)` and dispatches
+//! nothing more.
 //!
 //! # Clocks
 //! Every limit is measured on the monotonic clock (the contract says so: `clocks` is
@@ -110,7 +112,7 @@
 //! arriving when every slot is taken, or when others already wait, waits in a first-come queue
 //! (`Queued`) while fewer than `queue_max` wait, and is rejected (`BulkheadFull`, no dispatch) otherwise.
 //! A waiting call leaves the queue at its deadline (`DeadlineExceeded`) or its cancellation
-//! (`Cancelled`), the deadline first.
+//! (`Cancelled`), in the order of `interrupt_tie`.
 //!
 //! # Rate limiter
 //! With `limiter`, a token bucket of `burst` tokens, full at the start of the case, gains one token at
