@@ -183,12 +183,18 @@ fn reference_keeps_every_law() {
         let seed = rng.next_u64();
         let trace = execute(&Reference, &policy, &schedule, seed);
         let again = execute(&Reference, &policy, &schedule, seed);
-        let replay = Replay { first: trace.digest(), second: again.digest(), first_difference: None };
+        let replay =
+            Replay { first: trace.digest(), second: again.digest(), first_difference: None, second_panicked: false };
         let contract = Reference.contract(&policy);
         let without_wall_jumps = (!schedule.clock.wall_jumps.is_empty()).then(|| {
             let jump_free = execute(&Reference, &policy, &schedule.without_wall_jumps(), seed);
             let first_difference = first_action_difference(&trace, &jump_free);
-            Replay { first: trace.action_digest(), second: jump_free.action_digest(), first_difference }
+            Replay {
+                first: trace.action_digest(),
+                second: jump_free.action_digest(),
+                first_difference,
+                second_panicked: false,
+            }
         });
         let observation = Observation {
             schedule: &schedule,

@@ -47,14 +47,17 @@ fn wall_jump_keeps_monotonic_limits(observation: &Observation<'_>) -> Verdict {
 
 /// `wall_jump_back_no_panic`: a backwards wall-clock jump never makes the subject panic (where
 /// `SystemTime::duration_since` errs and a negative duration appears). Only a panic the jump causes is
-/// blamed: the run of the case without its wall jumps ([`Observation::without_wall_jumps`]) must have
-/// acted differently (a panic is an action there), otherwise the subject panics anyway and `never_panics`
-/// says so.
+/// blamed: the subject read the wall clock (a subject that never reads it cannot see a jump), the run of
+/// the case without its wall jumps ([`Observation::without_wall_jumps`]) acted differently, and it did not
+/// panic itself (a panic the case raises without its jumps is `never_panics`', whatever else differs, such
+/// as randomness a subject cannot seed).
 ///
 /// - Needs: nothing (applies to every subject).
-/// - Violated at the `Panic` event of a run that panicked after a backwards wall jump, when the run
-///   without the jumps differs.
-/// - Vacuous when the wall clock never jumped backwards or the run without the jumps was not made.
+/// - Compares: how the two runs ended and their actions; no instants.
+/// - Violated at the `Panic` event of a run that panicked after a backwards wall jump, when the subject
+///   read the wall clock and the run without the jumps differs and does not panic.
+/// - Vacuous when the wall clock never jumped backwards, the run without the jumps was not made, or the
+///   subject never read the wall clock.
 /// - Example violation: `now.duration_since(started).unwrap()` after the clock went back an hour.
 pub const WALL_JUMP_BACK_NO_PANIC: Law = Law {
     id: ids::WALL_JUMP_BACK_NO_PANIC,
@@ -74,11 +77,16 @@ fn wall_jump_back_no_panic(observation: &Observation<'_>) -> Verdict {
         trace.events.iter().find(|event| matches!(event.kind, EventKind::WallJump { by_ns } if backwards(by_ns)));
     let Some(back) = back else { return Verdict::Vacuous };
     let Some(compared) = observation.without_wall_jumps else { return Verdict::Vacuous };
+    if trace.clock_reads.of(ClockKind::Wall) == 0 {
+        return Verdict::Vacuous; // The jump was never seen.
+    }
     match &trace.end {
-        TraceEnd::Panicked(message) if compared.first_difference.is_some() => Verdict::violated_with(
-            last_index(trace),
-            format!("the subject panicked after the wall clock jumped back (event {}): {message}", back.seq),
-        ),
+        TraceEnd::Panicked(message) if compared.first_difference.is_some() && !compared.second_panicked => {
+            Verdict::violated_with(
+                last_index(trace),
+                format!("the subject panicked after the wall clock jumped back (event {}): {message}", back.seq),
+            )
+        }
         _ => Verdict::Holds,
     }
 }
