@@ -310,6 +310,23 @@ fn a_panic_the_jump_did_not_cause_is_left_to_never_panics() {
     check(ids::NEVER_PANICS, unseeded, Expect::At(last));
 }
 
+#[test]
+fn a_jump_is_not_blamed_for_what_randomness_or_an_unread_clock_explains() {
+    let id = ids::WALL_JUMP_KEEPS_MONOTONIC_LIMITS;
+    let forward = jump(JumpAt::Attempt(1), HOUR_NS);
+    // Measured on the wall clock: caught.
+    let wall_limit = looped(ClockBug::WallLimit, 3, transients(2, forward.clone()));
+    assert!(matches!(wall_limit.judge(id), timelaw_laws::Verdict::Violated(_)), "{}", wall_limit.judge(id));
+    // The same runs, had the subject never read the wall clock: no jump can have changed them.
+    let mut unread = wall_limit.clone();
+    unread.trace.clock_reads.wall = 0;
+    check(id, unread, Expect::Vacuous);
+    // The same runs, had a replay of the very same case differed: randomness, not the jump.
+    let mut random = wall_limit;
+    random.replay = Some(Replay { first: 1, second: 2, first_difference: Some(1), second_panicked: false });
+    check(id, random, Expect::Vacuous);
+}
+
 /// Runs of [`UnseededPanicker`] so far: its randomness, which no seed reproduces.
 static UNSEEDED_RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 

@@ -13,11 +13,17 @@ use crate::verdict::{Verdict, Violation};
 /// `wall_jump_keeps_monotonic_limits`: a wall-clock jump never changes what a subject does when its
 /// contract measures every limit on the monotonic clock: its attempts, sleeps, notifications, rejections
 /// and call results are the same, at the same instants, as in a second run of the case with the wall jumps
-/// removed (a metamorphic check; the runner makes that run only for cases with wall jumps).
+/// removed (a metamorphic check; the runner makes that run only for cases with wall jumps). Only what a
+/// jump can change is compared: a subject that never read the wall clock cannot have seen one, and a
+/// subject whose replay of the very same case differs (randomness it cannot seed, `deterministic_replay`'s
+/// finding) differs for reasons no jump explains.
 ///
-/// - Needs: `timing.clocks` with no limit on the wall clock; reads [`Observation::without_wall_jumps`].
+/// - Needs: `timing.clocks` with no limit on the wall clock; reads [`Observation::without_wall_jumps`]
+///   and [`Observation::replay`].
+/// - Compares: the two runs' actions and their instants, exactly.
 /// - Violated at the first action where the two runs differ.
-/// - Vacuous when the case has no wall jump, no jump happened, or the second run was not made.
+/// - Vacuous when the case has no wall jump, no jump happened, the second run was not made, the subject
+///   never read the wall clock, or its replay of the same case differed.
 /// - Example violation: an elapsed-time limit computed from `SystemTime::now()` gives up early after the
 ///   wall clock jumps forward.
 pub const WALL_JUMP_KEEPS_MONOTONIC_LIMITS: Law = Law {
@@ -31,9 +37,12 @@ pub const WALL_JUMP_KEEPS_MONOTONIC_LIMITS: Law = Law {
 
 fn wall_jump_keeps_monotonic_limits(observation: &Observation<'_>) -> Verdict {
     let Some(compared) = observation.without_wall_jumps else { return Verdict::Vacuous };
-    let jumped = observation.trace.events.iter().any(|event| matches!(event.kind, EventKind::WallJump { .. }));
+    let trace = observation.trace;
+    let jumped = trace.events.iter().any(|event| matches!(event.kind, EventKind::WallJump { .. }));
+    let unseen = trace.clock_reads.of(ClockKind::Wall) == 0;
+    let random = observation.replay.is_some_and(|replay| replay.first != replay.second);
     match compared.first_difference {
-        _ if !jumped => Verdict::Vacuous,
+        _ if !jumped || unseen || random => Verdict::Vacuous,
         None => Verdict::Holds,
         Some(event) => Verdict::Violated(Violation {
             event: Some(event),
