@@ -28,9 +28,9 @@ use proptest::strategy::BoxedStrategy;
 use serde::{Deserialize, Serialize};
 use timelaw::core::{
     execute, Abort, AboveCap, AttemptResult, BackoffShape, CallResult, CircuitContract, CircuitPolicy, Contract,
-    CooldownTie, DelayContract, ErrorKind, FloatFactor, JitterBounds, OpenShape, Outcome, RetryAfterCombine,
-    RetryAfterPolicy, RetryContract, RetryOn, Schedule, SplitMix64, Step, Subject, TieRule, TimingContract, VDuration,
-    VInstant, Wake, World,
+    CooldownTie, DelayContract, ErrorKind, FloatFactor, JitterBounds, LimitBound, OpenShape, Outcome,
+    RetryAfterCombine, RetryAfterPolicy, RetryContract, RetryOn, Schedule, SplitMix64, Step, Subject, TieRule,
+    TimingContract, VDuration, VInstant, Wake, World,
 };
 use timelaw::generators::{choice_strategy, Choices, ConfigDomain, Describe, Swarm};
 use timelaw::laws::{Catalogue, Observation, Verdict};
@@ -521,6 +521,24 @@ fn breaker(policy: &mut Policy, circuit_policy: CircuitPolicy, answers: [u64; 4]
         counts_cancellation: answers[2] % 2 == 1,
         ..drawn
     });
+}
+
+/// An elapsed-time limit of 0 to 1 s (from `answers`), with `bound`, forced onto every drawn policy.
+fn elapsed_limit(policy: &mut Policy, answers: [u64; 4], bound: LimitBound) {
+    let limit = [0, 1, 10, 20, 100, 1000, 5, 50][answers[0] as usize % 8];
+    policy.retry_elapsed_max = Some(VDuration::from_millis(limit));
+    policy.retry_elapsed_bound = bound;
+}
+
+#[test]
+fn both_elapsed_limit_bounds_have_no_false_alarm() {
+    let subjects = [
+        Pinned { name: "reference-elapsed-inclusive", edit: |p, a| elapsed_limit(p, a, LimitBound::Inclusive) },
+        Pinned { name: "reference-elapsed-exclusive", edit: |p, a| elapsed_limit(p, a, LimitBound::Exclusive) },
+    ];
+    for subject in subjects {
+        check_catalogue(&subject, &["no_retry_after_elapsed_limit"]);
+    }
 }
 
 #[test]

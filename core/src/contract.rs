@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 use crate::clock::ClockContract;
 pub use crate::contract_declared::Declared;
 pub use crate::contract_load::{BulkheadContract, HedgeContract, LimiterContract};
-use crate::mechanisms::{CircuitPolicy, CooldownTie, InterruptTie, OpenShape, ProbeSettle, RetryAfterPolicy};
+use crate::mechanisms::{
+    CircuitPolicy, CooldownTie, InterruptTie, LimitBound, OpenShape, ProbeSettle, RetryAfterPolicy,
+};
 use crate::promise::{self, FloatFactor, Promised, Tolerance};
 use crate::time::VDuration;
 use crate::wide::Round;
@@ -419,8 +421,13 @@ pub struct TimingContract {
     pub deadline_tie: TieRule,
     /// "No retry starts later than X after the call started": an elapsed-time limit on *starting*
     /// retries, distinct from [`TimingContract::deadline`] (when the call returns) and
-    /// [`DelayContract::sleep_budget`] (which ignores attempt time). A retry may start at exactly X.
+    /// [`DelayContract::sleep_budget`] (which ignores attempt time). A retry may start at exactly X unless
+    /// [`TimingContract::retry_elapsed_bound`] says otherwise.
     pub retry_elapsed_max: Option<VDuration>,
+    /// Whether a retry may start at exactly `retry_elapsed_max` ([`LimitBound::Inclusive`], the default)
+    /// or only before it ([`LimitBound::Exclusive`]: "stops retrying once the elapsed time reaches X").
+    #[serde(skip_serializing_if = "is_default")]
+    pub retry_elapsed_bound: LimitBound,
     /// "It stops retrying after some time" (an elapsed-time limit or deadline of unstated length): the
     /// subject has a time limit whose length its docs do not state.
     pub limit_unstated: bool,

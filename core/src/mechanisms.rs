@@ -149,6 +149,30 @@ pub enum ProbeSettle {
     ResultOrder,
 }
 
+/// Whether an instant exactly at a limit is within it: "a retry may start at X" (inclusive) or "it stops
+/// once the elapsed time reaches X" (exclusive).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitBound {
+    /// The limit itself is within it (the reference's rule for `retry_elapsed_max`).
+    #[default]
+    Inclusive,
+    /// Only instants before the limit are within it.
+    Exclusive,
+}
+
+impl LimitBound {
+    /// The bound as the tie rule of an event at the limit and the limit's timer: an event exactly at an
+    /// inclusive limit comes first (`InnerWins`), at an exclusive one the limit does (`Expired`).
+    pub const fn tie(self) -> crate::contract::TieRule {
+        match self {
+            LimitBound::Inclusive => crate::contract::TieRule::InnerWins,
+            LimitBound::Exclusive => crate::contract::TieRule::Expired,
+        }
+    }
+}
+
 /// Which interruption a call reports when its deadline and the caller's cancellation fall on the same
 /// instant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -173,3 +173,21 @@ fn each_load_mechanism_alone_sends_the_calls_down_the_concurrent_path() {
         .collect();
     assert_eq!(results, [CallResult::Ok, CallResult::Err(ErrorKind::LimiterEmpty)]);
 }
+
+#[test]
+fn an_exclusive_elapsed_limit_takes_no_retry_at_the_limit() {
+    use timelaw_core::LimitBound;
+    // Exponential from 10 ms: retries at 10 ms and 30 ms; a 30 ms limit lets the second one start only
+    // when it is inclusive. The same on the concurrent path (a bulkhead that never refuses), where a
+    // hedge is a retry too.
+    let transient = CallResult::Err(ErrorKind::Transient);
+    let failures = || steps(&[(0, Outcome::Transient), (0, Outcome::Transient), (0, Outcome::Transient)]);
+    for bulkhead in [None, Some(BulkheadContract { max_in_flight: 4, queue_max: 0 })] {
+        let limited =
+            |bound| Policy { retry_elapsed_max: Some(ms(30)), retry_elapsed_bound: bound, bulkhead, ..policy() };
+        check(limited(LimitBound::Inclusive), failures(), 3, transient);
+        check(limited(LimitBound::Exclusive), failures(), 2, transient);
+        let stated = Reference.contract(&limited(LimitBound::Exclusive)).timing.retry_elapsed_bound;
+        assert_eq!(stated, LimitBound::Exclusive);
+    }
+}

@@ -20,6 +20,7 @@
 //! | `hedge` | only with concurrency: none, or a delay of 0, up to 100 ms, up to 10 s or `VDuration::MAX` (never), and 0, 1, 2..=3 or 4..=16 hedges |
 //! | `ordered_results` | only with concurrency: on in one draw of four |
 //! | `retry_after_policy` | only with `honor_retry_after` and the `refinements` swarm option (drawn last): none, or max with the backoff / replacing it, and giving up / clamping / sleeping anyway above the cap |
+//! | `retry_elapsed_bound` | only with an elapsed-time limit and the `refinements` swarm option (drawn last): inclusive, or exclusive in one draw of two |
 //! | `interrupt_tie` | only with a deadline and the `refinements` swarm option (drawn last): the deadline first, or cancellation first in one draw of two |
 //! | circuit refinements | only with a circuit and the `refinements` swarm option (drawn last): when it opens (count window, 1..=5 consecutive failures, a time window up to 1 min), the open shape (constant, or growing by 1.5, 2 or 3 up to an hour), the cooldown tie, cancellation counting, and (with concurrency) how probes settle |
 //!
@@ -29,7 +30,8 @@
 use timelaw_core::reference::{Backoff, Jitter, Policy, Reference};
 use timelaw_core::{
     AboveCap, BudgetContract, BulkheadContract, CircuitContract, CircuitPolicy, CooldownTie, HedgeContract,
-    InterruptTie, LimiterContract, OpenShape, ProbeSettle, RetryAfterCombine, RetryAfterPolicy, RetryOn, VDuration,
+    InterruptTie, LimitBound, LimiterContract, OpenShape, ProbeSettle, RetryAfterCombine, RetryAfterPolicy, RetryOn,
+    VDuration,
 };
 
 use crate::choice::{optional, scaled_duration, Choices};
@@ -89,6 +91,8 @@ pub fn describe_policy<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> Policy 
     let circuit = circuit.map(|circuit| refined.map_or(circuit, |refine| refine(circuit)));
     let cancellation_first = swarm.refinements && deadline.is_some() && c.maybe(1, 2);
     let interrupt_tie = if cancellation_first { InterruptTie::CancellationFirst } else { InterruptTie::DeadlineFirst };
+    let exclusive = swarm.refinements && retry_elapsed_max.is_some() && c.maybe(1, 2);
+    let retry_elapsed_bound = if exclusive { LimitBound::Exclusive } else { LimitBound::Inclusive };
     let policy = Policy {
         max_attempts,
         backoff,
@@ -108,6 +112,7 @@ pub fn describe_policy<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> Policy 
         ordered_results,
         retry_after_policy,
         interrupt_tie,
+        retry_elapsed_bound,
     };
     debug_assert_eq!(policy.validate(), Ok(()), "the description yields only valid policies");
     policy
@@ -336,7 +341,8 @@ impl Describe for Reference {
 }
 
 /// One feature switched off.
-const FEATURES_OFF: [fn(&mut Policy); 17] = [
+const FEATURES_OFF: [fn(&mut Policy); 18] = [
+    |p| p.retry_elapsed_bound = LimitBound::Inclusive,
     |p| p.interrupt_tie = InterruptTie::DeadlineFirst,
     |p| p.circuit = p.circuit.map(plain_circuit),
     |p| p.retry_after_policy = None,
@@ -748,6 +754,7 @@ mod tests {
         }
         assert!(policies.iter().any(|p| p.honor_retry_after && p.retry_after_policy.is_none()));
         assert!(policies.iter().any(|p| p.interrupt_tie == InterruptTie::CancellationFirst));
+        assert!(policies.iter().any(|p| p.retry_elapsed_bound == LimitBound::Exclusive));
         let circuits: Vec<CircuitContract> = policies.iter().filter_map(|p| p.circuit).collect();
         let drawn = |what: &str, kind: fn(&CircuitContract) -> bool| {
             assert!(circuits.iter().any(kind), "no breaker in {} has {what}", circuits.len());
@@ -768,7 +775,14 @@ mod tests {
             assert!(plain.circuit.is_none_or(|circuit| circuit.is_plain_count_window()));
             let circuit = drawn.circuit.map(plain_circuit);
             let tie = InterruptTie::DeadlineFirst;
-            let unrefined = Policy { retry_after_policy: None, circuit, interrupt_tie: tie, ..drawn.clone() };
+            let bound = LimitBound::Inclusive;
+            let unrefined = Policy {
+                retry_after_policy: None,
+                circuit,
+                interrupt_tie: tie,
+                retry_elapsed_bound: bound,
+                ..drawn.clone()
+            };
             assert_eq!(unrefined, plain, "drawn last");
         }
     }

@@ -9,7 +9,7 @@
 //! `1` followed by its value (the attempt timeout, the deadline, the sleep budget, the circuit, the
 //! retry budget, the elapsed-time limit, then, drawn only for overlapping calls, the bulkhead's
 //! slots and queue, the rate limiter's burst and refill period, hedging, then ordered results (off
-//! is `0`), then the retry-after policy, the breaker's refinements and the interrupt tie. Ranks compare lexicographically:
+//! is `0`), then the retry-after policy, the breaker's refinements, the interrupt tie and the elapsed limit's bound. Ranks compare lexicographically:
 //! an earlier answer outweighs every later one, as in the description, so fewer attempts beat any feature switched off, and a
 //! feature switched off beats any smaller value inside it. Two policies have the same rank only when
 //! they are equal (the fields the description never draws, such as a circuit's cooldown tie, are
@@ -17,8 +17,8 @@
 
 use timelaw_core::reference::{Backoff, Jitter, Policy};
 use timelaw_core::{
-    AboveCap, BudgetContract, CircuitContract, CircuitPolicy, CooldownTie, InterruptTie, OpenShape, ProbeSettle,
-    RetryAfterCombine, RetryAfterPolicy,
+    AboveCap, BudgetContract, CircuitContract, CircuitPolicy, CooldownTie, InterruptTie, LimitBound, OpenShape,
+    ProbeSettle, RetryAfterCombine, RetryAfterPolicy,
 };
 
 /// The rank of `policy` (see the module docs).
@@ -60,6 +60,7 @@ pub fn policy_rank(policy: &Policy) -> Vec<u64> {
     let refined = policy.circuit.filter(|circuit| refinements_rank(*circuit).iter().any(|answer| *answer != 0));
     optional(&mut rank, refined.map(refinements_rank));
     rank.push(u64::from(policy.interrupt_tie == InterruptTie::CancellationFirst));
+    rank.push(u64::from(policy.retry_elapsed_bound == LimitBound::Exclusive));
     rank
 }
 

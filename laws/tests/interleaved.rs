@@ -89,6 +89,7 @@ fn random_policy(rng: &mut SplitMix64) -> Policy {
         ordered_results: false,
         retry_after_policy: None,
         interrupt_tie: timelaw_core::InterruptTie::DeadlineFirst,
+        retry_elapsed_bound: timelaw_core::LimitBound::Inclusive,
     }
 }
 

@@ -57,6 +57,7 @@ fn field_paths() -> Vec<String> {
         timing: TimingContract {
             ordered_results: true,
             deadline_tie: timelaw_core::TieRule::InnerWins,
+            retry_elapsed_bound: timelaw_core::LimitBound::Exclusive,
             ..TimingContract::default()
         },
         bulkhead: Declared::Stated(BulkheadContract { max_in_flight: 2, queue_max: 1 }),

@@ -336,3 +336,21 @@ fn unknown_is_not_absent() {
     let elapsed = |contract: &mut Contract| contract.timing.retry_elapsed_max = Some(ms(1000));
     check(id, claiming(policy, elapsed, single(&[T, OK])), Expect::NotApplicable);
 }
+
+#[test]
+fn an_exclusive_elapsed_limit_is_stated_and_judged() {
+    use timelaw_core::LimitBound::{Exclusive, Inclusive};
+    let (late, early) = (ids::NO_RETRY_AFTER_ELAPSED_LIMIT, ids::ELAPSED_LIMIT_DOES_NOT_STOP_EARLY);
+    // Retries 10ms apart under a 20ms limit: the retry due at exactly 20ms is taken only when inclusive.
+    let limited = |bound| retrying(4, move |p| (p.retry_elapsed_max, p.retry_elapsed_bound) = (Some(ms(20)), bound));
+    let claims = |bound| move |c: &mut Contract| c.timing.retry_elapsed_bound = bound;
+    let failures = || single(&[T, T, T, OK]);
+    check(late, reference(limited(Inclusive), failures()), Expect::Holds);
+    check(late, reference(limited(Exclusive), failures()), Expect::Holds);
+    check(early, reference(limited(Inclusive), failures()), Expect::Holds);
+    check(early, reference(limited(Exclusive), failures()), Expect::Holds);
+    // "Stops once the elapsed time reaches 20ms" stated as inclusive: charged with giving up early
+    // (the call ends at event 7); retrying at 20ms while stating it exclusive: a late retry (event 9).
+    check(early, claiming(limited(Exclusive), claims(Inclusive), failures()), Expect::At(7));
+    check(late, claiming(limited(Inclusive), claims(Exclusive), failures()), Expect::At(9));
+}

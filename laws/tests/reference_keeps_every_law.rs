@@ -81,6 +81,7 @@ fn policy(rng: &mut SplitMix64) -> Policy {
         ordered_results: false,
         retry_after_policy: None,
         interrupt_tie: timelaw_core::InterruptTie::DeadlineFirst,
+        retry_elapsed_bound: timelaw_core::LimitBound::Inclusive,
     }
 }
 
@@ -109,7 +110,8 @@ fn refined(rng: &mut SplitMix64, policy: Policy) -> Policy {
     });
     let interrupt_tie =
         pick(rng, &[timelaw_core::InterruptTie::DeadlineFirst, timelaw_core::InterruptTie::CancellationFirst]);
-    Policy { retry_after_policy: drawn, circuit, interrupt_tie, ..policy }
+    let retry_elapsed_bound = pick(rng, &[timelaw_core::LimitBound::Inclusive, timelaw_core::LimitBound::Exclusive]);
+    Policy { retry_after_policy: drawn, circuit, interrupt_tie, retry_elapsed_bound, ..policy }
 }
 
 fn outcome(rng: &mut SplitMix64, can_hang: bool) -> Outcome {

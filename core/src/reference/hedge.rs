@@ -50,7 +50,7 @@ pub(super) async fn hedged_try(
     (policy, params): (&Policy, HedgeContract),
     state: &State,
     w: &AsyncWorld<'_>,
-    (deadline_at, retries_until): (Option<VInstant>, Option<VInstant>),
+    (deadline_at, retries_late): (Option<VInstant>, Option<VInstant>),
     attempts: &mut CallAttempts,
 ) -> Result<Result<(), AttemptFailure>, Abort> {
     let mut running = vec![start(policy, w, deadline_at)];
@@ -70,7 +70,7 @@ pub(super) async fn hedged_try(
             }
             Raced::HedgeDue => {
                 hedge_at = None;
-                if may_hedge(state, w, (deadline_at, retries_until)) {
+                if may_hedge(state, w, (deadline_at, retries_late)) {
                     running.push(start(policy, w, deadline_at));
                     attempts.started += 1;
                     attempts.hedges_left -= 1;
@@ -125,10 +125,10 @@ fn next_hedge(policy: &Policy, params: HedgeContract, w: &AsyncWorld<'_>, attemp
 fn may_hedge(
     state: &State,
     w: &AsyncWorld<'_>,
-    (deadline_at, retries_until): (Option<VInstant>, Option<VInstant>),
+    (deadline_at, retries_late): (Option<VInstant>, Option<VInstant>),
 ) -> bool {
     let now = w.now();
-    let late = deadline_at.is_some_and(|at| now >= at) || retries_until.is_some_and(|at| now > at);
+    let late = deadline_at.is_some_and(|at| now >= at) || retries_late.is_some_and(|at| now >= at);
     if late || w.with(|w| w.is_cancelled()) {
         return false;
     }

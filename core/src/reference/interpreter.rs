@@ -72,6 +72,7 @@ impl Subject for Reference {
                 deadline: p.deadline,
                 deadline_tie: TieRule::Expired,
                 retry_elapsed_max: p.retry_elapsed_max,
+                retry_elapsed_bound: p.retry_elapsed_bound,
                 limit_unstated: false,
                 honors_cancellation: true,
                 interrupt_tie: Some(p.interrupt_tie),
@@ -187,7 +188,7 @@ fn retry_loop(
 ) -> Result<CallResult, Abort> {
     stamp_start(world)?;
     let deadline_at = policy.deadline.map(|deadline| call.started.saturating_add(deadline));
-    let retries_until = policy.retry_elapsed_max.map(|limit| call.started.saturating_add(limit));
+    let retries_late = policy.retries_late_from(call.started);
     let mut slept = VDuration::ZERO;
     let mut backoff = BackoffState::default();
     let mut attempt = 0;
@@ -222,7 +223,7 @@ fn retry_loop(
         if policy.sleep_budget.is_some_and(|budget| slept.saturating_add(delay) > budget) {
             return Ok(CallResult::Err(failure));
         }
-        if retries_until.is_some_and(|at| world.now().saturating_add(delay) > at) {
+        if retries_late.is_some_and(|at| world.now().saturating_add(delay) >= at) {
             return Ok(CallResult::Err(failure));
         }
         if deadline_at.is_some_and(|at| world.now().saturating_add(delay) >= at) {

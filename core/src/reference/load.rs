@@ -253,7 +253,7 @@ async fn serve_admitted(
 async fn retry_loop(policy: &Policy, state: &State, w: &AsyncWorld<'_>, call: CallInfo) -> Result<CallResult, Abort> {
     w.with(stamp_start)?;
     let deadline_at = policy.deadline.map(|deadline| call.started.saturating_add(deadline));
-    let retries_until = policy.retry_elapsed_max.map(|limit| call.started.saturating_add(limit));
+    let retries_late = policy.retries_late_from(call.started);
     let (mut slept, mut backoff, mut tries) = (VDuration::ZERO, BackoffState::default(), 0);
     let hedges = if call.idempotent { policy.hedge.map_or(0, |hedge| hedge.max_hedges) } else { 0 };
     let mut attempts = CallAttempts { started: 0, hedges_left: hedges };
@@ -268,7 +268,7 @@ async fn retry_loop(policy: &Policy, state: &State, w: &AsyncWorld<'_>, call: Ca
             return Ok(CallResult::Err(ErrorKind::LimiterEmpty));
         }
         tries += 1;
-        let limits = (deadline_at, retries_until);
+        let limits = (deadline_at, retries_late);
         let (failure, outcome) = match run_try(policy, state, w, limits, &mut attempts).await? {
             Ok(()) => return Ok(CallResult::Ok),
             Err(AttemptFailure::Final(kind)) => return Ok(CallResult::Err(kind)),
@@ -285,7 +285,7 @@ async fn retry_loop(policy: &Policy, state: &State, w: &AsyncWorld<'_>, call: Ca
         let delay = planned.delay;
         let now = w.now();
         if policy.sleep_budget.is_some_and(|budget| slept.saturating_add(delay) > budget)
-            || retries_until.is_some_and(|at| now.saturating_add(delay) > at)
+            || retries_late.is_some_and(|at| now.saturating_add(delay) >= at)
         {
             return Ok(CallResult::Err(failure));
         }
@@ -344,11 +344,11 @@ async fn run_try(
     policy: &Policy,
     state: &State,
     w: &AsyncWorld<'_>,
-    (deadline_at, retries_until): (Option<VInstant>, Option<VInstant>),
+    (deadline_at, retries_late): (Option<VInstant>, Option<VInstant>),
     attempts: &mut CallAttempts,
 ) -> Result<Result<(), AttemptFailure>, Abort> {
     match policy.hedge.filter(|_| attempts.hedges_left > 0) {
-        Some(params) => hedged_try((policy, params), state, w, (deadline_at, retries_until), attempts).await,
+        Some(params) => hedged_try((policy, params), state, w, (deadline_at, retries_late), attempts).await,
         None => {
             attempts.started += 1;
             run_attempt(policy, w, deadline_at).await

@@ -77,7 +77,8 @@
 //! # Elapsed-time limit
 //! With `retry_elapsed_max`, no retry starts later than that after its call started: a retry whose delay
 //! would wake after `started + retry_elapsed_max` is not taken and the call returns its last error; one
-//! waking exactly then is taken.
+//! waking exactly then is taken, unless `retry_elapsed_bound` is `Exclusive` ("stops once the elapsed time
+//! reaches it"), which takes only retries waking before it.
 //!
 //! # Circuit breaker
 //! A breaker around whole calls. Closed, it opens by its `policy`: the count window (the default: it keeps

@@ -8,8 +8,8 @@ use thiserror::Error;
 use crate::contract::{
     BackoffShape, BudgetContract, BulkheadContract, CircuitContract, HedgeContract, LimiterContract, RetryOn,
 };
-use crate::mechanisms::{AboveCap, InterruptTie, RetryAfterCombine, RetryAfterPolicy};
-use crate::time::VDuration;
+use crate::mechanisms::{AboveCap, InterruptTie, LimitBound, RetryAfterCombine, RetryAfterPolicy};
+use crate::time::{VDuration, VInstant};
 
 /// The largest `max_attempts` a policy may have.
 pub const MAX_ATTEMPTS: u32 = 100;
@@ -133,6 +133,9 @@ pub struct Policy {
     /// Which a call returns when its deadline and its cancellation fall on the same instant ("Cancellation");
     /// `DeadlineFirst` (left out of JSON) by default.
     pub interrupt_tie: InterruptTie,
+    /// Whether a retry may start at exactly `retry_elapsed_max` ("Elapsed-time limit"); `Inclusive` (left
+    /// out of JSON) by default.
+    pub retry_elapsed_bound: LimitBound,
 }
 
 /// The serialized form of [`Policy`]; deserializing goes through [`Policy::validate`].
@@ -172,6 +175,14 @@ pub struct PolicyFields {
     retry_after_policy: Option<RetryAfterPolicy>,
     #[serde(default = "deadline_first", skip_serializing_if = "is_deadline_first")]
     interrupt_tie: InterruptTie,
+    #[serde(default, skip_serializing_if = "is_inclusive")]
+    retry_elapsed_bound: LimitBound,
+}
+
+// serde's `skip_serializing_if` passes a reference.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_inclusive(bound: &LimitBound) -> bool {
+    *bound == LimitBound::Inclusive
 }
 
 fn deadline_first() -> InterruptTie {
@@ -206,6 +217,7 @@ impl TryFrom<PolicyFields> for Policy {
             ordered_results: f.ordered_results,
             retry_after_policy: f.retry_after_policy,
             interrupt_tie: f.interrupt_tie,
+            retry_elapsed_bound: f.retry_elapsed_bound,
         };
         policy.validate()?;
         Ok(policy)
@@ -233,6 +245,7 @@ impl From<Policy> for PolicyFields {
             ordered_results: p.ordered_results,
             retry_after_policy: p.retry_after_policy,
             interrupt_tie: p.interrupt_tie,
+            retry_elapsed_bound: p.retry_elapsed_bound,
         }
     }
 }
@@ -279,7 +292,19 @@ impl Policy {
             ordered_results: false,
             retry_after_policy: None,
             interrupt_tie: InterruptTie::DeadlineFirst,
+            retry_elapsed_bound: LimitBound::Inclusive,
         }
+    }
+
+    /// The first instant at which a retry of a call started at `started` is too late for
+    /// `retry_elapsed_max` (`None` without one): just past the limit when it is inclusive, the limit itself
+    /// when it is exclusive.
+    pub fn retries_late_from(&self, started: VInstant) -> Option<VInstant> {
+        let limit_at = started.saturating_add(self.retry_elapsed_max?);
+        Some(match self.retry_elapsed_bound {
+            LimitBound::Inclusive => limit_at.saturating_add(VDuration::from_nanos(1)),
+            LimitBound::Exclusive => limit_at,
+        })
     }
 
     /// The retry-after policy the interpreter follows: `retry_after_policy` when honouring retry-after

@@ -2,7 +2,7 @@
 //! starting retries, and which interruption a call returns when both its deadline and the caller's
 //! cancellation have fallen.
 
-use timelaw_core::{CallResult, ErrorKind, EventKind, InterruptTie, TimingContract, VInstant};
+use timelaw_core::{CallResult, ErrorKind, EventKind, InterruptTie, TimerRace, TimingContract, VInstant};
 
 use super::support::{end_of, take_call};
 use crate::ids;
@@ -11,12 +11,14 @@ use crate::temporal::{monitor, Check};
 use crate::verdict::Verdict;
 
 /// `no_retry_after_elapsed_limit`: no retry starts later than `timing.retry_elapsed_max` after its call
-/// started (a retry exactly at the limit is allowed); a retry the subject planned for the limit wakes up to
+/// started (a retry exactly at the limit is allowed, unless `timing.retry_elapsed_bound` is `Exclusive`:
+/// "it stops once the elapsed time reaches X"); a retry the subject planned for the limit wakes up to
 /// `timing.timer_granularity` late, so with coarse timers it may start that much later.
 ///
-/// - Needs: `timing.retry_elapsed_max` (reads `timing.timer_granularity`).
-/// - Compares: each retry's `AttemptStart` instant with the call's start plus the limit plus the timer
-///   granularity ([`TimingContract::fires_by`](timelaw_core::TimingContract::fires_by)), exactly.
+/// - Needs: `timing.retry_elapsed_max` (reads `timing.retry_elapsed_bound`, `timing.timer_granularity`).
+/// - Compares: each retry's `AttemptStart` instant with the limit's window, the call's start plus the
+///   limit to that plus the timer granularity, by [`TimingContract::race`](timelaw_core::TimingContract::race)
+///   under the bound's tie rule (late when the limit comes first whenever the timer fires), exactly.
 /// - Violated at the first late `AttemptStart`.
 /// - Vacuous when no call retried.
 /// - Example violation: `retry_elapsed_max = 1s`, a first attempt of 900ms, a 200ms sleep, and the retry
@@ -41,8 +43,8 @@ fn no_retry_after_elapsed_limit(observation: &Observation<'_>) -> Verdict {
             Check::Skip
         }
         EventKind::AttemptStart if event.attempt >= 2 => {
-            let latest = timing.fires_by(started.saturating_add(limit));
-            Check::that(event.at <= latest, "a retry started after the elapsed-time limit")
+            let race = timing.race(event.at, started.saturating_add(limit), timing.retry_elapsed_bound.tie());
+            Check::that(race != TimerRace::TimerFirst, "a retry started after the elapsed-time limit")
         }
         _ => Check::Skip,
     })

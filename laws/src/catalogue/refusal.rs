@@ -104,7 +104,9 @@ fn retry_budget_admits_with_room(observation: &Observation<'_>) -> Verdict {
 ///
 /// - Needs: `timing.retry_elapsed_max`, `retry.max_attempts`, `retry.retry_on`, and no retry budget,
 ///   circuit breaker or unstated mechanism (each may legitimately stop retries).
-/// - Compares: the end of the last attempt plus the longest allowed next delay with each limit, exactly.
+/// - Compares: the end of the last attempt plus the longest allowed next delay with each limit, exactly
+///   (the elapsed-time limit by its `timing.retry_elapsed_bound`). The subject decides by reading its
+///   clock, so the timer granularity does not enter: a retry it starts late is `no_retry_after_elapsed_limit`'s.
 /// - Violated at the `CallEnd` of a call that gave up early.
 /// - Holds on calls that retried; vacuous when no call retried or gave up.
 /// - Example violation: `retry_elapsed_max = 10s`, 10ms delays, and the call gives up after 1s.
@@ -251,8 +253,11 @@ fn owed_retry(contract: &Contract, ending: &Ending) -> bool {
         return false;
     };
     let retry_at = ended_at.saturating_add(delay);
-    let within =
-        |limit: Option<VDuration>, at: VInstant| limit.is_none_or(|limit| at <= ending.started.saturating_add(limit));
+    let exclusive = contract.timing.retry_elapsed_bound == timelaw_core::LimitBound::Exclusive;
+    let within = |limit: Option<VDuration>, at: VInstant| {
+        let limit_at = limit.map(|limit| ending.started.saturating_add(limit));
+        limit_at.is_none_or(|limit_at| at < limit_at || (at == limit_at && !exclusive))
+    };
     let before_deadline =
         contract.timing.deadline.is_none_or(|deadline| retry_at < ending.started.saturating_add(deadline));
     let budget_ok = contract.delays.sleep_budget.is_none_or(|budget| ending.slept.saturating_add(delay) <= budget);

@@ -73,9 +73,10 @@ pub struct ContractView {
 
 /// The field a refinement depends on: while that one is not stated, the refinement says nothing either,
 /// whatever its value.
-const PARENTS: [(&str, &str); 14] = [
+const PARENTS: [(&str, &str); 15] = [
     ("timing.timeout_tie", "timing.attempt_timeout"),
     ("timing.deadline_tie", "timing.deadline"),
+    ("timing.retry_elapsed_bound", "timing.retry_elapsed_max"),
     ("delays.jitter_clipped_at_cap", "delays.jitter"),
     ("delays.tolerance", "delays.backoff"),
     ("delays.tolerance_ppb", "delays.backoff"),
@@ -123,6 +124,9 @@ fn field_value(contract: &Contract, fields: &Value, path: &str) -> Value {
     }
     if path == "timing.deadline_tie" {
         return value(serde_json::to_value(contract.timing.deadline_tie));
+    }
+    if path == "timing.retry_elapsed_bound" {
+        return value(serde_json::to_value(contract.timing.retry_elapsed_bound));
     }
     match (path, contract.circuit.stated(), contract.budget.stated()) {
         ("circuit.policy", Some(circuit), _) => value(serde_json::to_value(circuit.policy)),
