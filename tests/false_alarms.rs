@@ -519,6 +519,8 @@ fn breaker(policy: &mut Policy, circuit_policy: CircuitPolicy, answers: [u64; 4]
         open_shape,
         cooldown_tie,
         counts_cancellation: answers[2] % 2 == 1,
+        // One probe success closes it, apart from the probe budget, in one breaker of four.
+        closes_after: (answers[0] / 2 % 2 == 1).then_some(1),
         ..drawn
     });
 }

@@ -273,7 +273,8 @@ pub struct CircuitContract {
     pub failure_percent: u32,
     /// It stays open this long, then lets probes through (half-open).
     pub open_for: VDuration,
-    /// Half-open admits at most this many probes; that many successes close it, one failure reopens it.
+    /// Half-open admits at most this many probes; that many successes close it (unless
+    /// [`CircuitContract::closes_after`] says fewer), one failure reopens it.
     pub half_open_probes: u32,
     /// "Opens after N consecutive failures" / "... failure rate in the last N calls" / "... in the last
     /// T": when the breaker opens (the count window by default).
@@ -294,6 +295,10 @@ pub struct CircuitContract {
     /// order they land": how the results of concurrent half-open probes decide the next state.
     #[serde(default, skip_serializing_if = "is_default")]
     pub probe_settle: ProbeSettle,
+    /// "Closes after N successful probes", where the docs state it apart from how many probes half-open
+    /// admits: that many probe successes close the breaker; `None`: `half_open_probes` of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closes_after: Option<u32>,
 }
 
 impl CircuitContract {
@@ -311,7 +316,17 @@ impl CircuitContract {
         cooldown_tie: CooldownTie::AdmitsAtEnd,
         counts_cancellation: false,
         probe_settle: ProbeSettle::FailureReopens,
+        closes_after: None,
     };
+
+    /// How many probe successes close the breaker: [`CircuitContract::closes_after`], else
+    /// `half_open_probes`.
+    pub const fn successes_to_close(&self) -> u32 {
+        match self.closes_after {
+            Some(successes) => successes,
+            None => self.half_open_probes,
+        }
+    }
 
     /// `true` when every refinement (policy, open shape, cooldown tie, cancellation counting) is at its
     /// default: the plain count-window breaker.

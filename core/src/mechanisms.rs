@@ -140,7 +140,8 @@ pub enum CooldownTie {
 pub enum ProbeSettle {
     /// "A failed probe reopens the breaker": one failed probe result reopens it, even when a concurrent
     /// probe's success lands at the same instant (before or after it in the trace); it closes only when
-    /// `half_open_probes` probes succeeded and no probe failed at or before that instant.
+    /// enough probes (`closes_after`, by default `half_open_probes`) succeeded and no probe failed at or before
+    /// that instant.
     #[default]
     FailureReopens,
     /// "Probe results settle in the order they land": the results take effect in trace order, so a success

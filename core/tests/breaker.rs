@@ -95,3 +95,31 @@ fn every_refinement_its_contract_states() {
     check(counts, vec![cancelled(), call(ok)], &[CANCELLED, REJECTED]);
     check(opens, vec![cancelled(), call(ok)], &[CANCELLED, OK]);
 }
+
+#[test]
+fn a_close_count_apart_from_the_probe_budget() {
+    use timelaw_core::CircuitState;
+    let ms = VDuration::from_millis;
+    let (ok, t) = (Outcome::Ok, Outcome::Transient);
+    // Two probes allowed: by default both must succeed; with `closes_after: 1` the first closes it.
+    let two = CircuitContract { half_open_probes: 2, ..circuit(4, 1, 50, ms(10)) };
+    let transitions = |circuit: CircuitContract| {
+        let policy = Policy {
+            circuit: Some(circuit),
+            ..Policy::new(1, Backoff::Constant { delay: VDuration::ZERO }, VDuration::ZERO)
+        };
+        let schedule = Schedule::new(vec![call(t), after(10, ok), call(ok)]);
+        let trace = execute(&Reference, &policy, &schedule, 0);
+        let closed_after = |event: &timelaw_core::Event| {
+            matches!(event.kind, EventKind::CircuitTransition { to: CircuitState::Closed, .. }).then_some(event.call)
+        };
+        trace.events.iter().filter_map(closed_after).collect::<Vec<u32>>()
+    };
+    assert_eq!(transitions(two), vec![2], "closed by the second probe");
+    assert_eq!(transitions(CircuitContract { closes_after: Some(1), ..two }), vec![1], "closed by the first");
+    let invalid = Policy {
+        circuit: Some(CircuitContract { closes_after: Some(3), ..two }),
+        ..Policy::new(1, Backoff::Constant { delay: VDuration::ZERO }, VDuration::ZERO)
+    };
+    assert_eq!(invalid.validate().map_err(|error| error.field), Err("circuit.closes_after"));
+}

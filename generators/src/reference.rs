@@ -136,7 +136,8 @@ fn retry_after_policy<C: Choices + ?Sized>(c: &mut C) -> RetryAfterPolicy {
 /// The refinements of a breaker (see [`CircuitContract`]), to apply to the one drawn before: when it
 /// opens (the count window, the simplest; a run of 1 to 5 consecutive failures; a time window of up to a
 /// minute), how its open period grows (constant; by 1.5, 2 or 3 up to an hour above the first), whether a
-/// call at the end of it is admitted, whether a cancelled call is a failure, how probes settle.
+/// call at the end of it is admitted, whether a cancelled call is a failure, how probes settle, how many
+/// probe successes close it (one draw in three: 1 up to the probe budget).
 fn circuit_refinements<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> impl Fn(CircuitContract) -> CircuitContract {
     let policy = match c.weighted(&[2, 1, 1]) {
         0 => CircuitPolicy::CountWindow,
@@ -151,12 +152,15 @@ fn circuit_refinements<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> impl Fn
     let counts_cancellation = c.maybe(1, 2);
     let probe_settle =
         if swarm.concurrency && c.maybe(1, 2) { ProbeSettle::ResultOrder } else { ProbeSettle::FailureReopens };
+    // A close count apart from the probe budget, at most that budget (resolved against the drawn breaker).
+    let closes_after = c.maybe(1, 3).then(|| c.pick(3) as u32);
     move |circuit: CircuitContract| {
+        let closes_after = closes_after.map(|answer| 1 + answer % circuit.half_open_probes.max(1));
         let open_shape = growth.map_or(OpenShape::Constant, |(factor_milli, headroom)| OpenShape::Exponential {
             factor_milli,
             max: circuit.open_for.saturating_add(headroom),
         });
-        CircuitContract { policy, open_shape, cooldown_tie, counts_cancellation, probe_settle, ..circuit }
+        CircuitContract { policy, open_shape, cooldown_tie, counts_cancellation, probe_settle, closes_after, ..circuit }
     }
 }
 
@@ -493,7 +497,7 @@ fn plain_circuit(c: CircuitContract) -> CircuitContract {
     let plain = CircuitContract::DEFAULT;
     let (policy, open_shape, cooldown_tie) = (plain.policy, plain.open_shape, plain.cooldown_tie);
     let (counts_cancellation, probe_settle) = (plain.counts_cancellation, plain.probe_settle);
-    CircuitContract { policy, open_shape, cooldown_tie, counts_cancellation, probe_settle, ..c }
+    CircuitContract { policy, open_shape, cooldown_tie, counts_cancellation, probe_settle, closes_after: None, ..c }
 }
 
 /// A window of at most half, one minimum call, one probe.
@@ -765,6 +769,7 @@ mod tests {
         drawn("a cooldown admitting after the end", |c| c.cooldown_tie == CooldownTie::AdmitsAfterEnd);
         drawn("cancellation counted", |c| c.counts_cancellation);
         drawn("the plain count window", CircuitContract::is_plain_count_window);
+        drawn("a close count below the probe budget", |c| c.closes_after.is_some_and(|n| n < c.half_open_probes));
         let off = Swarm { refinements: false, ..Swarm::everything() };
         let mut with = timelaw_core::SplitMix64::new(5);
         for _ in 0..500 {

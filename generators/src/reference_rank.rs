@@ -65,7 +65,8 @@ pub fn policy_rank(policy: &Policy) -> Vec<u64> {
 }
 
 /// A breaker's refinements, each default first: when it opens (and its threshold or time window), the
-/// open shape (and its factor and cap), the cooldown tie, cancellation counting, how probes settle.
+/// open shape (and its factor and cap), the cooldown tie, cancellation counting, how probes settle, the
+/// close count.
 fn refinements_rank(circuit: CircuitContract) -> Vec<u64> {
     let (policy, parameter) = match circuit.policy {
         CircuitPolicy::CountWindow => (0, 0),
@@ -78,7 +79,8 @@ fn refinements_rank(circuit: CircuitContract) -> Vec<u64> {
     };
     let tie = u64::from(circuit.cooldown_tie == CooldownTie::AdmitsAfterEnd);
     let settle = u64::from(circuit.probe_settle == ProbeSettle::ResultOrder);
-    vec![policy, parameter, shape, factor_milli, max, tie, u64::from(circuit.counts_cancellation), settle]
+    let closes_after = circuit.closes_after.map_or(0, |successes| u64::from(successes).saturating_add(1));
+    vec![policy, parameter, shape, factor_milli, max, tie, u64::from(circuit.counts_cancellation), settle, closes_after]
 }
 
 fn retry_after_rank(policy: RetryAfterPolicy) -> Vec<u64> {

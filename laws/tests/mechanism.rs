@@ -47,6 +47,7 @@ fn field_paths() -> Vec<String> {
             cooldown_tie: CooldownTie::AdmitsAfterEnd,
             counts_cancellation: true,
             probe_settle: ProbeSettle::ResultOrder,
+            closes_after: Some(1),
             ..CircuitContract::DEFAULT
         }),
         budget: Declared::Stated(BudgetContract {

@@ -354,3 +354,29 @@ fn an_exclusive_elapsed_limit_is_stated_and_judged() {
     check(early, claiming(limited(Exclusive), claims(Inclusive), failures()), Expect::At(7));
     check(late, claiming(limited(Inclusive), claims(Exclusive), failures()), Expect::At(9));
 }
+
+#[test]
+fn a_close_count_apart_from_the_probe_budget_is_judged() {
+    let id = ids::CIRCUIT_CLOSES_AFTER_PROBES;
+    // Opens after two failures (half of at least two results), open 100ms, two probes allowed.
+    let two_probes = |closes_after| {
+        let circuit = CircuitContract { half_open_probes: 2, closes_after, ..behind().circuit.expect("a breaker") };
+        Policy { circuit: Some(circuit), ..behind() }
+    };
+    let (t, ok) = (Outcome::Transient, Outcome::Ok);
+    // A probe succeeds, the next call fails, the one after succeeds.
+    let calls = || stream(&[(0, t), (0, t), (100, ok), (0, t), (0, ok)]);
+    check(id, reference(two_probes(Some(1)), calls()), Expect::Holds);
+    check(id, reference(two_probes(None), calls()), Expect::Vacuous);
+    // Needs both probes but claims one closes it: the second call's failure reopens the subject, while
+    // the claimed breaker, closed, counts one failure of too few results and admits the last call.
+    let claims_one = |contract: &mut Contract| {
+        if let Some(circuit) = contract.circuit.stated_mut() {
+            circuit.closes_after = Some(1);
+        }
+    };
+    let refused = claiming(two_probes(None), claims_one, calls());
+    let rejected = |e: &&timelaw_core::Event| matches!(e.kind, EventKind::Rejected { .. });
+    let rejection = refused.trace.events.iter().rev().find(rejected).map(|e| e.seq);
+    check(id, refused, Expect::At(rejection.expect("the last call is rejected")));
+}

@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 
 use crate::contract::CircuitContract;
-use crate::mechanisms::{CircuitPolicy, CooldownTie};
+use crate::mechanisms::{CircuitPolicy, CooldownTie, ProbeSettle};
 use crate::time::VInstant;
 use crate::trace::{CallResult, CircuitState, ErrorKind};
 use crate::world::{Abort, World};
@@ -23,6 +23,8 @@ pub struct Breaker {
     openings: u32,
     /// When the current open period ends.
     open_until: VInstant,
+    /// When probes last closed the breaker: the instant, the half-open state's epoch, the openings before.
+    closed_by_probes: Option<(VInstant, u64, u32)>,
     probes_admitted: u32,
     probe_successes: u32,
     /// Counts transitions: a call's result counts only in the state it was admitted in.
@@ -46,6 +48,7 @@ impl Breaker {
             consecutive_failures: 0,
             openings: 0,
             open_until: VInstant::EPOCH,
+            closed_by_probes: None,
             probes_admitted: 0,
             probe_successes: 0,
             epoch: 0,
@@ -94,11 +97,10 @@ impl Breaker {
     }
 
     /// [`Breaker::record`] for calls that overlap. A result counts in the state its call was admitted in;
-    /// once the breaker moved on (opened, half-opened, closed) it is dropped. A failed probe never lands
-    /// after its half-open period closed: a probe holds its slot until its result, so at most
-    /// `half_open_probes` probes that are not cancelled are admitted in one period, and the period closes
-    /// only when that many succeeded (the contract's `probe_settle`, `FailureReopens`, holds with nothing
-    /// left to settle).
+    /// once the breaker moved on (opened, half-opened, closed) it is dropped, except a failed probe landing
+    /// at the very instant its half-open period closed, which reopens the breaker by the contract's
+    /// `probe_settle` `FailureReopens` (only possible when `closes_after` is below `half_open_probes`: a
+    /// probe holds its slot until its result, so otherwise no probe is left to land).
     ///
     /// # Errors
     /// The World's abort while recording a transition.
@@ -106,7 +108,23 @@ impl Breaker {
         if ticket.epoch == self.epoch {
             return self.record(world, result);
         }
+        let settles = self.params.probe_settle == ProbeSettle::FailureReopens;
+        let Some((closed_at, probes_epoch, openings)) = self.closed_by_probes else { return Ok(()) };
+        let closed_just_now = self.state == CircuitState::Closed && closed_at == world.now();
+        if settles && closed_just_now && probes_epoch == ticket.epoch && self.is_failure(result) {
+            self.openings = openings;
+            return self.open(world);
+        }
         Ok(())
+    }
+
+    /// `true` for a result that counts as a failure.
+    fn is_failure(&self, result: CallResult) -> bool {
+        match result {
+            CallResult::Ok | CallResult::Err(ErrorKind::CircuitOpen) => false,
+            CallResult::Err(ErrorKind::Cancelled) => self.params.counts_cancellation,
+            CallResult::Err(_) => true,
+        }
     }
 
     /// Records the result of an admitted call.
@@ -125,9 +143,10 @@ impl Breaker {
             CircuitState::HalfOpen if failed => self.open(world),
             CircuitState::HalfOpen => {
                 self.probe_successes += 1;
-                if self.probe_successes >= self.params.half_open_probes {
+                if self.probe_successes >= self.params.successes_to_close() {
                     self.window.clear();
                     self.consecutive_failures = 0;
+                    self.closed_by_probes = Some((world.now(), self.epoch, self.openings));
                     self.openings = 0;
                     self.transition(world, CircuitState::Closed)?;
                 }

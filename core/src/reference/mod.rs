@@ -90,8 +90,9 @@
 //! period has passed since it opened: period `n` since it last closed lasts `open_shape.period(open_for,
 //! n)`; a call at exactly the end is admitted (`cooldown_tie` `AdmitsAtEnd`), or only one strictly after
 //! it (`AdmitsAfterEnd`). The first call admitted turns it half-open. Half-open, it admits at most
-//! `half_open_probes` probe calls: one failure reopens it, that many successes close it (with an empty
-//! window and the open shape restarted); a cancelled probe that is not a failure frees its slot.
+//! `half_open_probes` probe calls: one failure reopens it, `closes_after` successes (by default
+//! `half_open_probes`) close it (with an empty window and the open shape restarted); a cancelled probe
+//! that is not a failure frees its slot.
 //!
 //! # Retry budget
 //! Over the calls of a case, retries never exceed `min_retries + calls_started * retry_percent / 100`. A
@@ -105,8 +106,10 @@
 //! those mechanisms takes the sequential path, and a sequential case with them runs alike on both
 //! (tested). Half-open, the breaker admits up to `half_open_probes` probes at once; a call's result
 //! counts in the state it was admitted in (a result landing after the breaker moved on is dropped). A
-//! probe holds its slot until its result, so no probe can fail after `half_open_probes` successes closed
-//! the breaker: the contract's `probe_settle`, `FailureReopens`, holds with nothing left to settle.
+//! probe holds its slot until its result, so a probe can still be running when its period closes only
+//! when `closes_after` is below `half_open_probes`; such a probe's failure landing at the very instant
+//! of the close reopens the breaker (`probe_settle` `FailureReopens`, the default), or changes nothing
+//! (`ResultOrder`).
 //!
 //! # Bulkhead
 //! With `bulkhead`, at most `max_in_flight` calls hold a slot (from their admission to their end). A call

@@ -372,6 +372,11 @@ fn validate_circuit(c: CircuitContract) -> Result<(), PolicyError> {
     check((1..=c.window).contains(&c.min_calls), "circuit.min_calls", c.min_calls, "1..=window")?;
     check((1..=100).contains(&c.failure_percent), "circuit.failure_percent", c.failure_percent, "1..=100")?;
     check(c.half_open_probes >= 1, "circuit.half_open_probes", c.half_open_probes, "at least 1")?;
+    if let Some(successes) = c.closes_after {
+        // A half-open period admits at most `half_open_probes` probes: more successes would never come.
+        let ok = (1..=c.half_open_probes).contains(&successes);
+        check(ok, "circuit.closes_after", successes, "1..=half_open_probes")?;
+    }
     if let crate::mechanisms::CircuitPolicy::ConsecutiveFailures { threshold } = c.policy {
         check(threshold >= 1, "circuit.policy.threshold", threshold, "at least 1")?;
     }

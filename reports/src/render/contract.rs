@@ -73,7 +73,7 @@ pub struct ContractView {
 
 /// The field a refinement depends on: while that one is not stated, the refinement says nothing either,
 /// whatever its value.
-const PARENTS: [(&str, &str); 15] = [
+const PARENTS: [(&str, &str); 16] = [
     ("timing.timeout_tie", "timing.attempt_timeout"),
     ("timing.deadline_tie", "timing.deadline"),
     ("timing.retry_elapsed_bound", "timing.retry_elapsed_max"),
@@ -85,6 +85,7 @@ const PARENTS: [(&str, &str); 15] = [
     ("circuit.cooldown_tie", "circuit"),
     ("circuit.counts_cancellation", "circuit"),
     ("circuit.probe_settle", "circuit"),
+    ("circuit.closes_after", "circuit"),
     ("budget.window", "budget"),
     ("budget.admits", "budget"),
     ("timing.interrupt_tie", "timing.deadline"),
