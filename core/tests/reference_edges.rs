@@ -191,3 +191,25 @@ fn an_exclusive_elapsed_limit_takes_no_retry_at_the_limit() {
         assert_eq!(stated, LimitBound::Exclusive);
     }
 }
+
+#[test]
+fn an_elapsed_limit_past_the_end_of_time_never_stops_a_retry() {
+    // A call started 1 ns in, with a limit of `VDuration::MAX`: its limit lies past the end of time, so a
+    // retry whose sleep wakes exactly at the end of time is still within it (the World then cuts the run
+    // at its time limit); saturating the limit to the end of time made the reference give up there.
+    let delay = VDuration::MAX.saturating_sub(VDuration::from_nanos(1));
+    let policy = Policy {
+        retry_elapsed_max: Some(VDuration::MAX),
+        ..Policy::new(2, Backoff::Constant { delay }, VDuration::MAX)
+    };
+    let mut schedule = steps(&[(0, Outcome::Transient)]);
+    schedule.calls[0].gap_before = VDuration::from_nanos(1);
+    let trace = execute(&Reference, &policy, &schedule, 0);
+    let slept = trace.events.iter().any(|event| matches!(event.kind, EventKind::SleepRequested { .. }));
+    assert!(slept, "{:?}", trace.events);
+    // Exclusive, the end of time itself is the limit: too late.
+    let exclusive = Policy { retry_elapsed_bound: timelaw_core::LimitBound::Exclusive, ..policy.clone() };
+    schedule.calls[0].gap_before = VDuration::ZERO;
+    let delay_to_end = Policy { backoff: Backoff::Constant { delay: VDuration::MAX }, ..exclusive };
+    check(delay_to_end, schedule, 1, CallResult::Err(ErrorKind::Transient));
+}

@@ -297,14 +297,16 @@ impl Policy {
     }
 
     /// The first instant at which a retry of a call started at `started` is too late for
-    /// `retry_elapsed_max` (`None` without one): just past the limit when it is inclusive, the limit itself
-    /// when it is exclusive.
+    /// `retry_elapsed_max`: just past the limit when it is inclusive, the limit itself when it is
+    /// exclusive. `None` without a limit, or when that instant lies past the end of time (a limit near
+    /// `VDuration::MAX` late in a case): no instant the World reaches is too late then.
     pub fn retries_late_from(&self, started: VInstant) -> Option<VInstant> {
-        let limit_at = started.saturating_add(self.retry_elapsed_max?);
-        Some(match self.retry_elapsed_bound {
-            LimitBound::Inclusive => limit_at.saturating_add(VDuration::from_nanos(1)),
+        let limit_at = started.as_nanos().checked_add(self.retry_elapsed_max?.as_nanos())?;
+        let late_from = match self.retry_elapsed_bound {
+            LimitBound::Inclusive => limit_at.checked_add(1)?,
             LimitBound::Exclusive => limit_at,
-        })
+        };
+        Some(VInstant::from_nanos(late_from))
     }
 
     /// The retry-after policy the interpreter follows: `retry_after_policy` when honouring retry-after
