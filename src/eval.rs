@@ -109,6 +109,7 @@ impl Runs {
             first: trace.digest(),
             second: second.digest(),
             first_difference: first_difference(&trace, &second),
+            second_panicked: matches!(second.end, timelaw_core::TraceEnd::Panicked(_)),
         });
         let without_wall_jumps = jump_free.map(|second| compare_actions(&trace, &second));
         Evaluation { contract, trace, replay, without_wall_jumps }
@@ -122,7 +123,8 @@ fn compare_actions(first: &Trace, second: &Trace) -> Replay {
     let first_difference = first_action_difference(first, second);
     let first_digest = first.action_digest();
     let second_digest = if first_difference.is_none() { first_digest } else { second.action_digest() };
-    Replay { first: first_digest, second: second_digest, first_difference }
+    let second_panicked = matches!(second.end, timelaw_core::TraceEnd::Panicked(_));
+    Replay { first: first_digest, second: second_digest, first_difference, second_panicked }
 }
 
 /// The metamorphic run: the same case with its wall jumps removed (compared action by action in

@@ -343,10 +343,11 @@ fn an_open_period_implemented_below_the_declared_one_is_a_violation() {
             circuit.open_for = VDuration::from_nanos(circuit.open_for.as_nanos() / 2);
         }
     };
+    // Admitted before the declared open period ended: dispatched while the contract's breaker is open.
     check(
         &Declares { name: "open-period-below-declared", edit },
         &HONEST,
-        &["circuit_half_open_after_cooldown"],
+        &["circuit_open_rejects_without_dispatch"],
         false,
     );
 }

@@ -35,10 +35,6 @@ const NOT_ONE_MINIMAL: &[(&str, &str)] = &[
         "pinned before the config candidates reached factor 131071 with min 1 ms and no max",
     ),
     (
-        "deadline_respected--tokio-timeout-loop--2197dab3f71ba8ec.json",
-        "its first call waits 1 ns (outside the domain) and its attempt is 1 ns longer than needed",
-    ),
-    (
         "delay_within_cap--backon-fibonacci--23f30f02b4c28e95.json",
         "jitter off keeps the violation: the same minimum as delay_within_cap--backon-fibonacci--451372849791ffe8",
     ),

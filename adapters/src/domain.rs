@@ -5,8 +5,14 @@
 //! so [`ConfigDomain`](timelaw_generators::ConfigDomain) (native, proptest and `arbitrary` front-ends,
 //! the simplest config, shrink candidates) follows, exactly as for the reference interpreter.
 
-use timelaw_core::{Contract, SubjectConfig};
+use timelaw_core::{Contract, SubjectConfig, VDuration};
 use timelaw_generators::{Choices, Swarm};
+
+/// The granularity of tokio's timers, stated (`timing.timer_granularity`) by every adapter whose sleeps,
+/// timeouts or deadlines are tokio timers: "`Sleep` operates at millisecond granularity and should not be
+/// used for tasks that require high-resolution timers." (`tokio::time::Sleep`). A timer due off the
+/// millisecond grid fires on the next tick, so the timing laws accept an interruption up to 1 ms late.
+pub const TOKIO_TIMER_GRANULARITY: VDuration = VDuration::from_millis(1);
 
 /// A config with its generator description and its contract.
 pub trait AdapterConfig: SubjectConfig {

@@ -11,7 +11,7 @@ use timelaw_core::{
 use timelaw_generators::choice::optional;
 use timelaw_generators::{Choices, Swarm};
 
-use crate::domain::AdapterConfig;
+use crate::domain::{AdapterConfig, TOKIO_TIMER_GRANULARITY};
 use crate::tokio_driver::{run_tokio, TokioWorld};
 use timelaw_core::sync_loop::retryable;
 use timelaw_generators::draw::{self, offer, MS};
@@ -76,7 +76,9 @@ impl AdapterConfig for TokioTimeoutLoopConfig {
     /// timed-out attempts retried, the last attempt's result returned, a retry-after not read (the loop
     /// always sleeps `delay`). The deadline is a `tokio::time::timeout` around the loop and cancellation
     /// drops the call's future; tokio's docs do not order the two at a tie, so `interrupt_tie` stays
-    /// unstated.
+    /// unstated. The timeout around the loop "polls the future before the timeout is checked" (tokio's
+    /// `timeout` docs), so the loop wins a tie at the deadline (`deadline_tie`: `InnerWins`). Every timer
+    /// is tokio's, of millisecond granularity ([`TOKIO_TIMER_GRANULARITY`]).
     fn contract(&self) -> Contract {
         Contract {
             retry: RetryContract {
@@ -96,7 +98,9 @@ impl AdapterConfig for TokioTimeoutLoopConfig {
                 attempt_timeout: Some(self.attempt_timeout),
                 timeout_tie: TieRule::InnerWins,
                 deadline: self.deadline,
+                deadline_tie: TieRule::InnerWins,
                 honors_cancellation: true,
+                timer_granularity: TOKIO_TIMER_GRANULARITY,
                 serves_stream: true,
                 ..TimingContract::default()
             },

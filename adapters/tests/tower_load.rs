@@ -238,7 +238,12 @@ fn violated_under_load<S: ConfigDomain>(subject: &S) -> Vec<&'static str> {
         let trace = execute(subject, &case.config, &case.schedule, case.seed);
         let replay = (index % 4 == 0).then(|| {
             let (first, second) = (trace.digest(), execute(subject, &case.config, &case.schedule, 0).digest());
-            timelaw_laws::Replay { first, second, first_difference: (first != second).then_some(0) }
+            timelaw_laws::Replay {
+                first,
+                second,
+                first_difference: (first != second).then_some(0),
+                second_panicked: false,
+            }
         });
         let contract = subject.contract(&case.config);
         let observation = timelaw_laws::Observation {

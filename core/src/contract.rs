@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 use crate::clock::ClockContract;
 pub use crate::contract_declared::Declared;
 pub use crate::contract_load::{BulkheadContract, HedgeContract, LimiterContract};
-use crate::mechanisms::{CircuitPolicy, CooldownTie, InterruptTie, OpenShape, ProbeSettle, RetryAfterPolicy};
+use crate::mechanisms::{
+    CircuitPolicy, CooldownTie, InterruptTie, LimitBound, OpenShape, ProbeSettle, RetryAfterPolicy,
+};
 use crate::promise::{self, FloatFactor, Promised, Tolerance};
 use crate::time::VDuration;
 use crate::wide::Round;
@@ -271,7 +273,8 @@ pub struct CircuitContract {
     pub failure_percent: u32,
     /// It stays open this long, then lets probes through (half-open).
     pub open_for: VDuration,
-    /// Half-open admits at most this many probes; that many successes close it, one failure reopens it.
+    /// Half-open admits at most this many probes; that many successes close it (unless
+    /// [`CircuitContract::closes_after`] says fewer), one failure reopens it.
     pub half_open_probes: u32,
     /// "Opens after N consecutive failures" / "... failure rate in the last N calls" / "... in the last
     /// T": when the breaker opens (the count window by default).
@@ -292,6 +295,10 @@ pub struct CircuitContract {
     /// order they land": how the results of concurrent half-open probes decide the next state.
     #[serde(default, skip_serializing_if = "is_default")]
     pub probe_settle: ProbeSettle,
+    /// "Closes after N successful probes", where the docs state it apart from how many probes half-open
+    /// admits: that many probe successes close the breaker; `None`: `half_open_probes` of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closes_after: Option<u32>,
 }
 
 impl CircuitContract {
@@ -309,7 +316,17 @@ impl CircuitContract {
         cooldown_tie: CooldownTie::AdmitsAtEnd,
         counts_cancellation: false,
         probe_settle: ProbeSettle::FailureReopens,
+        closes_after: None,
     };
+
+    /// How many probe successes close the breaker: [`CircuitContract::closes_after`], else
+    /// `half_open_probes`.
+    pub const fn successes_to_close(&self) -> u32 {
+        match self.closes_after {
+            Some(successes) => successes,
+            None => self.half_open_probes,
+        }
+    }
 
     /// `true` when every refinement (policy, open shape, cooldown tie, cancellation counting) is at its
     /// default: the plain count-window breaker.
@@ -411,10 +428,21 @@ pub struct TimingContract {
     pub timeout_tie: TieRule,
     /// A call returns by this long after it started.
     pub deadline: Option<VDuration>,
+    /// What a tie at the deadline means: [`TieRule::Expired`] (the default, the reference's rule): no
+    /// attempt starts at the instant the deadline falls; [`TieRule::InnerWins`] ("the future is polled
+    /// before the timeout is checked", a `tokio::time::timeout` around the loop): the loop may still start
+    /// an attempt at that very instant, which the deadline then cuts.
+    #[serde(skip_serializing_if = "is_default")]
+    pub deadline_tie: TieRule,
     /// "No retry starts later than X after the call started": an elapsed-time limit on *starting*
     /// retries, distinct from [`TimingContract::deadline`] (when the call returns) and
-    /// [`DelayContract::sleep_budget`] (which ignores attempt time). A retry may start at exactly X.
+    /// [`DelayContract::sleep_budget`] (which ignores attempt time). A retry may start at exactly X unless
+    /// [`TimingContract::retry_elapsed_bound`] says otherwise.
     pub retry_elapsed_max: Option<VDuration>,
+    /// Whether a retry may start at exactly `retry_elapsed_max` ([`LimitBound::Inclusive`], the default)
+    /// or only before it ([`LimitBound::Exclusive`]: "stops retrying once the elapsed time reaches X").
+    #[serde(skip_serializing_if = "is_default")]
+    pub retry_elapsed_bound: LimitBound,
     /// "It stops retrying after some time" (an elapsed-time limit or deadline of unstated length): the
     /// subject has a time limit whose length its docs do not state.
     pub limit_unstated: bool,

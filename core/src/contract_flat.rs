@@ -158,6 +158,8 @@ impl ContractForm {
             timing: TimingContract {
                 attempt_timeout: self.attempt_timeout,
                 timeout_tie: self.timeout_tie.unwrap_or_default(),
+                deadline_tie: TieRule::Expired,
+                retry_elapsed_bound: crate::mechanisms::LimitBound::Inclusive,
                 deadline: self.deadline,
                 retry_elapsed_max: self.retry_elapsed_max,
                 limit_unstated: unstated.time_limit,

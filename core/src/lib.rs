@@ -39,7 +39,9 @@
 //! failed reads are schedule data ([`clock_faults`]).
 //!
 //! ## Subjects and contracts
-//! [`Subject`] ([`subject`]) and [`Contract`] ([`contract`]); [`execute`] runs one case.
+//! [`Subject`] ([`subject`]) and [`Contract`] ([`contract`]); [`execute`] runs one case. A sleep's range
+//! is computed in one place ([`sleep_range`]: backoff, retry-after, jitter, floor, cap, tolerance), and so
+//! is what the subject's timer granularity allows ([`timers`]).
 //!
 //! ## The reference interpreter
 //! [`reference::Reference`] with its [`reference::Policy`].
@@ -65,9 +67,11 @@ mod retryable;
 pub mod rng;
 mod run;
 pub mod schedule;
+pub mod sleep_range;
 pub mod subject;
 pub mod sync_loop;
 pub mod time;
+pub mod timers;
 pub mod trace;
 mod wide;
 pub mod world;
@@ -81,15 +85,17 @@ pub use contract::{
 pub use float::{F32, F64};
 pub use heartbeat::Heartbeat;
 pub use mechanisms::{
-    AboveCap, CircuitPolicy, CooldownTie, InterruptTie, OpenShape, ProbeSettle, RetryAfterCombine, RetryAfterPolicy,
-    Unstated,
+    AboveCap, CircuitPolicy, CooldownTie, InterruptTie, LimitBound, OpenShape, ProbeSettle, RetryAfterCombine,
+    RetryAfterPolicy, Unstated,
 };
 pub use promise::{FloatFactor, Promised, Tolerance};
 pub use rng::{mix, Randomness, RandomnessError, Scripted, SplitMix64};
 pub use run::{execute, execute_with, panic_message};
 pub use schedule::{ArrivalError, CallScript, Case, Outcome, Schedule, Step};
+pub use sleep_range::{RetryAfterRule, SleepAt, SleepRange};
 pub use subject::{Subject, SubjectConfig};
 pub use time::{VDuration, VInstant};
+pub use timers::TimerRace;
 pub use trace::{
     first_action_difference, CallResult, CircuitState, Cut, Diagnostic, ErrorKind, Event, EventKind, Rejection, Trace,
     TraceEnd, TRACE_CAPACITY,

@@ -140,13 +140,38 @@ pub enum CooldownTie {
 pub enum ProbeSettle {
     /// "A failed probe reopens the breaker": one failed probe result reopens it, even when a concurrent
     /// probe's success lands at the same instant (before or after it in the trace); it closes only when
-    /// `half_open_probes` probes succeeded and no probe failed at or before that instant.
+    /// enough probes (`closes_after`, by default `half_open_probes`) succeeded and no probe failed at or before
+    /// that instant.
     #[default]
     FailureReopens,
     /// "Probe results settle in the order they land": the results take effect in trace order, so a success
     /// that completes the count closes the breaker, and a probe failure recorded after it (a result of the
     /// half-open state that is over) changes nothing.
     ResultOrder,
+}
+
+/// Whether an instant exactly at a limit is within it: "a retry may start at X" (inclusive) or "it stops
+/// once the elapsed time reaches X" (exclusive).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitBound {
+    /// The limit itself is within it (the reference's rule for `retry_elapsed_max`).
+    #[default]
+    Inclusive,
+    /// Only instants before the limit are within it.
+    Exclusive,
+}
+
+impl LimitBound {
+    /// The bound as the tie rule of an event at the limit and the limit's timer: an event exactly at an
+    /// inclusive limit comes first (`InnerWins`), at an exclusive one the limit does (`Expired`).
+    pub const fn tie(self) -> crate::contract::TieRule {
+        match self {
+            LimitBound::Inclusive => crate::contract::TieRule::InnerWins,
+            LimitBound::Exclusive => crate::contract::TieRule::Expired,
+        }
+    }
 }
 
 /// Which interruption a call reports when its deadline and the caller's cancellation fall on the same

@@ -143,6 +143,18 @@ fn cancellation_stops_work_and_deadline_wins_a_tie() {
     assert!(during_attempt.events.iter().any(|e| e.kind == EventKind::AttemptCancelled));
     let tie = execute(&Reference, &policy, &cancelled(100), 0);
     assert_eq!(results(&tie), vec![CallResult::Err(ErrorKind::DeadlineExceeded)]);
+    // Cancellation checked first: the tie goes to it, on both paths; off the tie nothing changes.
+    let first = Policy { interrupt_tie: timelaw_core::InterruptTie::CancellationFirst, ..policy };
+    let loaded =
+        Policy { bulkhead: Some(timelaw_core::BulkheadContract { max_in_flight: 4, queue_max: 0 }), ..first.clone() };
+    for policy in [first, loaded] {
+        let tie = execute(&Reference, &policy, &cancelled(100), 0);
+        assert_eq!(results(&tie), vec![CallResult::Err(ErrorKind::Cancelled)], "{policy:?}");
+        let later = execute(&Reference, &policy, &cancelled(101), 0);
+        assert_eq!(results(&later), vec![CallResult::Err(ErrorKind::DeadlineExceeded)], "{policy:?}");
+        let contract = timelaw_core::Subject::contract(&Reference, &policy);
+        assert_eq!(contract.timing.interrupt_tie, Some(timelaw_core::InterruptTie::CancellationFirst));
+    }
 }
 
 #[test]
@@ -199,7 +211,8 @@ fn failed_probe_reopens_the_circuit() {
 }
 
 fn refined_breaker() -> CircuitContract {
-    CircuitContract { counts_cancellation: true, ..CircuitContract::DEFAULT }
+    let policy = timelaw_core::CircuitPolicy::ConsecutiveFailures { threshold: 0 };
+    CircuitContract { policy, ..CircuitContract::DEFAULT }
 }
 
 fn windowed_budget() -> BudgetContract {
@@ -213,10 +226,10 @@ fn invalid_policies_name_the_field() {
         (Policy::new(2, Backoff::Constant { delay: ms(10) }, ms(1)), "delay_max"),
         (Policy::new(2, Backoff::Exponential { initial: ms(1), factor: 0 }, ms(1)), "backoff.factor"),
         (Policy { jitter: Jitter::Full, ..Policy::new(2, Backoff::Decorrelated { initial: ms(1) }, ms(1)) }, "jitter"),
-        // The reference's breaker is the plain count window, its budget spans the case.
+        // A run of no failures cannot open a breaker; the reference's budget spans the case.
         (
             Policy { circuit: Some(refined_breaker()), ..Policy::new(2, Backoff::Constant { delay: ms(1) }, ms(1)) },
-            "circuit.policy",
+            "circuit.policy.threshold",
         ),
         (
             Policy {

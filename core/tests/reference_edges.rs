@@ -39,10 +39,10 @@ fn the_contract_states_the_policy() {
 }
 
 #[test]
-fn the_contract_states_the_references_own_breaker_and_budget_whatever_a_config_carries() {
-    // A hand-edited config may carry a breaker's or a budget's refinements (`Policy::validate` refuses
-    // them); the contract still states what the reference does: a plain count window, a constant open
-    // period admitting at its end, cancellations not counted, a budget over the whole case that admits.
+fn the_contract_states_the_breakers_refinements_and_the_references_own_budget() {
+    // The breaker implements every refinement, so the contract states them as configured; a hand-edited
+    // config may carry a budget's window (`Policy::validate` refuses it): the contract still states the
+    // reference's budget over the whole case, which admits.
     let refined = CircuitContract {
         policy: CircuitPolicy::ConsecutiveFailures { threshold: 3 },
         open_shape: OpenShape::Exponential { factor_milli: 2_000, max: ms(5_000) },
@@ -53,14 +53,7 @@ fn the_contract_states_the_references_own_breaker_and_budget_whatever_a_config_c
     let budget = BudgetContract { min_retries: 1, retry_percent: 20, window: Some(ms(10)), admits: false };
     let policy = Policy { circuit: Some(refined), retry_budget: Some(budget), ..policy() };
     let contract = Reference.contract(&policy);
-    let stated = CircuitContract {
-        policy: CircuitPolicy::CountWindow,
-        open_shape: OpenShape::Constant,
-        cooldown_tie: CooldownTie::AdmitsAtEnd,
-        counts_cancellation: false,
-        ..refined
-    };
-    assert_eq!(contract.circuit.stated(), Some(&stated));
+    assert_eq!(contract.circuit.stated(), Some(&refined));
     assert_eq!(contract.budget.stated(), Some(&BudgetContract { window: None, admits: true, ..budget }));
 }
 
@@ -179,4 +172,44 @@ fn each_load_mechanism_alone_sends_the_calls_down_the_concurrent_path() {
         })
         .collect();
     assert_eq!(results, [CallResult::Ok, CallResult::Err(ErrorKind::LimiterEmpty)]);
+}
+
+#[test]
+fn an_exclusive_elapsed_limit_takes_no_retry_at_the_limit() {
+    use timelaw_core::LimitBound;
+    // Exponential from 10 ms: retries at 10 ms and 30 ms; a 30 ms limit lets the second one start only
+    // when it is inclusive. The same on the concurrent path (a bulkhead that never refuses), where a
+    // hedge is a retry too.
+    let transient = CallResult::Err(ErrorKind::Transient);
+    let failures = || steps(&[(0, Outcome::Transient), (0, Outcome::Transient), (0, Outcome::Transient)]);
+    for bulkhead in [None, Some(BulkheadContract { max_in_flight: 4, queue_max: 0 })] {
+        let limited =
+            |bound| Policy { retry_elapsed_max: Some(ms(30)), retry_elapsed_bound: bound, bulkhead, ..policy() };
+        check(limited(LimitBound::Inclusive), failures(), 3, transient);
+        check(limited(LimitBound::Exclusive), failures(), 2, transient);
+        let stated = Reference.contract(&limited(LimitBound::Exclusive)).timing.retry_elapsed_bound;
+        assert_eq!(stated, LimitBound::Exclusive);
+    }
+}
+
+#[test]
+fn an_elapsed_limit_past_the_end_of_time_never_stops_a_retry() {
+    // A call started 1 ns in, with a limit of `VDuration::MAX`: its limit lies past the end of time, so a
+    // retry whose sleep wakes exactly at the end of time is still within it (the World then cuts the run
+    // at its time limit); saturating the limit to the end of time made the reference give up there.
+    let delay = VDuration::MAX.saturating_sub(VDuration::from_nanos(1));
+    let policy = Policy {
+        retry_elapsed_max: Some(VDuration::MAX),
+        ..Policy::new(2, Backoff::Constant { delay }, VDuration::MAX)
+    };
+    let mut schedule = steps(&[(0, Outcome::Transient)]);
+    schedule.calls[0].gap_before = VDuration::from_nanos(1);
+    let trace = execute(&Reference, &policy, &schedule, 0);
+    let slept = trace.events.iter().any(|event| matches!(event.kind, EventKind::SleepRequested { .. }));
+    assert!(slept, "{:?}", trace.events);
+    // Exclusive, the end of time itself is the limit: too late.
+    let exclusive = Policy { retry_elapsed_bound: timelaw_core::LimitBound::Exclusive, ..policy.clone() };
+    schedule.calls[0].gap_before = VDuration::ZERO;
+    let delay_to_end = Policy { backoff: Backoff::Constant { delay: VDuration::MAX }, ..exclusive };
+    check(delay_to_end, schedule, 1, CallResult::Err(ErrorKind::Transient));
 }

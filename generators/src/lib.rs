@@ -56,16 +56,15 @@
 //! proptest! {
 //!     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 //!     // In a test file, `#[test]` goes here; this example calls the function itself.
-//!     fn reference_never_sleeps_past_its_cap(case in case_strategy(&Reference)) {
+//!     fn reference_never_exceeds_its_attempts(case in case_strategy(&Reference)) {
 //!         let trace = execute(&Reference, &case.config, &case.schedule, case.seed);
-//!         for event in &trace.events {
-//!             if let EventKind::SleepRequested { duration } = event.kind {
-//!                 prop_assert!(duration <= case.config.delay_max);
-//!             }
+//!         for call in 0..case.schedule.calls.len() as u32 {
+//!             let attempts = trace.events.iter().filter(|e| e.call == call && e.kind == EventKind::AttemptStart);
+//!             prop_assert!(attempts.count() <= case.config.max_attempts as usize);
 //!         }
 //!     }
 //! }
-//! reference_never_sleeps_past_its_cap();
+//! reference_never_exceeds_its_attempts();
 //! ```
 //!
 //! ## arbitrary (cargo-fuzz)
@@ -81,6 +80,11 @@
 //! about (timeout ± 1 ns, the deadline, the cap, the attempt budget, the circuit's open duration, zero,
 //! near `u64::MAX` ns). [`coverage::classify`] names the boundaries a case reaches; [`coverage::Coverage`]
 //! counts them per batch.
+//!
+//! ## The consistency property
+//! [`restated::Restated`] runs a subject under every weaker statement of its contract (mechanisms
+//! unstated, coarser timers, a tolerance, ...): a correct subject keeps them all, so the whole catalogue
+//! must hold on it.
 //!
 //! ## Termination
 //! Hangs and near-`u64::MAX` durations appear only where something cuts the attempt (an attempt timeout,
@@ -98,6 +102,7 @@ pub mod fn_subject;
 pub mod membership;
 pub mod reference;
 pub mod reference_rank;
+pub mod restated;
 pub mod schedule;
 pub mod strategy;
 pub mod swarm;

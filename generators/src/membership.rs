@@ -13,8 +13,11 @@
 //!    to a grid, and hand-written or older cases start later);
 //! 3. a step repeats at most [`LONG_RUN_MAX`] times, whatever the contract's `max_attempts` (a limit
 //!    cuts a long run, never an input);
-//! 4. a step hangs, or takes a duration near the end of time ([`NEAR_MAX_SPAN`]), only where something
-//!    can cut the attempt: the contract has an attempt timeout, or the call a cancellation delay;
+//! 4. a step hangs, or takes a duration near the end of time (at least [`cuts_below`]: from an instant
+//!    before the World's time limit it would end where the clock saturates, which the World reads as a
+//!    hang), only where something can cut the attempt ([`can_cut`]): the contract has an attempt timeout,
+//!    or the call a cancellation delay, below [`cuts_below`] (a longer one would fire at the end of time,
+//!    where nothing fires);
 //! 5. every call has an arrival or none, arrivals never decrease, and a call with an arrival has no
 //!    `gap_before` ([`Schedule::arrivals_check`]); any arrival value is in the domain (0, equal ones,
 //!    `VDuration::MAX`), and so is any `interleave` list.
@@ -32,7 +35,7 @@ use std::fmt;
 use timelaw_core::{ArrivalError, Case, Contract, Outcome, Schedule, VDuration};
 
 use crate::domain::ConfigDomain;
-use crate::schedule::{CALLS_MAX, LONG_RUN_MAX, NEAR_MAX_SPAN, STEPS_PER_CALL_MAX};
+use crate::schedule::{CALLS_MAX, LONG_RUN_MAX, STEPS_PER_CALL_MAX};
 
 /// One way a case lies outside the domain.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -87,11 +90,25 @@ impl fmt::Display for Outside {
             Outside::Uncut { call, step } => write!(
                 f,
                 "call {call} step {step} hangs (or takes nearly forever) but nothing can cut it \
-                 (no attempt timeout, no cancellation)"
+                 (no attempt timeout or cancellation that fires before the end of time)"
             ),
             Outside::Arrival(error) => write!(f, "{error}"),
         }
     }
+}
+
+/// The longest attempt timeout or cancellation delay that can still cut an attempt: one that fires before
+/// the end of time ([`VDuration::MAX`] past the start, where the World's clock saturates) from any
+/// instant the World reaches before its default virtual time limit.
+pub fn cuts_below() -> VDuration {
+    VDuration::MAX.saturating_sub(timelaw_core::Limits::default().virtual_time_max)
+}
+
+/// Whether something can cut an attempt of a call cancelled after `cancel_after` under `contract`
+/// (rule 4): an attempt timeout or a cancellation delay below [`cuts_below`].
+pub fn can_cut(contract: &Contract, cancel_after: Option<VDuration>) -> bool {
+    let cuts = |limit: Option<VDuration>| limit.is_some_and(|limit| limit < cuts_below());
+    cuts(contract.timing.attempt_timeout) || cuts(cancel_after)
 }
 
 /// Everything about `case` that lies outside `subject`'s domain (empty when it belongs).
@@ -122,12 +139,12 @@ pub fn schedule_outside(schedule: &Schedule, contract: &Contract) -> Vec<Outside
         outside.push(Outside::CallCount { calls });
     }
     let repeat_max = LONG_RUN_MAX;
-    let near_max = VDuration::MAX.saturating_sub(NEAR_MAX_SPAN);
+    let near_max = cuts_below();
     for (call, script) in schedule.calls.iter().enumerate() {
         if script.steps.len() as u64 > STEPS_PER_CALL_MAX {
             outside.push(Outside::StepCount { call, steps: script.steps.len() });
         }
-        let cut = contract.timing.attempt_timeout.is_some() || script.cancel_after.is_some();
+        let cut = can_cut(contract, script.cancel_after);
         for (index, step) in script.steps.iter().enumerate() {
             if u64::from(step.count()) > repeat_max {
                 outside.push(Outside::Repeat { call, step: index, count: step.count(), max: repeat_max });
@@ -175,13 +192,22 @@ mod tests {
             retry: RetryContract { max_attempts: Some(3), ..RetryContract::default() },
             ..Contract::default()
         };
-        let uncut = "call 0 step 1 hangs (or takes nearly forever) but nothing can cut it (no attempt timeout, no cancellation)";
+        let uncut = "call 0 step 1 hangs (or takes nearly forever) but nothing can cut it (no attempt timeout or \
+                     cancellation that fires before the end of time)";
         check(hang(None), Contract::default(), &[uncut]);
         check(hang(None), timeout, &[]);
         check(hang(Some(VDuration::ZERO)), Contract::default(), &[]);
         let forever = Schedule::single(vec![Step::new(VDuration::MAX, Outcome::Ok)]);
         check(forever.clone(), timeout, &[]);
-        check(forever, Contract::default(), &["call 0 step 0 hangs (or takes nearly forever) but nothing can cut it (no attempt timeout, no cancellation)"]);
+        check(forever, Contract::default(), &[&uncut.replace("step 1", "step 0")]);
+        // A timeout or a cancellation that would fire past the end of time cuts nothing.
+        let endless = Contract {
+            timing: TimingContract { attempt_timeout: Some(VDuration::MAX), ..TimingContract::default() },
+            ..Contract::default()
+        };
+        check(hang(None), endless, &[uncut]);
+        check(hang(Some(VDuration::MAX)), Contract::default(), &[uncut]);
+        check(hang(Some(cuts_below().saturating_sub(VDuration::from_nanos(1)))), Contract::default(), &[]);
         check(Schedule::new(vec![]), Contract::default(), &["0 calls (the domain has 1 to 8)"]);
         let waits = Schedule::new(vec![CallScript { gap_before: VDuration::from_nanos(1), ..CallScript::new(vec![]) }]);
         check(waits, Contract::default(), &[]);

@@ -19,13 +19,19 @@
 //! | `bulkhead`, `limiter` | only with concurrency: see [`bulkhead`] and [`limiter`] |
 //! | `hedge` | only with concurrency: none, or a delay of 0, up to 100 ms, up to 10 s or `VDuration::MAX` (never), and 0, 1, 2..=3 or 4..=16 hedges |
 //! | `ordered_results` | only with concurrency: on in one draw of four |
+//! | `retry_after_policy` | only with `honor_retry_after` and the `refinements` swarm option (drawn last): none, or max with the backoff / replacing it, and giving up / clamping / sleeping anyway above the cap |
+//! | `retry_elapsed_bound` | only with an elapsed-time limit and the `refinements` swarm option (drawn last): inclusive, or exclusive in one draw of two |
+//! | `interrupt_tie` | only with a deadline and the `refinements` swarm option (drawn last): the deadline first, or cancellation first in one draw of two |
+//! | circuit refinements | only with a circuit and the `refinements` swarm option (drawn last): when it opens (count window, 1..=5 consecutive failures, a time window up to 1 min), the open shape (constant, or growing by 1.5, 2 or 3 up to an hour), the cooldown tie, cancellation counting, and (with concurrency) how probes settle |
 //!
 //! Every policy drawn passes [`Policy::validate`]. Caps stay within about an hour so that even 8 calls of
 //! 13 attempts stay days, not years, of virtual time.
 
 use timelaw_core::reference::{Backoff, Jitter, Policy, Reference};
 use timelaw_core::{
-    BudgetContract, BulkheadContract, CircuitContract, HedgeContract, LimiterContract, RetryOn, VDuration,
+    AboveCap, BudgetContract, BulkheadContract, CircuitContract, CircuitPolicy, CooldownTie, HedgeContract,
+    InterruptTie, LimitBound, LimiterContract, OpenShape, ProbeSettle, RetryAfterCombine, RetryAfterPolicy, RetryOn,
+    VDuration,
 };
 
 use crate::choice::{optional, scaled_duration, Choices};
@@ -78,6 +84,15 @@ pub fn describe_policy<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> Policy 
     let limiter = optional(c, swarm.concurrency, 1, 2, |c| limiter(c, swarm));
     let hedge = optional(c, swarm.concurrency, 1, 2, |c| hedge(c));
     let ordered_results = swarm.concurrency && c.maybe(1, 4);
+    // Drawn after everything else and only with the `refinements` option, so every config
+    // drawn without it reads the answers it read before the option existed.
+    let retry_after_policy = optional(c, swarm.refinements && honor_retry_after, 1, 2, retry_after_policy);
+    let refined = optional(c, swarm.refinements && circuit.is_some(), 1, 2, |c| circuit_refinements(c, swarm));
+    let circuit = circuit.map(|circuit| refined.map_or(circuit, |refine| refine(circuit)));
+    let cancellation_first = swarm.refinements && deadline.is_some() && c.maybe(1, 2);
+    let interrupt_tie = if cancellation_first { InterruptTie::CancellationFirst } else { InterruptTie::DeadlineFirst };
+    let exclusive = swarm.refinements && retry_elapsed_max.is_some() && c.maybe(1, 2);
+    let retry_elapsed_bound = if exclusive { LimitBound::Exclusive } else { LimitBound::Inclusive };
     let policy = Policy {
         max_attempts,
         backoff,
@@ -95,9 +110,58 @@ pub fn describe_policy<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> Policy 
         limiter,
         hedge,
         ordered_results,
+        retry_after_policy,
+        interrupt_tie,
+        retry_elapsed_bound,
     };
     debug_assert_eq!(policy.validate(), Ok(()), "the description yields only valid policies");
     policy
+}
+
+/// A retry-after policy: the longer of the backoff and the retry-after (the simplest) or the retry-after
+/// replacing the backoff; above the cap giving up (the simplest), clamping or sleeping anyway.
+fn retry_after_policy<C: Choices + ?Sized>(c: &mut C) -> RetryAfterPolicy {
+    let combine = match c.weighted(&[1, 1]) {
+        0 => RetryAfterCombine::MaxWithBackoff,
+        _ => RetryAfterCombine::ReplacesBackoff,
+    };
+    let above_cap = match c.weighted(&[1, 1, 1]) {
+        0 => AboveCap::GiveUp,
+        1 => AboveCap::Clamp,
+        _ => AboveCap::SleepAnyway,
+    };
+    RetryAfterPolicy { combine, above_cap }
+}
+
+/// The refinements of a breaker (see [`CircuitContract`]), to apply to the one drawn before: when it
+/// opens (the count window, the simplest; a run of 1 to 5 consecutive failures; a time window of up to a
+/// minute), how its open period grows (constant; by 1.5, 2 or 3 up to an hour above the first), whether a
+/// call at the end of it is admitted, whether a cancelled call is a failure, how probes settle, how many
+/// probe successes close it (one draw in three: 1 up to the probe budget).
+fn circuit_refinements<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> impl Fn(CircuitContract) -> CircuitContract {
+    let policy = match c.weighted(&[2, 1, 1]) {
+        0 => CircuitPolicy::CountWindow,
+        1 => CircuitPolicy::ConsecutiveFailures { threshold: c.between(1, 5) as u32 }, // At most 5.
+        _ => CircuitPolicy::TimeWindow { window: limit(c, VDuration::from_secs(60)) },
+    };
+    let growth = match c.weighted(&[2, 1]) {
+        0 => None,
+        _ => Some(([1500, 2000, 3000][c.pick(3) as usize], cap_headroom(c))),
+    };
+    let cooldown_tie = if c.maybe(1, 2) { CooldownTie::AdmitsAfterEnd } else { CooldownTie::AdmitsAtEnd };
+    let counts_cancellation = c.maybe(1, 2);
+    let probe_settle =
+        if swarm.concurrency && c.maybe(1, 2) { ProbeSettle::ResultOrder } else { ProbeSettle::FailureReopens };
+    // A close count apart from the probe budget, at most that budget (resolved against the drawn breaker).
+    let closes_after = c.maybe(1, 3).then(|| c.pick(3) as u32);
+    move |circuit: CircuitContract| {
+        let closes_after = closes_after.map(|answer| 1 + answer % circuit.half_open_probes.max(1));
+        let open_shape = growth.map_or(OpenShape::Constant, |(factor_milli, headroom)| OpenShape::Exponential {
+            factor_milli,
+            max: circuit.open_for.saturating_add(headroom),
+        });
+        CircuitContract { policy, open_shape, cooldown_tie, counts_cancellation, probe_settle, closes_after, ..circuit }
+    }
 }
 
 /// An initial delay or a linear step: 0, up to 100 ms, up to 10 s.
@@ -281,7 +345,11 @@ impl Describe for Reference {
 }
 
 /// One feature switched off.
-const FEATURES_OFF: [fn(&mut Policy); 14] = [
+const FEATURES_OFF: [fn(&mut Policy); 18] = [
+    |p| p.retry_elapsed_bound = LimitBound::Inclusive,
+    |p| p.interrupt_tie = InterruptTie::DeadlineFirst,
+    |p| p.circuit = p.circuit.map(plain_circuit),
+    |p| p.retry_after_policy = None,
     |p| p.ordered_results = false,
     |p| p.hedge = None,
     |p| p.bulkhead = None,
@@ -292,7 +360,10 @@ const FEATURES_OFF: [fn(&mut Policy); 14] = [
     |p| p.sleep_budget = None,
     |p| p.deadline = None,
     |p| p.attempt_timeout = None,
-    |p| p.honor_retry_after = false,
+    |p| {
+        p.honor_retry_after = false;
+        p.retry_after_policy = None;
+    },
     |p| p.jitter = Jitter::None,
     |p| p.retry_on = RetryOn::ALL,
     |p| p.backoff = Backoff::Constant { delay: p.backoff.initial() },
@@ -419,6 +490,14 @@ fn linear_like(backoff: Backoff) -> Backoff {
         }
         other => other,
     }
+}
+
+/// The breaker with every refinement at its default (the plain count window).
+fn plain_circuit(c: CircuitContract) -> CircuitContract {
+    let plain = CircuitContract::DEFAULT;
+    let (policy, open_shape, cooldown_tie) = (plain.policy, plain.open_shape, plain.cooldown_tie);
+    let (counts_cancellation, probe_settle) = (plain.counts_cancellation, plain.probe_settle);
+    CircuitContract { policy, open_shape, cooldown_tie, counts_cancellation, probe_settle, closes_after: None, ..c }
 }
 
 /// A window of at most half, one minimum call, one probe.
@@ -652,14 +731,64 @@ mod tests {
 
     #[test]
     fn a_swarm_without_the_elapsed_limit_never_draws_it_and_keeps_older_answers() {
-        let off = Swarm { retry_elapsed_max: false, ..Swarm::everything() };
+        let on = Swarm::everything();
+        let off = Swarm { retry_elapsed_max: false, ..on };
         let mut with = timelaw_core::SplitMix64::new(5);
         for _ in 0..500 {
             let mut without = with.clone();
-            let drawn = describe_policy(&mut with, &Swarm::everything());
+            let drawn = describe_policy(&mut with, &on);
             let plain = describe_policy(&mut without, &off);
             assert_eq!(plain.retry_elapsed_max, None);
             assert_eq!(Policy { retry_elapsed_max: None, ..drawn.clone() }, plain, "the limit is drawn last");
+        }
+    }
+
+    #[test]
+    fn every_refinement_is_drawn_and_a_swarm_without_them_keeps_older_answers() {
+        use timelaw_core::{AboveCap::*, RetryAfterCombine::*};
+        let mut rng = timelaw_core::SplitMix64::new(17);
+        let refined = Swarm { refinements: true, ..Swarm::everything() };
+        let policies: Vec<Policy> = (0..2000).map(|_| describe_policy(&mut rng, &refined)).collect();
+        assert!(policies.iter().all(|policy| policy.validate().is_ok()));
+        for combine in [MaxWithBackoff, ReplacesBackoff] {
+            for above_cap in [GiveUp, Clamp, SleepAnyway] {
+                let drawn = Some(RetryAfterPolicy { combine, above_cap });
+                assert!(policies.iter().any(|p| p.retry_after_policy == drawn), "{drawn:?} never drawn");
+            }
+        }
+        assert!(policies.iter().any(|p| p.honor_retry_after && p.retry_after_policy.is_none()));
+        assert!(policies.iter().any(|p| p.interrupt_tie == InterruptTie::CancellationFirst));
+        assert!(policies.iter().any(|p| p.retry_elapsed_bound == LimitBound::Exclusive));
+        let circuits: Vec<CircuitContract> = policies.iter().filter_map(|p| p.circuit).collect();
+        let drawn = |what: &str, kind: fn(&CircuitContract) -> bool| {
+            assert!(circuits.iter().any(kind), "no breaker in {} has {what}", circuits.len());
+        };
+        drawn("consecutive failures", |c| matches!(c.policy, CircuitPolicy::ConsecutiveFailures { .. }));
+        drawn("a time window", |c| matches!(c.policy, CircuitPolicy::TimeWindow { .. }));
+        drawn("a growing open period", |c| matches!(c.open_shape, OpenShape::Exponential { .. }));
+        drawn("a cooldown admitting after the end", |c| c.cooldown_tie == CooldownTie::AdmitsAfterEnd);
+        drawn("cancellation counted", |c| c.counts_cancellation);
+        drawn("the plain count window", CircuitContract::is_plain_count_window);
+        drawn("a close count below the probe budget", |c| c.closes_after.is_some_and(|n| n < c.half_open_probes));
+        let off = Swarm { refinements: false, ..Swarm::everything() };
+        let mut with = timelaw_core::SplitMix64::new(5);
+        for _ in 0..500 {
+            let mut without = with.clone();
+            let drawn = describe_policy(&mut with, &refined);
+            let plain = describe_policy(&mut without, &off);
+            assert_eq!(plain.retry_after_policy, None);
+            assert!(plain.circuit.is_none_or(|circuit| circuit.is_plain_count_window()));
+            let circuit = drawn.circuit.map(plain_circuit);
+            let tie = InterruptTie::DeadlineFirst;
+            let bound = LimitBound::Inclusive;
+            let unrefined = Policy {
+                retry_after_policy: None,
+                circuit,
+                interrupt_tie: tie,
+                retry_elapsed_bound: bound,
+                ..drawn.clone()
+            };
+            assert_eq!(unrefined, plain, "drawn last");
         }
     }
 

@@ -9,14 +9,17 @@
 //! `1` followed by its value (the attempt timeout, the deadline, the sleep budget, the circuit, the
 //! retry budget, the elapsed-time limit, then, drawn only for overlapping calls, the bulkhead's
 //! slots and queue, the rate limiter's burst and refill period, hedging, then ordered results (off
-//! is `0`). Ranks compare lexicographically:
+//! is `0`), then the retry-after policy, the breaker's refinements, the interrupt tie and the elapsed limit's bound. Ranks compare lexicographically:
 //! an earlier answer outweighs every later one, as in the description, so fewer attempts beat any feature switched off, and a
 //! feature switched off beats any smaller value inside it. Two policies have the same rank only when
 //! they are equal (the fields the description never draws, such as a circuit's cooldown tie, are
 //! ranked after the drawn ones, default first).
 
 use timelaw_core::reference::{Backoff, Jitter, Policy};
-use timelaw_core::{BudgetContract, CircuitContract};
+use timelaw_core::{
+    AboveCap, BudgetContract, CircuitContract, CircuitPolicy, CooldownTie, InterruptTie, LimitBound, OpenShape,
+    ProbeSettle, RetryAfterCombine, RetryAfterPolicy,
+};
 
 /// The rank of `policy` (see the module docs).
 pub fn policy_rank(policy: &Policy) -> Vec<u64> {
@@ -52,7 +55,46 @@ pub fn policy_rank(policy: &Policy) -> Vec<u64> {
     optional(&mut rank, policy.limiter.map(|l| vec![u64::from(l.burst), l.refill_every.as_nanos()]));
     optional(&mut rank, policy.hedge.map(|hedge| vec![u64::from(hedge.max_hedges), hedge.delay.as_nanos()]));
     rank.push(u64::from(policy.ordered_results));
+    // Drawn last, and only with the `refinements` swarm option.
+    optional(&mut rank, policy.retry_after_policy.map(retry_after_rank));
+    let refined = policy.circuit.filter(|circuit| refinements_rank(*circuit).iter().any(|answer| *answer != 0));
+    optional(&mut rank, refined.map(refinements_rank));
+    rank.push(u64::from(policy.interrupt_tie == InterruptTie::CancellationFirst));
+    rank.push(u64::from(policy.retry_elapsed_bound == LimitBound::Exclusive));
     rank
+}
+
+/// A breaker's refinements, each default first: when it opens (and its threshold or time window), the
+/// open shape (and its factor and cap), the cooldown tie, cancellation counting, how probes settle, the
+/// close count.
+fn refinements_rank(circuit: CircuitContract) -> Vec<u64> {
+    let (policy, parameter) = match circuit.policy {
+        CircuitPolicy::CountWindow => (0, 0),
+        CircuitPolicy::ConsecutiveFailures { threshold } => (1, u64::from(threshold)),
+        CircuitPolicy::TimeWindow { window } => (2, window.as_nanos()),
+    };
+    let (shape, factor_milli, max) = match circuit.open_shape {
+        OpenShape::Constant => (0, 0, 0),
+        OpenShape::Exponential { factor_milli, max } => (1, factor_milli, max.as_nanos()),
+    };
+    let tie = u64::from(circuit.cooldown_tie == CooldownTie::AdmitsAfterEnd);
+    let settle = u64::from(circuit.probe_settle == ProbeSettle::ResultOrder);
+    let closes_after = circuit.closes_after.map_or(0, |successes| u64::from(successes).saturating_add(1));
+    vec![policy, parameter, shape, factor_milli, max, tie, u64::from(circuit.counts_cancellation), settle, closes_after]
+}
+
+fn retry_after_rank(policy: RetryAfterPolicy) -> Vec<u64> {
+    let combine = match policy.combine {
+        RetryAfterCombine::MaxWithBackoff => 0,
+        RetryAfterCombine::ReplacesBackoff => 1,
+        RetryAfterCombine::Ignored => 2,
+    };
+    let above_cap = match policy.above_cap {
+        AboveCap::GiveUp => 0,
+        AboveCap::Clamp => 1,
+        AboveCap::SleepAnyway => 2,
+    };
+    vec![combine, above_cap]
 }
 
 /// `0` for an absent value, else `1` followed by its own rank.

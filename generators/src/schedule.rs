@@ -217,7 +217,7 @@ fn describe_call<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm, contract: &Contr
     let gap_before = if first { VDuration::ZERO } else { gap };
     let idempotent = !(swarm.non_idempotent && c.maybe(1, 4));
     let cancel_after = optional(c, swarm.cancellation, 1, 4, |c| cancel_delay(c, swarm, contract));
-    let cut = contract.timing.attempt_timeout.is_some() || cancel_after.is_some();
+    let cut = crate::membership::can_cut(contract, cancel_after);
     let mut elapsed = VDuration::ZERO;
     let steps = list(
         c,
@@ -326,7 +326,7 @@ fn step_duration<C: Choices + ?Sized>(
     let left = deadline.unwrap_or_default().saturating_sub(elapsed);
     let delay = predicted_delay(contract, retry);
     let retry_left = elapsed_limit.unwrap_or_default().saturating_sub(elapsed).saturating_sub(delay);
-    match pick_available(c, &available) {
+    let aimed = match pick_available(c, &available) {
         Some(0) => timeout,
         Some(1) => timeout.saturating_sub(NS),
         Some(2) => timeout.saturating_add(NS),
@@ -336,6 +336,12 @@ fn step_duration<C: Choices + ?Sized>(
         Some(6) => retry_left, // The next retry would start exactly on the elapsed-time limit.
         Some(_) => retry_left.saturating_add(NS), // 1 ns after it.
         None => plain,
+    };
+    // A boundary near the end of time only where something cuts the attempt (membership rule 4): a
+    // deadline or an elapsed-time limit near `VDuration::MAX` cuts none.
+    match cut || aimed < crate::membership::cuts_below() {
+        true => aimed,
+        false => plain,
     }
 }
 

@@ -53,6 +53,10 @@ pub struct Replay {
     /// The first event of the first run's trace that differs in the second (`None` when none does: equal
     /// traces, traces that differ only in how they ended, or a first run that is a prefix of the second).
     pub first_difference: Option<u32>,
+    /// The second run ended in a panic: a metamorphic law never blames the input it varied for a panic
+    /// the run without it raises too. Absent from files written before it existed (read as `false`).
+    #[serde(default)]
+    pub second_panicked: bool,
 }
 
 /// A named law. Ids are snake_case, stable, and part of the fixture format.

@@ -126,6 +126,7 @@ fn with_jump_free_run(run: &mut Run, rerun: impl FnOnce(Schedule) -> timelaw_cor
         first: run.trace.action_digest(),
         second: second.action_digest(),
         first_difference: first_action_difference(&run.trace, &second),
+        second_panicked: matches!(second.end, timelaw_core::TraceEnd::Panicked(_)),
     });
 }
 
@@ -221,7 +222,7 @@ fn a_jump_of_zero_is_not_backwards() {
     let events = [(0, 0, 0, START), (0, 0, 0, EventKind::WallJump { by_ns: 0 }), (0, 0, 1, ATTEMPT)];
     let mut run = observed_with_clocks(jump(JumpAt::Attempt(2), -HOUR_NS), &events);
     run.trace.end = timelaw_core::TraceEnd::Panicked("boom".to_owned());
-    run.without_wall_jumps = Some(Replay { first: 1, second: 2, first_difference: Some(1) });
+    run.without_wall_jumps = Some(Replay { first: 1, second: 2, first_difference: Some(1), second_panicked: false });
     check(ids::WALL_JUMP_BACK_NO_PANIC, run, Expect::Vacuous);
 }
 
@@ -295,8 +296,61 @@ fn a_panic_the_jump_did_not_cause_is_left_to_never_panics() {
     let mut panicking = run(&Naive::default(), &config, schedule);
     with_jump_free_run(&mut panicking, |schedule| run(&Naive::default(), &config, schedule).trace);
     let last = panicking.trace.events.len() as u32 - 1;
-    check(ids::WALL_JUMP_BACK_NO_PANIC, panicking.clone(), Expect::Holds);
+    // It never reads the wall clock: no jump can have reached it.
+    check(ids::WALL_JUMP_BACK_NO_PANIC, panicking.clone(), Expect::Vacuous);
     check(ids::NEVER_PANICS, panicking, Expect::At(last));
+    // It reads the wall clock and its runs differ by randomness it cannot seed, but the run without the
+    // jump panics too: the jump is not to blame.
+    let schedule = transients(2, jump(JumpAt::Attempt(1), -HOUR_NS));
+    let mut unseeded = run(&UnseededPanicker, &(), schedule);
+    with_jump_free_run(&mut unseeded, |schedule| run(&UnseededPanicker, &(), schedule).trace);
+    assert!(unseeded.without_wall_jumps.is_some_and(|compared| compared.first_difference.is_some()));
+    let last = unseeded.trace.events.len() as u32 - 1;
+    check(ids::WALL_JUMP_BACK_NO_PANIC, unseeded.clone(), Expect::Holds);
+    check(ids::NEVER_PANICS, unseeded, Expect::At(last));
+}
+
+#[test]
+fn a_jump_is_not_blamed_for_what_randomness_or_an_unread_clock_explains() {
+    let id = ids::WALL_JUMP_KEEPS_MONOTONIC_LIMITS;
+    let forward = jump(JumpAt::Attempt(1), HOUR_NS);
+    // Measured on the wall clock: caught.
+    let wall_limit = looped(ClockBug::WallLimit, 3, transients(2, forward.clone()));
+    assert!(matches!(wall_limit.judge(id), timelaw_laws::Verdict::Violated(_)), "{}", wall_limit.judge(id));
+    // The same runs, had the subject never read the wall clock: no jump can have changed them.
+    let mut unread = wall_limit.clone();
+    unread.trace.clock_reads.wall = 0;
+    check(id, unread, Expect::Vacuous);
+    // The same runs, had a replay of the very same case differed: randomness, not the jump.
+    let mut random = wall_limit;
+    random.replay = Some(Replay { first: 1, second: 2, first_difference: Some(1), second_panicked: false });
+    check(id, random, Expect::Vacuous);
+}
+
+/// Runs of [`UnseededPanicker`] so far: its randomness, which no seed reproduces.
+static UNSEEDED_RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Reads the wall clock, sleeps a delay that differs on every run, and panics on its retry whatever the
+/// clocks say.
+struct UnseededPanicker;
+
+impl Subject for UnseededPanicker {
+    type Config = ();
+    fn name(&self) -> &str {
+        "unseeded-panicker"
+    }
+    fn contract(&self, _: &()) -> Contract {
+        promise(3, ms(10))
+    }
+    fn run(&self, _: &(), world: &mut World<'_>) -> Result<(), Abort> {
+        let runs = UNSEEDED_RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        world.for_each_call(|world, _| {
+            let _ = world.wall_now()?;
+            world.dispatch()?;
+            world.sleep(ms(1 + runs % 5))?;
+            panic!("retry state missing");
+        })
+    }
 }
 
 #[test]

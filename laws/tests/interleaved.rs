@@ -87,6 +87,9 @@ fn random_policy(rng: &mut SplitMix64) -> Policy {
         limiter: None,
         hedge: None,
         ordered_results: false,
+        retry_after_policy: None,
+        interrupt_tie: timelaw_core::InterruptTie::DeadlineFirst,
+        retry_elapsed_bound: timelaw_core::LimitBound::Inclusive,
     }
 }
 

@@ -47,6 +47,7 @@ fn field_paths() -> Vec<String> {
             cooldown_tie: CooldownTie::AdmitsAfterEnd,
             counts_cancellation: true,
             probe_settle: ProbeSettle::ResultOrder,
+            closes_after: Some(1),
             ..CircuitContract::DEFAULT
         }),
         budget: Declared::Stated(BudgetContract {
@@ -54,7 +55,12 @@ fn field_paths() -> Vec<String> {
             admits: true,
             ..BudgetContract::default()
         }),
-        timing: TimingContract { ordered_results: true, ..TimingContract::default() },
+        timing: TimingContract {
+            ordered_results: true,
+            deadline_tie: timelaw_core::TieRule::InnerWins,
+            retry_elapsed_bound: timelaw_core::LimitBound::Exclusive,
+            ..TimingContract::default()
+        },
         bulkhead: Declared::Stated(BulkheadContract { max_in_flight: 2, queue_max: 1 }),
         limiter: Declared::Stated(LimiterContract { burst: 2, refill_every: VDuration::from_millis(5) }),
         hedge: Declared::Stated(HedgeContract { delay: VDuration::from_millis(5), max_hedges: 1 }),

@@ -46,8 +46,12 @@ fn replayed(bug: Bug, schedule: Schedule) -> Run {
     let mut first = run(&subject, &config, schedule.clone());
     let second = run(&subject, &config, schedule);
     let difference = first_difference(&first.trace, &second.trace);
-    first.replay =
-        Some(Replay { first: first.trace.digest(), second: second.trace.digest(), first_difference: difference });
+    first.replay = Some(Replay {
+        first: first.trace.digest(),
+        second: second.trace.digest(),
+        first_difference: difference,
+        second_panicked: false,
+    });
     first
 }
 
@@ -104,13 +108,13 @@ fn deterministic_replay() {
     check(id, replayed(Bug::None, single(&[T, T, OK])), Expect::Holds);
     check(id, reference(policy(3), single(&[T, OK])), Expect::Vacuous);
     check(id, replayed(Bug::RemembersRuns, single(&[T, OK])), Expect::At(3));
-    let ends_differ = Replay { first: 1, second: 2, first_difference: None };
+    let ends_differ = Replay { first: 1, second: 2, first_difference: None, second_panicked: false };
     check(id, Run { replay: Some(ends_differ), ..reference(policy(3), single(&[OK])) }, Expect::Nowhere);
     // An index one past the end (what the runner computed for traces differing only in their ends) is no
     // event of the trace: blamed nowhere. The last real event is still blamed.
-    let past_end = Replay { first: 1, second: 2, first_difference: Some(4) };
+    let past_end = Replay { first: 1, second: 2, first_difference: Some(4), second_panicked: false };
     check(id, Run { replay: Some(past_end), ..reference(policy(3), single(&[OK])) }, Expect::Nowhere);
-    let at_last = Replay { first: 1, second: 2, first_difference: Some(3) };
+    let at_last = Replay { first: 1, second: 2, first_difference: Some(3), second_panicked: false };
     check(id, Run { replay: Some(at_last), ..reference(policy(3), single(&[OK])) }, Expect::At(3));
 }
 

@@ -75,7 +75,7 @@ fn judging_the_catalogue_does_not_allocate() {
     let catalogue = Catalogue::standard();
     let mut runs = runs();
     for run in &mut runs {
-        run.replay = Some(Replay { first: 1, second: 1, first_difference: None });
+        run.replay = Some(Replay { first: 1, second: 1, first_difference: None, second_panicked: false });
     }
     let mut verdicts = Vec::with_capacity(catalogue.len());
     COUNTING.with(|counting| counting.set(true));

@@ -35,6 +35,15 @@ fn no_retry_after_elapsed_limit() {
     // No limit in the subject, 15ms promised: the retry at 20ms is late.
     let promised = |contract: &mut Contract| contract.timing.retry_elapsed_max = Some(ms(15));
     check(id, claiming(retrying(4, |_| ()), promised, single(&[T, T, T, OK])), Expect::At(9));
+    // With timers that may fire 5ms late, a retry planned for 15ms may start at 20ms; 4ms is not enough.
+    let coarse = |granularity_ms| {
+        move |contract: &mut Contract| {
+            contract.timing.retry_elapsed_max = Some(ms(15));
+            contract.timing.timer_granularity = ms(granularity_ms);
+        }
+    };
+    check(id, claiming(retrying(4, |_| ()), coarse(5), single(&[T, T, OK])), Expect::Holds);
+    check(id, claiming(retrying(4, |_| ()), coarse(4), single(&[T, T, OK])), Expect::At(9));
 }
 
 fn retry_after(combine: RetryAfterCombine, above_cap: AboveCap) -> impl FnOnce(&mut Contract) {
@@ -326,4 +335,48 @@ fn unknown_is_not_absent() {
     // An elapsed-time limit may stop retries too.
     let elapsed = |contract: &mut Contract| contract.timing.retry_elapsed_max = Some(ms(1000));
     check(id, claiming(policy, elapsed, single(&[T, OK])), Expect::NotApplicable);
+}
+
+#[test]
+fn an_exclusive_elapsed_limit_is_stated_and_judged() {
+    use timelaw_core::LimitBound::{Exclusive, Inclusive};
+    let (late, early) = (ids::NO_RETRY_AFTER_ELAPSED_LIMIT, ids::ELAPSED_LIMIT_DOES_NOT_STOP_EARLY);
+    // Retries 10ms apart under a 20ms limit: the retry due at exactly 20ms is taken only when inclusive.
+    let limited = |bound| retrying(4, move |p| (p.retry_elapsed_max, p.retry_elapsed_bound) = (Some(ms(20)), bound));
+    let claims = |bound| move |c: &mut Contract| c.timing.retry_elapsed_bound = bound;
+    let failures = || single(&[T, T, T, OK]);
+    check(late, reference(limited(Inclusive), failures()), Expect::Holds);
+    check(late, reference(limited(Exclusive), failures()), Expect::Holds);
+    check(early, reference(limited(Inclusive), failures()), Expect::Holds);
+    check(early, reference(limited(Exclusive), failures()), Expect::Holds);
+    // "Stops once the elapsed time reaches 20ms" stated as inclusive: charged with giving up early
+    // (the call ends at event 7); retrying at 20ms while stating it exclusive: a late retry (event 9).
+    check(early, claiming(limited(Exclusive), claims(Inclusive), failures()), Expect::At(7));
+    check(late, claiming(limited(Inclusive), claims(Exclusive), failures()), Expect::At(9));
+}
+
+#[test]
+fn a_close_count_apart_from_the_probe_budget_is_judged() {
+    let id = ids::CIRCUIT_CLOSES_AFTER_PROBES;
+    // Opens after two failures (half of at least two results), open 100ms, two probes allowed.
+    let two_probes = |closes_after| {
+        let circuit = CircuitContract { half_open_probes: 2, closes_after, ..behind().circuit.expect("a breaker") };
+        Policy { circuit: Some(circuit), ..behind() }
+    };
+    let (t, ok) = (Outcome::Transient, Outcome::Ok);
+    // A probe succeeds, the next call fails, the one after succeeds.
+    let calls = || stream(&[(0, t), (0, t), (100, ok), (0, t), (0, ok)]);
+    check(id, reference(two_probes(Some(1)), calls()), Expect::Holds);
+    check(id, reference(two_probes(None), calls()), Expect::Vacuous);
+    // Needs both probes but claims one closes it: the second call's failure reopens the subject, while
+    // the claimed breaker, closed, counts one failure of too few results and admits the last call.
+    let claims_one = |contract: &mut Contract| {
+        if let Some(circuit) = contract.circuit.stated_mut() {
+            circuit.closes_after = Some(1);
+        }
+    };
+    let refused = claiming(two_probes(None), claims_one, calls());
+    let rejected = |e: &&timelaw_core::Event| matches!(e.kind, EventKind::Rejected { .. });
+    let rejection = refused.trace.events.iter().rev().find(rejected).map(|e| e.seq);
+    check(id, refused, Expect::At(rejection.expect("the last call is rejected")));
 }

@@ -79,7 +79,39 @@ fn policy(rng: &mut SplitMix64) -> Policy {
         limiter: None,
         hedge: None,
         ordered_results: false,
+        retry_after_policy: None,
+        interrupt_tie: timelaw_core::InterruptTie::DeadlineFirst,
+        retry_elapsed_bound: timelaw_core::LimitBound::Inclusive,
     }
+}
+
+/// The refinements of the contract's vocabulary the reference implements, drawn after the rest: every
+/// retry-after policy (one policy in two that honours retry-after), every breaker refinement (one
+/// breaker in two) and both interrupt ties.
+fn refined(rng: &mut SplitMix64, policy: Policy) -> Policy {
+    use timelaw_core::{AboveCap, CircuitPolicy, CooldownTie, OpenShape, RetryAfterCombine, RetryAfterPolicy};
+    let combine = pick(rng, &[RetryAfterCombine::MaxWithBackoff, RetryAfterCombine::ReplacesBackoff]);
+    let above_cap = pick(rng, &[AboveCap::GiveUp, AboveCap::Clamp, AboveCap::SleepAnyway]);
+    let drawn = (policy.honor_retry_after && rng.chance(1, 2)).then_some(RetryAfterPolicy { combine, above_cap });
+    let breaker_policy = match rng.below(3) {
+        0 => CircuitPolicy::CountWindow,
+        1 => CircuitPolicy::ConsecutiveFailures { threshold: pick(rng, &[1, 2, 3]) },
+        _ => CircuitPolicy::TimeWindow { window: duration(rng, &[0, 5, 20]) },
+    };
+    let open_shape = match rng.chance(1, 2) {
+        true => OpenShape::Constant,
+        false => OpenShape::Exponential { factor_milli: pick(rng, &[1500, 2000]), max: duration(rng, &[0, 30, 200]) },
+    };
+    let cooldown_tie = pick(rng, &[CooldownTie::AdmitsAtEnd, CooldownTie::AdmitsAfterEnd]);
+    let counts_cancellation = rng.chance(1, 2);
+    let circuit = policy.circuit.map(|circuit| match rng.chance(1, 2) {
+        true => CircuitContract { policy: breaker_policy, open_shape, cooldown_tie, counts_cancellation, ..circuit },
+        false => circuit,
+    });
+    let interrupt_tie =
+        pick(rng, &[timelaw_core::InterruptTie::DeadlineFirst, timelaw_core::InterruptTie::CancellationFirst]);
+    let retry_elapsed_bound = pick(rng, &[timelaw_core::LimitBound::Inclusive, timelaw_core::LimitBound::Exclusive]);
+    Policy { retry_after_policy: drawn, circuit, interrupt_tie, retry_elapsed_bound, ..policy }
 }
 
 fn outcome(rng: &mut SplitMix64, can_hang: bool) -> Outcome {
@@ -148,16 +180,23 @@ fn reference_keeps_every_law() {
     for index in 0..CASES {
         let mut rng = SplitMix64::new(timelaw_core::mix(0x7157, index));
         let policy = policy(&mut rng);
+        let policy = refined(&mut rng, policy);
         let schedule = schedule(&mut rng, &policy);
         let seed = rng.next_u64();
         let trace = execute(&Reference, &policy, &schedule, seed);
         let again = execute(&Reference, &policy, &schedule, seed);
-        let replay = Replay { first: trace.digest(), second: again.digest(), first_difference: None };
+        let replay =
+            Replay { first: trace.digest(), second: again.digest(), first_difference: None, second_panicked: false };
         let contract = Reference.contract(&policy);
         let without_wall_jumps = (!schedule.clock.wall_jumps.is_empty()).then(|| {
             let jump_free = execute(&Reference, &policy, &schedule.without_wall_jumps(), seed);
             let first_difference = first_action_difference(&trace, &jump_free);
-            Replay { first: trace.action_digest(), second: jump_free.action_digest(), first_difference }
+            Replay {
+                first: trace.action_digest(),
+                second: jump_free.action_digest(),
+                first_difference,
+                second_panicked: false,
+            }
         });
         let observation = Observation {
             schedule: &schedule,

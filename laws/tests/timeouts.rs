@@ -114,6 +114,19 @@ fn deadline_respected() {
     check(id, naive(claims, Bug::None, single(&[T, T, T, T])), Expect::Holds);
     check(id, naive(claims, Bug::IgnoresDeadline, single(&[T, T, T, T])), Expect::At(13));
     check(id, naive(claims, Bug::IgnoresDeadline, timed(&[(40, OK)])), Expect::At(3));
+    // The third attempt at exactly the 20ms deadline: late, unless the loop wins a tie at the deadline.
+    let at_20 = {
+        let mut promise = promise(5, ms(10));
+        promise.timing.deadline = Some(ms(20));
+        promise
+    };
+    let inner_wins = |mut contract: Contract| {
+        contract.timing.deadline_tie = TieRule::InnerWins;
+        contract
+    };
+    check(id, naive(at_20, Bug::IgnoresDeadline, single(&[T, T, OK])), Expect::At(9));
+    check(id, naive(inner_wins(at_20), Bug::IgnoresDeadline, single(&[T, T, OK])), Expect::Holds);
+    check(id, naive(inner_wins(at_20), Bug::IgnoresDeadline, single(&[T, T, T, OK])), Expect::At(13));
 }
 
 #[test]
@@ -163,4 +176,55 @@ fn timeout_does_not_end_stream() {
     check(id, skipped, Expect::At(3));
     let retrying = Contract { retry: RetryContract { max_attempts: Some(2), ..stream.retry }, ..stream };
     check(id, naive(retrying, Bug::PanicsOnRetry, calls(&[&[HANG], &[OK]])), Expect::Inconclusive);
+}
+
+/// The coarse loop (timers on a 1ms grid, `late_ticks` ticks late) promising up to 3 attempts 2ms apart,
+/// an attempt timeout of `timeout_ns` with `tie`, a deadline of `deadline_ns` when given, and a timer
+/// granularity of 1ms; its calls start 0.5ms off the grid.
+fn coarse(late_ticks: u64, timeout_ns: u64, tie: TieRule, deadline_ns: Option<u64>, steps: &[(u64, Outcome)]) -> Run {
+    let mut contract = promise(3, ms(2));
+    contract.retry.retry_on = Some(timelaw_core::RetryOn::ALL);
+    contract.timing.attempt_timeout = Some(ns(timeout_ns));
+    contract.timing.timeout_tie = tie;
+    contract.timing.deadline = deadline_ns.map(ns);
+    contract.timing.timer_granularity = ms(1);
+    let steps = steps.iter().map(|&(nanos, outcome)| timelaw_core::Step::new(ns(nanos), outcome)).collect();
+    let script = CallScript { gap_before: ns(500_000), ..CallScript::new(steps) };
+    run(&Coarse, &CoarseConfig { contract, late_ticks }, Schedule::new(vec![script]))
+}
+
+fn ns(nanos: u64) -> timelaw_core::VDuration {
+    timelaw_core::VDuration::from_nanos(nanos)
+}
+
+#[test]
+fn timing_laws_read_the_timer_granularity() {
+    use TieRule::{Expired, InnerWins};
+    const MS: u64 = 1_000_000;
+    let (deadline, boundary, eventually) =
+        (ids::DEADLINE_RESPECTED, ids::TIMEOUT_BOUNDARY_IS_EXPIRED, ids::EVENTUALLY_SUCCEEDS);
+    // A deadline of 10ms from 0.5ms fires on the 11ms tick: 0.5ms late, within the granularity.
+    check(deadline, coarse(0, 100 * MS, InnerWins, Some(10 * MS), &[(30 * MS, OK)]), Expect::Holds);
+    check(deadline, coarse(0, 100 * MS, InnerWins, Some(10 * MS), &[(3 * MS, T), (30 * MS, OK)]), Expect::Holds);
+    // A timer a tick later than that breaks the granularity.
+    check(deadline, coarse(1, 100 * MS, InnerWins, Some(10 * MS), &[(30 * MS, OK)]), Expect::At(3));
+    // The same subject judged as if its timers were exact: the contract must state the granularity.
+    let exact = |mut run: Run| {
+        run.contract.timing.timer_granularity = timelaw_core::VDuration::ZERO;
+        run
+    };
+    check(deadline, exact(coarse(0, 100 * MS, InnerWins, Some(10 * MS), &[(30 * MS, OK)])), Expect::At(3));
+    // An attempt of 10ms + 1ns under a 10ms timeout: tokio's timer fires on the 11ms tick, after it.
+    let over = &[(10 * MS + 1, F), (0, OK)];
+    check(eventually, coarse(0, 10 * MS, InnerWins, None, over), Expect::Vacuous);
+    check(eventually, exact(coarse(0, 10 * MS, InnerWins, None, over)), Expect::At(3));
+    // Both endings retried: judged, and it succeeds.
+    check(eventually, coarse(0, 10 * MS, InnerWins, None, &[(10 * MS + 1, T), (0, OK)]), Expect::Holds);
+    // Exactly the timeout: the inner future wins whenever the timer fires.
+    check(boundary, coarse(0, 10 * MS, InnerWins, None, &[(10 * MS, OK)]), Expect::Holds);
+    // Under `Expired` only the last instant the timer may fire decides: timeout plus the granularity.
+    check(boundary, coarse(0, 10 * MS, Expired, None, &[(10 * MS, OK)]), Expect::Vacuous);
+    // Due at 10.5ms, fired on the 11ms tick, before the step completes at 11.5ms; a tick late, it loses.
+    check(boundary, coarse(0, 10 * MS, Expired, None, &[(11 * MS, OK)]), Expect::Holds);
+    check(boundary, coarse(1, 10 * MS, Expired, None, &[(11 * MS, OK)]), Expect::At(2));
 }

@@ -1,7 +1,8 @@
 //! `Slipped`: a copy of the reference interpreter (`timelaw::core::reference`) written against the public
 //! API, with one realistic slip switched on per subject, each triggered only under a condition. With
-//! [`Slip::None`] it behaves exactly like the reference (`tests/corpus.rs` checks the traces agree), so
-//! every violation a slipped copy shows comes from its slip. Test code only.
+//! [`Slip::None`] it behaves exactly like the reference (`tests/corpus.rs` checks the traces agree) on the
+//! reference's domain without the vocabulary's refinements (`Swarm::refinements`), so every violation a
+//! slipped copy shows comes from its slip. Test code only.
 //!
 //! Composed from public pieces: the policy, its contract (`Reference::contract`), `next_delay` and
 //! `capped_base`, `BudgetContract::allowed`. Copied because the reference keeps them private: the retry
@@ -448,5 +449,5 @@ fn whole_millis(duration: VDuration) -> VDuration {
     VDuration::from_nanos(duration.as_nanos() / MS_NS * MS_NS)
 }
 
-// The reference's domain, whole: its description, simpler configs, membership and shrinkable numbers.
-timelaw::describe_like!(Slipped => Reference);
+// The reference's domain without the refinements the copy does not implement (`unrefined.rs`).
+timelaw::describe_like!(Slipped => super::unrefined::Unrefined);

@@ -17,3 +17,4 @@ pub mod planted_load;
 pub mod planted_refusal;
 pub mod registry;
 pub mod skip;
+pub mod unrefined;

@@ -123,4 +123,4 @@ impl Planted {
     }
 }
 
-timelaw::describe_like!(Planted => Reference);
+timelaw::describe_like!(Planted => super::unrefined::Unrefined);

@@ -159,4 +159,4 @@ impl ClockPlanted {
     }
 }
 
-timelaw::describe_like!(ClockPlanted => Reference);
+timelaw::describe_like!(ClockPlanted => super::unrefined::Unrefined);

@@ -132,4 +132,4 @@ impl ElapsedPlanted {
     }
 }
 
-timelaw::describe_like!(ElapsedPlanted => Reference);
+timelaw::describe_like!(ElapsedPlanted => super::unrefined::Unrefined);

@@ -11,7 +11,7 @@ use std::task::{Context, Poll};
 
 use timelaw::core::concurrent::run_async_calls;
 use timelaw::core::exec::{AsyncWorld, Dispatch, Timeout};
-use timelaw::core::reference::{Policy, Reference};
+use timelaw::core::reference::Policy;
 use timelaw::core::{
     Abort, AttemptResult, CallInfo, CallResult, Contract, Declared, ErrorKind, Outcome, Subject, TieRule, VDuration,
     World,
@@ -165,4 +165,4 @@ fn race(
     }
 }
 
-timelaw::describe_like!(HedgePlanted => Reference);
+timelaw::describe_like!(HedgePlanted => super::unrefined::Unrefined);

@@ -193,7 +193,7 @@ fn call_result(result: AttemptResult) -> CallResult {
     }
 }
 
-timelaw::describe_like!(LoadPlanted => Reference);
+timelaw::describe_like!(LoadPlanted => super::unrefined::Unrefined);
 
 fn ns(nanos: u64) -> VDuration {
     VDuration::from_nanos(nanos)

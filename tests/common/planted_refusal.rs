@@ -191,4 +191,4 @@ impl RefusalPlanted {
     }
 }
 
-timelaw::describe_like!(RefusalPlanted => Reference);
+timelaw::describe_like!(RefusalPlanted => super::unrefined::Unrefined);

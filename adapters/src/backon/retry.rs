@@ -91,6 +91,8 @@ impl AdapterConfig for BackonRetryConfig {
         let mut promise = self.backoff.contract();
         promise.delays.notifies = self.notify;
         promise.rate.retry_after = Some(retry_after);
+        // The sleeper sleeps on tokio's timers.
+        promise.timing.timer_granularity = crate::domain::TOKIO_TIMER_GRANULARITY;
         promise
     }
 

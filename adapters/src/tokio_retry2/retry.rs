@@ -61,6 +61,8 @@ impl AdapterConfig for TokioRetry2RetryConfig {
         promise.delays.notifies = self.notify;
         promise.rate.honors_retry_after = self.retry_after;
         promise.rate.retry_after = Some(retry_after);
+        // `Retry` sleeps with `tokio::time::sleep_until`.
+        promise.timing.timer_granularity = crate::domain::TOKIO_TIMER_GRANULARITY;
         promise
     }
 

@@ -137,6 +137,8 @@ impl AdapterConfig for TowerBackoffConfig {
             promise.delays.jitter =
                 Some(if ratio_milli == 0 { JitterBounds::None } else { JitterBounds::Additive { ratio_milli } });
             promise.delays.jitter_clipped_at_cap = true;
+            // The backoff's future is a tokio `Sleep`.
+            promise.timing.timer_granularity = crate::domain::TOKIO_TIMER_GRANULARITY;
             promise
         };
         let tolerance = if ratio_milli == 0 { VDuration::ZERO } else { float_tolerance(&contract) };

@@ -97,9 +97,11 @@ pub(crate) fn call_result(response: Result<Outcome, Failure>) -> Result<CallResu
 
 /// What the application code around each middleware promises, whatever the middleware: the loop's
 /// promises ([`loop_contract`]: the call returns its last attempt's result, is cut by cancellation,
-/// serves a stream) with `max_attempts` attempts per call (one, or two with a hedge); no retries.
+/// serves a stream) with `max_attempts` attempts per call (one, or two with a hedge); no retries. The
+/// middleware's timers (a rate limit's period, a hedge's delay) are tokio's.
 pub(crate) fn load_contract(max_attempts: u32) -> Contract {
     let mut promise = loop_contract();
     promise.retry.max_attempts = Some(max_attempts);
+    promise.timing.timer_granularity = crate::domain::TOKIO_TIMER_GRANULARITY;
     promise
 }

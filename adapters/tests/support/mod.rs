@@ -36,7 +36,7 @@ pub fn judge<S: Subject>(subject: &S, case: &Case<S::Config>, law: &str) -> Verd
 }
 
 fn replay(first: u64, second: u64) -> Replay {
-    Replay { first, second, first_difference: (first != second).then_some(0) }
+    Replay { first, second, first_difference: (first != second).then_some(0), second_panicked: false }
 }
 
 /// Samples `cases` cases of run `run_seed` and judges every standard law on each; every fourth case

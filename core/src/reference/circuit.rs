@@ -1,8 +1,11 @@
-//! The reference circuit breaker: count-based, over whole calls.
+//! The reference circuit breaker over whole calls: every [`CircuitPolicy`] (a count window, consecutive
+//! failures, a time window), open shape, cooldown tie and cancellation reading its contract can state.
 
 use std::collections::VecDeque;
 
 use crate::contract::CircuitContract;
+use crate::mechanisms::{CircuitPolicy, CooldownTie, ProbeSettle};
+use crate::time::VInstant;
 use crate::trace::{CallResult, CircuitState, ErrorKind};
 use crate::world::{Abort, World};
 
@@ -11,9 +14,17 @@ use crate::world::{Abort, World};
 pub struct Breaker {
     params: CircuitContract,
     state: CircuitState,
-    /// Results of the last admitted calls while closed; `true` is a failure.
-    window: VecDeque<bool>,
-    opened_at: crate::time::VInstant,
+    /// Results of the last admitted calls while closed, with the instants they ended; `true` is a
+    /// failure (the last `window` of them, or those of the last `TimeWindow`).
+    window: VecDeque<(VInstant, bool)>,
+    /// Failures in a row while closed.
+    consecutive_failures: u32,
+    /// Open periods since the breaker last closed (the open shape's `n`).
+    openings: u32,
+    /// When the current open period ends.
+    open_until: VInstant,
+    /// When probes last closed the breaker: the instant, the half-open state's epoch, the openings before.
+    closed_by_probes: Option<(VInstant, u64, u32)>,
     probes_admitted: u32,
     probe_successes: u32,
     /// Counts transitions: a call's result counts only in the state it was admitted in.
@@ -34,7 +45,10 @@ impl Breaker {
             params,
             state: CircuitState::Closed,
             window: VecDeque::with_capacity(params.window as usize),
-            opened_at: crate::time::VInstant::EPOCH,
+            consecutive_failures: 0,
+            openings: 0,
+            open_until: VInstant::EPOCH,
+            closed_by_probes: None,
             probes_admitted: 0,
             probe_successes: 0,
             epoch: 0,
@@ -46,15 +60,19 @@ impl Breaker {
         self.state
     }
 
-    /// Decides whether the call starting now may dispatch; moves open to half-open once `open_for` has
-    /// passed since opening.
+    /// Decides whether the call starting now may dispatch; moves open to half-open once the open period
+    /// has passed since opening (a call at exactly its end is admitted, or with `AdmitsAfterEnd` only one
+    /// strictly after it).
     ///
     /// # Errors
     /// The World's abort while recording a transition.
     pub fn admit(&mut self, world: &mut World<'_>) -> Result<bool, Abort> {
         if self.state == CircuitState::Open {
-            let reopen_at = self.opened_at.saturating_add(self.params.open_for);
-            if world.now() < reopen_at {
+            let waiting = match self.params.cooldown_tie {
+                CooldownTie::AdmitsAtEnd => world.now() < self.open_until,
+                CooldownTie::AdmitsAfterEnd => world.now() <= self.open_until,
+            };
+            if waiting {
                 return Ok(false);
             }
             self.probes_admitted = 0;
@@ -79,11 +97,10 @@ impl Breaker {
     }
 
     /// [`Breaker::record`] for calls that overlap. A result counts in the state its call was admitted in;
-    /// once the breaker moved on (opened, half-opened, closed) it is dropped. A failed probe never lands
-    /// after its half-open period closed: a probe holds its slot until its result, so at most
-    /// `half_open_probes` probes that are not cancelled are admitted in one period, and the period closes
-    /// only when that many succeeded (the contract's `probe_settle`, `FailureReopens`, holds with nothing
-    /// left to settle).
+    /// once the breaker moved on (opened, half-opened, closed) it is dropped, except a failed probe landing
+    /// at the very instant its half-open period closed, which reopens the breaker by the contract's
+    /// `probe_settle` `FailureReopens` (only possible when `closes_after` is below `half_open_probes`: a
+    /// probe holds its slot until its result, so otherwise no probe is left to land).
     ///
     /// # Errors
     /// The World's abort while recording a transition.
@@ -91,7 +108,23 @@ impl Breaker {
         if ticket.epoch == self.epoch {
             return self.record(world, result);
         }
+        let settles = self.params.probe_settle == ProbeSettle::FailureReopens;
+        let Some((closed_at, probes_epoch, openings)) = self.closed_by_probes else { return Ok(()) };
+        let closed_just_now = self.state == CircuitState::Closed && closed_at == world.now();
+        if settles && closed_just_now && probes_epoch == ticket.epoch && self.is_failure(result) {
+            self.openings = openings;
+            return self.open(world);
+        }
         Ok(())
+    }
+
+    /// `true` for a result that counts as a failure.
+    fn is_failure(&self, result: CallResult) -> bool {
+        match result {
+            CallResult::Ok | CallResult::Err(ErrorKind::CircuitOpen) => false,
+            CallResult::Err(ErrorKind::Cancelled) => self.params.counts_cancellation,
+            CallResult::Err(_) => true,
+        }
     }
 
     /// Records the result of an admitted call.
@@ -101,6 +134,7 @@ impl Breaker {
     pub fn record(&mut self, world: &mut World<'_>, result: CallResult) -> Result<(), Abort> {
         let failed = match result {
             CallResult::Ok => false,
+            CallResult::Err(ErrorKind::Cancelled) if self.params.counts_cancellation => true,
             CallResult::Err(ErrorKind::Cancelled) => return self.release_probe(),
             CallResult::Err(_) => true,
         };
@@ -109,8 +143,11 @@ impl Breaker {
             CircuitState::HalfOpen if failed => self.open(world),
             CircuitState::HalfOpen => {
                 self.probe_successes += 1;
-                if self.probe_successes >= self.params.half_open_probes {
+                if self.probe_successes >= self.params.successes_to_close() {
                     self.window.clear();
+                    self.consecutive_failures = 0;
+                    self.closed_by_probes = Some((world.now(), self.epoch, self.openings));
+                    self.openings = 0;
                     self.transition(world, CircuitState::Closed)?;
                 }
                 Ok(())
@@ -122,17 +159,39 @@ impl Breaker {
     }
 
     fn record_closed(&mut self, world: &mut World<'_>, failed: bool) -> Result<(), Abort> {
-        if self.window.len() >= self.params.window as usize {
-            self.window.pop_front();
-        }
-        self.window.push_back(failed);
-        let results = self.window.len() as u64;
-        let failures = self.window.iter().filter(|&&failed| failed).count() as u64;
-        let over = failures * 100 >= u64::from(self.params.failure_percent) * results;
-        if results >= u64::from(self.params.min_calls) && over {
+        if self.trips(world.now(), failed) {
             return self.open(world);
         }
         Ok(())
+    }
+
+    /// Records a closed-state result that ended at `now`; `true` when the breaker's policy opens it.
+    fn trips(&mut self, now: VInstant, failed: bool) -> bool {
+        self.consecutive_failures = if failed { self.consecutive_failures.saturating_add(1) } else { 0 };
+        let span = match self.params.policy {
+            CircuitPolicy::ConsecutiveFailures { threshold } => {
+                return failed && self.consecutive_failures >= threshold;
+            }
+            CircuitPolicy::CountWindow => {
+                if self.window.len() >= self.params.window as usize {
+                    self.window.pop_front();
+                }
+                None
+            }
+            CircuitPolicy::TimeWindow { window } => Some(window),
+        };
+        // A time window forgets the results that ended `window` or longer ago.
+        while let (Some(span), Some(&(ended, _))) = (span, self.window.front()) {
+            if ended.saturating_add(span) > now {
+                break;
+            }
+            self.window.pop_front();
+        }
+        self.window.push_back((now, failed));
+        let results = self.window.len() as u64;
+        let failures = self.window.iter().filter(|&&(_, failed)| failed).count() as u64;
+        let over = failures * 100 >= u64::from(self.params.failure_percent) * results;
+        results >= u64::from(self.params.min_calls) && over
     }
 
     fn release_probe(&mut self) -> Result<(), Abort> {
@@ -142,9 +201,13 @@ impl Breaker {
         Ok(())
     }
 
+    /// Opens the breaker for the next open period of its shape.
     fn open(&mut self, world: &mut World<'_>) -> Result<(), Abort> {
-        self.opened_at = world.now();
+        self.openings = self.openings.saturating_add(1);
+        let period = self.params.open_shape.period(self.params.open_for, self.openings);
+        self.open_until = world.now().saturating_add(period);
         self.window.clear();
+        self.consecutive_failures = 0;
         self.transition(world, CircuitState::Open)
     }
 

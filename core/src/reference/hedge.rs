@@ -6,7 +6,7 @@
 use std::future::{poll_fn, Future};
 use std::task::{Context, Poll};
 
-use super::interpreter::{attempt_failure, attempt_limit, cut_error, AttemptFailure};
+use super::interpreter::{attempt_failure, attempt_limit, cancellation_first, cut_error, AttemptFailure};
 use super::load::State;
 use super::policy::Policy;
 use crate::contract::{HedgeContract, TieRule};
@@ -50,7 +50,7 @@ pub(super) async fn hedged_try(
     (policy, params): (&Policy, HedgeContract),
     state: &State,
     w: &AsyncWorld<'_>,
-    (deadline_at, retries_until): (Option<VInstant>, Option<VInstant>),
+    (deadline_at, retries_late): (Option<VInstant>, Option<VInstant>),
     attempts: &mut CallAttempts,
 ) -> Result<Result<(), AttemptFailure>, Abort> {
     let mut running = vec![start(policy, w, deadline_at)];
@@ -62,11 +62,15 @@ pub(super) async fn hedged_try(
                 let winner = running.remove(index);
                 // Drops the losers in start order: each records `AttemptCancelled` now.
                 running.clear();
-                return attempt_failure(result?, winner.by_deadline, || w.with(|w| cut_error(w, deadline_at)));
+                let cut_first = w.with(|w| cancellation_first(policy, w));
+                let tie = policy.interrupt_tie;
+                return attempt_failure(result?, (winner.by_deadline, cut_first), || {
+                    w.with(|w| cut_error(w, deadline_at, tie))
+                });
             }
             Raced::HedgeDue => {
                 hedge_at = None;
-                if may_hedge(state, w, (deadline_at, retries_until)) {
+                if may_hedge(state, w, (deadline_at, retries_late)) {
                     running.push(start(policy, w, deadline_at));
                     attempts.started += 1;
                     attempts.hedges_left -= 1;
@@ -121,10 +125,10 @@ fn next_hedge(policy: &Policy, params: HedgeContract, w: &AsyncWorld<'_>, attemp
 fn may_hedge(
     state: &State,
     w: &AsyncWorld<'_>,
-    (deadline_at, retries_until): (Option<VInstant>, Option<VInstant>),
+    (deadline_at, retries_late): (Option<VInstant>, Option<VInstant>),
 ) -> bool {
     let now = w.now();
-    let late = deadline_at.is_some_and(|at| now >= at) || retries_until.is_some_and(|at| now > at);
+    let late = deadline_at.is_some_and(|at| now >= at) || retries_late.is_some_and(|at| now >= at);
     if late || w.with(|w| w.is_cancelled()) {
         return false;
     }

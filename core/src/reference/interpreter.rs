@@ -6,12 +6,10 @@ use super::circuit::Breaker;
 use super::policy::Policy;
 use crate::clock::ClockContract;
 use crate::contract::{
-    BudgetContract, CircuitContract, Contract, Declared, DelayContract, JitterBounds, RateContract, RetryContract,
-    TieRule, TimingContract,
+    BudgetContract, Contract, Declared, DelayContract, JitterBounds, RateContract, RetryContract, TieRule,
+    TimingContract,
 };
-use crate::mechanisms::{
-    AboveCap, CircuitPolicy, CooldownTie, InterruptTie, OpenShape, RetryAfterCombine, RetryAfterPolicy,
-};
+use crate::mechanisms::{AboveCap, InterruptTie, RetryAfterCombine};
 use crate::schedule::Outcome;
 use crate::subject::Subject;
 use crate::time::{VDuration, VInstant};
@@ -46,16 +44,9 @@ impl Subject for Reference {
             super::Jitter::Full => None,
             super::Jitter::Equal => Some(p.backoff.initial().div(2)),
         };
-        let combine = if p.honor_retry_after { RetryAfterCombine::MaxWithBackoff } else { RetryAfterCombine::Ignored };
-        // The reference's breaker is the plain count window and its budget is exact over the whole case,
-        // whatever refinements a hand-edited config carries (`Policy::validate` refuses those).
-        let circuit = p.circuit.map(|circuit| CircuitContract {
-            policy: CircuitPolicy::CountWindow,
-            open_shape: OpenShape::Constant,
-            cooldown_tie: CooldownTie::AdmitsAtEnd,
-            counts_cancellation: false,
-            ..circuit
-        });
+        // The breaker implements every refinement its contract states. The budget is exact over the
+        // whole case, whatever a hand-edited config carries (`Policy::validate` refuses a window).
+        let circuit = p.circuit;
         let budget = p.retry_budget.map(|budget| BudgetContract { window: None, admits: true, ..budget });
         Contract {
             retry: RetryContract {
@@ -79,19 +70,18 @@ impl Subject for Reference {
                 attempt_timeout: p.attempt_timeout,
                 timeout_tie: TieRule::Expired,
                 deadline: p.deadline,
+                deadline_tie: TieRule::Expired,
                 retry_elapsed_max: p.retry_elapsed_max,
+                retry_elapsed_bound: p.retry_elapsed_bound,
                 limit_unstated: false,
                 honors_cancellation: true,
-                interrupt_tie: Some(InterruptTie::DeadlineFirst),
+                interrupt_tie: Some(p.interrupt_tie),
                 timer_granularity: VDuration::ZERO,
                 serves_stream: true,
                 clocks: Some(ClockContract::MONOTONIC),
                 ordered_results: p.ordered_results,
             },
-            rate: RateContract {
-                honors_retry_after: p.honor_retry_after,
-                retry_after: Some(RetryAfterPolicy { combine, above_cap: AboveCap::GiveUp }),
-            },
+            rate: RateContract { honors_retry_after: p.honor_retry_after, retry_after: Some(p.retry_after()) },
             circuit: Declared::from(circuit),
             budget: Declared::from(budget),
             bulkhead: Declared::from(p.bulkhead),
@@ -143,8 +133,16 @@ pub(super) enum Check {
     Unreadable,
 }
 
-/// The deadline first (a read of the monotonic clock), then cancellation.
-pub(super) fn interrupted(world: &mut World<'_>, deadline_at: Option<VInstant>) -> Result<Check, Abort> {
+/// The deadline (a read of the monotonic clock) and cancellation, in the order of `tie`: by default the
+/// deadline first.
+pub(super) fn interrupted(
+    world: &mut World<'_>,
+    deadline_at: Option<VInstant>,
+    tie: InterruptTie,
+) -> Result<Check, Abort> {
+    if tie == InterruptTie::CancellationFirst && world.is_cancelled() {
+        return Ok(Check::Stop(ErrorKind::Cancelled));
+    }
     if let Some(at) = deadline_at {
         match world.read_now()? {
             Ok(now) if now >= at => return Ok(Check::Stop(ErrorKind::DeadlineExceeded)),
@@ -161,9 +159,14 @@ pub(super) fn interrupted(world: &mut World<'_>, deadline_at: Option<VInstant>) 
     Ok(Check::Go)
 }
 
-/// The error a cut sleep or attempt ends the call with: the deadline's, else cancellation.
-pub(super) fn cut_error(world: &mut World<'_>, deadline_at: Option<VInstant>) -> Result<ErrorKind, Abort> {
-    Ok(match interrupted(world, deadline_at)? {
+/// The error a cut sleep or attempt ends the call with: the deadline's, else cancellation (in the order
+/// of `tie`).
+pub(super) fn cut_error(
+    world: &mut World<'_>,
+    deadline_at: Option<VInstant>,
+    tie: InterruptTie,
+) -> Result<ErrorKind, Abort> {
+    Ok(match interrupted(world, deadline_at, tie)? {
         Check::Stop(kind) => kind,
         Check::Go | Check::Unreadable => ErrorKind::Cancelled,
     })
@@ -185,15 +188,15 @@ fn retry_loop(
 ) -> Result<CallResult, Abort> {
     stamp_start(world)?;
     let deadline_at = policy.deadline.map(|deadline| call.started.saturating_add(deadline));
-    let retries_until = policy.retry_elapsed_max.map(|limit| call.started.saturating_add(limit));
+    let retries_late = policy.retries_late_from(call.started);
     let mut slept = VDuration::ZERO;
-    let mut previous_delay = None;
+    let mut backoff = BackoffState::default();
     let mut attempt = 0;
     loop {
         // After a full sleep the deadline cannot have passed (a sleep waking at or after it is never
         // taken), so only the first attempt reads the clock here; cancellation is checked every time.
         let check_deadline = if attempt == 0 { deadline_at } else { None };
-        match interrupted(world, check_deadline)? {
+        match interrupted(world, check_deadline, policy.interrupt_tie)? {
             Check::Stop(kind) => return Ok(CallResult::Err(kind)),
             // No attempt ran yet: an unreadable clock at the start counts as an expired deadline.
             Check::Unreadable => return Ok(CallResult::Err(ErrorKind::DeadlineExceeded)),
@@ -205,7 +208,7 @@ fn retry_loop(
             Err(AttemptFailure::Final(kind)) => return Ok(CallResult::Err(kind)),
             Err(AttemptFailure::Retryable(kind, outcome)) => (kind, outcome),
         };
-        match interrupted(world, deadline_at)? {
+        match interrupted(world, deadline_at, policy.interrupt_tie)? {
             Check::Stop(kind) => return Ok(CallResult::Err(kind)),
             Check::Unreadable => return Ok(CallResult::Err(failure)),
             Check::Go => {}
@@ -213,13 +216,14 @@ fn retry_loop(
         if !retryable(policy, failure) || attempt >= policy.max_attempts || !call.idempotent {
             return Ok(CallResult::Err(failure));
         }
-        let Some(delay) = plan_delay(policy, world, attempt, previous_delay, outcome)? else {
+        let Some(planned) = plan_delay(policy, world, &backoff, outcome)? else {
             return Ok(CallResult::Err(failure));
         };
+        let delay = planned.delay;
         if policy.sleep_budget.is_some_and(|budget| slept.saturating_add(delay) > budget) {
             return Ok(CallResult::Err(failure));
         }
-        if retries_until.is_some_and(|at| world.now().saturating_add(delay) > at) {
+        if retries_late.is_some_and(|at| world.now().saturating_add(delay) >= at) {
             return Ok(CallResult::Err(failure));
         }
         if deadline_at.is_some_and(|at| world.now().saturating_add(delay) >= at) {
@@ -233,10 +237,10 @@ fn retry_loop(
         }
         world.notify(delay)?;
         if world.sleep(delay)? == Wake::Cancelled {
-            return Ok(CallResult::Err(cut_error(world, deadline_at)?));
+            return Ok(CallResult::Err(cut_error(world, deadline_at, policy.interrupt_tie)?));
         }
         slept = slept.saturating_add(delay);
-        previous_delay = Some(delay);
+        backoff.slept(planned);
     }
 }
 
@@ -257,7 +261,8 @@ fn run_attempt(
         Some(limit) => world.dispatch_with_timeout(limit, TieRule::Expired)?,
         None => world.dispatch()?,
     };
-    attempt_failure(result, by_deadline, || cut_error(world, deadline_at))
+    let cut_first = cancellation_first(policy, world);
+    attempt_failure(result, (by_deadline, cut_first), || cut_error(world, deadline_at, policy.interrupt_tie))
 }
 
 /// The limit an attempt runs under, the tighter of its own timeout and `left` before the deadline, and
@@ -271,10 +276,18 @@ pub(super) fn attempt_limit(policy: &Policy, left: Option<VDuration>) -> (Option
     (limit, by_deadline)
 }
 
+/// `true` when the caller's cancellation has fallen and the policy checks it before the deadline: an
+/// attempt the deadline cut at the instant of the cancellation then ends the call `Cancelled`.
+pub(super) fn cancellation_first(policy: &Policy, world: &World<'_>) -> bool {
+    policy.interrupt_tie == InterruptTie::CancellationFirst && world.is_cancelled()
+}
+
 /// What an attempt's `result` means for its call; `cut` gives the error of a cancelled attempt.
+/// `by_deadline` says the attempt ran under the deadline's limit, `cancelled_first` that a cancellation
+/// checked first has fallen too.
 pub(super) fn attempt_failure(
     result: AttemptResult,
-    by_deadline: bool,
+    (by_deadline, cancelled_first): (bool, bool),
     cut: impl FnOnce() -> Result<ErrorKind, Abort>,
 ) -> Result<Result<(), AttemptFailure>, Abort> {
     Ok(match result {
@@ -283,6 +296,7 @@ pub(super) fn attempt_failure(
             let kind = ErrorKind::from_outcome(outcome).unwrap_or(ErrorKind::Transient);
             Err(AttemptFailure::Retryable(kind, Some(outcome)))
         }
+        AttemptResult::TimedOut if by_deadline && cancelled_first => Err(AttemptFailure::Final(ErrorKind::Cancelled)),
         AttemptResult::TimedOut if by_deadline => Err(AttemptFailure::Final(ErrorKind::DeadlineExceeded)),
         AttemptResult::TimedOut => Err(AttemptFailure::Retryable(ErrorKind::Timeout, None)),
         AttemptResult::Cancelled => Err(AttemptFailure::Final(cut()?)),
@@ -298,22 +312,59 @@ pub(super) fn retryable(policy: &Policy, failure: ErrorKind) -> bool {
     }
 }
 
-/// The delay before the next retry, or `None` when a retry-after beyond the cap makes the call give up.
+/// Where a call's backoff stands: the backoff delays slept so far and the last one (a delay a retry-after
+/// replaced is not one of them).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct BackoffState {
+    delays: u32,
+    previous: Option<VDuration>,
+}
+
+impl BackoffState {
+    /// Counts a delay slept.
+    pub(super) fn slept(&mut self, planned: Planned) {
+        if planned.backoff {
+            self.delays = self.delays.saturating_add(1);
+            self.previous = Some(planned.delay);
+        }
+    }
+}
+
+/// A delay before a retry, and whether it is one of the backoff's (`false` when a retry-after replaced it).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Planned {
+    pub(super) delay: VDuration,
+    backoff: bool,
+}
+
+/// The delay before the next retry by the backoff and the retry-after policy ("Retry-after" in the module
+/// docs), or `None` when a retry-after above the cap makes the call give up. The backoff's delay (and its
+/// jitter draw) is left out when a retry-after replaces it.
 pub(super) fn plan_delay(
     policy: &Policy,
     world: &mut World<'_>,
-    attempt: u32,
-    previous: Option<VDuration>,
+    backoff: &BackoffState,
     outcome: Option<Outcome>,
-) -> Result<Option<VDuration>, Abort> {
-    let delay = next_delay(policy, attempt, previous, world)?;
-    match outcome {
-        Some(Outcome::RateLimited { retry_after }) if policy.honor_retry_after => {
-            if retry_after > policy.delay_max {
-                return Ok(None);
-            }
-            Ok(Some(delay.max(retry_after)))
-        }
-        _ => Ok(Some(delay)),
-    }
+) -> Result<Option<Planned>, Abort> {
+    let rule = policy.retry_after();
+    let retry_after = match outcome {
+        Some(Outcome::RateLimited { retry_after }) if rule.combine != RetryAfterCombine::Ignored => Some(retry_after),
+        _ => None,
+    };
+    let replaces = retry_after.is_some() && rule.combine == RetryAfterCombine::ReplacesBackoff;
+    let delay = match replaces {
+        true => VDuration::ZERO,
+        false => next_delay(policy, backoff.delays.saturating_add(1), backoff.previous, world)?,
+    };
+    let Some(retry_after) = retry_after else {
+        return Ok(Some(Planned { delay, backoff: true }));
+    };
+    let delay = match (retry_after > policy.delay_max, rule.above_cap) {
+        (true, AboveCap::GiveUp) => return Ok(None),
+        (true, AboveCap::Clamp) => policy.delay_max,
+        (true, AboveCap::SleepAnyway) => retry_after,
+        (false, _) if replaces => retry_after,
+        (false, _) => delay.max(retry_after),
+    };
+    Ok(Some(Planned { delay, backoff: !replaces }))
 }

@@ -12,14 +12,15 @@ use super::budget::RetryBudget;
 use super::circuit::{Breaker, Ticket};
 use super::hedge::{hedged_try, CallAttempts};
 use super::interpreter::{
-    attempt_failure, attempt_limit, cut_error, interrupted, plan_delay, retryable, stamp_start, AttemptFailure,
-    CaseState, Check,
+    attempt_failure, attempt_limit, cancellation_first, cut_error, interrupted, plan_delay, retryable, stamp_start,
+    AttemptFailure, BackoffState, CaseState, Check, Planned,
 };
 use super::ordered::{hold, Order};
 use super::policy::Policy;
 use crate::concurrent::run_async_calls;
 use crate::contract::{BulkheadContract, LimiterContract, TieRule};
 use crate::exec::AsyncWorld;
+use crate::mechanisms::InterruptTie;
 use crate::schedule::Outcome;
 use crate::time::{VDuration, VInstant};
 use crate::trace::{CallResult, ErrorKind, EventKind, Rejection};
@@ -159,7 +160,7 @@ async fn enter_bulkhead(
         poll_fn(|_| if state.borrow().order.may_enter(call.index) { Poll::Ready(()) } else { Poll::Pending }).await;
         state.borrow_mut().order.mark_entered(call.index);
     }
-    take_slot(state, w, call, deadline_at).await
+    take_slot(state, w, call, (deadline_at, policy.interrupt_tie)).await
 }
 
 /// [`enter_bulkhead`] once the call's turn to enter came.
@@ -167,7 +168,7 @@ async fn take_slot(
     state: &State,
     w: &AsyncWorld<'_>,
     call: CallInfo,
-    deadline_at: Option<VInstant>,
+    (deadline_at, tie): (Option<VInstant>, InterruptTie),
 ) -> Result<Option<ErrorKind>, Abort> {
     let queued = {
         let mut shared = state.borrow_mut();
@@ -192,22 +193,23 @@ async fn take_slot(
     if let Some(at) = [deadline_at, cancel_at].into_iter().flatten().min() {
         w.wake_at(at);
     }
-    Ok(poll_fn(|_| wait_for_slot(state, w, call.index, deadline_at)).await)
+    Ok(poll_fn(|_| wait_for_slot(state, w, call.index, (deadline_at, tie))).await)
 }
 
 fn wait_for_slot(
     state: &State,
     w: &AsyncWorld<'_>,
     call: u32,
-    deadline_at: Option<VInstant>,
+    (deadline_at, tie): (Option<VInstant>, InterruptTie),
 ) -> Poll<Option<ErrorKind>> {
     let mut shared = state.borrow_mut();
     let Some(bulkhead) = shared.bulkhead.as_mut() else { return Poll::Ready(None) };
     let now = w.now();
-    let gave_up = if deadline_at.is_some_and(|at| now >= at) {
-        Some(ErrorKind::DeadlineExceeded)
-    } else {
-        w.with(|w| w.is_cancelled()).then_some(ErrorKind::Cancelled)
+    let expired = deadline_at.is_some_and(|at| now >= at).then_some(ErrorKind::DeadlineExceeded);
+    let cancelled = w.with(|w| w.is_cancelled()).then_some(ErrorKind::Cancelled);
+    let gave_up = match tie {
+        InterruptTie::DeadlineFirst => expired.or(cancelled),
+        InterruptTie::CancellationFirst => cancelled.or(expired),
     };
     if let Some(kind) = gave_up {
         bulkhead.queue.retain(|&queued| queued != call);
@@ -251,13 +253,13 @@ async fn serve_admitted(
 async fn retry_loop(policy: &Policy, state: &State, w: &AsyncWorld<'_>, call: CallInfo) -> Result<CallResult, Abort> {
     w.with(stamp_start)?;
     let deadline_at = policy.deadline.map(|deadline| call.started.saturating_add(deadline));
-    let retries_until = policy.retry_elapsed_max.map(|limit| call.started.saturating_add(limit));
-    let (mut slept, mut previous_delay, mut tries) = (VDuration::ZERO, None, 0);
+    let retries_late = policy.retries_late_from(call.started);
+    let (mut slept, mut backoff, mut tries) = (VDuration::ZERO, BackoffState::default(), 0);
     let hedges = if call.idempotent { policy.hedge.map_or(0, |hedge| hedge.max_hedges) } else { 0 };
     let mut attempts = CallAttempts { started: 0, hedges_left: hedges };
     loop {
         let check_deadline = if tries == 0 { deadline_at } else { None };
-        match w.with(|w| interrupted(w, check_deadline))? {
+        match w.with(|w| interrupted(w, check_deadline, policy.interrupt_tie))? {
             Check::Stop(kind) => return Ok(CallResult::Err(kind)),
             Check::Unreadable => return Ok(CallResult::Err(ErrorKind::DeadlineExceeded)),
             Check::Go => {}
@@ -266,24 +268,24 @@ async fn retry_loop(policy: &Policy, state: &State, w: &AsyncWorld<'_>, call: Ca
             return Ok(CallResult::Err(ErrorKind::LimiterEmpty));
         }
         tries += 1;
-        let limits = (deadline_at, retries_until);
+        let limits = (deadline_at, retries_late);
         let (failure, outcome) = match run_try(policy, state, w, limits, &mut attempts).await? {
             Ok(()) => return Ok(CallResult::Ok),
             Err(AttemptFailure::Final(kind)) => return Ok(CallResult::Err(kind)),
             Err(AttemptFailure::Retryable(kind, outcome)) => (kind, outcome),
         };
-        match w.with(|w| interrupted(w, deadline_at))? {
+        match w.with(|w| interrupted(w, deadline_at, policy.interrupt_tie))? {
             Check::Stop(kind) => return Ok(CallResult::Err(kind)),
             Check::Unreadable => return Ok(CallResult::Err(failure)),
             Check::Go => {}
         }
-        let Some(delay) = retry_delay(policy, w, (call, attempts.started, failure), tries, previous_delay, outcome)?
-        else {
+        let Some(planned) = retry_delay(policy, w, (call, attempts.started, failure), &backoff, outcome)? else {
             return Ok(CallResult::Err(failure));
         };
+        let delay = planned.delay;
         let now = w.now();
         if policy.sleep_budget.is_some_and(|budget| slept.saturating_add(delay) > budget)
-            || retries_until.is_some_and(|at| now.saturating_add(delay) > at)
+            || retries_late.is_some_and(|at| now.saturating_add(delay) >= at)
         {
             return Ok(CallResult::Err(failure));
         }
@@ -295,27 +297,26 @@ async fn retry_loop(policy: &Policy, state: &State, w: &AsyncWorld<'_>, call: Ca
         }
         w.with(|w| w.notify(delay))?;
         if w.sleep(delay).await? == Wake::Cancelled {
-            return Ok(CallResult::Err(w.with(|w| cut_error(w, deadline_at))?));
+            return Ok(CallResult::Err(w.with(|w| cut_error(w, deadline_at, policy.interrupt_tie))?));
         }
         slept = slept.saturating_add(delay);
-        previous_delay = Some(delay);
+        backoff.slept(planned);
     }
 }
 
-/// The delay before retry `tries` (after `started` attempts), or `None` when the call does not retry.
+/// The delay before the next try (after `started` attempts), or `None` when the call does not retry.
 fn retry_delay(
     policy: &Policy,
     w: &AsyncWorld<'_>,
     (call, started, failure): (CallInfo, u32, ErrorKind),
-    tries: u32,
-    previous: Option<VDuration>,
+    backoff: &BackoffState,
     outcome: Option<Outcome>,
-) -> Result<Option<VDuration>, Abort> {
+) -> Result<Option<Planned>, Abort> {
     if !retryable(policy, failure) || started >= policy.max_attempts || !call.idempotent {
         return Ok(None);
     }
     // The backoff counts tries (a hedge is an attempt, not a retry); without hedges they are the attempts.
-    w.with(|w| plan_delay(policy, w, tries, previous, outcome))
+    w.with(|w| plan_delay(policy, w, backoff, outcome))
 }
 
 /// A token from the rate limiter, if any; a refusal is recorded.
@@ -343,11 +344,11 @@ async fn run_try(
     policy: &Policy,
     state: &State,
     w: &AsyncWorld<'_>,
-    (deadline_at, retries_until): (Option<VInstant>, Option<VInstant>),
+    (deadline_at, retries_late): (Option<VInstant>, Option<VInstant>),
     attempts: &mut CallAttempts,
 ) -> Result<Result<(), AttemptFailure>, Abort> {
     match policy.hedge.filter(|_| attempts.hedges_left > 0) {
-        Some(params) => hedged_try((policy, params), state, w, (deadline_at, retries_until), attempts).await,
+        Some(params) => hedged_try((policy, params), state, w, (deadline_at, retries_late), attempts).await,
         None => {
             attempts.started += 1;
             run_attempt(policy, w, deadline_at).await
@@ -365,5 +366,6 @@ async fn run_attempt(
         Some(limit) => w.dispatch_with_timeout(limit, TieRule::Expired).await?,
         None => w.dispatch().await?,
     };
-    attempt_failure(result, by_deadline, || w.with(|w| cut_error(w, deadline_at)))
+    let cut_first = w.with(|w| cancellation_first(policy, w));
+    attempt_failure(result, (by_deadline, cut_first), || w.with(|w| cut_error(w, deadline_at, policy.interrupt_tie)))
 }

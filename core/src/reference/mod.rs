@@ -24,9 +24,20 @@
 //! are: a fatal attempt ends the call with `Err(Fatal)` at once.
 //!
 //! # Retry-after
-//! With `honor_retry_after`, a retry after a rate-limited attempt waits `max(delay, retry_after)`; when the
-//! retry-after exceeds `delay_max`, the call gives up with `Err(RateLimited)` rather than break the cap.
-//! Without it, rate limits are retried on the ordinary schedule.
+//! With `honor_retry_after`, a retry after a rate-limited attempt follows `retry_after_policy` (every
+//! [`RetryAfterPolicy`](crate::RetryAfterPolicy) but `Ignored`), by default `max(delay, retry_after)`
+//! giving up above the cap:
+//! - at or below `delay_max`: `MaxWithBackoff` waits `max(delay, retry_after)`; `ReplacesBackoff` waits
+//!   exactly the retry-after, and that sleep is not one of the backoff's: the backoff does not advance
+//!   (the next backoff delay is the one that would have come without it, decorrelated backoff grows from
+//!   the last backoff delay) and draws no jitter for it;
+//! - above `delay_max`: `GiveUp` ends the call with `Err(RateLimited)` rather than break the cap, `Clamp`
+//!   waits exactly `delay_max`, `SleepAnyway` waits the retry-after (with `ReplacesBackoff` neither
+//!   advances the backoff).
+//!
+//! Without `honor_retry_after`, rate limits are retried on the ordinary schedule (`Ignored`). The
+//! contract states the policy (`rate.retry_after`), so the laws judge each sleep by the range
+//! [`Contract::sleep_range`](crate::Contract::sleep_range) computes from it.
 //!
 //! # Attempt timeout
 //! Each attempt runs under `attempt_timeout` (further shortened to the time left before the deadline).
@@ -39,10 +50,12 @@
 //! taken (the call gives up at once instead of sleeping in vain).
 //!
 //! # Cancellation
-//! Before each attempt, after each failed or cut attempt and after each cut sleep, the deadline is checked first, then
-//! cancellation: a call whose deadline and cancellation fall on the same instant returns
-//! `DeadlineExceeded` (the contract declares it: `interrupt_tie` is `DeadlineFirst`). A cancelled call
-//! returns `Err(Cancelled)` and dispatches nothing more.
+//! Before each attempt, after each failed or cut attempt and after each cut sleep, the deadline and
+//! cancellation are checked in the order of `interrupt_tie`: by default the deadline first, so a call
+//! whose deadline and cancellation fall on the same instant returns `DeadlineExceeded`; with
+//! `CancellationFirst` it returns `Cancelled` (an attempt the deadline cuts at that instant too). The
+//! contract declares the order (`interrupt_tie`). A cancelled call returns `Err(Cancelled)` and dispatches
+//! nothing more.
 //!
 //! # Clocks
 //! Every limit is measured on the monotonic clock (the contract says so: `clocks` is
@@ -64,15 +77,22 @@
 //! # Elapsed-time limit
 //! With `retry_elapsed_max`, no retry starts later than that after its call started: a retry whose delay
 //! would wake after `started + retry_elapsed_max` is not taken and the call returns its last error; one
-//! waking exactly then is taken.
+//! waking exactly then is taken, unless `retry_elapsed_bound` is `Exclusive` ("stops once the elapsed time
+//! reaches it"), which takes only retries waking before it.
 //!
 //! # Circuit breaker
-//! A count-based breaker around whole calls. Closed, it keeps the results of the last `window` calls and
-//! opens when at least `min_calls` results are there and `failures * 100 >= failure_percent * results`
-//! (every error but `Cancelled` is a failure). Open, it rejects calls with `Err(CircuitOpen)` and no
-//! dispatch until `open_for` has passed since it opened; the first call after that turns it half-open.
-//! Half-open, it admits at most `half_open_probes` probe calls: one failure reopens it, that many
-//! successes close it (with an empty window); a cancelled probe frees its slot.
+//! A breaker around whole calls. Closed, it opens by its `policy`: the count window (the default: it keeps
+//! the results of the last `window` calls and opens when at least `min_calls` results are there and
+//! `failures * 100 >= failure_percent * results`), `ConsecutiveFailures` (a run of `threshold` failures; a
+//! success resets it) or `TimeWindow` (the count window's rule over the results that ended less than
+//! `window` ago). Every error but `Cancelled` is a failure; `Cancelled` is one too with
+//! `counts_cancellation`. Open, it rejects calls with `Err(CircuitOpen)` and no dispatch until its open
+//! period has passed since it opened: period `n` since it last closed lasts `open_shape.period(open_for,
+//! n)`; a call at exactly the end is admitted (`cooldown_tie` `AdmitsAtEnd`), or only one strictly after
+//! it (`AdmitsAfterEnd`). The first call admitted turns it half-open. Half-open, it admits at most
+//! `half_open_probes` probe calls: one failure reopens it, `closes_after` successes (by default
+//! `half_open_probes`) close it (with an empty window and the open shape restarted); a cancelled probe
+//! that is not a failure frees its slot.
 //!
 //! # Retry budget
 //! Over the calls of a case, retries never exceed `min_retries + calls_started * retry_percent / 100`. A
@@ -86,15 +106,17 @@
 //! those mechanisms takes the sequential path, and a sequential case with them runs alike on both
 //! (tested). Half-open, the breaker admits up to `half_open_probes` probes at once; a call's result
 //! counts in the state it was admitted in (a result landing after the breaker moved on is dropped). A
-//! probe holds its slot until its result, so no probe can fail after `half_open_probes` successes closed
-//! the breaker: the contract's `probe_settle`, `FailureReopens`, holds with nothing left to settle.
+//! probe holds its slot until its result, so a probe can still be running when its period closes only
+//! when `closes_after` is below `half_open_probes`; such a probe's failure landing at the very instant
+//! of the close reopens the breaker (`probe_settle` `FailureReopens`, the default), or changes nothing
+//! (`ResultOrder`).
 //!
 //! # Bulkhead
 //! With `bulkhead`, at most `max_in_flight` calls hold a slot (from their admission to their end). A call
 //! arriving when every slot is taken, or when others already wait, waits in a first-come queue
 //! (`Queued`) while fewer than `queue_max` wait, and is rejected (`BulkheadFull`, no dispatch) otherwise.
 //! A waiting call leaves the queue at its deadline (`DeadlineExceeded`) or its cancellation
-//! (`Cancelled`), the deadline first.
+//! (`Cancelled`), in the order of `interrupt_tie`.
 //!
 //! # Rate limiter
 //! With `limiter`, a token bucket of `burst` tokens, full at the start of the case, gains one token at

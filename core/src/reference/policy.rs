@@ -8,7 +8,8 @@ use thiserror::Error;
 use crate::contract::{
     BackoffShape, BudgetContract, BulkheadContract, CircuitContract, HedgeContract, LimiterContract, RetryOn,
 };
-use crate::time::VDuration;
+use crate::mechanisms::{AboveCap, InterruptTie, LimitBound, RetryAfterCombine, RetryAfterPolicy};
+use crate::time::{VDuration, VInstant};
 
 /// The largest `max_attempts` a policy may have.
 pub const MAX_ATTEMPTS: u32 = 100;
@@ -126,6 +127,15 @@ pub struct Policy {
     /// Results come back in input order: a call that finishes before an earlier one returned holds its
     /// result until then ("Ordered results"); `false` (left out of JSON): each call returns when done.
     pub ordered_results: bool,
+    /// With `honor_retry_after`, how a retry-after combines with the backoff and what happens above the
+    /// cap ("Retry-after"); `None` (left out of JSON): the longer of the two, giving up above the cap.
+    pub retry_after_policy: Option<RetryAfterPolicy>,
+    /// Which a call returns when its deadline and its cancellation fall on the same instant ("Cancellation");
+    /// `DeadlineFirst` (left out of JSON) by default.
+    pub interrupt_tie: InterruptTie,
+    /// Whether a retry may start at exactly `retry_elapsed_max` ("Elapsed-time limit"); `Inclusive` (left
+    /// out of JSON) by default.
+    pub retry_elapsed_bound: LimitBound,
 }
 
 /// The serialized form of [`Policy`]; deserializing goes through [`Policy::validate`].
@@ -161,6 +171,28 @@ pub struct PolicyFields {
     hedge: Option<HedgeContract>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     ordered_results: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    retry_after_policy: Option<RetryAfterPolicy>,
+    #[serde(default = "deadline_first", skip_serializing_if = "is_deadline_first")]
+    interrupt_tie: InterruptTie,
+    #[serde(default, skip_serializing_if = "is_inclusive")]
+    retry_elapsed_bound: LimitBound,
+}
+
+// serde's `skip_serializing_if` passes a reference.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_inclusive(bound: &LimitBound) -> bool {
+    *bound == LimitBound::Inclusive
+}
+
+fn deadline_first() -> InterruptTie {
+    InterruptTie::DeadlineFirst
+}
+
+// serde's `skip_serializing_if` passes a reference.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_deadline_first(tie: &InterruptTie) -> bool {
+    *tie == InterruptTie::DeadlineFirst
 }
 
 impl TryFrom<PolicyFields> for Policy {
@@ -183,6 +215,9 @@ impl TryFrom<PolicyFields> for Policy {
             limiter: f.limiter,
             hedge: f.hedge,
             ordered_results: f.ordered_results,
+            retry_after_policy: f.retry_after_policy,
+            interrupt_tie: f.interrupt_tie,
+            retry_elapsed_bound: f.retry_elapsed_bound,
         };
         policy.validate()?;
         Ok(policy)
@@ -208,6 +243,9 @@ impl From<Policy> for PolicyFields {
             limiter: p.limiter,
             hedge: p.hedge,
             ordered_results: p.ordered_results,
+            retry_after_policy: p.retry_after_policy,
+            interrupt_tie: p.interrupt_tie,
+            retry_elapsed_bound: p.retry_elapsed_bound,
         }
     }
 }
@@ -252,6 +290,33 @@ impl Policy {
             limiter: None,
             hedge: None,
             ordered_results: false,
+            retry_after_policy: None,
+            interrupt_tie: InterruptTie::DeadlineFirst,
+            retry_elapsed_bound: LimitBound::Inclusive,
+        }
+    }
+
+    /// The first instant at which a retry of a call started at `started` is too late for
+    /// `retry_elapsed_max`: just past the limit when it is inclusive, the limit itself when it is
+    /// exclusive. `None` without a limit, or when that instant lies past the end of time (a limit near
+    /// `VDuration::MAX` late in a case): no instant the World reaches is too late then.
+    pub fn retries_late_from(&self, started: VInstant) -> Option<VInstant> {
+        let limit_at = started.as_nanos().checked_add(self.retry_elapsed_max?.as_nanos())?;
+        let late_from = match self.retry_elapsed_bound {
+            LimitBound::Inclusive => limit_at.checked_add(1)?,
+            LimitBound::Exclusive => limit_at,
+        };
+        Some(VInstant::from_nanos(late_from))
+    }
+
+    /// The retry-after policy the interpreter follows: `retry_after_policy` when honouring retry-after
+    /// (the longer of the backoff and the retry-after, giving up above the cap, when `None`), else the
+    /// retry-after is ignored.
+    pub fn retry_after(&self) -> RetryAfterPolicy {
+        let longer = RetryAfterPolicy { combine: RetryAfterCombine::MaxWithBackoff, above_cap: AboveCap::GiveUp };
+        match self.honor_retry_after {
+            true => self.retry_after_policy.unwrap_or(longer),
+            false => RetryAfterPolicy { combine: RetryAfterCombine::Ignored, above_cap: AboveCap::GiveUp },
         }
     }
 
@@ -294,6 +359,12 @@ impl Policy {
         if let Some(bulkhead) = self.bulkhead {
             check(bulkhead.max_in_flight >= 1, "bulkhead.max_in_flight", bulkhead.max_in_flight, "at least 1")?;
         }
+        if let Some(policy) = self.retry_after_policy {
+            let combine = format!("{:?}", policy.combine).to_lowercase();
+            check(self.honor_retry_after, "retry_after_policy", combine.clone(), "none without honor_retry_after")?;
+            let honoured = policy.combine != RetryAfterCombine::Ignored;
+            check(honoured, "retry_after_policy.combine", combine, "max_with_backoff or replaces_backoff")?;
+        }
         Ok(())
     }
 }
@@ -303,6 +374,13 @@ fn validate_circuit(c: CircuitContract) -> Result<(), PolicyError> {
     check((1..=c.window).contains(&c.min_calls), "circuit.min_calls", c.min_calls, "1..=window")?;
     check((1..=100).contains(&c.failure_percent), "circuit.failure_percent", c.failure_percent, "1..=100")?;
     check(c.half_open_probes >= 1, "circuit.half_open_probes", c.half_open_probes, "at least 1")?;
-    let refined = format!("{:?}", (c.policy, c.open_shape, c.cooldown_tie, c.counts_cancellation));
-    check(c.is_plain_count_window(), "circuit.policy", refined, "the plain count window with a constant open period")
+    if let Some(successes) = c.closes_after {
+        // A half-open period admits at most `half_open_probes` probes: more successes would never come.
+        let ok = (1..=c.half_open_probes).contains(&successes);
+        check(ok, "circuit.closes_after", successes, "1..=half_open_probes")?;
+    }
+    if let crate::mechanisms::CircuitPolicy::ConsecutiveFailures { threshold } = c.policy {
+        check(threshold >= 1, "circuit.policy.threshold", threshold, "at least 1")?;
+    }
+    Ok(())
 }

@@ -11,8 +11,8 @@
 //! - Open, it rejects until its open period has passed since the `CallEnd` of the call that opened it:
 //!   period `n` since it last closed lasts [`OpenShape::period`]; a call exactly at the end is admitted
 //!   or not by the [`CooldownTie`]. The first call it admits turns it half-open.
-//! - Half-open, it admits at most `half_open_probes` probes: one failure reopens it, that many successes
-//!   close it with an empty window; a probe that is not a result (a cancelled one, unless cancellation
+//! - Half-open, it admits at most `half_open_probes` probes: one failure reopens it, `closes_after`
+//!   successes (by default `half_open_probes`) close it with an empty window; a probe that is not a result (a cancelled one, unless cancellation
 //!   counts) frees its slot.
 //!
 //! The model is driven by the observed results of the calls it admits; it ignores the results of calls
@@ -308,7 +308,7 @@ impl BreakerModel {
             Phase::HalfOpen { .. } if failed => self.open(at),
             Phase::HalfOpen { successes, .. } => {
                 *successes += 1;
-                if *successes >= self.spec.params.half_open_probes {
+                if *successes >= self.spec.params.successes_to_close() {
                     self.window.clear();
                     self.consecutive_failures = 0;
                     self.closed_by_probes = Some((at, self.epoch, self.openings));

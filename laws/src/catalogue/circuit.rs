@@ -308,8 +308,8 @@ pub const CIRCUIT_CLOSED_ADMITS: Law = Law {
 };
 
 /// `circuit_closes_after_probes`: a breaker whose probes all succeed closes. Once the model closed
-/// because `half_open_probes` probes succeeded, the subject does not refuse the calls that follow (until
-/// the model opens again).
+/// because `closes_after` probes succeeded (by default `half_open_probes`, the probe budget), the subject
+/// does not refuse the calls that follow (until the model opens again).
 ///
 /// - Needs: `circuit` (reads the same fields as [`CIRCUIT_CLOSED_ADMITS`]).
 /// - Violated at the refusal of a call the model, closed after its probes, admits.

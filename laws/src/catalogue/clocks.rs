@@ -13,11 +13,17 @@ use crate::verdict::{Verdict, Violation};
 /// `wall_jump_keeps_monotonic_limits`: a wall-clock jump never changes what a subject does when its
 /// contract measures every limit on the monotonic clock: its attempts, sleeps, notifications, rejections
 /// and call results are the same, at the same instants, as in a second run of the case with the wall jumps
-/// removed (a metamorphic check; the runner makes that run only for cases with wall jumps).
+/// removed (a metamorphic check; the runner makes that run only for cases with wall jumps). Only what a
+/// jump can change is compared: a subject that never read the wall clock cannot have seen one, and a
+/// subject whose replay of the very same case differs (randomness it cannot seed, `deterministic_replay`'s
+/// finding) differs for reasons no jump explains.
 ///
-/// - Needs: `timing.clocks` with no limit on the wall clock; reads [`Observation::without_wall_jumps`].
+/// - Needs: `timing.clocks` with no limit on the wall clock; reads [`Observation::without_wall_jumps`]
+///   and [`Observation::replay`].
+/// - Compares: the two runs' actions and their instants, exactly.
 /// - Violated at the first action where the two runs differ.
-/// - Vacuous when the case has no wall jump, no jump happened, or the second run was not made.
+/// - Vacuous when the case has no wall jump, no jump happened, the second run was not made, the subject
+///   never read the wall clock, or its replay of the same case differed.
 /// - Example violation: an elapsed-time limit computed from `SystemTime::now()` gives up early after the
 ///   wall clock jumps forward.
 pub const WALL_JUMP_KEEPS_MONOTONIC_LIMITS: Law = Law {
@@ -31,9 +37,12 @@ pub const WALL_JUMP_KEEPS_MONOTONIC_LIMITS: Law = Law {
 
 fn wall_jump_keeps_monotonic_limits(observation: &Observation<'_>) -> Verdict {
     let Some(compared) = observation.without_wall_jumps else { return Verdict::Vacuous };
-    let jumped = observation.trace.events.iter().any(|event| matches!(event.kind, EventKind::WallJump { .. }));
+    let trace = observation.trace;
+    let jumped = trace.events.iter().any(|event| matches!(event.kind, EventKind::WallJump { .. }));
+    let unseen = trace.clock_reads.of(ClockKind::Wall) == 0;
+    let random = observation.replay.is_some_and(|replay| replay.first != replay.second);
     match compared.first_difference {
-        _ if !jumped => Verdict::Vacuous,
+        _ if !jumped || unseen || random => Verdict::Vacuous,
         None => Verdict::Holds,
         Some(event) => Verdict::Violated(Violation {
             event: Some(event),
@@ -47,14 +56,17 @@ fn wall_jump_keeps_monotonic_limits(observation: &Observation<'_>) -> Verdict {
 
 /// `wall_jump_back_no_panic`: a backwards wall-clock jump never makes the subject panic (where
 /// `SystemTime::duration_since` errs and a negative duration appears). Only a panic the jump causes is
-/// blamed: the run of the case without its wall jumps ([`Observation::without_wall_jumps`]) must have
-/// acted differently (a panic is an action there), otherwise the subject panics anyway and `never_panics`
-/// says so.
+/// blamed: the subject read the wall clock (a subject that never reads it cannot see a jump), the run of
+/// the case without its wall jumps ([`Observation::without_wall_jumps`]) acted differently, and it did not
+/// panic itself (a panic the case raises without its jumps is `never_panics`', whatever else differs, such
+/// as randomness a subject cannot seed).
 ///
 /// - Needs: nothing (applies to every subject).
-/// - Violated at the `Panic` event of a run that panicked after a backwards wall jump, when the run
-///   without the jumps differs.
-/// - Vacuous when the wall clock never jumped backwards or the run without the jumps was not made.
+/// - Compares: how the two runs ended and their actions; no instants.
+/// - Violated at the `Panic` event of a run that panicked after a backwards wall jump, when the subject
+///   read the wall clock and the run without the jumps differs and does not panic.
+/// - Vacuous when the wall clock never jumped backwards, the run without the jumps was not made, or the
+///   subject never read the wall clock.
 /// - Example violation: `now.duration_since(started).unwrap()` after the clock went back an hour.
 pub const WALL_JUMP_BACK_NO_PANIC: Law = Law {
     id: ids::WALL_JUMP_BACK_NO_PANIC,
@@ -74,11 +86,16 @@ fn wall_jump_back_no_panic(observation: &Observation<'_>) -> Verdict {
         trace.events.iter().find(|event| matches!(event.kind, EventKind::WallJump { by_ns } if backwards(by_ns)));
     let Some(back) = back else { return Verdict::Vacuous };
     let Some(compared) = observation.without_wall_jumps else { return Verdict::Vacuous };
+    if trace.clock_reads.of(ClockKind::Wall) == 0 {
+        return Verdict::Vacuous; // The jump was never seen.
+    }
     match &trace.end {
-        TraceEnd::Panicked(message) if compared.first_difference.is_some() => Verdict::violated_with(
-            last_index(trace),
-            format!("the subject panicked after the wall clock jumped back (event {}): {message}", back.seq),
-        ),
+        TraceEnd::Panicked(message) if compared.first_difference.is_some() && !compared.second_panicked => {
+            Verdict::violated_with(
+                last_index(trace),
+                format!("the subject panicked after the wall clock jumped back (event {}): {message}", back.seq),
+            )
+        }
         _ => Verdict::Holds,
     }
 }

@@ -3,33 +3,40 @@
 
 use std::borrow::Cow;
 
-use timelaw_core::{BackoffShape, Contract, Event, EventKind, JitterBounds, Outcome, Promised, VDuration, VInstant};
+use timelaw_core::{
+    BackoffShape, Contract, Event, EventKind, JitterBounds, Outcome, Promised, SleepRange, VDuration, VInstant,
+};
 
+use super::sleeps::SleepWalk;
 use crate::ids;
 use crate::law::{Law, LawKind, Observation};
 use crate::temporal::{monitor, Check};
 use crate::verdict::Verdict;
 
-fn sleep_check(
+/// Judges every sleep of the trace against its range ([`Contract::sleep_range`], walked by
+/// [`SleepWalk`]): `ok` says whether the sleep keeps the law's side of the range, `message` why not.
+fn each_sleep(
     observation: &Observation<'_>,
-    ok: impl Fn(VDuration) -> bool,
-    message: impl Fn(VDuration) -> String,
+    ok: impl Fn(VDuration, &SleepRange) -> bool,
+    message: impl Fn(VDuration, &SleepRange, u32) -> String,
 ) -> Verdict {
-    monitor(&observation.trace.events, (), |(), event| match event.kind {
-        EventKind::SleepRequested { duration } if ok(duration) => Check::Pass,
-        EventKind::SleepRequested { duration } => Check::Fail(Cow::Owned(message(duration))),
-        _ => Check::Skip,
+    let contract = observation.contract;
+    monitor(&observation.trace.events, SleepWalk::default(), |walk, event| match walk.observe(contract, event) {
+        Some((duration, range)) if ok(duration, &range) => Check::Pass,
+        Some((duration, range)) => Check::Fail(Cow::Owned(message(duration, &range, walk.sleeps))),
+        None => Check::Skip,
     })
 }
 
 /// `delay_within_cap`: no sleep is longer than the cap `delays.max`, widened by the jitter the contract
-/// documents as exceeding it ([`JitterBounds::around`] the cap, computed exactly) and by the contract's
-/// tolerance ([`Contract::tolerance`]: `delays.tolerance` plus `delays.tolerance_ppb` of the bound).
+/// documents as exceeding it and by the contract's tolerance, or than what the retry-after policy promises
+/// for that sleep where it sleeps past the cap (`SleepAnyway`): the ceiling of [`Contract::sleep_range`].
 ///
 /// - Needs: `delays.max` (reads `delays.jitter`, `delays.jitter_clipped_at_cap`: a clipped jitter never widens the cap,
-///   `delays.tolerance`, `delays.tolerance_ppb`).
-/// - Compares: each recorded sleep with the bound, exactly in whole nanoseconds (a bound past 584 years
-///   admits every sleep).
+///   `delays.tolerance`, `delays.tolerance_ppb`, `rate.retry_after`, `rate.honors_retry_after`).
+/// - Compares: each recorded sleep with the ceiling of its range, exactly in whole nanoseconds (a bound
+///   past 584 years admits every sleep). Sleeps are judged as requested: the timer granularity does not
+///   enter.
 /// - Violated at the first `SleepRequested` above the bound.
 /// - Vacuous when nothing slept.
 /// - Example violation: `delay_max = 1s` and an exponential backoff sleeps 1.6s.
@@ -44,25 +51,25 @@ pub const DELAY_WITHIN_CAP: Law = Law {
 
 fn delay_within_cap(observation: &Observation<'_>) -> Verdict {
     let contract = observation.contract;
-    let cap = contract.delays.max.unwrap_or(VDuration::MAX);
-    let jittered = match contract.delays.jitter_clipped_at_cap {
-        true => Promised::exactly(cap),
-        false => contract.delays.jitter.unwrap_or_default().around(Promised::exactly(cap)),
-    };
-    let bound = Promised::between(0, jittered.high_nanos()).widen(contract.tolerance());
-    let high = VDuration::from_nanos(u64::try_from(jittered.high_nanos()).unwrap_or(u64::MAX));
-    let describe = move |duration| match contract.tolerance() == Default::default() {
+    let cap = contract.cap_ceiling();
+    let high = VDuration::from_nanos(u64::try_from(cap.high_nanos()).unwrap_or(u64::MAX));
+    let describe = move |duration, range: &SleepRange, _| match contract.tolerance() == Default::default() {
         true => format!("slept {duration}, above the cap {high}"),
-        false => format!("slept {duration}, above the cap {high} (with the tolerance: {bound})"),
+        false => format!(
+            "slept {duration}, above the cap {high} (with the tolerance: {})",
+            Promised::between(0, range.ceiling_nanos)
+        ),
     };
-    sleep_check(observation, |duration| bound.admits(duration), describe)
+    each_sleep(observation, |duration, range| range.below_ceiling(duration), describe)
 }
 
-/// `delay_at_least_min`: no sleep is shorter than `delays.min`, less the contract's tolerance
-/// ([`Contract::tolerance`] around `delays.min`).
+/// `delay_at_least_min`: no sleep is shorter than `delays.min`, less the contract's tolerance, or than
+/// what the retry-after policy promises for that sleep where it decides it alone (a retry-after that
+/// replaces the backoff): the floor of [`Contract::sleep_range`].
 ///
-/// - Needs: `delays.min` (reads `delays.tolerance`, `delays.tolerance_ppb`).
-/// - Compares: each recorded sleep with the bound, exactly in whole nanoseconds.
+/// - Needs: `delays.min` (reads `delays.tolerance`, `delays.tolerance_ppb`, `rate.retry_after`).
+/// - Compares: each recorded sleep with the floor of its range, exactly in whole nanoseconds. Sleeps are
+///   judged as requested: the timer granularity does not enter.
 /// - Violated at the first `SleepRequested` below the bound.
 /// - Vacuous when nothing slept.
 /// - Example violation: `delay_min = 10ms` and a retry after a zero sleep.
@@ -76,69 +83,28 @@ pub const DELAY_AT_LEAST_MIN: Law = Law {
 };
 
 fn delay_at_least_min(observation: &Observation<'_>) -> Verdict {
-    let contract = observation.contract;
-    let min = Promised::exactly(contract.delays.min.unwrap_or(VDuration::ZERO)).widen(contract.tolerance());
-    let low = VDuration::from_nanos(u64::try_from(min.low_nanos()).unwrap_or(u64::MAX));
-    sleep_check(
-        observation,
-        |duration| duration >= low,
-        |duration| format!("slept {duration}, below the minimum {low}"),
-    )
+    let describe = |duration, range: &SleepRange, _| {
+        let low = VDuration::from_nanos(u64::try_from(range.floor_nanos).unwrap_or(u64::MAX));
+        format!("slept {duration}, below the minimum {low}")
+    };
+    each_sleep(observation, |duration, range| range.above_floor(duration), describe)
 }
 
-/// Per-call state of the delay laws: the sleeps so far, the last one, and the retry-after of the attempt
-/// that just ended.
-#[derive(Clone, Copy, Default)]
-struct DelayState {
-    sleeps: u32,
-    previous: Option<VDuration>,
-    retry_after: Option<VDuration>,
-}
-
-impl DelayState {
-    /// Updates the state for any other event; returns the duration of a sleep.
-    fn observe(&mut self, event: &Event) -> Option<VDuration> {
-        match event.kind {
-            EventKind::CallStart { .. } => *self = DelayState::default(),
-            EventKind::AttemptEnd { outcome: Outcome::RateLimited { retry_after } } => {
-                self.retry_after = Some(retry_after)
-            }
-            // An attempt cancelled after the rate-limited one ended (a hedge's loser, cancelled because
-            // that answer decided the try) leaves the retry-after in force; every other cancelled attempt
-            // started after it, which cleared it already.
-            EventKind::AttemptStart | EventKind::AttemptEnd { .. } | EventKind::AttemptTimedOut { .. } => {
-                self.retry_after = None
-            }
-            EventKind::SleepRequested { duration } => return Some(duration),
-            _ => {}
-        }
-        None
-    }
-}
-
-/// The promised range of the `n`-th sleep of a call without jitter: `min(backoff.promised(n), cap)`,
-/// then `max(that, retry_after)` right after a rate-limited attempt when the contract honours it.
-fn expected_sleep(contract: &Contract, shape: BackoffShape, state: &DelayState) -> Promised {
-    let cap = contract.delays.max.unwrap_or(VDuration::MAX);
-    let beyond = Promised::between(u128::MAX, u128::MAX);
-    let expected = shape.promised(state.sleeps).unwrap_or(beyond).min(cap);
-    match (contract.rate.honors_retry_after, state.retry_after) {
-        (true, Some(retry_after)) => expected.max(retry_after),
-        _ => expected,
-    }
-}
-
-/// `backoff_shape_without_jitter`: with no jitter, the `n`-th sleep of a call (from 1) is
-/// `min(backoff.promised(n), delay_max)`, or `max(that, retry_after)` right after a rate-limited attempt
-/// when `rate.honors_retry_after`.
+/// `backoff_shape_without_jitter`: with no jitter, every sleep of a call lies in its range
+/// ([`Contract::sleep_range`]): backoff delay `n` is `min(backoff.promised(n), delay_max)`, and right after
+/// a rate-limited attempt the declared retry-after policy decides (`max(that, retry_after)`, the
+/// retry-after itself, the cap, or no retry; a delay a retry-after replaced does not advance the
+/// sequence).
 ///
 /// - Needs: `delays.backoff` with a jitter-free sequence (not decorrelated) and `jitter == Some(None)` (reads
-///   `delays.max`, `rate.honors_retry_after`, `delays.tolerance`, `delays.tolerance_ppb`).
+///   `delays.max`, `rate.retry_after`, `rate.honors_retry_after`, `delays.tolerance`, `delays.tolerance_ppb`).
 /// - Compares: each recorded sleep with the exact promised value (computed without rounding between
 ///   steps, see [`timelaw_core::promise`]): any whole-nanosecond rounding of it holds; the contract's
 ///   tolerance ([`Contract::tolerance`], absolute plus relative, zero for exact subjects) widens it. A
-///   promise past 584 years is compared as above [`VDuration::MAX`].
-/// - Violated at the first sleep off the sequence.
+///   promise past 584 years is compared as above [`VDuration::MAX`]. Sleeps are judged as requested:
+///   the timer granularity does not enter.
+/// - Violated at the first sleep off the sequence (a sleep after an answer the policy gives up on is
+///   `retry_after_as_declared`'s).
 /// - Vacuous when nothing slept.
 /// - Example violation: exponential from 5ms, and the second sleep is 5ms instead of 10ms.
 pub const BACKOFF_SHAPE_WITHOUT_JITTER: Law = Law {
@@ -146,45 +112,32 @@ pub const BACKOFF_SHAPE_WITHOUT_JITTER: Law = Law {
     title: "without jitter, delays follow the promised backoff sequence",
     kind: LawKind::Safety,
     needs: &["delays.backoff", "delays.jitter"],
-    applies: |contract| {
-        contract.delays.jitter == Some(JitterBounds::None)
-            && contract.delays.backoff.is_some_and(|shape| shape.nth(1).is_some())
-    },
+    applies: Contract::has_jitter_free_sequence,
     check: backoff_shape_without_jitter,
 };
 
 fn backoff_shape_without_jitter(observation: &Observation<'_>) -> Verdict {
-    let contract = observation.contract;
-    let Some(shape) = contract.delays.backoff else {
-        return Verdict::NotApplicable;
+    let describe = |duration, range: &SleepRange, n| {
+        let expected = range.expected.unwrap_or(Promised::between(0, 0));
+        format!("sleep {n} of the call was {duration}, expected {expected}")
     };
-    let tolerance = contract.tolerance();
-    monitor(&observation.trace.events, DelayState::default(), |state, event| {
-        let Some(duration) = state.observe(event) else {
-            return Check::Skip;
-        };
-        state.sleeps += 1;
-        let expected = expected_sleep(contract, shape, state);
-        if expected.widen(tolerance).admits(duration) {
-            return Check::Pass;
-        }
-        Check::Fail(Cow::Owned(format!("sleep {} of the call was {duration}, expected {expected}", state.sleeps)))
-    })
+    each_sleep(observation, |duration, range| range.gives_up() || range.admits(duration), describe)
 }
 
-/// `jitter_within_bounds`: with jitter, the `n`-th sleep of a call lies in
-/// `jitter.around(min(backoff.promised(n), delay_max))`; with decorrelated backoff it lies in
-/// `min(cap, initial)..=min(cap, max(initial, factor * previous sleep))` (the usual
-/// `min(cap, random(initial, previous * factor))`, the previous sleep starting at `initial`). Right after a
-/// rate-limited attempt when `rate.honors_retry_after`, any `retry_after <= d <= max(high, retry_after)` is
-/// accepted. With `delays.jitter_clipped_at_cap`, the range is clipped at `delays.max`; `JitterBounds::Range` is
-/// an explicit range relative to the base.
+/// `jitter_within_bounds`: with jitter, every sleep of a call lies in its range ([`Contract::sleep_range`]):
+/// backoff delay `n` lies in `jitter.around(min(backoff.promised(n), delay_max))`; with decorrelated
+/// backoff in `min(cap, initial)..=min(cap, max(initial, factor * previous))` (the usual
+/// `min(cap, random(initial, previous * factor))`, the previous backoff sleep starting at `initial`).
+/// Right after a rate-limited attempt the declared retry-after policy decides, as in
+/// [`BACKOFF_SHAPE_WITHOUT_JITTER`]. With `delays.jitter_clipped_at_cap`, the range is clipped at
+/// `delays.max`; `JitterBounds::Range` is an explicit range relative to the base.
 ///
 /// - Needs: `delays.backoff`, and a `delays.jitter` other than `None` unless the backoff is decorrelated (reads
-///   `delays.max`, `delays.jitter_clipped_at_cap`, `rate.honors_retry_after`, `delays.tolerance`,
-///   `delays.tolerance_ppb`).
+///   `delays.max`, `delays.jitter_clipped_at_cap`, `rate.retry_after`, `rate.honors_retry_after`,
+///   `delays.tolerance`, `delays.tolerance_ppb`).
 /// - Compares: each recorded sleep with bounds computed exactly from the exact promised value (see
-///   [`timelaw_core::promise`]), widened by the contract's tolerance ([`Contract::tolerance`]).
+///   [`timelaw_core::promise`]), widened by the contract's tolerance ([`Contract::tolerance`]). Sleeps
+///   are judged as requested: the timer granularity does not enter.
 /// - Violated at the first sleep out of its bounds.
 /// - Vacuous when nothing slept.
 /// - Example violation: equal jitter on a 100ms base, and a sleep of 30ms (below 50ms).
@@ -207,57 +160,12 @@ fn jitter_applies(contract: &Contract) -> bool {
     }
 }
 
-/// The range the sleep before retry `n` may take by the backoff and jitter alone (no retry-after):
-/// `jitter.around(min(backoff.promised(n), cap))`, the decorrelated bounds after `previous`, clipped at
-/// the cap when the contract says so. Without a stated backoff, `delay_min..=cap`.
-pub(super) fn backoff_bounds(contract: &Contract, n: u32, previous: Option<VDuration>) -> Promised {
-    let cap = contract.delays.max.unwrap_or(VDuration::MAX);
-    let Some(shape) = contract.delays.backoff else {
-        return Promised::between(
-            u128::from(contract.delays.min.unwrap_or(VDuration::ZERO).as_nanos()),
-            u128::from(cap.as_nanos()),
-        );
-    };
-    let bounds = match shape.decorrelated_bounds(previous, cap) {
-        Some(bounds) => bounds,
-        None => {
-            let beyond = Promised::between(u128::MAX, u128::MAX);
-            let base = shape.promised(n).unwrap_or(beyond).min(cap);
-            contract.delays.jitter.unwrap_or_default().around(base)
-        }
-    };
-    if contract.delays.jitter_clipped_at_cap {
-        return bounds.min(cap);
-    }
-    bounds
-}
-
-fn jitter_bounds(contract: &Contract, state: &DelayState) -> Promised {
-    let bounds = backoff_bounds(contract, state.sleeps, state.previous);
-    match (contract.rate.honors_retry_after, state.retry_after) {
-        (true, Some(retry_after)) => {
-            let floor = u128::from(retry_after.as_nanos());
-            Promised::between(floor, bounds.high_nanos().max(floor))
-        }
-        _ => bounds,
-    }
-}
-
 fn jitter_within_bounds(observation: &Observation<'_>) -> Verdict {
-    let contract = observation.contract;
-    let tolerance = contract.tolerance();
-    monitor(&observation.trace.events, DelayState::default(), |state, event| {
-        let Some(duration) = state.observe(event) else {
-            return Check::Skip;
-        };
-        state.sleeps += 1;
-        let bounds = jitter_bounds(contract, state);
-        state.previous = Some(duration);
-        if bounds.widen(tolerance).admits(duration) {
-            return Check::Pass;
-        }
-        Check::Fail(Cow::Owned(format!("sleep {} of the call was {duration}, outside {bounds}", state.sleeps)))
-    })
+    let describe = |duration, range: &SleepRange, n| {
+        let bounds = range.expected.unwrap_or(Promised::between(0, 0));
+        format!("sleep {n} of the call was {duration}, outside {bounds}")
+    };
+    each_sleep(observation, |duration, range| range.gives_up() || range.admits(duration), describe)
 }
 
 /// `total_sleep_within_budget`: the sleeps requested by one call add up to at most `delays.sleep_budget`.
@@ -292,13 +200,15 @@ fn total_sleep_within_budget(observation: &Observation<'_>) -> Verdict {
 }
 
 /// `retry_after_honored`: after an attempt ends `RateLimited { retry_after }` at `t`, the call's next
-/// attempt starts at `t + retry_after` or later.
+/// attempt starts at `t + retry_after` or later, wherever the retry-after policy waits for it
+/// ([`Contract::retry_after_rule`]: not where the declared policy clamps it at a cap below it or ignores
+/// it).
 ///
-/// - Needs: `honors_retry_after == true`.
+/// - Needs: `honors_retry_after == true` (reads `rate.retry_after`, `delays.max`).
 /// - Compares: the retry's start instant with the rate-limited attempt's end plus the retry-after,
 ///   exactly (no tolerance). A sleep the runtime clamped (`SleepClamped`, tokio's 30-year maximum)
 ///   counts for what the subject asked: a retry after a clamped sleep that asked to wait past the
-///   retry-after honours it.
+///   retry-after honours it. The timer granularity does not enter: a late timer only starts the retry later.
 /// - Violated at the early `AttemptStart`.
 /// - Vacuous when no rate-limited attempt was followed by a retry.
 /// - Example violation: a 429 asks for 2s and the retry comes 100ms later.
@@ -312,13 +222,16 @@ pub const RETRY_AFTER_HONORED: Law = Law {
 };
 
 fn retry_after_honored(observation: &Observation<'_>) -> Verdict {
+    let contract = observation.contract;
     monitor(&observation.trace.events, RetryAfter::default(), |state, event| match event.kind {
         EventKind::CallStart { .. } => {
             *state = RetryAfter::default();
             Check::Skip
         }
         EventKind::AttemptEnd { outcome: Outcome::RateLimited { retry_after } } => {
-            *state = RetryAfter { not_before: Some(event.at.saturating_add(retry_after)), ..RetryAfter::default() };
+            let waits = contract.retry_after_rule(retry_after).waits_at_least(retry_after);
+            let not_before = waits.then(|| event.at.saturating_add(retry_after));
+            *state = RetryAfter { not_before, ..RetryAfter::default() };
             Check::Skip
         }
         EventKind::SleepRequested { duration } => {
@@ -425,11 +338,13 @@ fn notify_matches_sleep(observation: &Observation<'_>) -> Verdict {
 /// retry-after) is the one that would have come had the replaced retries not happened: delay `n + 1`
 /// after `n` backoff delays, within its jitter range (for decorrelated backoff, grown from the last backoff
 /// delay, not the replaced one), widened by the tolerance. Which `n` a jitter range belongs to is only
-/// told apart where the ranges of `n + 1` and `n + 2` differ.
+/// told apart where the ranges of `n + 1` and `n + 2` differ. Every range is [`Contract::sleep_range`]'s,
+/// the one the other delay laws judge by.
 ///
 /// - Needs: `rate.retry_after` (reads `delays.max`, `delays.backoff`, `delays.jitter`,
 ///   `delays.jitter_clipped_at_cap`, the tolerance).
-/// - Compares: the recorded sleep with the range, exactly, widened by the contract's tolerance.
+/// - Compares: the recorded sleep with the range, exactly, widened by the contract's tolerance. Sleeps
+///   are judged as requested: the timer granularity does not enter.
 /// - Violated at the sleep off the policy, or at the retry (its sleep or its `AttemptStart`) after a
 ///   retry-after above the cap with `GiveUp`, or (with `ReplacesBackoff`) at the first backoff sleep after
 ///   a replaced one that is off the sequence as if it had not advanced.
@@ -446,43 +361,19 @@ pub const RETRY_AFTER_AS_DECLARED: Law = Law {
     check: retry_after_as_declared,
 };
 
-/// The range the sleep after a rate-limited attempt may take, or `None` when no retry may follow.
-fn retry_after_range(contract: &Contract, state: &DelayState, retry_after: VDuration) -> Option<Promised> {
-    use timelaw_core::{AboveCap, RetryAfterCombine};
-    let policy = contract.rate.retry_after.unwrap_or_default();
-    let cap = contract.delays.max.unwrap_or(VDuration::MAX);
-    let backoff = backoff_bounds(contract, state.sleeps, state.previous);
-    let exactly = |duration: VDuration| Promised::exactly(duration);
-    let floor = u128::from(retry_after.as_nanos());
-    Some(match (policy.combine, retry_after > cap, policy.above_cap) {
-        (RetryAfterCombine::Ignored, _, _) => backoff,
-        (_, true, AboveCap::GiveUp) => return None,
-        (_, true, AboveCap::Clamp) => exactly(cap),
-        (_, true, AboveCap::SleepAnyway) | (RetryAfterCombine::ReplacesBackoff, false, _) => exactly(retry_after),
-        (RetryAfterCombine::MaxWithBackoff, false, _) => {
-            Promised::between(backoff.low_nanos().max(floor), backoff.high_nanos().max(floor))
-        }
-    })
-}
-
 fn retry_after_as_declared(observation: &Observation<'_>) -> Verdict {
     let contract = observation.contract;
-    let policy = contract.rate.retry_after.unwrap_or_default();
-    let replaces = policy.combine == timelaw_core::RetryAfterCombine::ReplacesBackoff;
-    let walk = RetryAfterWalk { replaces, ..RetryAfterWalk::default() };
-    monitor(&observation.trace.events, walk, |walk, event| walk.step(contract, event))
+    monitor(&observation.trace.events, RetryAfterWalk::default(), |walk, event| walk.step(contract, event))
 }
 
 /// The walk of [`RETRY_AFTER_AS_DECLARED`] over a trace, one event at a time.
 #[derive(Default)]
 struct RetryAfterWalk {
-    /// The contract's retry-after replaces the backoff, which then does not advance.
-    replaces: bool,
-    /// The backoff's delay state; with `replaces`, a sleep replaced by a retry-after is not counted.
-    state: DelayState,
+    /// The delay laws' walk: which backoff delay comes next (a delay a retry-after replaced is not one).
+    sleeps: SleepWalk,
     /// The retry-after still waiting for its sleep or retry.
     pending: Option<VDuration>,
-    /// With `replaces`: a delay of this call was replaced since its last backoff sleep.
+    /// A delay of this call was replaced by a retry-after since its last backoff sleep.
     replaced: bool,
     /// After a replaced delay, an attempt ended without a retry-after: the next delay is the backoff's.
     backoff_due: bool,
@@ -491,12 +382,15 @@ struct RetryAfterWalk {
 impl RetryAfterWalk {
     fn step(&mut self, contract: &Contract, event: &Event) -> Check {
         if let EventKind::AttemptEnd { outcome: Outcome::RateLimited { retry_after } } = event.kind {
-            self.state.observe(event);
+            self.sleeps.observe(contract, event);
             self.pending = Some(retry_after);
             self.backoff_due = false;
             return Check::Skip;
         }
-        let sleep = self.state.observe(event);
+        // The range a sleep requested now would have: the one a retry without a sleep is judged by.
+        let next = self.sleeps.next();
+        let now = contract.sleep_range(next);
+        let sleep = self.sleeps.observe(contract, event);
         let due = sleep.is_some() || event.kind == EventKind::AttemptStart;
         match event.kind {
             EventKind::CallStart { .. } | EventKind::CallEnd { .. } => {
@@ -506,66 +400,48 @@ impl RetryAfterWalk {
             _ => {}
         }
         if let Some(retry_after) = self.pending.take_if(|_| due) {
-            return self.after_rate_limit(contract, retry_after, sleep);
+            let (duration, range) = sleep.unwrap_or((VDuration::ZERO, now));
+            self.replaced |= range.replaces_backoff;
+            return after_rate_limit(retry_after, sleep.map(|_| duration), &range);
         }
         if matches!(event.kind, EventKind::CallStart { .. } | EventKind::CallEnd { .. }) {
             self.pending = None;
         }
         if due && self.backoff_due {
             (self.replaced, self.backoff_due) = (false, false);
-            return self.after_replaced(contract, sleep);
-        }
-        if let Some(duration) = sleep {
-            self.state.sleeps += 1;
-            self.state.previous = Some(duration);
+            let (duration, range) = sleep.unwrap_or((VDuration::ZERO, now));
+            return after_replaced(duration, &range, next.backoff_index);
         }
         Check::Skip
     }
+}
 
-    /// The sleep (or a retry without one) right after a rate-limited attempt: the declared policy.
-    fn after_rate_limit(&mut self, contract: &Contract, retry_after: VDuration, sleep: Option<VDuration>) -> Check {
-        self.replaced |= self.replaces;
-        let Some(duration) = sleep else {
-            // A retry with no sleep: allowed only when the range admits zero.
-            let range = retry_after_range(contract, &self.state, retry_after);
-            return Check::that(
-                range.is_some_and(|range| range.widen(contract.tolerance()).admits(VDuration::ZERO)),
-                "a retry followed a rate-limited answer against the declared retry-after policy",
-            );
-        };
-        self.state.sleeps += 1;
-        let range = retry_after_range(contract, &self.state, retry_after);
-        if self.replaces {
-            // The retry-after replaced this delay: the backoff sequence stays where it was.
-            self.state.sleeps -= 1;
-        } else {
-            self.state.previous = Some(duration);
-        }
-        match range {
-            None => Check::fail("a retry-after above the cap was retried, but the contract gives up"),
-            Some(range) if range.widen(contract.tolerance()).admits(duration) => Check::Pass,
-            Some(range) => Check::Fail(Cow::Owned(format!(
-                "after a retry-after of {retry_after} the sleep was {duration}, the declared policy allows {range}"
-            ))),
-        }
+/// The sleep (or a retry without one) right after a rate-limited attempt: the declared policy.
+fn after_rate_limit(retry_after: VDuration, sleep: Option<VDuration>, range: &SleepRange) -> Check {
+    let Some(duration) = sleep else {
+        // A retry with no sleep: allowed only when the range admits zero.
+        return Check::that(
+            range.admits(VDuration::ZERO),
+            "a retry followed a rate-limited answer against the declared retry-after policy",
+        );
+    };
+    match range.expected {
+        None => Check::fail("a retry-after above the cap was retried, but the contract gives up"),
+        Some(_) if range.admits(duration) => Check::Pass,
+        Some(expected) => Check::Fail(Cow::Owned(format!(
+            "after a retry-after of {retry_after} the sleep was {duration}, the declared policy allows {expected}"
+        ))),
     }
+}
 
-    /// The first backoff delay after a replaced one: the one due had the replaced delays not advanced the
-    /// sequence (its jitter range, widened by the tolerance).
-    fn after_replaced(&mut self, contract: &Contract, sleep: Option<VDuration>) -> Check {
-        let n = self.state.sleeps.saturating_add(1);
-        let range = backoff_bounds(contract, n, self.state.previous).widen(contract.tolerance());
-        if let Some(duration) = sleep {
-            self.state.sleeps = n;
-            self.state.previous = Some(duration);
-        }
-        let duration = sleep.unwrap_or(VDuration::ZERO);
-        if range.admits(duration) {
-            return Check::Pass;
-        }
-        Check::Fail(Cow::Owned(format!(
-            "after a delay replaced by a retry-after the backoff's delay was {duration}, but the sequence must \
-             not advance: delay {n} allows {range}"
-        )))
-    }
+/// The first backoff delay after a replaced one: the one due had the replaced delays not advanced the
+/// sequence (its range, widened by the tolerance).
+fn after_replaced(duration: VDuration, range: &SleepRange, n: u32) -> Check {
+    let Some(widened) = range.widened().filter(|_| !range.admits(duration)) else {
+        return Check::Pass;
+    };
+    Check::Fail(Cow::Owned(format!(
+        "after a delay replaced by a retry-after the backoff's delay was {duration}, but the sequence must \
+         not advance: delay {n} allows {widened}"
+    )))
 }

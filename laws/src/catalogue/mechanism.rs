@@ -143,7 +143,7 @@ pub static LAW_MECHANISMS: [(&str, Mechanism); 54] = [
 /// (absent, unstated, or its parameters); their refinements follow as `circuit.policy` and so on.
 /// `timing.clocks` is the one field whose mechanism is not its group's. `bulkhead`, `limiter` and `hedge`
 /// stand for their declarations like `circuit`.
-pub static CONTRACT_FIELDS: [(&str, Mechanism); 38] = [
+pub static CONTRACT_FIELDS: [(&str, Mechanism); 41] = [
     ("retry.max_attempts", Retry),
     ("retry.retry_on", Retry),
     ("retry.reports_last_result", Retry),
@@ -160,7 +160,9 @@ pub static CONTRACT_FIELDS: [(&str, Mechanism); 38] = [
     ("timing.attempt_timeout", Timing),
     ("timing.timeout_tie", Timing),
     ("timing.deadline", Timing),
+    ("timing.deadline_tie", Timing),
     ("timing.retry_elapsed_max", Timing),
+    ("timing.retry_elapsed_bound", Timing),
     ("timing.limit_unstated", Timing),
     ("timing.honors_cancellation", Timing),
     ("timing.interrupt_tie", Timing),
@@ -176,6 +178,7 @@ pub static CONTRACT_FIELDS: [(&str, Mechanism); 38] = [
     ("circuit.cooldown_tie", Circuit),
     ("circuit.counts_cancellation", Circuit),
     ("circuit.probe_settle", Circuit),
+    ("circuit.closes_after", Circuit),
     ("budget", Budget),
     ("budget.window", Budget),
     ("budget.admits", Budget),

@@ -48,6 +48,7 @@ mod outcomes;
 mod promises;
 mod refusal;
 mod registry;
+mod sleeps;
 pub mod support;
 mod timeouts;
 mod views;

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use timelaw_core::{CallResult, CallScript, Contract, Event, EventKind, Outcome, Rejection, Step, TieRule};
+use timelaw_core::{CallResult, CallScript, Contract, Event, EventKind, Outcome, Rejection, Step, TimerRace, VInstant};
 
 use super::support::{ended_with, is_interrupted, last_index, take_call, LastAttempt};
 use crate::ids;
@@ -120,12 +120,16 @@ fn result_matches_last_attempt(observation: &Observation<'_>) -> Verdict {
 ///
 /// The precondition, per call: the call has no `cancel_after`, is idempotent (or the subject does not
 /// respect idempotency), and some attempt `j + 1 <= max_attempts` succeeds within the timeout (outcome
-/// `Ok`, and a duration below `timing.attempt_timeout`, or equal to it under [`TieRule::InnerWins`]; a dispatch
+/// `Ok`, and a duration below `timing.attempt_timeout`, or equal to it under [`TieRule::InnerWins`](timelaw_core::TieRule::InnerWins); a dispatch
 /// past the end of the script is `Ok` after zero time) while every earlier attempt fails retryably: a
 /// transient error if `retry_on.transient`, a rate limit if `retry_on.rate_limited` (and, when
 /// `rate.honors_retry_after`, a retry-after within `delays.max`), a timeout (a hang or a step as long as the
-/// timeout, only with `timing.attempt_timeout`) if `retry_on.timeout`.
+/// timeout, only with `timing.attempt_timeout`) if `retry_on.timeout`. A step that completes within the
+/// timer's granularity of its timeout (`timing.timer_granularity`: either the step or the timer may come
+/// first) counts only when both endings are retried; otherwise the call is not judged.
 ///
+/// - Compares: each step's duration with the attempt timeout through [`TimingContract::race`](timelaw_core::TimingContract::race) (the timer
+///   fires up to `timing.timer_granularity` late; the tie rule decides an exact tie).
 /// - Needs: `retry.max_attempts` and `retry.retry_on`, and no `timing.deadline`, `delays.sleep_budget`,
 ///   `timing.retry_elapsed_max`, `circuit`, `budget`, `bulkhead` or `limiter`, stated or unstated: each
 ///   of those may legitimately stop retries, so the law does not apply then. With `hedge` declared, a
@@ -158,14 +162,19 @@ enum Fate {
     Succeeds,
     TimesOut,
     Fails(Outcome),
+    /// The step completes within the timer's granularity: it may end with its outcome or time out.
+    Either(Outcome),
 }
 
 fn fate(contract: &Contract, step: Step) -> Fate {
     if let Some(timeout) = contract.timing.attempt_timeout {
-        let tie_expires = contract.timing.timeout_tie == TieRule::Expired;
-        let late = step.duration > timeout || (step.duration == timeout && tie_expires);
-        if step.outcome == Outcome::Hang || late {
-            return Fate::TimesOut;
+        // The race of the step's completion and its timer, both measured from the attempt's start.
+        let (completes, due) = (VInstant::EPOCH.saturating_add(step.duration), VInstant::EPOCH.saturating_add(timeout));
+        match contract.timing.race(completes, due, contract.timing.timeout_tie) {
+            _ if step.outcome == Outcome::Hang => return Fate::TimesOut,
+            TimerRace::TimerFirst => return Fate::TimesOut,
+            TimerRace::Either => return Fate::Either(step.outcome),
+            TimerRace::EventFirst => {}
         }
     }
     match step.outcome {
@@ -186,12 +195,18 @@ fn should_succeed(contract: &Contract, script: &CallScript) -> bool {
         |retry_after| !contract.rate.honors_retry_after || contract.delays.max.is_none_or(|cap| retry_after <= cap);
     // Every dispatch past the end of the script is the same, so one past the end decides.
     let last = u32::try_from(script.dispatches_scripted()).unwrap_or(u32::MAX).saturating_add(1).min(max);
+    let retried = |outcome| match outcome {
+        Outcome::Transient => retry_on.transient,
+        Outcome::RateLimited { retry_after } => retry_on.rate_limited && cap_ok(retry_after),
+        _ => false,
+    };
     for attempt in 1..=last {
         match fate(contract, script.step(attempt)) {
             Fate::Succeeds => return true,
             Fate::TimesOut if retry_on.timeout => {}
-            Fate::Fails(Outcome::Transient) if retry_on.transient => {}
-            Fate::Fails(Outcome::RateLimited { retry_after }) if retry_on.rate_limited && cap_ok(retry_after) => {}
+            Fate::Fails(outcome) if retried(outcome) => {}
+            // Within the timer's granularity: judged only when both endings are retried.
+            Fate::Either(outcome) if retry_on.timeout && retried(outcome) => {}
             _ => return false,
         }
     }

@@ -2,7 +2,7 @@
 //! starting retries, and which interruption a call returns when both its deadline and the caller's
 //! cancellation have fallen.
 
-use timelaw_core::{CallResult, ErrorKind, EventKind, InterruptTie, TimingContract, VDuration, VInstant};
+use timelaw_core::{CallResult, ErrorKind, EventKind, InterruptTie, TimerRace, TimingContract, VInstant};
 
 use super::support::{end_of, take_call};
 use crate::ids;
@@ -11,10 +11,14 @@ use crate::temporal::{monitor, Check};
 use crate::verdict::Verdict;
 
 /// `no_retry_after_elapsed_limit`: no retry starts later than `timing.retry_elapsed_max` after its call
-/// started (a retry exactly at the limit is allowed).
+/// started (a retry exactly at the limit is allowed, unless `timing.retry_elapsed_bound` is `Exclusive`:
+/// "it stops once the elapsed time reaches X"); a retry the subject planned for the limit wakes up to
+/// `timing.timer_granularity` late, so with coarse timers it may start that much later.
 ///
-/// - Needs: `timing.retry_elapsed_max`.
-/// - Compares: each retry's `AttemptStart` instant with the call's start plus the limit, exactly.
+/// - Needs: `timing.retry_elapsed_max` (reads `timing.retry_elapsed_bound`, `timing.timer_granularity`).
+/// - Compares: each retry's `AttemptStart` instant with the limit's window, the call's start plus the
+///   limit to that plus the timer granularity, by [`TimingContract::race`](timelaw_core::TimingContract::race)
+///   under the bound's tie rule (late when the limit comes first whenever the timer fires), exactly.
 /// - Violated at the first late `AttemptStart`.
 /// - Vacuous when no call retried.
 /// - Example violation: `retry_elapsed_max = 1s`, a first attempt of 900ms, a 200ms sleep, and the retry
@@ -29,7 +33,8 @@ pub const NO_RETRY_AFTER_ELAPSED_LIMIT: Law = Law {
 };
 
 fn no_retry_after_elapsed_limit(observation: &Observation<'_>) -> Verdict {
-    let Some(limit) = observation.contract.timing.retry_elapsed_max else {
+    let timing = &observation.contract.timing;
+    let Some(limit) = timing.retry_elapsed_max else {
         return Verdict::NotApplicable;
     };
     monitor(&observation.trace.events, VInstant::EPOCH, |started, event| match event.kind {
@@ -38,7 +43,8 @@ fn no_retry_after_elapsed_limit(observation: &Observation<'_>) -> Verdict {
             Check::Skip
         }
         EventKind::AttemptStart if event.attempt >= 2 => {
-            Check::that(event.at <= started.saturating_add(limit), "a retry started after the elapsed-time limit")
+            let race = timing.race(event.at, started.saturating_add(limit), timing.retry_elapsed_bound.tie());
+            Check::that(race != TimerRace::TimerFirst, "a retry started after the elapsed-time limit")
         }
         _ => Check::Skip,
     })
@@ -57,7 +63,8 @@ fn no_retry_after_elapsed_limit(observation: &Observation<'_>) -> Verdict {
 ///
 /// - Needs: `timing.interrupt_tie` and `timing.deadline` (reads `timing.timer_granularity`).
 /// - Compares: the deadline (`start + deadline`) and the cancellation (`start + cancel_after`) instants
-///   with each other and with the call's end, exactly.
+///   with each other, told apart only beyond the timer granularity ([`TimingContract::tells_apart`](timelaw_core::TimingContract::tells_apart)), and
+///   with the call's end, exactly.
 /// - Violated at the `CallEnd` returning the interruption that fell second (or, at a tie, the one
 ///   declared second).
 /// - Vacuous when no call returned interrupted after both its deadline and its cancellation had fallen.
@@ -76,14 +83,13 @@ pub const INTERRUPT_TIE_AS_DECLARED: Law = Law {
 /// The interruption a call interrupted by both should return, or `None` when the two are too close for
 /// the subject's timers to order them.
 fn first_interruption(deadline_at: VInstant, cancel_at: VInstant, timing: &TimingContract) -> Option<ErrorKind> {
-    let apart = deadline_at.duration_since(cancel_at).max(cancel_at.duration_since(deadline_at));
-    if apart == VDuration::ZERO {
+    if deadline_at == cancel_at {
         return timing.interrupt_tie.map(|tie| match tie {
             InterruptTie::DeadlineFirst => ErrorKind::DeadlineExceeded,
             InterruptTie::CancellationFirst => ErrorKind::Cancelled,
         });
     }
-    if apart <= timing.timer_granularity {
+    if !timing.tells_apart(deadline_at, cancel_at) {
         return None;
     }
     Some(if deadline_at < cancel_at { ErrorKind::DeadlineExceeded } else { ErrorKind::Cancelled })

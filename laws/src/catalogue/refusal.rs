@@ -5,7 +5,7 @@
 use timelaw_core::{CallResult, Contract, ErrorKind, Event, EventKind, Outcome, Rejection, VDuration, VInstant};
 
 use super::budget_model::BudgetModel;
-use super::delays::backoff_bounds;
+use super::sleeps::SleepWalk;
 use super::support::attempt_result;
 use crate::ids;
 use crate::law::{always_applies, Law, LawKind, Observation};
@@ -104,7 +104,9 @@ fn retry_budget_admits_with_room(observation: &Observation<'_>) -> Verdict {
 ///
 /// - Needs: `timing.retry_elapsed_max`, `retry.max_attempts`, `retry.retry_on`, and no retry budget,
 ///   circuit breaker or unstated mechanism (each may legitimately stop retries).
-/// - Compares: the end of the last attempt plus the longest allowed next delay with each limit, exactly.
+/// - Compares: the end of the last attempt plus the longest allowed next delay with each limit, exactly
+///   (the elapsed-time limit by its `timing.retry_elapsed_bound`). The subject decides by reading its
+///   clock, so the timer granularity does not enter: a retry it starts late is `no_retry_after_elapsed_limit`'s.
 /// - Violated at the `CallEnd` of a call that gave up early.
 /// - Holds on calls that retried; vacuous when no call retried or gave up.
 /// - Example violation: `retry_elapsed_max = 10s`, 10ms delays, and the call gives up after 1s.
@@ -156,36 +158,32 @@ struct Ending {
     last: Option<(VInstant, Option<Outcome>)>,
     attempts: u32,
     slept: VDuration,
-    previous_sleep: Option<VDuration>,
-    sleeps: u32,
+    /// The delay laws' walk over the call's sleeps: where the next sleep would stand.
+    sleeps: SleepWalk,
     end: Option<(u32, CallResult)>,
     /// Not idempotent, cancelled, rejected, clock faults, a dropped attempt: not judged.
     excused: bool,
 }
 
-fn ending(call: &[Event]) -> Ending {
+fn ending(contract: &Contract, call: &[Event]) -> Ending {
     let started = call.first().map_or(VInstant::EPOCH, |event| event.at);
     let mut ending = Ending {
         started,
         last: None,
         attempts: 0,
         slept: VDuration::ZERO,
-        previous_sleep: None,
-        sleeps: 0,
+        sleeps: SleepWalk::default(),
         end: None,
         excused: false,
     };
     for event in call {
+        ending.sleeps.observe(contract, event);
         match event.kind {
             EventKind::CallStart { idempotent } => ending.excused |= !idempotent,
             EventKind::AttemptStart => ending.attempts += 1,
             EventKind::AttemptEnd { outcome } => ending.last = Some((event.at, Some(outcome))),
             EventKind::AttemptTimedOut { .. } => ending.last = Some((event.at, None)),
-            EventKind::SleepRequested { duration } => {
-                ending.slept = ending.slept.saturating_add(duration);
-                ending.previous_sleep = Some(duration);
-                ending.sleeps += 1;
-            }
+            EventKind::SleepRequested { duration } => ending.slept = ending.slept.saturating_add(duration),
             EventKind::CallEnd { result } => ending.end = Some((event.seq, result)),
             EventKind::AttemptCancelled
             | EventKind::AttemptDropped { .. }
@@ -216,7 +214,7 @@ fn gives_no_retry_up(observation: &Observation<'_>, judged: fn(Option<Outcome>) 
                 && judged(outcome)
                 && call[index + 1..].iter().any(|later| later.kind == EventKind::AttemptStart)
         });
-        let ending = ending(call);
+        let ending = ending(contract, call);
         match ending.last {
             Some((_, outcome)) if judged(outcome) && owed_retry(contract, &ending) => {
                 let seq = ending.end.map(|(seq, _)| seq);
@@ -255,32 +253,29 @@ fn owed_retry(contract: &Contract, ending: &Ending) -> bool {
         return false;
     };
     let retry_at = ended_at.saturating_add(delay);
-    let within =
-        |limit: Option<VDuration>, at: VInstant| limit.is_none_or(|limit| at <= ending.started.saturating_add(limit));
+    let exclusive = contract.timing.retry_elapsed_bound == timelaw_core::LimitBound::Exclusive;
+    let within = |limit: Option<VDuration>, at: VInstant| {
+        let limit_at = limit.map(|limit| ending.started.saturating_add(limit));
+        limit_at.is_none_or(|limit_at| at < limit_at || (at == limit_at && !exclusive))
+    };
     let before_deadline =
         contract.timing.deadline.is_none_or(|deadline| retry_at < ending.started.saturating_add(deadline));
     let budget_ok = contract.delays.sleep_budget.is_none_or(|budget| ending.slept.saturating_add(delay) <= budget);
     delay < VDuration::MAX && within(contract.timing.retry_elapsed_max, retry_at) && before_deadline && budget_ok
 }
 
-/// The longest delay the contract allows before the next retry (tolerance included); `None` when the
-/// contract lets the subject give up instead (a retry-after above the cap with `GiveUp`, or an unstated
-/// retry-after policy after a rate limit).
+/// The longest delay the contract allows before the next retry (tolerance included), from the range of
+/// that sleep ([`Contract::sleep_range`]); `None` when the contract lets the subject give up instead (a
+/// retry-after above the cap with `GiveUp`, or no stated retry-after policy after a rate limit).
 fn longest_next_delay(contract: &Contract, ending: &Ending, outcome: Option<Outcome>) -> Option<VDuration> {
-    use timelaw_core::{AboveCap, RetryAfterCombine};
-    let backoff = backoff_bounds(contract, ending.sleeps + 1, ending.previous_sleep).widen(contract.tolerance());
-    let saturate = |nanos: u128| VDuration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX));
-    let high = saturate(backoff.high_nanos());
-    let Some(Outcome::RateLimited { retry_after }) = outcome else {
-        return Some(high);
+    let retry_after = match outcome {
+        Some(Outcome::RateLimited { retry_after }) => {
+            contract.rate.retry_after?;
+            Some(retry_after)
+        }
+        _ => None,
     };
-    let policy = contract.rate.retry_after?;
-    let cap = contract.delays.max.unwrap_or(VDuration::MAX);
-    match (policy.combine, retry_after > cap, policy.above_cap) {
-        (RetryAfterCombine::Ignored, _, _) => Some(high),
-        (_, true, AboveCap::GiveUp) => None,
-        (_, true, AboveCap::Clamp) => Some(cap),
-        (_, true, AboveCap::SleepAnyway) | (RetryAfterCombine::ReplacesBackoff, false, _) => Some(retry_after),
-        (RetryAfterCombine::MaxWithBackoff, false, _) => Some(high.max(retry_after)),
-    }
+    let at = timelaw_core::SleepAt { retry_after, ..ending.sleeps.next() };
+    let high = contract.sleep_range(at).widened()?.high_nanos();
+    Some(VDuration::from_nanos(u64::try_from(high).unwrap_or(u64::MAX)))
 }

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use timelaw_core::{CallResult, ErrorKind, Event, EventKind, Outcome, TieRule, VDuration, VInstant};
+use timelaw_core::{CallResult, ErrorKind, Event, EventKind, Outcome, TieRule, TimerRace, VDuration, VInstant};
 
 use super::support::{attempt_result, ends_attempt};
 use crate::ids;
@@ -16,6 +16,8 @@ use crate::verdict::{Verdict, Violation};
 /// other end of an attempt.
 ///
 /// - Needs: `timing.attempt_timeout`.
+/// - Compares: no instants: it reads which attempt ends were recorded as timeouts, so the timer
+///   granularity does not enter.
 /// - Violated at the call's `CallEnd`.
 /// - Vacuous when no call ended after a timed-out attempt.
 /// - Example violation: the only attempt is cut by its timeout and the call returns `Ok`.
@@ -48,14 +50,20 @@ fn timeout_translated_to_err(observation: &Observation<'_>) -> Verdict {
     })
 }
 
-/// `timeout_boundary_is_expired`: the tie rule is the promised one. For an attempt scripted to complete
-/// (not hang) after exactly `timing.attempt_timeout`, whose end event lies at `start + attempt_timeout` (no
-/// deadline or cancellation cut it earlier): under [`TieRule::Expired`] it ends `AttemptTimedOut`, under
-/// [`TieRule::InnerWins`] it ends `AttemptEnd`. Attempts ended by a cancellation (`AttemptCancelled`) or
+/// `timeout_boundary_is_expired`: the tie rule is the promised one. An attempt's timer, due at
+/// `start + attempt_timeout`, fires within the timer granularity ([`TimingContract::race`](timelaw_core::TimingContract::race)); the law
+/// judges an attempt scripted to complete (not hang) exactly where only the tie rule decides: at the
+/// instant the timer is due under [`TieRule::InnerWins`] (it must return its own result), at the last
+/// instant the timer may fire under [`TieRule::Expired`] (it must time out), both `start +
+/// attempt_timeout` for exact timers. Its end event must lie where the timer could have fired (no
+/// deadline or cancellation cut it earlier). Attempts ended by a cancellation (`AttemptCancelled`) or
 /// dropped by anything but their own timeout (`AttemptDropped`: an enclosing deadline firing at that
 /// same instant, a `select!`) are not judged: the tie rule is about the attempt's own timer only.
 ///
-/// - Needs: `timing.attempt_timeout` (reads `timing.timeout_tie`).
+/// - Needs: `timing.attempt_timeout` (reads `timing.timeout_tie`, `timing.timer_granularity`).
+/// - Compares: the scripted completion instant with the timer's window `due..=due + timer_granularity`
+///   ([`TimingContract::race`](timelaw_core::TimingContract::race)), exactly; a completion inside the window that the tie rule does not
+///   decide (either may come first) is not judged.
 /// - Violated at the attempt's end event.
 /// - Vacuous when no attempt ran exactly into its timeout.
 /// - Example violation: timeout 100ms, a step of exactly 100ms, and the attempt returns its own result
@@ -70,10 +78,11 @@ pub const TIMEOUT_BOUNDARY_IS_EXPIRED: Law = Law {
 };
 
 fn timeout_boundary_is_expired(observation: &Observation<'_>) -> Verdict {
-    let (contract, schedule) = (observation.contract, observation.schedule);
-    let Some(timeout) = contract.timing.attempt_timeout else {
+    let (timing, schedule) = (&observation.contract.timing, observation.schedule);
+    let Some(timeout) = timing.attempt_timeout else {
         return Verdict::NotApplicable;
     };
+    let tie = timing.timeout_tie;
     monitor(&observation.trace.events, VInstant::EPOCH, |started, event| {
         let timed_out = match event.kind {
             EventKind::AttemptStart => {
@@ -88,28 +97,35 @@ fn timeout_boundary_is_expired(observation: &Observation<'_>) -> Verdict {
             return Check::Skip;
         };
         let step = script.step(event.attempt);
-        let on_boundary = step.outcome != Outcome::Hang && step.duration == timeout;
-        if !on_boundary || event.at != started.saturating_add(timeout) {
+        let (due, completes) = (started.saturating_add(timeout), started.saturating_add(step.duration));
+        let decided_by_tie = match tie {
+            TieRule::InnerWins => completes == due,
+            TieRule::Expired => completes == timing.fires_by(due),
+        };
+        let in_window = (due..=timing.fires_by(due)).contains(&event.at);
+        if step.outcome == Outcome::Hang || !decided_by_tie || !in_window {
             return Check::Skip;
         }
-        match contract.timing.timeout_tie {
-            TieRule::Expired => Check::that(timed_out, "an attempt taking exactly the timeout was not timed out"),
-            TieRule::InnerWins => Check::that(!timed_out, "an attempt taking exactly the timeout lost to the timer"),
+        match timing.race(completes, due, tie) {
+            TimerRace::TimerFirst => Check::that(timed_out, "an attempt taking exactly the timeout was not timed out"),
+            TimerRace::EventFirst => Check::that(!timed_out, "an attempt taking exactly the timeout lost to the timer"),
+            TimerRace::Either => Check::Skip,
         }
     })
 }
 
-/// Per-call state of [`DEADLINE_RESPECTED`].
-#[derive(Clone, Copy)]
-struct DeadlineState {
-    started: VInstant,
-    due: VInstant,
-}
-
 /// `deadline_respected`: every call returns by `start + deadline`, and no attempt starts at or after that
-/// instant.
+/// instant. A subject whose timers are coarse notices its deadline up to `timing.timer_granularity` late
+/// ([`TimingContract::fires_by`](timelaw_core::TimingContract::fires_by)), so it returns by `start +
+/// deadline + granularity`, and starts no attempt once the deadline's timer may have fired; under
+/// `timing.deadline_tie` [`TieRule::InnerWins`] (a `tokio::time::timeout` around the loop polls the loop
+/// first) an attempt may still start at the very instant the timer fires.
 ///
-/// - Needs: `timing.deadline`.
+/// - Needs: `timing.deadline` (reads `timing.deadline_tie`, `timing.timer_granularity`).
+/// - Compares: each `AttemptStart` with the deadline's timer window, `start + deadline` to that plus the
+///   granularity, by [`TimingContract::race`](timelaw_core::TimingContract::race) under the deadline's tie
+///   rule (late when the timer comes first whenever it fires); each `CallEnd` with the window's end,
+///   exactly.
 /// - Violated at the late `AttemptStart` or `CallEnd`.
 /// - Vacuous when the deadline never mattered: no call returned `Err(DeadlineExceeded)` and no call lasted
 ///   (from `CallStart` to `CallEnd`) at least half its deadline.
@@ -123,16 +139,29 @@ pub const DEADLINE_RESPECTED: Law = Law {
     check: deadline_respected,
 };
 
+/// Per-call state of [`DEADLINE_RESPECTED`].
+#[derive(Clone, Copy)]
+struct DeadlineState {
+    started: VInstant,
+    /// When the deadline falls.
+    due: VInstant,
+}
+
 fn deadline_respected(observation: &Observation<'_>) -> Verdict {
-    let deadline = observation.contract.timing.deadline.unwrap_or(VDuration::MAX);
+    let timing = &observation.contract.timing;
+    let deadline = timing.deadline.unwrap_or(VDuration::MAX);
     let state = DeadlineState { started: VInstant::EPOCH, due: VInstant::END };
     monitor(&observation.trace.events, state, |state, event| match event.kind {
         EventKind::CallStart { .. } => {
             *state = DeadlineState { started: event.at, due: event.at.saturating_add(deadline) };
             Check::Skip
         }
-        EventKind::AttemptStart if event.at >= state.due => Check::fail("an attempt started at or after the deadline"),
-        EventKind::CallEnd { .. } if event.at > state.due => Check::fail("the call returned after its deadline"),
+        EventKind::AttemptStart if timing.race(event.at, state.due, timing.deadline_tie) == TimerRace::TimerFirst => {
+            Check::fail("an attempt started at or after the deadline")
+        }
+        EventKind::CallEnd { .. } if event.at > timing.fires_by(state.due) => {
+            Check::fail("the call returned after its deadline")
+        }
         EventKind::CallEnd { result } => {
             let expired = result == CallResult::Err(ErrorKind::DeadlineExceeded);
             let long = event.at.duration_since(state.started) >= deadline.div(2);
@@ -150,6 +179,8 @@ fn deadline_respected(observation: &Observation<'_>) -> Verdict {
 /// call starts no attempt and requests no sleep, and it returns by `k`.
 ///
 /// - Needs: `honors_cancellation == true` (reads the schedule's `cancel_after`).
+/// - Compares: instants with `k`, exactly: the cancellation is the caller's act, not a timer of the
+///   subject's, so the timer granularity does not enter.
 /// - Violated at the first `AttemptStart` or `SleepRequested` at or after `k`, or at a `CallEnd` after
 ///   `k`.
 /// - Vacuous when no call was still running at its cancellation instant (every call returned before it).
@@ -183,6 +214,7 @@ fn cancellation_stops_work(observation: &Observation<'_>) -> Verdict {
 /// returned `Err(Timeout)`) does not end the stream: when the schedule has a next call, it starts.
 ///
 /// - Needs: `serves_stream == true`.
+/// - Compares: no instants (which calls started), so the timer granularity does not enter.
 /// - Violated, on a complete trace without the next call, at the timed-out call's `CallEnd` (its last
 ///   event if it never ended). Inconclusive on a truncated trace.
 /// - Vacuous when no timed-out call had a next call in the schedule.

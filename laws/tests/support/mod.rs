@@ -13,6 +13,10 @@ use timelaw_core::{
 };
 use timelaw_laws::{Catalogue, Observation, Replay, Verdict};
 
+mod coarse;
+#[allow(unused_imports)] // Only the timing suites run the coarse loop.
+pub use coarse::{Coarse, CoarseConfig};
+
 pub const SEED: u64 = 0x5EED;
 
 pub fn ms(millis: u64) -> VDuration {

@@ -73,8 +73,10 @@ pub struct ContractView {
 
 /// The field a refinement depends on: while that one is not stated, the refinement says nothing either,
 /// whatever its value.
-const PARENTS: [(&str, &str); 13] = [
+const PARENTS: [(&str, &str); 16] = [
     ("timing.timeout_tie", "timing.attempt_timeout"),
+    ("timing.deadline_tie", "timing.deadline"),
+    ("timing.retry_elapsed_bound", "timing.retry_elapsed_max"),
     ("delays.jitter_clipped_at_cap", "delays.jitter"),
     ("delays.tolerance", "delays.backoff"),
     ("delays.tolerance_ppb", "delays.backoff"),
@@ -83,6 +85,7 @@ const PARENTS: [(&str, &str); 13] = [
     ("circuit.cooldown_tie", "circuit"),
     ("circuit.counts_cancellation", "circuit"),
     ("circuit.probe_settle", "circuit"),
+    ("circuit.closes_after", "circuit"),
     ("budget.window", "budget"),
     ("budget.admits", "budget"),
     ("timing.interrupt_tie", "timing.deadline"),
@@ -119,6 +122,12 @@ fn field_value(contract: &Contract, fields: &Value, path: &str) -> Value {
     let value = |field: Result<Value, serde_json::Error>| field.unwrap_or(Value::Null);
     if path == "timing.ordered_results" {
         return Value::Bool(contract.timing.ordered_results);
+    }
+    if path == "timing.deadline_tie" {
+        return value(serde_json::to_value(contract.timing.deadline_tie));
+    }
+    if path == "timing.retry_elapsed_bound" {
+        return value(serde_json::to_value(contract.timing.retry_elapsed_bound));
     }
     match (path, contract.circuit.stated(), contract.budget.stated()) {
         ("circuit.policy", Some(circuit), _) => value(serde_json::to_value(circuit.policy)),

@@ -1,0 +1,56 @@
+//! The walk every delay law shares over the sleeps of a call: where each sleep stands
+//! ([`SleepAt`]: which backoff delay it is, the last backoff delay, a pending retry-after) and its range,
+//! from the one function that computes it ([`Contract::sleep_range`]). No law re-derives a sleep's range.
+
+use timelaw_core::{Contract, Event, EventKind, Outcome, SleepAt, SleepRange, VDuration};
+
+/// Per-call state of the delay laws (reset at every `CallStart`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SleepWalk {
+    /// Every sleep of the call so far (for messages: "sleep 3 of the call").
+    pub(crate) sleeps: u32,
+    /// The backoff delays of the call so far: a sleep a retry-after replaced is not one.
+    backoff_sleeps: u32,
+    /// The last backoff delay slept.
+    previous: Option<VDuration>,
+    /// The retry-after of the attempt that just ended.
+    retry_after: Option<VDuration>,
+}
+
+impl SleepWalk {
+    /// Where a sleep requested now would stand.
+    pub(crate) fn next(&self) -> SleepAt {
+        SleepAt {
+            backoff_index: self.backoff_sleeps.saturating_add(1),
+            previous: self.previous,
+            retry_after: self.retry_after,
+        }
+    }
+
+    /// Observes one event of the trace; for a sleep, returns its duration and its range and counts it.
+    pub(crate) fn observe(&mut self, contract: &Contract, event: &Event) -> Option<(VDuration, SleepRange)> {
+        match event.kind {
+            EventKind::CallStart { .. } => *self = SleepWalk::default(),
+            EventKind::AttemptEnd { outcome: Outcome::RateLimited { retry_after } } => {
+                self.retry_after = Some(retry_after)
+            }
+            // An attempt cancelled after the rate-limited one ended (a hedge's loser, cancelled because
+            // that answer decided the try) leaves the retry-after in force; every other cancelled attempt
+            // started after it, which cleared it already.
+            EventKind::AttemptStart | EventKind::AttemptEnd { .. } | EventKind::AttemptTimedOut { .. } => {
+                self.retry_after = None
+            }
+            EventKind::SleepRequested { duration } => {
+                let range = contract.sleep_range(self.next());
+                self.sleeps = self.sleeps.saturating_add(1);
+                if !range.replaces_backoff {
+                    self.backoff_sleeps = self.backoff_sleeps.saturating_add(1);
+                    self.previous = Some(duration);
+                }
+                return Some((duration, range));
+            }
+            _ => {}
+        }
+        None
+    }
+}
