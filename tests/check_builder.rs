@@ -108,5 +108,7 @@ fn summary_counts_laws_and_the_first_violation() {
     assert!(text.contains("\ncut at the virtual time limit: 0 cases\n"), "{text}");
     assert!(text.contains("\ncut at a step limit inside a long scripted run: 0 cases\n"), "{text}");
     assert!(text.contains("\nunjudged: 0 cases\n"), "{text}");
-    assert_eq!(text.lines().count(), 6);
+    // 64 cases leave some laws barely exercised: their line is the seventh.
+    let barely = usize::from(!broken.barely_exercised.is_empty());
+    assert_eq!(text.lines().count(), 6 + barely, "{text}");
 }
