@@ -64,6 +64,21 @@ fn concurrency_limit_makes_the_third_call_wait() {
     holds(&TowerConcurrencyLimit, limit, three(&[1, 1]), "bulkhead_in_flight_within_limit");
 }
 
+/// `RateLimit` keeps one waker, the last poller's: when that call is cancelled while it waits, the
+/// calls that polled before it are woken by the waiting line it leaves (`SharedService`), not left to
+/// wait for nothing (a deadlock the concurrent driver would report as a `terminates` violation).
+#[test]
+fn rate_limit_wakes_the_line_when_its_last_poller_is_cancelled() {
+    let rate = TowerRateLimitConfig { num: 1, per: Duration::from_micros(500) };
+    let mut schedule = calls(&[0, 0, 0], &[], &[]);
+    schedule.calls[2].cancel_after = Some(VDuration::from_nanos(1));
+    let trace = execute(&TowerRateLimit, &rate, &schedule, 0);
+    assert!(trace.is_complete(), "{:?}", trace.end);
+    let ends = trace.events.iter().filter(|e| matches!(e.kind, EventKind::CallEnd { .. })).count();
+    assert_eq!(ends, 3);
+    holds(&TowerRateLimit, rate, schedule, "terminates");
+}
+
 #[test]
 fn rate_limit_admits_num_per_window() {
     let rate = TowerRateLimitConfig { num: 2, per: Duration::from_millis(10) };

@@ -11,7 +11,7 @@ use timelaw_generators::{Choices, Swarm};
 use timelaw_tokio::{serve_calls_concurrently, TokioWorld};
 use tower::limit::ConcurrencyLimit;
 
-use super::load::{call_result, load_contract, ready_call, AttemptRequest, Scripted};
+use super::load::{call_result, load_contract, ready_call, AttemptRequest, Scripted, SharedService};
 use crate::domain::AdapterConfig;
 use timelaw_generators::draw::offer;
 
@@ -103,7 +103,7 @@ async fn serve<'s>(
     world: TokioWorld<'s>,
     call: CallInfo,
 ) -> Result<CallResult, Abort> {
-    let service = RefCell::new((*limit).clone());
+    let service = SharedService::new((*limit).clone());
     let request = AttemptRequest { world, idempotent: call.idempotent };
     match ready_call(&service, request, true).await? {
         Ok(response) => call_result(response.await),

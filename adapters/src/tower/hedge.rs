@@ -15,7 +15,7 @@ use timelaw_tokio::{serve_calls_concurrently, TokioWorld};
 use tower::hedge::{Hedge, Policy};
 use tower::BoxError;
 
-use super::load::{call_result, load_contract, ready_call, AttemptRequest, Scripted};
+use super::load::{call_result, load_contract, ready_call, AttemptRequest, Scripted, SharedService};
 use super::Failure;
 use crate::domain::AdapterConfig;
 
@@ -146,14 +146,20 @@ type Hedged = Hedge<Scripted, IdempotentOnly>;
 /// One call: the shared hedge (made on the paused runtime when the first call needs it: its histogram
 /// reads tokio's clock), ready, then one request and perhaps its hedge.
 async fn serve<'s>(
-    hedge: Rc<std::cell::OnceCell<RefCell<Hedged>>>,
+    hedge: Rc<std::cell::OnceCell<SharedService<Hedged>>>,
     config: TowerHedgeConfig,
     world: TokioWorld<'s>,
     call: CallInfo,
 ) -> Result<CallResult, Abort> {
     let shared = hedge.get_or_init(|| {
         let (points, percentile) = (config.min_data_points, config.latency_percentile.0);
-        RefCell::new(Hedge::new::<AttemptRequest<'s>>(Scripted, IdempotentOnly, points, percentile, config.period))
+        SharedService::new(Hedge::new::<AttemptRequest<'s>>(
+            Scripted,
+            IdempotentOnly,
+            points,
+            percentile,
+            config.period,
+        ))
     });
     let request = AttemptRequest { world, idempotent: call.idempotent };
     match ready_call(shared, request, false).await? {

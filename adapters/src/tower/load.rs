@@ -5,7 +5,7 @@
 use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Waker};
 
 use timelaw_core::sync_loop::loop_contract;
 use timelaw_core::{Abort, CallResult, Contract, Outcome};
@@ -45,14 +45,63 @@ impl<'s> Service<AttemptRequest<'s>> for Scripted {
     }
 }
 
-/// Waits until `service` is ready, recording `Queued` the first time it is not when `queue` is set
+/// A service instance the overlapping calls of a case share, and the calls waiting for it to be ready.
+///
+/// A tower service keeps one waker: the last caller of `poll_ready`. Shared by several calls taking
+/// turns, the others rely on that caller to pass the readiness on; when it is cancelled (dropped while
+/// waiting), nothing would wake them. The waiting line closes that gap: a call that leaves the line
+/// (served, or cancelled while waiting) wakes everyone still in it, and each polls `poll_ready` again (tower's own way to share a service,
+/// `Buffer`, spawns a worker task the virtual executor does not run).
+pub(crate) struct SharedService<S> {
+    service: RefCell<S>,
+    waiting: RefCell<Vec<Waker>>,
+}
+
+impl<S> SharedService<S> {
+    /// `service`, with nobody waiting yet.
+    pub(crate) fn new(service: S) -> SharedService<S> {
+        SharedService { service: RefCell::new(service), waiting: RefCell::new(Vec::new()) }
+    }
+
+    /// Puts `waker` in line (once).
+    fn wait(&self, waker: &Waker) {
+        let mut waiting = self.waiting.borrow_mut();
+        if !waiting.iter().any(|queued| queued.will_wake(waker)) {
+            waiting.push(waker.clone());
+        }
+    }
+
+    /// Takes `waker` out of line and wakes everyone left in it (who join again if still not ready).
+    fn leave(&self, waker: &Waker) {
+        let others: Vec<Waker> =
+            self.waiting.borrow_mut().drain(..).filter(|queued| !queued.will_wake(waker)).collect();
+        others.into_iter().for_each(Waker::wake);
+    }
+}
+
+/// Takes a call out of the waiting line when its wait ends, however it ends (served, failed, or
+/// dropped while waiting), waking the others (see [`SharedService`]).
+struct InLine<'a, S> {
+    shared: &'a SharedService<S>,
+    waker: Option<Waker>,
+}
+
+impl<S> Drop for InLine<'_, S> {
+    fn drop(&mut self) {
+        if let Some(waker) = &self.waker {
+            self.shared.leave(waker);
+        }
+    }
+}
+
+/// Waits until `shared` is ready, recording `Queued` the first time it is not when `queue` is set
 /// (a bulkhead's waiting line), then sends `request` within the same poll (no other call can take the
 /// readiness in between) and returns the response future.
 ///
 /// # Errors
 /// The World's abort while recording, or the service's error from `poll_ready`.
 pub(crate) async fn ready_call<'s, S>(
-    service: &RefCell<S>,
+    shared: &SharedService<S>,
     request: AttemptRequest<'s>,
     queue: bool,
 ) -> Result<Result<S::Future, S::Error>, Abort>
@@ -62,17 +111,21 @@ where
     let world = request.world.clone();
     let mut request = Some(request);
     let mut waited = false;
+    let mut line = InLine { shared, waker: None };
     std::future::poll_fn(|cx| {
-        let mut service = service.borrow_mut();
+        let mut service = shared.service.borrow_mut();
         match service.poll_ready(cx) {
-            Poll::Pending if queue && !waited => {
-                waited = true;
-                if let Err(abort) = world.with(|w| w.record_queued()) {
-                    return Poll::Ready(Err(abort));
+            Poll::Pending => {
+                shared.wait(cx.waker());
+                line.waker = Some(cx.waker().clone());
+                if queue && !waited {
+                    waited = true;
+                    if let Err(abort) = world.with(|w| w.record_queued()) {
+                        return Poll::Ready(Err(abort));
+                    }
                 }
                 Poll::Pending
             }
-            Poll::Pending => Poll::Pending,
             Poll::Ready(Err(error)) => Poll::Ready(Ok(Err(error))),
             Poll::Ready(Ok(())) => match request.take() {
                 Some(request) => Poll::Ready(Ok(Ok(service.call(request)))),

@@ -13,7 +13,7 @@ use timelaw_generators::{Choices, Swarm};
 use timelaw_tokio::{serve_calls_concurrently, TokioWorld};
 use tower::limit::rate::{Rate, RateLimit};
 
-use super::load::{call_result, load_contract, ready_call, AttemptRequest, Scripted};
+use super::load::{call_result, load_contract, ready_call, AttemptRequest, Scripted, SharedService};
 use crate::domain::AdapterConfig;
 
 /// tower's `RateLimit::new(service, Rate::new(num, per))`.
@@ -132,12 +132,12 @@ impl Subject for TowerRateLimit {
 /// One call: the shared limiter (made on the paused runtime when the first call needs it: `RateLimit::new`
 /// arms a tokio timer), ready, then one request.
 async fn serve<'s>(
-    limiter: Rc<OnceCell<RefCell<RateLimit<Scripted>>>>,
+    limiter: Rc<OnceCell<SharedService<RateLimit<Scripted>>>>,
     rate: Rate,
     world: TokioWorld<'s>,
     call: CallInfo,
 ) -> Result<CallResult, Abort> {
-    let shared = limiter.get_or_init(|| RefCell::new(RateLimit::new(Scripted, rate)));
+    let shared = limiter.get_or_init(|| SharedService::new(RateLimit::new(Scripted, rate)));
     let request = AttemptRequest { world, idempotent: call.idempotent };
     match ready_call(shared, request, false).await? {
         Ok(response) => call_result(response.await),
