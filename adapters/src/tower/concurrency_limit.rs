@@ -2,7 +2,6 @@
 //! permit, shared by the overlapping calls of a case (each call clones the service, as tower's docs for
 //! `Service` recommend; the clones share one semaphore).
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};

@@ -2,7 +2,6 @@
 //! outstanding longer than a latency percentile, shared by the overlapping calls of a case (one latency
 //! histogram; `Hedge` is not `Clone`, so the calls take turns on one instance).
 
-use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 

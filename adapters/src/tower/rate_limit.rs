@@ -2,7 +2,7 @@
 //! overlapping calls of a case (`RateLimit` is not `Clone`: the calls take turns on one instance, each
 //! polling `poll_ready` and sending its request in the same poll).
 
-use std::cell::{OnceCell, RefCell};
+use std::cell::OnceCell;
 use std::rc::Rc;
 use std::time::Duration;
 
