@@ -93,9 +93,13 @@ pub struct Config {
     /// `terminates` with "no progress for N ms". The only wall-clock reading on the checking path, and it
     /// decides only that: never a verdict on a case that finished (see [`crate::watchdog`]).
     pub case_timeout_ms: u64,
-    /// Overlapping calls (`--concurrency`, `TIMELAW_CONCURRENCY=1`, default off): one batch of cases in
-    /// two gives its calls arrivals and interleaving choices, and the reference its load mechanisms
-    /// ([`timelaw_generators::swarm_for_run`]). Off, the run is the sequential one it always was.
+    /// Overlapping calls (default ON; `--sequential` or `TIMELAW_CONCURRENCY=0` opt out): one batch of
+    /// cases in two gives its calls arrivals and interleaving choices, and the reference its load
+    /// mechanisms (bulkhead, rate limiter, hedging, ordered results:
+    /// [`timelaw_generators::swarm_for_run`]). A subject that serves its calls one at a time (with
+    /// [`timelaw_core::World::for_each_call`]) is never given calls that overlap: a call that arrives
+    /// while the previous one runs waits in the caller's queue and starts when it ends. Off, every case
+    /// is sequential.
     pub concurrency: bool,
     /// The health check as a failure (`--require-judged`, `TIMELAW_REQUIRE_JUDGED=1`, default off): a law
     /// the contract states what it needs for, but which the run judged non-vacuously in under 0.1% of
@@ -122,7 +126,7 @@ impl Default for Config {
             shard: None,
             bless: false,
             case_timeout_ms: CASE_TIMEOUT_MS_DEFAULT,
-            concurrency: false,
+            concurrency: true,
             require_judged: false,
         }
     }

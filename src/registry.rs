@@ -229,8 +229,11 @@ pub trait DynSubject: Sync {
         text: &str,
         config: &Config,
     ) -> Result<Placed, OperationError>;
-    /// Decodes a fuzz artifact (to overlapping calls when `config.concurrency` is set, as
-    /// [`crate::fuzz::Decoding`] says), finds the first violated law that is not a finding pinned in `dir`
+    /// Decodes a fuzz artifact as the target that wrote it did: `config.concurrency` says which target
+    /// that was (`true` for `check_bytes_concurrent`, `false` for `check_bytes`; see
+    /// [`crate::fuzz::Decoding::from_concurrency`]). [`Config::default`] has it on (a check draws
+    /// overlapping calls by default), so set it to `false` for an artifact of a sequential target, as
+    /// `timelaw import-crash` does without `--concurrency`. Then finds the first violated law that is not a finding pinned in `dir`
     /// ([`crate::known::pinned_finding`]; the first violated law when all are), shrinks and places the
     /// fixture in `dir` (never replacing a file unless `config.bless`).
     ///

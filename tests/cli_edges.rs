@@ -377,3 +377,22 @@ fn skip_allowances_name_capabilities() {
     assert!(!allows("", "mount"));
     assert!(!allows("mounts", "mount"));
 }
+
+/// Overlapping calls are on by default (the report's swarm summary has its line); `--sequential` and
+/// `TIMELAW_CONCURRENCY=0` turn them off; the old opt-in flag still parses; the two flags conflict.
+#[test]
+fn overlapping_calls_are_on_by_default_and_sequential_opts_out() {
+    let base = ["check", "--cases", "640", "--threads", "1", "--format", "json"];
+    let report = |extra: &[&str], env: &[(&str, &OsStr)]| {
+        let words: Vec<&str> = base.iter().chain(extra).copied().collect();
+        let output = check(&args(&words), env, 0, &[], &[]);
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("a JSON report");
+        let swarm = json["swarm"].as_array().expect("the swarm summary").clone();
+        swarm.iter().any(|line| line.as_str().is_some_and(|line| line.starts_with("concurrency: on in ")))
+    };
+    assert!(report(&[], &[]), "overlapping calls are drawn by default");
+    assert!(report(&["--concurrency"], &[]), "the old opt-in flag is accepted");
+    assert!(!report(&["--sequential"], &[]));
+    assert!(!report(&[], &[("TIMELAW_CONCURRENCY", os("0"))]));
+    check(&args(&["check", "--sequential", "--concurrency"]), &[], 2, &[], &["cannot be used with"]);
+}

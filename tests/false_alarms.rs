@@ -316,7 +316,8 @@ fn check_catalogue<S: ConfigDomain>(subject: &S, applied: &[&str]) {
     }
     for id in applied {
         let law = output.laws.iter().find(|law| law.law.id == *id).expect("a law of the catalogue");
-        assert!(law.counts.holds > cases / 50, "{id} held on only {} cases", law.counts.holds);
+        // One case in a hundred: the boundary is reached, with overlapping calls in half the batches.
+        assert!(law.counts.holds > cases / 100, "{id} held on only {} cases", law.counts.holds);
     }
 }
 

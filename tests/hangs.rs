@@ -138,7 +138,8 @@ fn a_libfuzzer_timeout_artifact_imports_like_a_crash() {
     std::fs::write(&artifact, &bytes).unwrap();
     let registry = timelaw::Registry::new().with(subject);
     let dyn_subject = registry.get("planted-spins-forever").unwrap();
-    let config = Config { case_timeout_ms: TIMEOUT_MS, ..Config::default() };
+    // Found with the sequential decoding (`arbitrary_case`): imported as a sequential target's artifact.
+    let config = Config { case_timeout_ms: TIMEOUT_MS, concurrency: false, ..Config::default() };
     let placed = dyn_subject.import_crash(&Catalogue::standard(), &artifact, &dir, &config).unwrap();
     let text = std::fs::read_to_string(placed.path()).unwrap();
     assert!(text.contains("\"law\": \"terminates\""), "{text}");

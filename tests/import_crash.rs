@@ -73,7 +73,9 @@ fn check_import(bug: Bug, artifact: &Path, dir: &Path) {
     let mut registry = Registry::new();
     registry.add(Planted(bug));
     let subject: &dyn DynSubject = registry.get(timelaw::core::Subject::name(&Planted(bug))).unwrap();
-    let written = subject.import_crash(&Catalogue::standard(), artifact, dir, &Config::default()).unwrap();
+    // A sequential target's artifact: decoded without overlapping calls, as the CLI does by default.
+    let config = Config { concurrency: false, ..Config::default() };
+    let written = subject.import_crash(&Catalogue::standard(), artifact, dir, &config).unwrap();
     let imported: Fixture<Policy> = fixture::parse(&written, &fixture::read_text(&written).unwrap()).unwrap();
     let (expected_path, expected) = canonical(bug);
     let origin = artifact.display();

@@ -153,9 +153,13 @@ pub struct CheckArgs {
     /// Without it an existing fixture is never changed or removed.
     #[arg(long)]
     pub bless: bool,
-    /// Overlapping calls: one batch of cases in two gives its calls arrivals and interleaving choices
-    /// (also `TIMELAW_CONCURRENCY=1`).
-    #[arg(long)]
+    /// Every case sequential: no overlapping calls, no load mechanisms drawn for the reference (also
+    /// `TIMELAW_CONCURRENCY=0`). By default one batch of cases in two gives its calls arrivals and
+    /// interleaving choices.
+    #[arg(long, conflicts_with = "concurrency")]
+    pub sequential: bool,
+    /// Overlapping calls on (the default; kept so that scripts written when it was opt-in still run).
+    #[arg(long, hide = true)]
     pub concurrency: bool,
     /// Fail (exit code 4) when a law the contract states what it needs for was judged non-vacuously in
     /// under 0.1% of the cases it applied to, instead of warning (also `TIMELAW_REQUIRE_JUDGED=1`).

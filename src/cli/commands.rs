@@ -154,7 +154,7 @@ fn check_config(args: CheckArgs) -> Result<Config, CliError> {
     config.fixtures = args.fixtures.or(config.fixtures);
     config.shard = args.shard;
     config.bless = args.bless || config.bless;
-    config.concurrency = args.concurrency || config.concurrency;
+    config.concurrency = (args.concurrency || config.concurrency) && !args.sequential;
     config.require_judged = args.require_judged || config.require_judged;
     config.validate()?;
     Ok(config)

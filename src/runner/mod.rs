@@ -132,7 +132,7 @@ impl<'a, S: ConfigDomain> Check<'a, S> {
     pub fn require_judged(self, on: bool) -> Self {
         self.edit(move |config| config.require_judged = on)
     }
-    /// Overlapping calls on or off (default off; see [`Config::concurrency`]).
+    /// Overlapping calls on or off (default on; `false` is the opt-out, see [`Config::concurrency`]).
     pub fn concurrency(self, on: bool) -> Self {
         self.edit(move |config| config.concurrency = on)
     }
