@@ -1,4 +1,4 @@
-//! The planted hedging and ordering bugs: each is found by a normal run with concurrency on within
+//! The planted hedging and ordering bugs: each is found by a run with the defaults (overlapping calls on) within
 //! 100,000 cases, shrinks to a stated minimum, and is pinned by a checked-in `known_violation` fixture
 //! (`TIMELAW_BLESS=1` rewrites them).
 //!
@@ -21,7 +21,7 @@ const CASES_MAX: u64 = 100_000;
 
 fn config(seed: u64, fixtures: Option<&Path>) -> Config {
     let fixtures = fixtures.map(Path::to_owned);
-    Config { cases: CASES_MAX, seed, threads: 1, concurrency: true, fixtures, ..Config::default() }
+    Config { cases: CASES_MAX, seed, threads: 1, fixtures, ..Config::default() }
 }
 
 /// The first violation of `law` by `bug` in a normal run with concurrency on: its case index and its

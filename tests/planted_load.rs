@@ -1,4 +1,4 @@
-//! The planted load bugs: each is found by a normal run with overlapping calls on (`Config::concurrency`)
+//! The planted load bugs: each is found by a run with the defaults (overlapping calls on, `Config::concurrency`)
 //! within 100,000 cases on several seeds, shrinks to its canonical minimum, and is pinned by a checked-in
 //! `known_violation` fixture (`TIMELAW_BLESS=1` rewrites them).
 
@@ -16,7 +16,7 @@ const CASES_MAX: u64 = 100_000;
 const SEEDS: [u64; 3] = [0, 1, 2];
 
 fn config(seed: u64) -> Config {
-    Config { cases: CASES_MAX, seed, threads: 1, concurrency: true, ..Config::default() }
+    Config { cases: CASES_MAX, seed, threads: 1, ..Config::default() }
 }
 
 /// The first violation of `law` by `bug` in a normal run with concurrency on: its case index and its minimum.
@@ -63,7 +63,7 @@ fn checked_in_planted_load_fixtures_are_the_current_minima() {
     let scratch = std::env::temp_dir().join(format!("timelaw-bless-load-{}", std::process::id()));
     for (bug, law) in LOAD_BUGS {
         let name = format!("{bug:?}");
-        let config = Config { cases: CASES_MAX, concurrency: true, ..Config::default() };
+        let config = Config { cases: CASES_MAX, ..Config::default() };
         common::bless::assert_planted_fixture_current_with(
             &LoadPlanted(bug),
             law,
