@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 use timelaw_core::Limits;
+use timelaw_generators::{swarm_for_run_forced, Swarm, SwarmSwitch};
 
 /// The default run seed (`TIMELAW_SEED`).
 pub const DEFAULT_SEED: u64 = 0x7131_E1A3_5EED_0001;
@@ -106,6 +107,11 @@ pub struct Config {
     /// its applicable cases (`timelaw_reports::Counts::barely_exercised`), fails the run (exit code 4,
     /// [`crate::runner::RunOutput::assert_holds`]) instead of being a warning under the table.
     pub require_judged: bool,
+    /// Swarm switches on in every batch of cases (`--swarm-on NAME`, repeatable; `TIMELAW_SWARM_ON`, a
+    /// comma-separated list; default none): one feature checked at full strength, every other option
+    /// drawn per batch as usual ([`timelaw_generators::swarm_for_run_forced`]). `concurrency` here turns
+    /// overlapping calls on in every batch, whatever [`Config::concurrency`] says.
+    pub swarm_on: Vec<SwarmSwitch>,
 }
 
 /// The default of [`Config::case_timeout_ms`].
@@ -128,6 +134,7 @@ impl Default for Config {
             case_timeout_ms: CASE_TIMEOUT_MS_DEFAULT,
             concurrency: true,
             require_judged: false,
+            swarm_on: Vec::new(),
         }
     }
 }
@@ -155,6 +162,7 @@ pub const ENV_ALL: &[&str] = &[
     "TIMELAW_CASE_TIMEOUT_MS",
     "TIMELAW_CONCURRENCY",
     "TIMELAW_REQUIRE_JUDGED",
+    "TIMELAW_SWARM_ON",
 ];
 
 /// The variables replaying or explaining a fixture reads: the World's step limits.
@@ -306,6 +314,12 @@ fn parse_switch(text: &str) -> Result<bool, String> {
     }
 }
 
+/// A comma-separated list of swarm switch names (`circuit,jitter`); an empty value forces none.
+fn parse_switches(text: &str) -> Result<Vec<SwarmSwitch>, String> {
+    let names = text.split(',').map(str::trim).filter(|name| !name.is_empty());
+    names.map(SwarmSwitch::from_name).collect()
+}
+
 /// A fixtures folder: any path but the empty one, which would write into the working folder (the
 /// `--fixtures` flag refuses it too).
 fn parse_folder(text: &str) -> Result<PathBuf, String> {
@@ -394,10 +408,19 @@ impl Config {
         if let Some(on) = env_value("TIMELAW_REQUIRE_JUDGED", names, parse_switch)? {
             self.require_judged = on;
         }
+        if let Some(switches) = env_value("TIMELAW_SWARM_ON", names, parse_switches)? {
+            self.swarm_on = switches;
+        }
         if let Some(dir) = env_value("TIMELAW_FIXTURES", names, parse_folder)? {
             self.fixtures = Some(dir);
         }
         Ok(self)
+    }
+
+    /// The swarm of case `index` of this run: drawn from the seed per batch, with overlapping calls in one
+    /// batch in two when [`Config::concurrency`] is on, and every switch of [`Config::swarm_on`] forced on.
+    pub fn swarm_of(&self, index: u64) -> Swarm {
+        swarm_for_run_forced(self.seed, index, self.concurrency, &self.swarm_on)
     }
 
     /// Checks that the run would check something: at least one case, a non-empty shard, at most

@@ -20,7 +20,7 @@ pub fn to_report<C: Serialize>(output: &RunOutput<C>) -> Report {
         cases: output.laws.first().map_or(0, |law| law.counts.cases),
         threads: u32::try_from(output.threads).unwrap_or(u32::MAX),
         shard: config.shard.map(|shard| Shard { index: shard.index, count: shard.count }),
-        swarm: swarm_lines(config.seed, config.cases, config.concurrency),
+        swarm: swarm_lines(config),
         case_range: Some(config.case_range()),
         laws: output.laws.iter().map(|law| law_row(law, config.seed)).collect(),
         boundaries: output

@@ -3,19 +3,19 @@
 
 use std::collections::BTreeMap;
 
-use timelaw_generators::{swarm_for_run, SWARM_BATCH_CASES};
+use timelaw_generators::SWARM_BATCH_CASES;
 
-/// One line per swarm option of the run with `seed` over `cases` cases, e.g.
-/// `jitter: on in 48% of 1563 batches`, `boundary_percent: mean 26 %`; `concurrency` (the run's
-/// [`Config::concurrency`](crate::Config)) adds the batches with overlapping calls.
-pub fn swarm_lines(seed: u64, cases: u64, concurrency: bool) -> Vec<String> {
-    let batches = cases.div_ceil(SWARM_BATCH_CASES);
+use crate::Config;
+
+/// One line per swarm option of the run `config` describes (its seed, its cases, overlapping calls and
+/// the switches it forces on), e.g. `jitter: on in 48% of 1563 batches`, `boundary_percent: mean 26 %`.
+pub fn swarm_lines(config: &Config) -> Vec<String> {
+    let batches = config.cases.div_ceil(SWARM_BATCH_CASES);
     let mut switches: BTreeMap<String, u64> = BTreeMap::new();
     let mut numbers: BTreeMap<String, u64> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
     for batch in 0..batches {
-        let value =
-            serde_json::to_value(swarm_for_run(seed, batch * SWARM_BATCH_CASES, concurrency)).unwrap_or_default();
+        let value = serde_json::to_value(config.swarm_of(batch * SWARM_BATCH_CASES)).unwrap_or_default();
         flatten("", &value, &mut |name, leaf| {
             if !order.iter().any(|known| known == name) {
                 order.push(name.to_owned());

@@ -396,3 +396,22 @@ fn overlapping_calls_are_on_by_default_and_sequential_opts_out() {
     assert!(!report(&[], &[("TIMELAW_CONCURRENCY", os("0"))]));
     check(&args(&["check", "--sequential", "--concurrency"]), &[], 2, &[], &["cannot be used with"]);
 }
+
+#[test]
+fn swarm_on_forces_a_switch_in_every_batch_and_names_every_switch_when_wrong() {
+    let base = ["check", "--cases", "640", "--threads", "1", "--sequential", "--format", "json"];
+    let circuit_line = |extra: &[&str], env: &[(&str, &OsStr)]| {
+        let words: Vec<&str> = base.iter().chain(extra).copied().collect();
+        let output = check(&args(&words), env, 0, &[], &[]);
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("a JSON report");
+        let swarm = json["swarm"].as_array().expect("the swarm summary").clone();
+        let line = swarm.iter().filter_map(|line| line.as_str()).find(|line| line.starts_with("circuit: "));
+        line.expect("a circuit line").to_owned()
+    };
+    assert_ne!(circuit_line(&[], &[]), "circuit: on in 100% of batches");
+    assert_eq!(circuit_line(&["--swarm-on", "circuit"], &[]), "circuit: on in 100% of batches");
+    assert_eq!(circuit_line(&[], &[("TIMELAW_SWARM_ON", os("jitter, circuit"))]), "circuit: on in 100% of batches");
+    let expected = ["`clocks` is not a swarm switch; expected one of: jitter,", "clock_faults"];
+    check(&args(&["check", "--swarm-on", "clocks"]), &[], 2, &[], &expected);
+    check(&args(&["check"]), &[("TIMELAW_SWARM_ON", os("clocks"))], 2, &[], &["TIMELAW_SWARM_ON", expected[0]]);
+}

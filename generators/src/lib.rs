@@ -118,6 +118,6 @@ pub use schedule::{
     schedule_strategy_with, CALLS_MAX, GAP_MAX, INTERLEAVE_MAX, LONG_RUN_MAX, NEAR_MAX_SPAN, STEPS_PER_CALL_MAX,
 };
 pub use strategy::{choice_strategy, ChoiceTree, Tape};
-pub use swarm::{swarm_for, swarm_for_run, OutcomeMix, Swarm, SWARM_BATCH_CASES};
+pub use swarm::{swarm_for, swarm_for_run, swarm_for_run_forced, OutcomeMix, Swarm, SwarmSwitch, SWARM_BATCH_CASES};
 #[doc(hidden)]
 pub use timelaw_core::Subject as __Subject;

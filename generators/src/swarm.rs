@@ -51,6 +51,156 @@ pub fn swarm_for_run(run_seed: u64, case_index: u64, concurrency: bool) -> Swarm
     swarm
 }
 
+/// [`swarm_for_run`] with the switches in `forced_on` on in every batch (every other option as drawn):
+/// how a run checks one feature at full strength (`Config::swarm_on`, `timelaw check --swarm-on NAME`).
+///
+/// ```
+/// use timelaw_generators::{swarm_for_run, swarm_for_run_forced, SwarmSwitch};
+/// let forced = swarm_for_run_forced(7, 3, false, &[SwarmSwitch::Circuit, SwarmSwitch::Concurrency]);
+/// assert!(forced.circuit && forced.concurrency);
+/// assert_eq!(forced.jitter, swarm_for_run(7, 3, false).jitter);
+/// assert_eq!(swarm_for_run_forced(7, 3, true, &[]), swarm_for_run(7, 3, true));
+/// ```
+pub fn swarm_for_run_forced(run_seed: u64, case_index: u64, concurrency: bool, forced_on: &[SwarmSwitch]) -> Swarm {
+    forced_on.iter().fold(swarm_for_run(run_seed, case_index, concurrency), |swarm, &switch| switch.force_on(swarm))
+}
+
+/// One on/off option of a [`Swarm`], by the name its `Display` and the reports use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SwarmSwitch {
+    /// [`Swarm::jitter`].
+    Jitter,
+    /// [`Swarm::attempt_timeout`].
+    AttemptTimeout,
+    /// [`Swarm::deadline`].
+    Deadline,
+    /// [`Swarm::sleep_budget`].
+    SleepBudget,
+    /// [`Swarm::circuit`].
+    Circuit,
+    /// [`Swarm::retry_budget`].
+    RetryBudget,
+    /// [`Swarm::retry_after`].
+    RetryAfter,
+    /// [`Swarm::cancellation`].
+    Cancellation,
+    /// [`Swarm::multi_call`].
+    MultiCall,
+    /// [`Swarm::non_idempotent`].
+    NonIdempotent,
+    /// [`Swarm::clock_faults`].
+    ClockFaults,
+    /// [`Swarm::long_runs`].
+    LongRuns,
+    /// [`Swarm::retry_elapsed_max`].
+    RetryElapsedMax,
+    /// [`Swarm::concurrency`].
+    Concurrency,
+    /// [`Swarm::refinements`].
+    Refinements,
+}
+
+impl SwarmSwitch {
+    /// Every switch, in the order of [`Swarm`]'s fields.
+    pub const ALL: [SwarmSwitch; 15] = [
+        SwarmSwitch::Jitter,
+        SwarmSwitch::AttemptTimeout,
+        SwarmSwitch::Deadline,
+        SwarmSwitch::SleepBudget,
+        SwarmSwitch::Circuit,
+        SwarmSwitch::RetryBudget,
+        SwarmSwitch::RetryAfter,
+        SwarmSwitch::Cancellation,
+        SwarmSwitch::MultiCall,
+        SwarmSwitch::NonIdempotent,
+        SwarmSwitch::ClockFaults,
+        SwarmSwitch::LongRuns,
+        SwarmSwitch::RetryElapsedMax,
+        SwarmSwitch::Concurrency,
+        SwarmSwitch::Refinements,
+    ];
+
+    /// The snake_case name (`retry_after`), as [`Swarm`]'s `Display` and the report header print it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            SwarmSwitch::Jitter => "jitter",
+            SwarmSwitch::AttemptTimeout => "attempt_timeout",
+            SwarmSwitch::Deadline => "deadline",
+            SwarmSwitch::SleepBudget => "sleep_budget",
+            SwarmSwitch::Circuit => "circuit",
+            SwarmSwitch::RetryBudget => "retry_budget",
+            SwarmSwitch::RetryAfter => "retry_after",
+            SwarmSwitch::Cancellation => "cancellation",
+            SwarmSwitch::MultiCall => "multi_call",
+            SwarmSwitch::NonIdempotent => "non_idempotent",
+            SwarmSwitch::ClockFaults => "clock_faults",
+            SwarmSwitch::LongRuns => "long_runs",
+            SwarmSwitch::RetryElapsedMax => "retry_elapsed_max",
+            SwarmSwitch::Concurrency => "concurrency",
+            SwarmSwitch::Refinements => "refinements",
+        }
+    }
+
+    /// The switch named `name`, or an error that lists every name.
+    ///
+    /// ```
+    /// use timelaw_generators::SwarmSwitch;
+    /// assert_eq!(SwarmSwitch::from_name("clock_faults"), Ok(SwarmSwitch::ClockFaults));
+    /// assert!(SwarmSwitch::from_name("clocks").unwrap_err().contains("clock_faults"));
+    /// ```
+    pub fn from_name(name: &str) -> Result<SwarmSwitch, String> {
+        SwarmSwitch::ALL.into_iter().find(|switch| switch.name() == name).ok_or_else(|| {
+            let names: Vec<&str> = SwarmSwitch::ALL.iter().map(|switch| switch.name()).collect();
+            format!("`{name}` is not a swarm switch; expected one of: {}", names.join(", "))
+        })
+    }
+
+    /// `swarm` with this switch on.
+    pub const fn force_on(self, mut swarm: Swarm) -> Swarm {
+        *self.field(&mut swarm) = true;
+        swarm
+    }
+
+    /// Whether this switch is on in `swarm`.
+    pub const fn is_on(self, swarm: &Swarm) -> bool {
+        let mut copy = *swarm;
+        *self.field(&mut copy)
+    }
+
+    const fn field(self, swarm: &mut Swarm) -> &mut bool {
+        match self {
+            SwarmSwitch::Jitter => &mut swarm.jitter,
+            SwarmSwitch::AttemptTimeout => &mut swarm.attempt_timeout,
+            SwarmSwitch::Deadline => &mut swarm.deadline,
+            SwarmSwitch::SleepBudget => &mut swarm.sleep_budget,
+            SwarmSwitch::Circuit => &mut swarm.circuit,
+            SwarmSwitch::RetryBudget => &mut swarm.retry_budget,
+            SwarmSwitch::RetryAfter => &mut swarm.retry_after,
+            SwarmSwitch::Cancellation => &mut swarm.cancellation,
+            SwarmSwitch::MultiCall => &mut swarm.multi_call,
+            SwarmSwitch::NonIdempotent => &mut swarm.non_idempotent,
+            SwarmSwitch::ClockFaults => &mut swarm.clock_faults,
+            SwarmSwitch::LongRuns => &mut swarm.long_runs,
+            SwarmSwitch::RetryElapsedMax => &mut swarm.retry_elapsed_max,
+            SwarmSwitch::Concurrency => &mut swarm.concurrency,
+            SwarmSwitch::Refinements => &mut swarm.refinements,
+        }
+    }
+}
+
+impl fmt::Display for SwarmSwitch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for SwarmSwitch {
+    type Err = String;
+    fn from_str(name: &str) -> Result<SwarmSwitch, String> {
+        SwarmSwitch::from_name(name)
+    }
+}
+
 /// Salt of the concurrency coin of [`swarm_for_run`].
 const CONCURRENCY_SALT: u64 = 0x434F_4E43_5552_5245; // "CONCURRE"
 
@@ -284,6 +434,23 @@ impl fmt::Display for Swarm {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_switch_forces_its_own_field_and_names_round_trip() {
+        let off = Swarm { concurrency: false, refinements: false, ..Swarm::from_seed(0) };
+        for switch in SwarmSwitch::ALL {
+            let mut bare = off;
+            for other in SwarmSwitch::ALL {
+                *other.field(&mut bare) = false;
+            }
+            let on = switch.force_on(bare);
+            assert!(switch.is_on(&on), "{switch}");
+            let others_on = SwarmSwitch::ALL.iter().filter(|other| other.is_on(&on)).count();
+            assert_eq!(others_on, 1, "{switch} set another field");
+            assert_eq!(SwarmSwitch::from_name(switch.name()), Ok(switch));
+            assert!(on.to_string().contains(&format!("{switch}=on")), "{on}");
+        }
+    }
 
     #[test]
     fn batches_share_a_swarm_and_seeds_differ() {

@@ -7,6 +7,7 @@ use clap::builder::TypedValueParser;
 use clap::{Arg, Args, Parser, Subcommand, ValueEnum};
 
 use crate::config::{parse_cases, parse_collect, parse_seed_text, parse_threads, Shard};
+use timelaw_generators::SwarmSwitch;
 
 /// timelaw: find, shrink and pin down violations of retry / timeout / circuit-breaker laws.
 #[derive(Debug, Parser)]
@@ -165,6 +166,12 @@ pub struct CheckArgs {
     /// under 0.1% of the cases it applied to, instead of warning (also `TIMELAW_REQUIRE_JUDGED=1`).
     #[arg(long)]
     pub require_judged: bool,
+    /// A swarm switch on in every batch of cases (repeatable; also `TIMELAW_SWARM_ON=circuit,jitter`):
+    /// one feature checked at full strength, every other option drawn per batch as usual. NAME is one of
+    /// jitter, attempt_timeout, deadline, sleep_budget, circuit, retry_budget, retry_after, cancellation,
+    /// multi_call, non_idempotent, clock_faults, long_runs, retry_elapsed_max, concurrency, refinements.
+    #[arg(long, value_name = "NAME", value_parser = Text(SwarmSwitch::from_name))]
+    pub swarm_on: Vec<SwarmSwitch>,
 }
 
 /// `timelaw contract` options.

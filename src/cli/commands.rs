@@ -138,6 +138,7 @@ fn check_config(args: CheckArgs) -> Result<Config, CliError> {
         ("TIMELAW_THREADS", args.threads.is_some()),
         ("TIMELAW_MAX_VIOLATIONS", args.collect.is_some()),
         ("TIMELAW_FIXTURES", args.fixtures.is_some()),
+        ("TIMELAW_SWARM_ON", !args.swarm_on.is_empty()),
     ];
     let read: Vec<&str> = ENV_ALL
         .iter()
@@ -156,6 +157,9 @@ fn check_config(args: CheckArgs) -> Result<Config, CliError> {
     config.bless = args.bless || config.bless;
     config.concurrency = (args.concurrency || config.concurrency) && !args.sequential;
     config.require_judged = args.require_judged || config.require_judged;
+    if !args.swarm_on.is_empty() {
+        config.swarm_on = args.swarm_on;
+    }
     config.validate()?;
     Ok(config)
 }

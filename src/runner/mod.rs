@@ -136,6 +136,15 @@ impl<'a, S: ConfigDomain> Check<'a, S> {
     pub fn concurrency(self, on: bool) -> Self {
         self.edit(move |config| config.concurrency = on)
     }
+    /// Forces a swarm switch on in every batch of cases (see [`Config::swarm_on`]): one feature checked
+    /// at full strength, e.g. `.swarm_on(SwarmSwitch::Circuit)` (`timelaw::generators::SwarmSwitch`).
+    pub fn swarm_on(self, switch: timelaw_generators::SwarmSwitch) -> Self {
+        self.edit(move |config| {
+            if !config.swarm_on.contains(&switch) {
+                config.swarm_on.push(switch);
+            }
+        })
+    }
     /// Whether the `TIMELAW_*` environment variables apply (default `true`). With `false` the run
     /// starts from [`Config::default`], so the environment cannot change it.
     pub fn env(mut self, read: bool) -> Self {

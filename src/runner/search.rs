@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 use timelaw_core::{mix, Heartbeat};
 use timelaw_generators::coverage::classify;
-use timelaw_generators::{sample_case, swarm_for_run, ConfigDomain};
+use timelaw_generators::{sample_case, ConfigDomain};
 use timelaw_laws::Catalogue;
 
 use super::persist::Finds;
@@ -100,7 +100,7 @@ pub(super) fn judge_case_with<S: ConfigDomain + ?Sized>(
     finds: Option<&Finds<'_, S>>,
     heartbeat: Option<&Heartbeat>,
 ) {
-    let swarm = swarm_for_run(config.seed, index, config.concurrency);
+    let swarm = config.swarm_of(index);
     let case = sample_case(subject, mix(config.seed, index), &swarm);
     let replay = config.replay_every > 0 && index.is_multiple_of(config.replay_every);
     let evaluation = evaluate_with(subject, &case, config.limits, replay, heartbeat);

@@ -19,7 +19,7 @@ use std::time::Duration;
 use timelaw_core::heartbeat::spinning_threads;
 use timelaw_core::{mix, Heartbeat, Trace};
 use timelaw_generators::coverage::classify;
-use timelaw_generators::{sample_case, swarm_for_run, ConfigDomain};
+use timelaw_generators::{sample_case, ConfigDomain};
 use timelaw_laws::{Catalogue, Verdict};
 
 use super::persist::Finds;
@@ -203,8 +203,7 @@ fn record_unjudged<S: ConfigDomain + ?Sized>(shared: &Shared<'_, S>, tally: &mut
     );
     let config = shared.config;
     // Only a violation clones the case it is recorded with: one sampled case serves every record.
-    let case =
-        sample_case(shared.subject, mix(config.seed, first), &swarm_for_run(config.seed, first, config.concurrency));
+    let case = sample_case(shared.subject, mix(config.seed, first), &config.swarm_of(first));
     let trace = Trace::new();
     for index in ranges.iter().flat_map(|&(a, b)| a..b) {
         tally.begin_unjudged_case(index, super::unjudged::UnjudgedReason::NotRun);
@@ -263,8 +262,7 @@ fn work<S: ConfigDomain + ?Sized>(shared: &Shared<'_, S>, slot: &Slot, sender: &
 /// `terminates`), and a kept violation is saved to the scratch area at once.
 fn record_hang<S: ConfigDomain + ?Sized>(shared: &Shared<'_, S>, index: u64, tally: &mut Tally<S::Config>) {
     let config = shared.config;
-    let case =
-        sample_case(shared.subject, mix(config.seed, index), &swarm_for_run(config.seed, index, config.concurrency));
+    let case = sample_case(shared.subject, mix(config.seed, index), &config.swarm_of(index));
     let evaluation = hung(shared.subject, &case, config.case_timeout_ms);
     if index.is_multiple_of(COVERAGE_EVERY) {
         tally.coverage.record(classify(&case.schedule, &evaluation.contract));
