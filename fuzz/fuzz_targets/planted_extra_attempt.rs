@@ -7,6 +7,9 @@ use libfuzzer_sys::fuzz_target;
 
 #[path = "../../tests/common/planted.rs"]
 mod planted;
+// `planted` describes its subjects like the reference without the contract's refinements.
+#[path = "../../tests/common/unrefined.rs"]
+mod unrefined;
 
 use planted::{Bug, Planted};
 
