@@ -59,7 +59,8 @@ fn no_retry_after_elapsed_limit(observation: &Observation<'_>) -> Verdict {
 /// for exact timers): two instants apart by more than zero and at most the granularity may be noticed in
 /// either order, so such a call is not judged; an exact tie is always judged by the declared order. A call
 /// that returns before the later interruption has fallen (a subject that gives up early, foreseeing its
-/// deadline) is not judged either.
+/// deadline) is not judged either, nor, with `timing.ordered_results`, a call whose result was decided
+/// before it returned (nothing in progress: it holds its result until the calls before it return).
 ///
 /// - Needs: `timing.interrupt_tie` and `timing.deadline` (reads `timing.timer_granularity`).
 /// - Compares: the deadline (`start + deadline`) and the cancellation (`start + cancel_after`) instants
@@ -79,6 +80,27 @@ pub const INTERRUPT_TIE_AS_DECLARED: Law = Law {
     applies: |contract| contract.timing.interrupt_tie.is_some() && contract.timing.deadline.is_some(),
     check: interrupt_tie_as_declared,
 };
+
+/// Whether a call whose events before its return are `before` had its result decided before `returned_at`:
+/// its last action (clock events and diagnostics aside) left nothing in progress to interrupt (an attempt
+/// that ended, a rejection, a start with nothing after it, a sleep already over). With ordered results
+/// such a call holds its result until the calls before it return or its caller stops waiting: its
+/// return instant says nothing about which interruption fell first.
+fn decided_before_return(before: &[timelaw_core::Event], returned_at: VInstant) -> bool {
+    let Some(last) = before.iter().rev().find(|event| event.kind.is_action()) else { return true };
+    match last.kind {
+        EventKind::SleepRequested { duration } => last.at.saturating_add(duration) < returned_at,
+        EventKind::AttemptStart
+        | EventKind::Notify { .. }
+        | EventKind::Queued
+        | EventKind::AttemptTimedOut { .. }
+        | EventKind::AttemptCancelled
+        | EventKind::SleepCancelled
+        | EventKind::SleepClamped { .. }
+        | EventKind::AttemptDropped { .. } => false,
+        _ => last.at < returned_at,
+    }
+}
 
 /// The interruption a call interrupted by both should return, or `None` when the two are too close for
 /// the subject's timers to order them.
@@ -108,10 +130,15 @@ fn interrupt_tie_as_declared(observation: &Observation<'_>) -> Verdict {
             continue;
         };
         let (deadline_at, cancel_at) = (started.saturating_add(deadline), started.saturating_add(cancel_after));
-        let end = call.iter().find_map(|event| end_of(event).map(|result| (event, result)));
-        let Some((event, CallResult::Err(kind @ (ErrorKind::Cancelled | ErrorKind::DeadlineExceeded)))) = end else {
+        let end = call.iter().position(|event| end_of(event).is_some());
+        let Some((event, CallResult::Err(kind @ (ErrorKind::Cancelled | ErrorKind::DeadlineExceeded)))) =
+            end.and_then(|at| end_of(&call[at]).map(|result| (&call[at], result)))
+        else {
             continue;
         };
+        if timing.ordered_results && decided_before_return(&call[..end.unwrap_or(0)], event.at) {
+            continue;
+        }
         // Judged once both have fallen, and only where the subject's timers can tell which came first.
         let Some(first) =
             first_interruption(deadline_at, cancel_at, timing).filter(|_| event.at >= deadline_at.max(cancel_at))
