@@ -178,8 +178,8 @@ fn a_known_violation_explains_shrinks_and_a_crash_imports() {
     check(&["replay", written.to_str().unwrap()], 0, &["1 passed"], &[]);
     // Bytes a fuzzer could have saved: they decode to an exponential-backoff config that panics.
     let crash: [u8; 32] = [
-        90, 230, 79, 167, 25, 111, 37, 21, 247, 196, 148, 10, 144, 129, 87, 120, 2, 41, 244, 107, 119, 44, 160, 1, 65,
-        12, 209, 87, 18, 146, 175, 153,
+        212, 233, 171, 48, 77, 72, 150, 249, 225, 127, 216, 240, 129, 100, 150, 218, 8, 122, 62, 190, 204, 103, 106,
+        170, 44, 93, 140, 225, 179, 198, 172, 188,
     ];
     let artifact = dir.join("crash-0001");
     std::fs::write(&artifact, crash).unwrap();

@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 const REFERENCE_FIXTURE: &str = "tests/fixtures/reference/fatal_not_retried--reference--925a5b655c5df803.json";
-const BACKON_FIXTURE: &str = "tests/fixtures/adapters/delay_within_cap--backon-exponential--d33bc17ec2cef0a6.json";
+const BACKON_FIXTURE: &str = "tests/fixtures/adapters/delay_within_cap--backon-exponential--3f77ba277d591716.json";
 
 fn command() -> Command {
     command_of(env!("CARGO_BIN_EXE_timelaw"))
@@ -279,10 +279,10 @@ fn temporaries(dir: &Path) -> Vec<PathBuf> {
 /// A fuzz artifact whose case violates a law of `backon-exponential` (`delay_within_cap`: `min_delay` above
 /// `max_delay`).
 const VIOLATING_ARTIFACT: &str = concat!(
-    "7ba57537a397405770c34603f6477334b2315f57affb65d26fe586f5c0cf10a5c8688ae7da560ec3d91e19bba0473969",
-    "8f40c0afec44a4a07b04ea45cb1d6e3510a830e626558584d11071e5b542ef1e6a8cd5a3b8a29f9e5b593a8744014ee0",
-    "68ff2d899c54d657e5fe198db8dbc2d0764c42a52202f8ef3a29e56436dc3ce36d135534244522ad61c56ba42ef6a5a3",
-    "4a34ea4c5a1763cd203c5e247de30b4679cb866311258ba6aa961837ed4adcf5476ffb0a6aad25a6d88a9623d5db5153",
+    "d939c0b36e535daeb0189930aa047c38bad93b45cfc967016b700c69d43d9079a2f854990fe488ab82e731e7d01e080c",
+    "db7ae9341a50f3a0f0c25a296f4dd03a0f32d0760397a0760bff73b3b5a789695c7343b017904910365a3c531d053187",
+    "683919adb97d4b04c6ba8fffb7cabc915b54ae2e0928d98eb8dbeca059f52916bb042ec0e0785449dcb313dc491dce4c",
+    "1306babf643690752d243ecde071b9851d5f15b71bda3293487586f54fd7f1ba14b07f99a082caa47ac0a16d27c1480c",
 );
 
 fn from_hex(text: &str) -> Vec<u8> {

@@ -52,13 +52,15 @@ fn version_1_copies_replay_with_the_verdicts_of_their_twins() {
     }
 }
 
-/// `text` with the shrinker's evaluation count zeroed: the twins are re-blessed whenever the shrinker
-/// changes, and that count is the shrinker's, not the format's; every other byte must match.
+/// `text` with the run's provenance numbers zeroed (the case index, the shrinker's evaluation count): the
+/// twins are re-blessed whenever the generators or the shrinker change, and those numbers are theirs, not
+/// the format's; every other byte must match.
 fn without_evaluations(text: &str) -> String {
-    let key = "\"shrink_evaluations\": ";
-    let Some(start) = text.find(key).map(|at| at + key.len()) else { return text.to_owned() };
-    let end = start + text[start..].find(|c: char| !c.is_ascii_digit()).unwrap_or(0);
-    format!("{}0{}", &text[..start], &text[end..])
+    ["\"case_index\": ", "\"shrink_evaluations\": "].iter().fold(text.to_owned(), |text, key| {
+        let Some(start) = text.find(key).map(|at| at + key.len()) else { return text };
+        let end = start + text[start..].find(|c: char| !c.is_ascii_digit()).unwrap_or(0);
+        format!("{}0{}", &text[..start], &text[end..])
+    })
 }
 
 #[test]

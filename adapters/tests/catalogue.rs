@@ -48,7 +48,7 @@ fn backon() {
 #[test]
 fn tower() {
     std::panic::set_hook(Box::new(|_| {}));
-    check(&TowerBackoff, &["jitter_within_bounds", "never_panics"]);
+    check(&TowerBackoff, &["backoff_shape_without_jitter", "jitter_within_bounds", "never_panics"]);
     check(&TowerBudget, &["retry_budget_respected"]);
 }
 

@@ -88,17 +88,38 @@ pub trait Choices {
     }
 }
 
+/// The largest value of the small-value class every [`scaled_duration`] draws from: 0 to 16 ns, odd and
+/// even alike, where halving, rounding and off-by-one bugs show (a 3 ns delay halved, a 1 ns refill).
+pub const SMALL_NS_MAX: u64 = 16;
+
 /// A duration in `0..=max`, where `max` is drawn first from `classes` (`(weight, max)` pairs, simplest
-/// first, at most 8): the size class makes small values common, and the duration itself is one linear
-/// answer, so shrinking moves smoothly across classes (lowering the class clamps the duration to it).
+/// first, at most 7) and from the small-value class (0 to [`SMALL_NS_MAX`] ns, weighted an eighth of the
+/// other classes' total, rounded up; right after the first class when that one is zero, else first): the
+/// size class makes small values common, and the duration itself is one linear answer, so shrinking
+/// moves smoothly across classes (lowering the class clamps the duration to it).
+///
+/// ```
+/// use timelaw_core::{SplitMix64, VDuration};
+/// use timelaw_generators::choice::{scaled_duration, SMALL_NS_MAX};
+/// let mut rng = SplitMix64::new(5);
+/// let draws: Vec<u64> = (0..2_000)
+///     .map(|_| scaled_duration(&mut rng, &[(1, VDuration::ZERO), (8, VDuration::from_secs(1))]).as_nanos())
+///     .collect();
+/// assert!(draws.iter().any(|&ns| ns % 2 == 1 && ns <= SMALL_NS_MAX));
+/// assert!(draws.iter().any(|&ns| ns % 2 == 0 && (2..=SMALL_NS_MAX).contains(&ns)));
+/// ```
 pub fn scaled_duration<C: Choices + ?Sized>(c: &mut C, classes: &[(u32, VDuration)]) -> VDuration {
-    let mut weights = [0_u32; 8];
-    for (weight, &(class_weight, _)) in weights.iter_mut().zip(classes) {
-        *weight = class_weight;
+    let classes = &classes[..classes.len().min(7)];
+    let total: u32 = classes.iter().map(|&(weight, _)| weight).sum();
+    let small = (total.div_ceil(8).max(1), VDuration::from_nanos(SMALL_NS_MAX));
+    let small_at = usize::from(classes.first().is_some_and(|&(_, max)| max.is_zero()));
+    let (mut weights, mut maxes) = ([0_u32; 8], [VDuration::ZERO; 8]);
+    let with_small = classes[..small_at].iter().chain([&small]).chain(&classes[small_at..]);
+    for (index, &(weight, max)) in with_small.enumerate() {
+        (weights[index], maxes[index]) = (weight, max);
     }
-    let class = c.weighted(&weights[..classes.len().min(8)]);
-    let max = classes.get(class).map_or(VDuration::ZERO, |&(_, max)| max);
-    c.duration_between(VDuration::ZERO, max)
+    let class = c.weighted(&weights[..=classes.len()]);
+    c.duration_between(VDuration::ZERO, maxes[class])
 }
 
 /// How a span of answers depends on its control answer; the proptest shrinker deletes a span and

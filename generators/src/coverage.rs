@@ -13,6 +13,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use timelaw_core::{Contract, JumpAt, Outcome, Schedule, VDuration};
 
+use crate::choice::SMALL_NS_MAX;
 use crate::schedule::{jitter_free, predict, NEAR_MAX_SPAN};
 
 /// A boundary the laws care about. The snake_case names are stable (reports use them).
@@ -55,11 +56,16 @@ pub enum BoundaryClass {
     WallJumpAtDeadline,
     /// A wall jump larger than the monotonic time elapsed when it happens (an instant jump).
     WallJumpOverElapsed,
+    /// A step, a gap or a stated limit (attempt timeout, deadline, sleep budget, cap) of an odd number of
+    /// nanoseconds from 1 to 15: where halving and rounding bugs show.
+    SmallOddDuration,
+    /// A step, a gap or a stated limit of an even number of nanoseconds from 2 to 16.
+    SmallEvenDuration,
 }
 
 impl BoundaryClass {
     /// How many classes there are.
-    pub const COUNT: usize = 18;
+    pub const COUNT: usize = 20;
 
     /// Every class, in declaration order.
     pub const ALL: [BoundaryClass; BoundaryClass::COUNT] = [
@@ -81,6 +87,8 @@ impl BoundaryClass {
         BoundaryClass::GapUnderOpen,
         BoundaryClass::WallJumpAtDeadline,
         BoundaryClass::WallJumpOverElapsed,
+        BoundaryClass::SmallOddDuration,
+        BoundaryClass::SmallEvenDuration,
     ];
 
     /// The stable snake_case name.
@@ -104,6 +112,8 @@ impl BoundaryClass {
             BoundaryClass::GapUnderOpen => "gap_under_open",
             BoundaryClass::WallJumpAtDeadline => "wall_jump_at_deadline",
             BoundaryClass::WallJumpOverElapsed => "wall_jump_over_elapsed",
+            BoundaryClass::SmallOddDuration => "small_odd_duration",
+            BoundaryClass::SmallEvenDuration => "small_even_duration",
         }
     }
 
@@ -232,6 +242,7 @@ pub fn classify(schedule: &Schedule, contract: &Contract) -> BoundarySet {
         }
     }
     set = set.union(classify_clock(schedule, contract));
+    set = set.union(classify_small(schedule, &zero_limit));
     if let Some(circuit) = contract.circuit.into_stated() {
         for call in schedule.calls.iter().skip(1) {
             set.insert(match call.gap_before.cmp(&circuit.open_for) {
@@ -240,6 +251,19 @@ pub fn classify(schedule: &Schedule, contract: &Contract) -> BoundarySet {
                 std::cmp::Ordering::Greater => BoundaryClass::GapOverOpen,
             });
         }
+    }
+    set
+}
+
+/// The small-value classes: a step (not a hang), a gap or a stated limit of 1 to 16 ns.
+fn classify_small(schedule: &Schedule, limits: &[Option<VDuration>]) -> BoundarySet {
+    let steps = schedule.calls.iter().flat_map(|call| call.steps.iter());
+    let steps = steps.filter(|step| step.outcome != Outcome::Hang).map(|step| step.duration);
+    let gaps = schedule.calls.iter().skip(1).map(|call| call.gap_before);
+    let durations = steps.chain(gaps).chain(limits.iter().flatten().copied());
+    let mut set = BoundarySet::EMPTY;
+    for nanos in durations.map(VDuration::as_nanos).filter(|nanos| (1..=SMALL_NS_MAX).contains(nanos)) {
+        set.insert(if nanos % 2 == 1 { BoundaryClass::SmallOddDuration } else { BoundaryClass::SmallEvenDuration });
     }
     set
 }

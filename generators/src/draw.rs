@@ -20,7 +20,7 @@
 //! on the prefix, liveness laws are inconclusive, and reports count the cut cases. Weights keep
 //! ordinary values the common case.
 
-use crate::choice::Choices;
+use crate::choice::{Choices, SMALL_NS_MAX};
 use crate::schedule::STEPS_PER_CALL_MAX;
 use std::time::Duration as StdDuration;
 
@@ -33,26 +33,29 @@ pub const SEC: VDuration = VDuration::from_secs(1);
 /// One hour.
 pub const HOUR: VDuration = VDuration::from_secs(3600);
 
-/// A delay, nanosecond-exact: zero, whole milliseconds up to 1 s, the crate's `default`, up to a minute,
-/// a tiny boundary value (1 ns, 1 us, 1 ms - 1 ns), or up to an hour. Zero is the simplest.
+/// A delay, nanosecond-exact: zero, a small value (0 to [`SMALL_NS_MAX`] ns, odd and even), whole
+/// milliseconds up to 1 s, the crate's `default`, up to a minute, a tiny boundary value (1 ns, 1 us,
+/// 1 ms - 1 ns), or up to an hour. Zero is the simplest.
 pub fn delay<C: Choices + ?Sized>(c: &mut C, default: VDuration) -> VDuration {
-    match c.weighted(&[1, 4, 2, 3, 1, 1]) {
+    match c.weighted(&[1, 1, 4, 2, 3, 1, 1]) {
         0 => VDuration::ZERO,
-        1 => MS.saturating_mul(c.between(1, 1000)),
-        2 => default,
-        3 => c.duration_between(MS, VDuration::from_secs(60)),
-        4 => [VDuration::from_nanos(1), VDuration::from_micros(1), VDuration::from_nanos(999_999)][c.weighted(&[1; 3])],
+        1 => VDuration::from_nanos(c.between(0, SMALL_NS_MAX)),
+        2 => MS.saturating_mul(c.between(1, 1000)),
+        3 => default,
+        4 => c.duration_between(MS, VDuration::from_secs(60)),
+        5 => [VDuration::from_nanos(1), VDuration::from_micros(1), VDuration::from_nanos(999_999)][c.weighted(&[1; 3])],
         _ => c.duration_between(VDuration::from_secs(60), HOUR),
     }
 }
 
-/// A delay in whole milliseconds (tokio's timer resolution): zero, up to 1 s, up to a minute, or the
-/// crate's `default`.
+/// A delay in whole milliseconds (tokio's timer resolution): zero, a small count (0 to
+/// [`SMALL_NS_MAX`] ms, odd and even), up to 1 s, up to a minute, or the crate's `default`.
 pub fn delay_ms<C: Choices + ?Sized>(c: &mut C, default: VDuration) -> VDuration {
-    match c.weighted(&[1, 5, 2, 2]) {
+    match c.weighted(&[1, 1, 5, 2, 2]) {
         0 => VDuration::ZERO,
-        1 => MS.saturating_mul(c.between(1, 1000)),
-        2 => MS.saturating_mul(c.between(1000, 60_000)),
+        1 => MS.saturating_mul(c.between(0, SMALL_NS_MAX)),
+        2 => MS.saturating_mul(c.between(1, 1000)),
+        3 => MS.saturating_mul(c.between(1000, 60_000)),
         _ => default,
     }
 }

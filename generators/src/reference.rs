@@ -6,23 +6,28 @@
 //! |---|---|
 //! | `max_attempts` | 1..=10 (nine draws in ten), else 11..=100 |
 //! | `backoff` | constant, linear, exponential (factor 1..=16, mostly 2), decorrelated |
-//! | initial delay, linear step | 0, up to 100 ms, up to 10 s |
-//! | `delay_max` | the initial delay, or up to an hour above it |
+//! | initial delay, linear step | 0, 0..=16 ns (the small-value class), up to 100 ms, up to 10 s |
+//! | `delay_max` | the initial delay, or 0..=16 ns, up to 1 s, up to a minute or up to an hour above it |
 //! | `jitter` | none, full, equal (none with decorrelated backoff) |
 //! | `retry_on` | each flag on, off in one draw of eight |
-//! | `attempt_timeout` | none, or 0..=60 s |
+//! | `attempt_timeout` | none, or 0..=60 s (0 in one draw of twelve, 0..=16 ns in one of six) |
 //! | `deadline` | none, or 0..=10 min |
 //! | `sleep_budget` | none, or 0..=1 h |
 //! | `retry_elapsed_max` | none, or 0..=10 min, or a boundary value: 0, 1 ns, the attempt timeout, the attempt timeout plus the initial delay, the deadline (drawn last) |
 //! | `circuit` | none, or window 1..=128 (mostly ≤ 10), min_calls 1..=window, failure_percent 1..=100, open_for 0..=10 min, 1..=3 probes |
 //! | `retry_budget` | none, or 0..=10 retries plus 0..=1000 percent |
 //! | `bulkhead`, `limiter` | only with concurrency: see [`bulkhead`] and [`limiter`] |
-//! | `hedge` | only with concurrency: none, or a delay of 0, up to 100 ms, up to 10 s or `VDuration::MAX` (never), and 0, 1, 2..=3 or 4..=16 hedges |
+//! | `hedge` | only with concurrency: none, or a delay of 0, 0..=16 ns, up to 100 ms, up to 10 s or `VDuration::MAX` (never), and 0, 1, 2..=3 or 4..=16 hedges |
 //! | `ordered_results` | only with concurrency: on in one draw of four |
 //! | `retry_after_policy` | only with `honor_retry_after` and the `refinements` swarm option (drawn last): none, or max with the backoff / replacing it, and giving up / clamping / sleeping anyway above the cap |
 //! | `retry_elapsed_bound` | only with an elapsed-time limit and the `refinements` swarm option (drawn last): inclusive, or exclusive in one draw of two |
 //! | `interrupt_tie` | only with a deadline and the `refinements` swarm option (drawn last): the deadline first, or cancellation first in one draw of two |
 //! | circuit refinements | only with a circuit and the `refinements` swarm option (drawn last): when it opens (count window, 1..=5 consecutive failures, a time window up to 1 min), the open shape (constant, or growing by 1.5, 2 or 3 up to an hour), the cooldown tie, cancellation counting, and (with concurrency) how probes settle |
+//!
+//! Every duration drawn through [`scaled_duration`] (limits, delays, the open duration, refills) includes
+//! the small-value class: 0 to [`SMALL_NS_MAX`](crate::choice::SMALL_NS_MAX) ns, odd and even, where
+//! halving, rounding and off-by-one bugs show. Counts are small already (attempts, windows, probes, bursts
+//! and hedges are mostly 0..=16).
 //!
 //! Every policy drawn passes [`Policy::validate`]. Caps stay within about an hour so that even 8 calls of
 //! 13 attempts stay days, not years, of virtual time.
@@ -164,12 +169,12 @@ fn circuit_refinements<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> impl Fn
     }
 }
 
-/// An initial delay or a linear step: 0, up to 100 ms, up to 10 s.
+/// An initial delay or a linear step: 0, 0..=16 ns, up to 100 ms, up to 10 s.
 fn delay<C: Choices + ?Sized>(c: &mut C) -> VDuration {
     scaled_duration(c, &[(2, VDuration::ZERO), (5, VDuration::from_millis(100)), (2, VDuration::from_secs(10))])
 }
 
-/// How far the cap lies above the initial delay: up to 1 s, 60 s or 1 h.
+/// How far the cap lies above the initial delay: 0..=16 ns, up to 1 s, 60 s or 1 h.
 fn cap_headroom<C: Choices + ?Sized>(c: &mut C) -> VDuration {
     scaled_duration(c, &[(4, SEC), (3, VDuration::from_secs(60)), (1, HOUR)])
 }
@@ -183,7 +188,8 @@ fn factor<C: Choices + ?Sized>(c: &mut C) -> u32 {
     }
 }
 
-/// A timeout, deadline, budget or open duration: zero in one draw of ten, else up to 1 s or up to `max`.
+/// A timeout, deadline, budget or open duration: zero in one draw of twelve, 0..=16 ns in one of six, else up
+/// to 1 s or up to `max`.
 fn limit<C: Choices + ?Sized>(c: &mut C, max: VDuration) -> VDuration {
     scaled_duration(c, &[(1, VDuration::ZERO), (6, SEC), (3, max)])
 }
@@ -255,13 +261,14 @@ fn limiter<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> LimiterContract {
     LimiterContract { burst, refill_every }
 }
 
-/// Hedging: a delay of 0 (a hedge at once), up to 100 ms, up to 10 s, or one too long ever to come
+/// Hedging: a delay of 0 (a hedge at once), 0 to 16 ns, up to 100 ms, up to 10 s, or one too long ever to come
 /// ([`VDuration::MAX`]); 0 hedges (the simplest), 1, 2 to 3, or 4 to 16.
 fn hedge<C: Choices + ?Sized>(c: &mut C) -> HedgeContract {
-    let delay = match c.weighted(&[2, 6, 2, 1]) {
+    let delay = match c.weighted(&[2, 1, 6, 2, 1]) {
         0 => VDuration::ZERO,
-        1 => c.duration_between(VDuration::ZERO, VDuration::from_millis(100)),
-        2 => c.duration_between(VDuration::ZERO, VDuration::from_secs(10)),
+        1 => VDuration::from_nanos(c.between(0, crate::choice::SMALL_NS_MAX)),
+        2 => c.duration_between(VDuration::ZERO, VDuration::from_millis(100)),
+        3 => c.duration_between(VDuration::ZERO, VDuration::from_secs(10)),
         _ => VDuration::MAX,
     };
     let max_hedges = match c.weighted(&[1, 4, 2, 1]) {
