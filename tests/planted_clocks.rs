@@ -11,7 +11,7 @@ use timelaw::core::Subject;
 use timelaw::core::{Case, JumpAt};
 use timelaw::fixture::{self, Status};
 use timelaw::laws::Catalogue;
-use timelaw::runner::{build_fixture, run, Silent};
+use timelaw::runner::build_fixture;
 use timelaw::Config;
 
 const PLANTED_DIR: &str = "tests/fixtures/planted";
@@ -21,7 +21,7 @@ const CASES_MAX: u64 = 100_000;
 fn found(bug: ClockBug, law: &str, seed: u64, _fixtures: Option<&Path>) -> (u64, Case<Policy>, Case<Policy>) {
     let laws = Catalogue::standard().select(&[law]).unwrap();
     let config = Config { cases: CASES_MAX, seed, threads: 1, ..Config::default() };
-    let output = run(&ClockPlanted(bug), &laws, &config, &Silent);
+    let output = common::first::run_to_first(&ClockPlanted(bug), &laws, &config);
     let example = output.laws[0].counterexamples.first().unwrap_or_else(|| panic!("{bug:?} not found"));
     (example.case_index, example.shrunk.clone(), example.found.clone())
 }
@@ -113,7 +113,7 @@ fn found_fixture(bug: ClockBug, law: &str, scratch: &Path) -> (u64, Case<Policy>
     let laws = Catalogue::standard().select(&[law]).unwrap();
     let config =
         Config { cases: CASES_MAX, seed: 0, threads: 1, fixtures: Some(scratch.to_path_buf()), ..Config::default() };
-    let output = run(&ClockPlanted(bug), &laws, &config, &Silent);
+    let output = common::first::run_to_first(&ClockPlanted(bug), &laws, &config);
     let example = output.laws[0].counterexamples.first().expect("found");
     (example.case_index, example.shrunk.clone(), example.fixture.clone().expect("a fixture is written"))
 }

@@ -8,7 +8,6 @@ use common::planted_elapsed::{ElapsedBug, ElapsedPlanted, ELAPSED_BUGS};
 use timelaw::core::reference::{Backoff, Policy, Reference};
 use timelaw::core::{CallScript, Case, Outcome, Schedule, Step, Subject, VDuration};
 use timelaw::laws::{Catalogue, Verdict};
-use timelaw::runner::{run, Silent};
 use timelaw::Config;
 
 const PLANTED_DIR: &str = "tests/fixtures/planted";
@@ -18,7 +17,7 @@ const CASES_MAX: u64 = 100_000;
 fn found(bug: ElapsedBug, law: &str, seed: u64) -> (u64, Case<Policy>) {
     let laws = Catalogue::standard().select(&[law]).unwrap();
     let config = Config { cases: CASES_MAX, seed, threads: 1, ..Config::default() };
-    let output = run(&ElapsedPlanted(bug), &laws, &config, &Silent);
+    let output = common::first::run_to_first(&ElapsedPlanted(bug), &laws, &config);
     let example = output.laws[0].counterexamples.first().unwrap_or_else(|| panic!("{bug:?} not found"));
     (example.case_index, example.shrunk.clone())
 }

@@ -13,7 +13,6 @@ use common::planted_hedge::{HedgeBug, HedgePlanted, HEDGE_BUGS};
 use timelaw::core::reference::{Backoff, Policy, Reference};
 use timelaw::core::{CallScript, Case, HedgeContract, Outcome, Schedule, Step, VDuration};
 use timelaw::laws::{Catalogue, Verdict};
-use timelaw::runner::{run, Silent};
 use timelaw::Config;
 
 const PLANTED_DIR: &str = "tests/fixtures/planted";
@@ -28,7 +27,7 @@ fn config(seed: u64, fixtures: Option<&Path>) -> Config {
 /// minimum.
 fn found(bug: HedgeBug, law: &str, seed: u64) -> (u64, Case<Policy>) {
     let laws = Catalogue::standard().select(&[law]).unwrap();
-    let output = run(&HedgePlanted(bug), &laws, &config(seed, None), &Silent);
+    let output = common::first::run_to_first(&HedgePlanted(bug), &laws, &config(seed, None));
     let example = output.laws[0].counterexamples.first().unwrap_or_else(|| panic!("{bug:?} not found"));
     (example.case_index, example.shrunk.clone())
 }
@@ -94,7 +93,7 @@ fn checked_in_planted_hedge_fixtures_are_the_current_minima() {
     for (bug, law) in HEDGE_BUGS {
         let subject = HedgePlanted(bug);
         let laws = Catalogue::standard().select(&[law]).unwrap();
-        let output = run(&subject, &laws, &config(0, Some(&scratch)), &Silent);
+        let output = common::first::run_to_first(&subject, &laws, &config(0, Some(&scratch)));
         let written = output.laws[0].counterexamples.first().and_then(|example| example.fixture.clone());
         let written = written.expect("a fixture is written");
         let mut pinned: Fixture<Policy> = serde_json::from_str(&std::fs::read_to_string(&written).unwrap()).unwrap();

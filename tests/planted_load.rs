@@ -8,7 +8,6 @@ use common::planted_load::{load_minimum, LoadBug, LoadPlanted, LOAD_BUGS};
 use timelaw::core::reference::{Policy, Reference};
 use timelaw::core::Case;
 use timelaw::laws::{Catalogue, Verdict};
-use timelaw::runner::{run, Silent};
 use timelaw::Config;
 
 const PLANTED_DIR: &str = "tests/fixtures/planted";
@@ -22,7 +21,7 @@ fn config(seed: u64) -> Config {
 /// The first violation of `law` by `bug` in a normal run with concurrency on: its case index and its minimum.
 fn found(bug: LoadBug, law: &str, seed: u64) -> (u64, Case<Policy>) {
     let laws = Catalogue::standard().select(&[law]).unwrap();
-    let output = run(&LoadPlanted(bug), &laws, &config(seed), &Silent);
+    let output = common::first::run_to_first(&LoadPlanted(bug), &laws, &config(seed));
     let example = output.laws[0].counterexamples.first().unwrap_or_else(|| panic!("{bug:?} not found (seed {seed})"));
     (example.case_index, example.shrunk.clone())
 }

@@ -8,7 +8,6 @@ use timelaw::core::reference::{Backoff, Policy};
 use timelaw::core::{CallScript, Case, CircuitContract, Outcome, Schedule, Step, VDuration};
 use timelaw::laws::Catalogue;
 use timelaw::laws::Verdict;
-use timelaw::runner::{run, Silent};
 use timelaw::Config;
 
 const PLANTED_DIR: &str = "tests/fixtures/planted";
@@ -18,7 +17,7 @@ const CASES_MAX: u64 = 100_000;
 fn found(bug: RefusalBug, law: &str, seed: u64) -> (u64, Case<Policy>) {
     let laws = Catalogue::standard().select(&[law]).unwrap();
     let config = Config { cases: CASES_MAX, seed, threads: 1, ..Config::default() };
-    let output = run(&RefusalPlanted(bug), &laws, &config, &Silent);
+    let output = common::first::run_to_first(&RefusalPlanted(bug), &laws, &config);
     let example = output.laws[0].counterexamples.first().unwrap_or_else(|| panic!("{bug:?} not found"));
     (example.case_index, example.shrunk.clone())
 }

@@ -51,7 +51,7 @@ pub fn assert_planted_fixture_current_with<S>(
     use timelaw::fixture::{self, Fixture, Status};
     let laws = timelaw::laws::Catalogue::standard().select(&[law]).unwrap();
     let config = timelaw::Config { seed: 0, threads: 1, fixtures: Some(scratch.to_owned()), ..config };
-    let output = timelaw::runner::run(subject, &laws, &config, &timelaw::runner::Silent);
+    let output = super::first::run_to_first(subject, &laws, &config);
     let written = output.laws[0]
         .counterexamples
         .first()

@@ -6,6 +6,7 @@ pub mod corpus_measure;
 pub mod corpus_minima;
 pub mod corpus_subject;
 pub mod extremes;
+pub mod first;
 pub mod hangs;
 pub mod minima;
 pub mod parallel;
