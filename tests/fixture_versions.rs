@@ -59,6 +59,9 @@ fn without_evaluations(text: &str) -> String {
     ["\"case_index\": ", "\"shrink_evaluations\": "].iter().fold(text.to_owned(), |text, key| {
         let Some(start) = text.find(key).map(|at| at + key.len()) else { return text };
         let end = start + text[start..].find(|c: char| !c.is_ascii_digit()).unwrap_or(0);
+        if end == start {
+            return text; // `null`: nothing to zero.
+        }
         format!("{}0{}", &text[..start], &text[end..])
     })
 }
