@@ -136,6 +136,78 @@ fn shards_merge_into_the_single_machine_report() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The JSON report `bytes` with what may differ between a merge and one machine blanked: the thread count,
+/// and each fixture's folder (the shards write to their own), its file name kept.
+fn report_for_comparison(bytes: &[u8]) -> serde_json::Value {
+    fn file_names_only(value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, value) in map.iter_mut() {
+                    if let (true, serde_json::Value::String(path)) = (key == "fixture", &*value) {
+                        *value = Path::new(path).file_name().unwrap().to_string_lossy().into();
+                    } else {
+                        file_names_only(value);
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(file_names_only),
+            _ => {}
+        }
+    }
+    let mut value: serde_json::Value = serde_json::from_slice(bytes).unwrap();
+    value["threads"] = serde_json::Value::Null;
+    file_names_only(&mut value);
+    value
+}
+
+/// The `.json` files of `dir` by name, with their bytes.
+fn fixture_files(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let entries = std::fs::read_dir(dir).unwrap().flatten().map(|entry| entry.path());
+    let fixtures = entries.filter(|path| path.extension().is_some_and(|ext| ext == "json"));
+    fixtures
+        .map(|path| (path.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&path).unwrap()))
+        .collect()
+}
+
+/// `.ci/sharded-check all` (the local twin of the sharded GitHub Actions workflow) on a subject with
+/// violations: the merged report and the fixtures it gathers are one machine's, byte for byte.
+#[test]
+fn the_sharded_check_script_merges_into_one_machines_report_and_fixtures() {
+    let dir = temp_dir("sharded-script");
+    let (out, whole_fixtures) = (dir.join("out"), dir.join("whole"));
+    let script = Command::new("bash")
+        .args([".ci/sharded-check", "all", "3", out.to_str().unwrap()])
+        .env("TIMELAW_BIN", env!("CARGO_BIN_EXE_timelaw"))
+        .env("TIMELAW_CASES", "3000")
+        .env("TIMELAW_SHARD_ARGS", "--subject backon-exponential")
+        .env("NO_COLOR", "1")
+        .env_remove("TIMELAW_SEED")
+        .output()
+        .expect("bash runs");
+    assert_eq!(script.status.code(), Some(1), "a violation fails the merge:\n{}", stderr(&script));
+    let args = ["check", "--subject", "backon-exponential", "--cases", "3000", "--format", "json", "--fixtures"];
+    let whole = check(&[&args[..], &[whole_fixtures.to_str().unwrap()]].concat(), 1, &[], &[]);
+    let merged = std::fs::read(out.join("merged.json")).unwrap();
+    assert_eq!(report_for_comparison(&merged), report_for_comparison(&whole.stdout));
+    let (gathered, expected) = (fixture_files(&out.join("fixtures")), fixture_files(&whole_fixtures));
+    assert!(!expected.is_empty(), "the subject has violations to pin");
+    assert_eq!(gathered.keys().collect::<Vec<_>>(), expected.keys().collect::<Vec<_>>());
+    assert!(gathered == expected, "the gathered fixtures differ from one machine's in their bytes");
+    // A folder the script did not make is refused, not emptied.
+    let foreign = dir.join("foreign");
+    std::fs::create_dir_all(&foreign).unwrap();
+    std::fs::write(foreign.join("notes.txt"), "mine").unwrap();
+    let refused = Command::new("bash")
+        .args([".ci/sharded-check", "all", "2", foreign.to_str().unwrap()])
+        .env("TIMELAW_BIN", env!("CARGO_BIN_EXE_timelaw"))
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(stderr(&refused).contains("is not a folder this script made"), "{}", stderr(&refused));
+    assert_eq!(std::fs::read_to_string(foreign.join("notes.txt")).unwrap(), "mine");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn fixture_commands_replay_explain_shrink_and_import() {
     let dir = temp_dir("fixtures");
