@@ -6,7 +6,7 @@ mod common;
 
 use common::planted_load::{load_minimum, LoadBug, LoadPlanted, LOAD_BUGS};
 use timelaw::core::reference::{Policy, Reference};
-use timelaw::core::Case;
+use timelaw::core::{CallScript, Case, Outcome, Schedule, Step, VDuration};
 use timelaw::laws::{Catalogue, Verdict};
 use timelaw::Config;
 
@@ -73,4 +73,41 @@ fn checked_in_planted_load_fixtures_are_the_current_minima() {
         );
     }
     let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// `circuit_probes_settle_as_declared` judges every close out of half-open, not only the instants a probe
+/// result lands: a call admitted while closed that succeeds once the breaker half-opened must not close
+/// it. The violation is at the subject's own transition, before any probe result; the reference, on the
+/// same case, keeps the law.
+#[test]
+fn a_late_success_of_a_call_admitted_closed_does_not_close_the_breaker() {
+    use timelaw::core::{CircuitState, EventKind};
+    let (bug, law) = (LoadBug::LateResultCloses, "circuit_probes_settle_as_declared");
+    let case = load_minimum(bug);
+    let planted = timelaw::eval::evaluate(&LoadPlanted(bug), &case, Config::default().limits, false);
+    let Verdict::Violated(violation) = planted.judge(&Catalogue::standard().get(law).copied().unwrap(), &case) else {
+        panic!("{bug:?}: {}", verdict(&LoadPlanted(bug), law, &case));
+    };
+    let event = &planted.trace.events[violation.event.unwrap() as usize];
+    let close = EventKind::CircuitTransition { from: CircuitState::HalfOpen, to: CircuitState::Closed };
+    assert_eq!((event.call, event.kind), (0, close), "judged at call 0's close: {}", violation.message);
+    assert!(!verdict(&Reference, law, &case).is_violated(), "the reference keeps the law on the same case");
+}
+
+/// A subject that checks cancellation before asking its breaker returns `Err(Cancelled)` from a call the
+/// breaker never saw; the settle law does not read that as a probe result (the planted subjects serve
+/// calls that way, and their breaker is the reference's).
+#[test]
+fn a_call_cancelled_before_the_breaker_settles_nothing() {
+    // A one-call breaker opened for no time by call 0's failure; call 1 is cancelled as it starts.
+    let mut case = load_minimum(LoadBug::HalfOpenAdmitsAll);
+    case.schedule = Schedule::new(vec![
+        CallScript::new(vec![Step::instant(Outcome::Transient)]),
+        CallScript { cancel_after: Some(VDuration::ZERO), ..CallScript::new(vec![]) },
+    ]);
+    let law = "circuit_probes_settle_as_declared";
+    for subject in [LoadPlanted(LoadBug::LateResultCloses), LoadPlanted(LoadBug::CancelledAttemptKeepsRunning)] {
+        assert!(!verdict(&subject, law, &case).is_violated(), "{}", verdict(&subject, law, &case));
+    }
+    assert!(!verdict(&Reference, law, &case).is_violated());
 }

@@ -160,6 +160,7 @@ impl CorpusBug {
                 LoadBug::BulkheadOffByOne => "planted-bulkhead-off-by-one",
                 LoadBug::LimiterBurstPlusOne => "planted-limiter-burst-plus-one",
                 LoadBug::CancelledAttemptKeepsRunning => "planted-cancelled-attempt-keeps-running",
+                LoadBug::LateResultCloses => "planted-late-result-closes",
             },
         }
     }

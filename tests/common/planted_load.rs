@@ -29,6 +29,11 @@ pub enum LoadBug {
     /// A cancelled call's attempt keeps running to its scripted end: the attempt ignores the caller's
     /// cancellation.
     CancelledAttemptKeepsRunning,
+    /// A success is recorded in the breaker's state at the call's end, not the state that admitted it: a
+    /// call admitted while closed that succeeds after the breaker opened and half-opened closes it. Not in
+    /// [`LOAD_BUGS`]: the default run finds it on some seeds only (`tests/planted_load.rs` judges it on its
+    /// minimum).
+    LateResultCloses,
 }
 
 /// Every planted load bug with the law it breaks.
@@ -64,6 +69,7 @@ impl Subject for LoadPlanted {
             LoadBug::BulkheadOffByOne => "planted-bulkhead-off-by-one",
             LoadBug::LimiterBurstPlusOne => "planted-limiter-burst-plus-one",
             LoadBug::CancelledAttemptKeepsRunning => "planted-cancelled-attempt-keeps-running",
+            LoadBug::LateResultCloses => "planted-late-result-closes",
         }
     }
 
@@ -149,6 +155,10 @@ async fn serve(bug: LoadBug, policy: Policy, breaker: SharedBreaker, w: AsyncWor
     };
     if let (Some(ticket), Some(breaker)) = (ticket, breaker.borrow_mut().as_mut()) {
         match ticket {
+            // The defect: a success is recorded in the breaker's state now, whatever state admitted it.
+            Some(_) if bug == LoadBug::LateResultCloses && result == CallResult::Ok => {
+                w.with(|w| breaker.record(w, result))?;
+            }
             Some(ticket) => w.with(|w| breaker.record_ticket(w, ticket, result))?,
             None => w.with(|w| breaker.record(w, result))?,
         }
@@ -233,6 +243,24 @@ pub fn load_minimum(bug: LoadBug) -> Case<Policy> {
         LoadBug::LimiterBurstPlusOne => {
             let limiter = LimiterContract { burst: 0, refill_every: ns(1) };
             Case::new(Policy { limiter: Some(limiter), ..simplest }, Schedule::new(vec![CallScript::new(vec![])]), 0)
+        }
+        // A one-call breaker: call 0 is admitted closed and runs 1 ns; call 1 fails at once and opens the
+        // breaker for no time; call 2 is the probe (2 ns); call 0's late success closes the breaker.
+        LoadBug::LateResultCloses => {
+            let circuit = CircuitContract {
+                window: 1,
+                min_calls: 1,
+                failure_percent: 1,
+                open_for: VDuration::ZERO,
+                half_open_probes: 1,
+                ..CircuitContract::DEFAULT
+            };
+            let calls = vec![
+                at_once(vec![Step::new(ns(1), Outcome::Ok)]),
+                at_once(vec![Step::instant(Outcome::Transient)]),
+                at_once(vec![Step::new(ns(2), Outcome::Ok)]),
+            ];
+            Case::new(Policy { circuit: Some(circuit), ..simplest }, Schedule::new(calls), 0)
         }
         // Cancelled 1 ns after it starts, the call's 2 ns attempt ends at 2 ns: one call, sequential.
         LoadBug::CancelledAttemptKeepsRunning => {

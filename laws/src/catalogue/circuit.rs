@@ -406,12 +406,19 @@ fn circuit_open_period_as_declared(observation: &Observation<'_>) -> Verdict {
 /// follows its contract: the state the subject last reported equals the breaker model's after those
 /// results, replayed in time order over overlapping calls (a failed probe reopens the breaker even if a
 /// concurrent success lands at the same instant; [`timelaw_core::ProbeSettle`] says how results at one
-/// instant settle).
+/// instant settle). Every close out of half-open the subject reports is judged the same way, probe
+/// result or not: half-open closes only on its own probes' successes, so a late success of a call
+/// admitted before the breaker opened, which the model does not count, cannot close it.
 ///
-/// - Needs: `circuit` (reads `circuit.probe_settle`), and a subject that reports its transitions.
-/// - Violated at the `CallEnd` of the last probe of an instant after which the reported state differs.
-/// - Vacuous when the subject reports no transition or no probe returned.
-/// - Example violation: two probes at once, one fails and one succeeds, and the breaker closes.
+/// - Needs: `circuit` (reads `circuit.probe_settle`, `circuit.closes_after`), and a subject that reports
+///   its transitions.
+/// - Violated at the `CallEnd` of the last probe of an instant, or at the subject's transition from
+///   half-open to closed, after which the reported state differs from the model's.
+/// - Vacuous when the subject reports no transition, and neither a probe returned nor the subject closed
+///   out of half-open.
+/// - Example violation: two probes at once, one fails and one succeeds, and the breaker closes; or a call
+///   admitted while closed succeeds after the breaker opened and half-opened, and the breaker closes on
+///   it before any probe succeeded.
 pub const CIRCUIT_PROBES_SETTLE_AS_DECLARED: Law = Law {
     id: ids::CIRCUIT_PROBES_SETTLE_AS_DECLARED,
     title: "concurrent probe results settle the breaker as its contract says",
@@ -484,16 +491,24 @@ fn circuit_probes_settle_as_declared(observation: &Observation<'_>) -> Verdict {
         match event.kind {
             EventKind::Rejected { reason: Rejection::BulkheadFull } => admit(&mut model, &mut admitted, event, false),
             // Its request to pass or its result: either way the call reached the breaker.
-            EventKind::CircuitTransition { to, .. } => {
+            EventKind::CircuitTransition { from, to } => {
                 admit(&mut model, &mut admitted, event, true);
                 reported = to;
+                // A close out of half-open is judged like a probe result, whatever ended the instant.
+                if from == CircuitState::HalfOpen && to == CircuitState::Closed {
+                    pending = pending.or(Some(event.seq));
+                }
             }
             EventKind::CallEnd { result } => {
                 let reaches = !kept_out.contains(event.call);
                 admit(&mut model, &mut admitted, event, reaches);
                 if let Some((Admission::Admit { .. }, epoch, probe)) = admitted.take(event.call) {
                     model.record_admitted(result, event.at, epoch);
-                    pending = if probe { Some(event.seq) } else { pending };
+                    // A probe cancelled before its result (when cancellation is no failure) settles nothing:
+                    // it frees its slot, and it may never have reached the breaker (a subject that checks
+                    // cancellation first keeps it out).
+                    let settles = result != CallResult::Err(ErrorKind::Cancelled) || spec.counts_cancellation;
+                    pending = if probe && settles { Some(event.seq) } else { pending };
                 }
             }
             kind if shows_decision(&kind) => admit(&mut model, &mut admitted, event, true),
