@@ -209,6 +209,18 @@ fn ns(nanos: u64) -> VDuration {
     VDuration::from_nanos(nanos)
 }
 
+/// A breaker that one failure opens, for no time, with one probe: the simplest that can open and half-open.
+fn one_call_breaker() -> CircuitContract {
+    CircuitContract {
+        window: 1,
+        min_calls: 1,
+        failure_percent: 1,
+        open_for: VDuration::ZERO,
+        half_open_probes: 1,
+        ..CircuitContract::DEFAULT
+    }
+}
+
 /// The canonical minimum of each planted load bug, in words (`tests/planted_load.rs` finds each at it).
 pub fn load_minimum(bug: LoadBug) -> Case<Policy> {
     let simplest = Policy::new(1, Backoff::Constant { delay: VDuration::ZERO }, VDuration::ZERO);
@@ -217,14 +229,7 @@ pub fn load_minimum(bug: LoadBug) -> Case<Policy> {
         // A failure opens a one-call breaker for no time; two calls arrive with it: the first is the
         // probe (its attempt still running), the second is let through beside it.
         LoadBug::HalfOpenAdmitsAll => {
-            let circuit = CircuitContract {
-                window: 1,
-                min_calls: 1,
-                failure_percent: 1,
-                open_for: VDuration::ZERO,
-                half_open_probes: 1,
-                ..CircuitContract::DEFAULT
-            };
+            let circuit = one_call_breaker();
             let calls = vec![
                 at_once(vec![Step::instant(Outcome::Transient)]),
                 at_once(vec![Step::new(ns(1), Outcome::Ok)]),
@@ -247,14 +252,7 @@ pub fn load_minimum(bug: LoadBug) -> Case<Policy> {
         // A one-call breaker: call 0 is admitted closed and runs 1 ns; call 1 fails at once and opens the
         // breaker for no time; call 2 is the probe (2 ns); call 0's late success closes the breaker.
         LoadBug::LateResultCloses => {
-            let circuit = CircuitContract {
-                window: 1,
-                min_calls: 1,
-                failure_percent: 1,
-                open_for: VDuration::ZERO,
-                half_open_probes: 1,
-                ..CircuitContract::DEFAULT
-            };
+            let circuit = one_call_breaker();
             let calls = vec![
                 at_once(vec![Step::new(ns(1), Outcome::Ok)]),
                 at_once(vec![Step::instant(Outcome::Transient)]),
