@@ -55,7 +55,7 @@ fn version_1_copies_replay_with_the_verdicts_of_their_twins() {
 /// `text` with the run's provenance numbers zeroed (the case index, the shrinker's evaluation count): the
 /// twins are re-blessed whenever the generators or the shrinker change, and those numbers are theirs, not
 /// the format's; every other byte must match.
-fn without_evaluations(text: &str) -> String {
+fn without_run_numbers(text: &str) -> String {
     ["\"case_index\": ", "\"shrink_evaluations\": "].iter().fold(text.to_owned(), |text, key| {
         let Some(start) = text.find(key).map(|at| at + key.len()) else { return text };
         let end = start + text[start..].find(|c: char| !c.is_ascii_digit()).unwrap_or(0);
@@ -74,7 +74,7 @@ fn version_1_copies_upgrade_to_exactly_their_twins_under_the_same_name() {
         let header = fixture::parse_header(&copy, &text).unwrap();
         let subject = registry.for_fixture(&copy, &header.subject).unwrap();
         let upgraded = subject.upgrade(&copy, &text).unwrap().expect("a version-1 file is upgraded");
-        let (upgraded_text, twin_text) = (without_evaluations(&upgraded), without_evaluations(&read(&twin)));
+        let (upgraded_text, twin_text) = (without_run_numbers(&upgraded), without_run_numbers(&read(&twin)));
         assert_eq!(upgraded_text, twin_text, "{} does not upgrade to its twin", copy.display());
         assert_eq!(subject.upgrade(&twin, &upgraded).unwrap(), None, "a current file is left alone");
     }
@@ -83,8 +83,8 @@ fn version_1_copies_upgrade_to_exactly_their_twins_under_the_same_name() {
 #[test]
 fn the_value_migration_of_a_reference_fixture_is_its_twin() {
     for (copy, twin) in pairs().into_iter().filter(|(copy, _)| copy.to_string_lossy().contains("--reference--")) {
-        let old: serde_json::Value = serde_json::from_str(&without_evaluations(&read(&copy))).unwrap();
-        let new: serde_json::Value = serde_json::from_str(&without_evaluations(&read(&twin))).unwrap();
+        let old: serde_json::Value = serde_json::from_str(&without_run_numbers(&read(&copy))).unwrap();
+        let new: serde_json::Value = serde_json::from_str(&without_run_numbers(&read(&twin))).unwrap();
         assert_eq!(migrate::v1_to_v2::<Policy>(old).unwrap(), new);
         let parsed: fixture::Fixture<Policy> = fixture::parse(&twin, &read(&twin)).unwrap();
         let name = fixture::file_name(&parsed.law, &parsed.subject, &parsed.case);
