@@ -66,14 +66,17 @@ impl Subject for SemaphoreBulkhead {
         }
     }
 
-    /// At most `permits` calls in flight, the others wait (no bound on the line, nobody is refused); the
+    /// At most `permits` calls in flight, the others wait in a first-come line (no bound on it, nobody is
+    /// refused); the
     /// loop's promises around a constant delay: `max_attempts` attempts, each cut after
     /// `attempt_timeout` (tokio's tie rule: an attempt ending at the timeout completes).
     fn contract(&self, config: &BulkheadConfig) -> Contract {
         let mut promise = contract_for(Contract::constant(config.max_attempts, config.delay));
         promise.timing.attempt_timeout = Some(config.attempt_timeout);
         promise.timing.timeout_tie = TieRule::InnerWins;
-        let bulkhead = BulkheadContract { max_in_flight: config.permits, queue_max: u32::MAX };
+        // tokio's docs: "The semaphore is fair, which means that permits are given out in the order they
+        // were requested": the waiting line is first come, first served.
+        let bulkhead = BulkheadContract { first_come: true, ..BulkheadContract::new(config.permits, u32::MAX) };
         promise.bulkhead = Declared::Stated(bulkhead);
         promise
     }

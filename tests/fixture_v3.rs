@@ -20,7 +20,7 @@ const LAW: &str = "attempts_within_max";
 /// Two calls arriving together at a bulkhead of one slot and a queue of one, the second polled first.
 fn concurrent_case() -> Case<Policy> {
     let policy = Policy {
-        bulkhead: Some(BulkheadContract { max_in_flight: 1, queue_max: 1 }),
+        bulkhead: Some(BulkheadContract::new(1, 1)),
         ..Policy::new(2, Backoff::Constant { delay: VDuration::from_millis(1) }, VDuration::from_millis(1))
     };
     let call =

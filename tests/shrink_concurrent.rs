@@ -134,7 +134,7 @@ fn concurrent_cases_shrink_to_their_exact_minima() {
     // The bulkhead off by one: from calls apart and a needless choice to limit + 1 calls together.
     let bulkhead = LoadBug::BulkheadOffByOne;
     let mut spread = case(vec![call(ms(3), &[8]), call(ms(4), &[2]), call(ms(9), &[1])], &[2, 1]);
-    spread.config.bulkhead = Some(BulkheadContract { max_in_flight: 2, queue_max: 0 });
+    spread.config.bulkhead = Some(BulkheadContract::new(2, 0));
     spread.schedule.calls.push(call(ms(9), &[3]));
     check(&LoadPlanted(bulkhead), "bulkhead_in_flight_within_limit", spread, load_minimum(bulkhead));
     // A retry keeps the slot busy through its 1 ns backoff: the failed step becomes `ok` for as long

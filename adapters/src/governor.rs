@@ -112,7 +112,7 @@ impl AdapterConfig for GovernorConfig {
     fn contract(&self) -> Contract {
         let refill_every = VDuration::from_std(self.period.max(Duration::from_nanos(1)));
         let mut promise = Contract {
-            limiter: Declared::Stated(LimiterContract { burst: self.burst.max(1), refill_every }),
+            limiter: Declared::Stated(LimiterContract::token_bucket(self.burst.max(1), refill_every)),
             ..Contract::default()
         };
         promise.retry.max_attempts = Some(self.attempts_max);

@@ -78,7 +78,7 @@ impl Subject for SyncBulkhead {
     }
     fn contract(&self, &(limit, queue, _): &(u32, u32, bool)) -> Contract {
         Contract {
-            bulkhead: Declared::Stated(BulkheadContract { max_in_flight: limit, queue_max: queue }),
+            bulkhead: Declared::Stated(BulkheadContract::new(limit, queue)),
             ..Contract::default()
         }
     }

@@ -12,10 +12,11 @@ use timelaw_adapters::tower::{
 };
 use timelaw_adapters::F32;
 use timelaw_core::{
-    execute, mix, CallScript, Case, EventKind, Outcome, Schedule, SplitMix64, Step, Subject, VDuration,
+    execute, mix, CallScript, Case, Contract, Declared, EventKind, LimiterContract, LimiterWindow, Outcome, Schedule,
+    SplitMix64, Step, Subject, VDuration,
 };
 use timelaw_generators::{swarm_for, ConfigDomain};
-use timelaw_laws::Verdict;
+use timelaw_laws::{Catalogue, Observation, Verdict};
 
 fn ms(millis: u64) -> VDuration {
     VDuration::from_millis(millis)
@@ -95,16 +96,48 @@ fn rate_limit_admits_num_per_window() {
 }
 
 #[test]
-fn rate_limit_contract_is_the_fixed_windows_consequence() {
+fn rate_limit_contract_is_a_fixed_window_stated_exactly() {
     let check = |num, per_ms, expect: Option<(u32, u64)>| {
         let contract = TowerRateLimit.contract(&TowerRateLimitConfig { num, per: Duration::from_millis(per_ms) });
-        let stated = contract.limiter.into_stated().map(|limiter| (limiter.burst, limiter.refill_every.as_nanos()));
+        let limiter = contract.limiter.into_stated();
+        assert!(limiter.is_none_or(|limiter| limiter.window == LimiterWindow::Fixed), "{limiter:?}");
+        let stated = limiter.map(|limiter| (limiter.burst, limiter.refill_every.as_nanos()));
         assert_eq!(stated, expect, "{num} per {per_ms} ms");
     };
-    check(2, 10, Some((4, 5_000_000)));
-    check(1, 10, Some((2, 10_000_000)));
-    check(3, 10, Some((6, 3_333_333))); // rounded down: a looser bound, never a tighter one
-    check(u64::from(u32::MAX), 10, None); // 2 * num past u32::MAX: unstated
+    check(2, 10, Some((2, 10_000_000)));
+    check(1, 10, Some((1, 10_000_000)));
+    check(3, 10, Some((3, 10_000_000)));
+    check(u64::from(u32::MAX), 10, Some((u32::MAX, 10_000_000)));
+    check(u64::from(u32::MAX) + 1, 10, None); // past the vocabulary's burst: unstated
+}
+
+/// Two per 10 ms, a window opening at its first request: two requests at 9 ms fill the window opened at
+/// 9 ms, two more at 19 ms open the next one, four within 10 ms. tower keeps that exact fixed window; a
+/// token bucket of the same numbers, or a window one request smaller, is broken by it.
+#[test]
+fn rate_limit_keeps_its_fixed_window_and_not_a_bucket() {
+    let rate = TowerRateLimitConfig { num: 2, per: Duration::from_millis(10) };
+    let across = calls(&[9, 9, 19, 19], &[(0, Outcome::Ok)], &[]);
+    let dispatches: Vec<u64> =
+        starts(&TowerRateLimit, &rate, &across).into_iter().filter(|e| e.2 == "start").map(|e| e.0).collect();
+    assert_eq!(dispatches, [9, 9, 19, 19]);
+    assert_eq!(holds(&TowerRateLimit, rate.clone(), across.clone(), "limiter_within_rate"), Verdict::Holds);
+    let judged_as = |limiter: LimiterContract| {
+        let trace = execute(&TowerRateLimit, &rate, &across, 0);
+        let contract = Contract { limiter: Declared::Stated(limiter), ..TowerRateLimit.contract(&rate) };
+        let observation = Observation {
+            schedule: &across,
+            seed: 0,
+            contract: &contract,
+            trace: &trace,
+            replay: None,
+            without_wall_jumps: None,
+        };
+        Catalogue::standard().get("limiter_within_rate").unwrap().judge(&observation)
+    };
+    assert!(judged_as(LimiterContract::token_bucket(2, ms(10))).is_violated());
+    let smaller = LimiterContract { window: LimiterWindow::Fixed, ..LimiterContract::token_bucket(1, ms(10)) };
+    assert!(judged_as(smaller).is_violated());
 }
 
 #[test]

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::ClockContract;
 pub use crate::contract_declared::Declared;
-pub use crate::contract_load::{BulkheadContract, HedgeContract, LimiterContract};
+pub use crate::contract_load::{BulkheadContract, FixedWindow, HedgeContract, LimiterContract, LimiterWindow};
 use crate::mechanisms::{
     CircuitPolicy, CooldownTie, InterruptTie, LimitBound, OpenShape, ProbeSettle, RetryAfterPolicy,
 };

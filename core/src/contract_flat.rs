@@ -326,8 +326,8 @@ mod tests {
         }
         assert!(written["timing"].get("ordered_results").is_none(), "{written}");
         let mut load = Contract {
-            bulkhead: Declared::Stated(BulkheadContract { max_in_flight: 2, queue_max: 0 }),
-            limiter: Declared::Stated(LimiterContract { burst: 3, refill_every: ms(10) }),
+            bulkhead: Declared::Stated(BulkheadContract::new(2, 0)),
+            limiter: Declared::Stated(LimiterContract::token_bucket(3, ms(10))),
             hedge: Declared::Unstated,
             ..Contract::default()
         };
@@ -341,7 +341,7 @@ mod tests {
         let flat = json!({"max_attempts": 2, "bulkhead": {"max_in_flight": 2}, "hedge": "unstated"});
         let expect = Contract {
             retry: RetryContract { max_attempts: Some(2), ..RetryContract::default() },
-            bulkhead: Declared::Stated(BulkheadContract { max_in_flight: 2, queue_max: 0 }),
+            bulkhead: Declared::Stated(BulkheadContract::new(2, 0)),
             hedge: Declared::Unstated,
             ..Contract::default()
         };

@@ -79,8 +79,8 @@ pub mod world;
 pub use clock::{ClockContract, ClockKind, ClockReads, OnFailedRead, ReadFailed, WallInstant};
 pub use clock_faults::{ClockFaults, FailFrom, JumpAt, ReadFailure, WallJump};
 pub use contract::{
-    BackoffShape, BudgetContract, BulkheadContract, CircuitContract, Contract, Declared, DelayContract, HedgeContract,
-    JitterBounds, LimiterContract, RateContract, RetryContract, RetryOn, TieRule, TimingContract,
+    BackoffShape, BudgetContract, BulkheadContract, CircuitContract, Contract, Declared, DelayContract, FixedWindow,
+    HedgeContract, JitterBounds, LimiterContract, LimiterWindow, RateContract, RetryContract, RetryOn, TieRule, TimingContract,
 };
 pub use float::{F32, F64};
 pub use heartbeat::Heartbeat;

@@ -10,9 +10,9 @@ use timelaw_generators::{sample_case, swarm_for};
 fn neutral(policy: &Policy, limiter: bool) -> Policy {
     let mut policy = policy.clone();
     if limiter {
-        policy.limiter = Some(LimiterContract { burst: u32::MAX, refill_every: VDuration::ZERO });
+        policy.limiter = Some(LimiterContract::token_bucket(u32::MAX, VDuration::ZERO));
     } else {
-        policy.bulkhead = Some(BulkheadContract { max_in_flight: u32::MAX, queue_max: 0 });
+        policy.bulkhead = Some(BulkheadContract::new(u32::MAX, 0));
     }
     policy
 }

@@ -47,7 +47,7 @@ fn check(policy: &Policy, calls: Vec<CallScript>, expect: &[&str]) {
 }
 
 fn bulkhead(max_in_flight: u32, queue_max: u32) -> Policy {
-    Policy { bulkhead: Some(BulkheadContract { max_in_flight, queue_max }), ..one_attempt() }
+    Policy { bulkhead: Some(BulkheadContract::new(max_in_flight, queue_max)), ..one_attempt() }
 }
 
 #[test]
@@ -129,7 +129,7 @@ fn a_queued_call_leaves_the_queue_at_its_deadline_or_cancellation() {
 
 #[test]
 fn the_limiter_admits_its_burst_then_one_dispatch_per_refill() {
-    let limiter = Policy { limiter: Some(LimiterContract { burst: 2, refill_every: ms(10) }), ..one_attempt() };
+    let limiter = Policy { limiter: Some(LimiterContract::token_bucket(2, ms(10))), ..one_attempt() };
     check(
         &limiter,
         vec![
@@ -159,7 +159,7 @@ fn the_limiter_admits_its_burst_then_one_dispatch_per_refill() {
     let retrying = Policy { max_attempts: 3, ..limiter.clone() };
     let failing = CallScript::new(vec![Step::new(ms(9), Outcome::Transient); 3]).arriving(ms(0));
     check(
-        &Policy { limiter: Some(LimiterContract { burst: 1, refill_every: ms(10) }), ..retrying },
+        &Policy { limiter: Some(LimiterContract::token_bucket(1, ms(10))), ..retrying },
         vec![failing],
         &[
             "0 c0 attempt",
@@ -309,7 +309,7 @@ fn under_ordered_results_a_call_that_never_dispatched_frees_its_slot_while_it_wa
     // result until call 0 returns at 30ms, but not its slot: call 2 takes it at 5ms with the new token.
     let policy = Policy {
         ordered_results: true,
-        limiter: Some(LimiterContract { burst: 1, refill_every: ms(5) }),
+        limiter: Some(LimiterContract::token_bucket(1, ms(5))),
         ..bulkhead(2, 1)
     };
     check(

@@ -146,7 +146,7 @@ fn cancellation_stops_work_and_deadline_wins_a_tie() {
     // Cancellation checked first: the tie goes to it, on both paths; off the tie nothing changes.
     let first = Policy { interrupt_tie: timelaw_core::InterruptTie::CancellationFirst, ..policy };
     let loaded =
-        Policy { bulkhead: Some(timelaw_core::BulkheadContract { max_in_flight: 4, queue_max: 0 }), ..first.clone() };
+        Policy { bulkhead: Some(timelaw_core::BulkheadContract::new(4, 0)), ..first.clone() };
     for policy in [first, loaded] {
         let tie = execute(&Reference, &policy, &cancelled(100), 0);
         assert_eq!(results(&tie), vec![CallResult::Err(ErrorKind::Cancelled)], "{policy:?}");

@@ -152,8 +152,8 @@ fn circuit_parameters_are_validated() {
 #[test]
 fn each_load_mechanism_alone_sends_the_calls_down_the_concurrent_path() {
     assert!(!policy().has_load_mechanisms());
-    let bulkhead = Policy { bulkhead: Some(BulkheadContract { max_in_flight: 1, queue_max: 0 }), ..policy() };
-    let limiter = Policy { limiter: Some(LimiterContract { burst: 1, refill_every: ms(1000) }), ..policy() };
+    let bulkhead = Policy { bulkhead: Some(BulkheadContract::new(1, 0)), ..policy() };
+    let limiter = Policy { limiter: Some(LimiterContract::token_bucket(1, ms(1000))), ..policy() };
     let hedge = Policy { hedge: Some(HedgeContract { delay: ms(5), max_hedges: 1 }), ..policy() };
     let ordered = Policy { ordered_results: true, ..policy() };
     for with in [bulkhead, limiter.clone(), hedge, ordered] {
@@ -182,7 +182,7 @@ fn an_exclusive_elapsed_limit_takes_no_retry_at_the_limit() {
     // hedge is a retry too.
     let transient = CallResult::Err(ErrorKind::Transient);
     let failures = || steps(&[(0, Outcome::Transient), (0, Outcome::Transient), (0, Outcome::Transient)]);
-    for bulkhead in [None, Some(BulkheadContract { max_in_flight: 4, queue_max: 0 })] {
+    for bulkhead in [None, Some(BulkheadContract::new(4, 0))] {
         let limited =
             |bound| Policy { retry_elapsed_max: Some(ms(30)), retry_elapsed_bound: bound, bulkhead, ..policy() };
         check(limited(LimitBound::Inclusive), failures(), 3, transient);

@@ -39,7 +39,7 @@ fn schedule(steps: &[S]) -> Schedule {
 /// refuses, on the concurrent one.
 #[track_caller]
 fn check(policy: Policy, steps: &[S], sleeps_ms: &[u64], result: CallResult) {
-    let loaded = Policy { bulkhead: Some(BulkheadContract { max_in_flight: 8, queue_max: 0 }), ..policy.clone() };
+    let loaded = Policy { bulkhead: Some(BulkheadContract::new(8, 0)), ..policy.clone() };
     for policy in [policy, loaded] {
         let trace = execute(&Reference, &policy, &schedule(steps), 0);
         let sleeps: Vec<u64> = trace

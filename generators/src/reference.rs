@@ -35,7 +35,7 @@
 use timelaw_core::reference::{Backoff, Jitter, Policy, Reference};
 use timelaw_core::{
     AboveCap, BudgetContract, BulkheadContract, CircuitContract, CircuitPolicy, CooldownTie, HedgeContract,
-    InterruptTie, LimitBound, LimiterContract, OpenShape, ProbeSettle, RetryAfterCombine, RetryAfterPolicy, RetryOn,
+    InterruptTie, LimitBound, LimiterContract, LimiterWindow, OpenShape, ProbeSettle, RetryAfterCombine, RetryAfterPolicy, RetryOn,
     VDuration,
 };
 
@@ -98,6 +98,8 @@ pub fn describe_policy<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> Policy 
     let interrupt_tie = if cancellation_first { InterruptTie::CancellationFirst } else { InterruptTie::DeadlineFirst };
     let exclusive = swarm.refinements && retry_elapsed_max.is_some() && c.maybe(1, 2);
     let retry_elapsed_bound = if exclusive { LimitBound::Exclusive } else { LimitBound::Inclusive };
+    let fixed_window = swarm.refinements && limiter.is_some() && c.maybe(1, 2);
+    let limiter = limiter.map(|limiter| if fixed_window { LimiterContract { window: LimiterWindow::Fixed, ..limiter } } else { limiter });
     let policy = Policy {
         max_attempts,
         backoff,
@@ -246,7 +248,7 @@ fn bulkhead<C: Choices + ?Sized>(c: &mut C) -> BulkheadContract {
         _ => c.between(5, 64),
     } as u32; // At most 64.
     let queue_max = c.between(0, 4) as u32; // At most 4.
-    BulkheadContract { max_in_flight, queue_max }
+    BulkheadContract::new(max_in_flight, queue_max)
 }
 
 /// A token bucket: a burst of 1 to 4 (0, always empty, in one draw of sixteen), refilled every 0 (no
@@ -258,7 +260,7 @@ fn limiter<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> LimiterContract {
     } as u32; // At most 4.
     let plain = scaled_duration(c, &[(1, VDuration::ZERO), (6, VDuration::from_millis(100)), (3, SEC)]);
     let refill_every = if biased(c, swarm) { VDuration::from_nanos(1) } else { plain };
-    LimiterContract { burst, refill_every }
+    LimiterContract::token_bucket(burst, refill_every)
 }
 
 /// Hedging: a delay of 0 (a hedge at once), 0 to 16 ns, up to 100 ms, up to 10 s, or one too long ever to come
@@ -352,7 +354,8 @@ impl Describe for Reference {
 }
 
 /// One feature switched off.
-const FEATURES_OFF: [fn(&mut Policy); 18] = [
+const FEATURES_OFF: [fn(&mut Policy); 19] = [
+    |p| p.limiter = p.limiter.map(|l| LimiterContract { window: LimiterWindow::TokenBucket, ..l }),
     |p| p.retry_elapsed_bound = LimitBound::Inclusive,
     |p| p.interrupt_tie = InterruptTie::DeadlineFirst,
     |p| p.circuit = p.circuit.map(plain_circuit),
@@ -666,8 +669,8 @@ mod tests {
             circuit: Some(circuit),
             retry_budget: Some(BudgetContract { min_retries: 4, retry_percent: 20, ..BudgetContract::default() }),
             retry_elapsed_max: Some(VDuration::from_millis(7)),
-            bulkhead: Some(BulkheadContract { max_in_flight: 3, queue_max: 2 }),
-            limiter: Some(LimiterContract { burst: 2, refill_every: VDuration::from_millis(5) }),
+            bulkhead: Some(BulkheadContract::new(3, 2)),
+            limiter: Some(LimiterContract::token_bucket(2, VDuration::from_millis(5))),
             ..Policy::new(5, Backoff::Exponential { initial: VDuration::from_millis(1), factor: 16 }, SEC)
         };
         let numbers = Reference.config_numbers(&policy);

@@ -9,7 +9,7 @@
 //! `1` followed by its value (the attempt timeout, the deadline, the sleep budget, the circuit, the
 //! retry budget, the elapsed-time limit, then, drawn only for overlapping calls, the bulkhead's
 //! slots and queue, the rate limiter's burst and refill period, hedging, then ordered results (off
-//! is `0`), then the retry-after policy, the breaker's refinements, the interrupt tie and the elapsed limit's bound. Ranks compare lexicographically:
+//! is `0`), then the retry-after policy, the breaker's refinements, the interrupt tie, the elapsed limit's bound and the rate limiter's window (a token bucket is `0`). Ranks compare lexicographically:
 //! an earlier answer outweighs every later one, as in the description, so fewer attempts beat any feature switched off, and a
 //! feature switched off beats any smaller value inside it. Two policies have the same rank only when
 //! they are equal (the fields the description never draws, such as a circuit's cooldown tie, are
@@ -17,7 +17,8 @@
 
 use timelaw_core::reference::{Backoff, Jitter, Policy};
 use timelaw_core::{
-    AboveCap, BudgetContract, CircuitContract, CircuitPolicy, CooldownTie, InterruptTie, LimitBound, OpenShape,
+    AboveCap, BudgetContract, CircuitContract, CircuitPolicy, CooldownTie, InterruptTie, LimitBound, LimiterWindow,
+    OpenShape,
     ProbeSettle, RetryAfterCombine, RetryAfterPolicy,
 };
 
@@ -61,6 +62,7 @@ pub fn policy_rank(policy: &Policy) -> Vec<u64> {
     optional(&mut rank, refined.map(refinements_rank));
     rank.push(u64::from(policy.interrupt_tie == InterruptTie::CancellationFirst));
     rank.push(u64::from(policy.retry_elapsed_bound == LimitBound::Exclusive));
+    rank.push(u64::from(policy.limiter.is_some_and(|limiter| limiter.window == LimiterWindow::Fixed)));
     rank
 }
 

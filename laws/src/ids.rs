@@ -93,6 +93,8 @@ pub const BULKHEAD_IN_FLIGHT_WITHIN_LIMIT: &str = "bulkhead_in_flight_within_lim
 pub const BULKHEAD_REJECTS_WITHOUT_DISPATCH: &str = "bulkhead_rejects_without_dispatch";
 /// `bulkhead_admits_below_limit`: see [`crate::catalogue::BULKHEAD_ADMITS_BELOW_LIMIT`].
 pub const BULKHEAD_ADMITS_BELOW_LIMIT: &str = "bulkhead_admits_below_limit";
+/// `bulkhead_queue_first_come`: see [`crate::catalogue::BULKHEAD_QUEUE_FIRST_COME`].
+pub const BULKHEAD_QUEUE_FIRST_COME: &str = "bulkhead_queue_first_come";
 /// `limiter_within_rate`: see [`crate::catalogue::LIMITER_WITHIN_RATE`].
 pub const LIMITER_WITHIN_RATE: &str = "limiter_within_rate";
 /// `limiter_admits_with_tokens`: see [`crate::catalogue::LIMITER_ADMITS_WITH_TOKENS`].
@@ -114,7 +116,7 @@ pub const USES_WORLD_AS_DOCUMENTED: &str = "uses_world_as_documented";
 pub const ACCEPTS_DESCRIBED_CONFIGS: &str = "accepts_described_configs";
 
 /// Every standard id, in catalogue (blueprint) order.
-pub const ALL: [&str; 54] = [
+pub const ALL: [&str; 55] = [
     ATTEMPTS_WITHIN_MAX,
     DELAY_WITHIN_CAP,
     DELAY_AT_LEAST_MIN,
@@ -160,6 +162,7 @@ pub const ALL: [&str; 54] = [
     BULKHEAD_IN_FLIGHT_WITHIN_LIMIT,
     BULKHEAD_REJECTS_WITHOUT_DISPATCH,
     BULKHEAD_ADMITS_BELOW_LIMIT,
+    BULKHEAD_QUEUE_FIRST_COME,
     LIMITER_WITHIN_RATE,
     LIMITER_ADMITS_WITH_TOKENS,
     HEDGES_WITHIN_LIMIT_AND_DELAY,

@@ -193,7 +193,7 @@ fn breaker_laws_judge_overlapping_calls_when_they_are_decided() {
     assert!(refused.trace.events.iter().any(|event| matches!(event.kind, timelaw_core::EventKind::Rejected { .. })));
     // Call 1 waits in a bulkhead's queue until call 0 fails 1ns later and opens the breaker, whose open
     // period has ended when call 1 leaves the queue: it is admitted as a probe then.
-    let one_at_a_time = Some(BulkheadContract { max_in_flight: 1, queue_max: 1 });
+    let one_at_a_time = Some(BulkheadContract::new(1, 1));
     let queued = overlapping(1, one_at_a_time, &[6, 4, 5, 5, 1, 1, 2, 2]);
     for (run, id) in laws.iter().flat_map(|id| [(&refused, *id), (&queued, *id)]) {
         let verdict = run.judge(id);

@@ -6,7 +6,8 @@ mod support;
 
 use support::*;
 use timelaw_core::{
-    BulkheadContract, CallResult, Contract, Declared, ErrorKind, EventKind, LimiterContract, Rejection, Trace,
+    BulkheadContract, CallResult, Contract, Declared, ErrorKind, EventKind, LimiterContract, LimiterWindow, Rejection,
+    Trace,
 };
 use timelaw_laws::ids;
 
@@ -17,7 +18,7 @@ fn check(id: &str, contract: Contract, trace: &Trace, expect: Expect) {
 }
 
 fn bulkhead(max_in_flight: u32, queue_max: u32) -> Contract {
-    Contract { bulkhead: Declared::Stated(BulkheadContract { max_in_flight, queue_max }), ..Contract::default() }
+    Contract { bulkhead: Declared::Stated(BulkheadContract::new(max_in_flight, queue_max)), ..Contract::default() }
 }
 
 const FULL: EventKind = EventKind::Rejected { reason: Rejection::BulkheadFull };
@@ -148,7 +149,7 @@ fn bulkhead_laws() {
 }
 
 fn limiter(burst: u32, refill_ms: u64) -> Contract {
-    let limiter = LimiterContract { burst, refill_every: ms(refill_ms) };
+    let limiter = LimiterContract::token_bucket(burst, ms(refill_ms));
     Contract { limiter: Declared::Stated(limiter), ..Contract::default() }
 }
 
@@ -202,4 +203,128 @@ fn limiter_laws() {
     check(ids::LIMITER_WITHIN_RATE, limiter(2, 10), &idle_then_three, Expect::At(13));
     // A bucket of no tokens refuses every call: each refusal is due.
     check(ids::LIMITER_ADMITS_WITH_TOKENS, limiter(0, 10), &limited(&[(0, false), (50, false)]), Expect::Holds);
+}
+
+fn first_come(max_in_flight: u32, queue_max: u32) -> Contract {
+    let bulkhead = BulkheadContract { first_come: true, ..BulkheadContract::new(max_in_flight, queue_max) };
+    Contract { bulkhead: Declared::Stated(bulkhead), ..Contract::default() }
+}
+
+/// One slot: call 0 runs, calls 1 and 2 queue in that order; the slot goes to `first` then the other.
+fn queue_served(first: u32) -> Trace {
+    let second = 3 - first;
+    hand_built(&[
+        (0, 0, 0, START),
+        (0, 0, 1, ATTEMPT),
+        (0, 1, 0, START),
+        (0, 1, 0, EventKind::Queued),
+        (0, 2, 0, START),
+        (0, 2, 0, EventKind::Queued),
+        (5, 0, 1, SUCCEEDED),
+        (5, 0, 0, RETURNED_OK),
+        (5, first, 1, ATTEMPT),
+        (6, first, 1, SUCCEEDED),
+        (6, first, 0, RETURNED_OK),
+        (6, second, 1, ATTEMPT),
+        (7, second, 1, SUCCEEDED),
+        (7, second, 0, RETURNED_OK),
+    ])
+}
+
+#[test]
+fn bulkhead_queue_first_come() {
+    let id = ids::BULKHEAD_QUEUE_FIRST_COME;
+    check(id, first_come(1, 2), &queue_served(1), Expect::Holds);
+    // Last come, first served: call 2 takes the slot call 1 waited for longer.
+    check(id, first_come(1, 2), &queue_served(2), Expect::At(8));
+    // Not stated: nothing judged.
+    check(id, bulkhead(1, 2), &queue_served(2), Expect::NotApplicable);
+    check(id, Contract::default(), &queue_served(2), Expect::NotApplicable);
+    // Nobody waited: nothing to judge.
+    check(id, first_come(2, 1), &limited(&[(0, true), (0, true)]), Expect::Vacuous);
+
+    // A newcomer that arrives while call 1 waits and dispatches before it jumps the queue (barging).
+    let barging = hand_built(&[
+        (0, 0, 0, START),
+        (0, 0, 1, ATTEMPT),
+        (0, 1, 0, START),
+        (0, 1, 0, EventKind::Queued),
+        (5, 0, 1, SUCCEEDED),
+        (5, 0, 0, RETURNED_OK),
+        (5, 2, 0, START),
+        (5, 2, 1, ATTEMPT),
+        (6, 2, 1, SUCCEEDED),
+        (6, 2, 0, RETURNED_OK),
+        (6, 1, 1, ATTEMPT),
+        (7, 1, 1, SUCCEEDED),
+        (7, 1, 0, RETURNED_OK),
+    ]);
+    check(id, first_come(1, 1), &barging, Expect::At(7));
+    // A call that gave up waiting (its next action is its return) is not compared: the newcomer may
+    // take the slot it no longer waits for.
+    let gave_up = hand_built(&[
+        (0, 0, 0, START),
+        (0, 0, 1, ATTEMPT),
+        (0, 1, 0, START),
+        (0, 1, 0, EventKind::Queued),
+        (5, 0, 1, SUCCEEDED),
+        (5, 0, 0, RETURNED_OK),
+        (5, 2, 0, START),
+        (5, 2, 1, ATTEMPT),
+        (6, 2, 1, SUCCEEDED),
+        (6, 2, 0, RETURNED_OK),
+        (6, 1, 0, EventKind::CallEnd { result: CallResult::Err(ErrorKind::DeadlineExceeded) }),
+    ]);
+    check(id, first_come(1, 1), &gave_up, Expect::Vacuous);
+    // A queued call refused by another mechanism once it left the queue still took its slot in turn.
+    let refused_in_turn = hand_built(&[
+        (0, 0, 0, START),
+        (0, 0, 1, ATTEMPT),
+        (0, 1, 0, START),
+        (0, 1, 0, EventKind::Queued),
+        (5, 0, 1, SUCCEEDED),
+        (5, 0, 0, RETURNED_OK),
+        (5, 1, 0, EMPTY),
+        (5, 1, 0, EventKind::CallEnd { result: CallResult::Err(ErrorKind::LimiterEmpty) }),
+    ]);
+    check(id, first_come(1, 1), &refused_in_turn, Expect::Holds);
+    // A wall-clock jump tagged with the waiting call is not its leaving the queue.
+    let mut jumped: Vec<_> =
+        queue_served(1).events.iter().map(|e| (e.at.as_nanos() / 1_000_000, e.call, e.attempt, e.kind)).collect();
+    jumped.insert(6, (1, 2, 0, EventKind::WallJump { by_ns: 1 }));
+    check(id, first_come(1, 2), &hand_built(&jumped), Expect::Holds);
+}
+
+fn fixed(burst: u32, window_ms: u64) -> Contract {
+    let limiter = LimiterContract { window: LimiterWindow::Fixed, ..LimiterContract::token_bucket(burst, ms(window_ms)) };
+    Contract { limiter: Declared::Stated(limiter), ..Contract::default() }
+}
+
+#[test]
+fn fixed_window_limiter_laws() {
+    // Two per 10ms window, the window opening at its first dispatch: 3, 12 (full until 13), a refusal at
+    // 12, then a new window at 13 admits two more at once: four within 10ms, as a fixed window allows.
+    let windows = limited(&[(3, true), (12, true), (12, false), (13, true), (13, true)]);
+    check(ids::LIMITER_WITHIN_RATE, fixed(2, 10), &windows, Expect::Holds);
+    check(ids::LIMITER_ADMITS_WITH_TOKENS, fixed(2, 10), &windows, Expect::Holds);
+    // The same dispatches break a token bucket of the same numbers: the kind is what tells them apart.
+    check(ids::LIMITER_WITHIN_RATE, limiter(2, 10), &windows, Expect::At(16));
+    // A window that admits one too many (an off-by-one in the count).
+    let three = limited(&[(3, true), (5, true), (12, true)]);
+    check(ids::LIMITER_WITHIN_RATE, fixed(2, 10), &three, Expect::At(9));
+    // A window reopened 1ms early: 12 falls in the window opened at 3.
+    let early = limited(&[(3, true), (4, true), (12, true)]);
+    check(ids::LIMITER_WITHIN_RATE, fixed(2, 10), &early, Expect::At(9));
+    // Windows are not aligned to the case start: 9 and 11 are in the window opened at 9.
+    let unaligned = limited(&[(9, true), (11, true), (11, false)]);
+    check(ids::LIMITER_WITHIN_RATE, fixed(2, 10), &unaligned, Expect::Holds);
+    check(ids::LIMITER_ADMITS_WITH_TOKENS, fixed(2, 10), &unaligned, Expect::Holds);
+    // Too sparing: a refusal with room left in the window, or once the window is over.
+    check(ids::LIMITER_ADMITS_WITH_TOKENS, fixed(2, 10), &limited(&[(3, true), (4, false)]), Expect::At(5));
+    check(ids::LIMITER_ADMITS_WITH_TOKENS, fixed(1, 10), &limited(&[(3, true), (13, false)]), Expect::At(5));
+    check(ids::LIMITER_ADMITS_WITH_TOKENS, fixed(1, 10), &limited(&[(3, true), (12, false)]), Expect::Holds);
+    // Burst 0: every dispatch is one too many, every refusal is due.
+    check(ids::LIMITER_WITHIN_RATE, fixed(0, 10), &limited(&[(0, true)]), Expect::At(1));
+    check(ids::LIMITER_ADMITS_WITH_TOKENS, fixed(0, 10), &limited(&[(0, false), (50, false)]), Expect::Holds);
+    check(ids::LIMITER_WITHIN_RATE, fixed(2, 0), &windows, Expect::NotApplicable);
 }

@@ -2,7 +2,7 @@
 
 use timelaw_core::{
     BudgetContract, BulkheadContract, CircuitContract, CircuitPolicy, Contract, CooldownTie, Declared, HedgeContract,
-    LimiterContract, OpenShape, ProbeSettle, TimingContract, VDuration,
+    LimiterContract, LimiterWindow, OpenShape, ProbeSettle, TimingContract, VDuration,
 };
 use timelaw_laws::catalogue::{field_mechanism, CONTRACT_FIELDS, LAW_MECHANISMS, STANDARD};
 use timelaw_laws::{ids, mechanism_of, Mechanism};
@@ -37,6 +37,9 @@ fn every_standard_law_has_one_mechanism_in_catalogue_order() {
     }
 }
 
+const PLAIN_BULKHEAD: BulkheadContract = BulkheadContract::new(2, 1);
+const PLAIN_LIMITER: LimiterContract = LimiterContract::token_bucket(2, VDuration::from_millis(5));
+
 /// Every field path of the grouped JSON form: each group's keys, the circuit and budget declarations,
 /// and their refinements (written only when not at their default, so read from a contract that sets all).
 fn field_paths() -> Vec<String> {
@@ -61,11 +64,13 @@ fn field_paths() -> Vec<String> {
             retry_elapsed_bound: timelaw_core::LimitBound::Exclusive,
             ..TimingContract::default()
         },
-        bulkhead: Declared::Stated(BulkheadContract { max_in_flight: 2, queue_max: 1 }),
-        limiter: Declared::Stated(LimiterContract { burst: 2, refill_every: VDuration::from_millis(5) }),
+        bulkhead: Declared::Stated(BulkheadContract { first_come: true, ..PLAIN_BULKHEAD }),
+        limiter: Declared::Stated(LimiterContract { window: LimiterWindow::Fixed, ..PLAIN_LIMITER }),
         hedge: Declared::Stated(HedgeContract { delay: VDuration::from_millis(5), max_hedges: 1 }),
         ..Contract::default()
     };
+    let plain_bulkhead = serde_json::to_value(PLAIN_BULKHEAD).unwrap();
+    let plain_limiter = serde_json::to_value(PLAIN_LIMITER).unwrap();
     let value = serde_json::to_value(every).unwrap();
     let plain = serde_json::to_value(CircuitContract::DEFAULT).unwrap();
     let plain_budget = serde_json::to_value(BudgetContract::default()).unwrap();
@@ -75,8 +80,11 @@ fn field_paths() -> Vec<String> {
         let base = match group.as_str() {
             "circuit" => &plain,
             "budget" => &plain_budget,
-            // Their parameters are the declaration itself, like the breaker's window.
-            "bulkhead" | "limiter" | "hedge" => fields,
+            // Their parameters are the declaration itself, like the breaker's window; their refinements
+            // (written only when not at their default) are fields of their own.
+            "bulkhead" => &plain_bulkhead,
+            "limiter" => &plain_limiter,
+            "hedge" => fields,
             _ => {
                 paths.pop();
                 &serde_json::Value::Null

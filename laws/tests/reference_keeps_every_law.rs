@@ -220,6 +220,7 @@ fn reference_keeps_every_law() {
         ids::BULKHEAD_IN_FLIGHT_WITHIN_LIMIT,
         ids::BULKHEAD_REJECTS_WITHOUT_DISPATCH,
         ids::BULKHEAD_ADMITS_BELOW_LIMIT,
+        ids::BULKHEAD_QUEUE_FIRST_COME,
         ids::LIMITER_WITHIN_RATE,
         ids::LIMITER_ADMITS_WITH_TOKENS,
         ids::HEDGES_WITHIN_LIMIT_AND_DELAY,

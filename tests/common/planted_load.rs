@@ -240,13 +240,13 @@ pub fn load_minimum(bug: LoadBug) -> Case<Policy> {
         // A bulkhead of one slot: two calls arrive together, the first's attempt still running when the
         // second dispatches (limit + 1 calls).
         LoadBug::BulkheadOffByOne => {
-            let bulkhead = BulkheadContract { max_in_flight: 1, queue_max: 0 };
+            let bulkhead = BulkheadContract::new(1, 0);
             let calls = vec![at_once(vec![Step::new(ns(1), Outcome::Ok)]), at_once(vec![])];
             Case::new(Policy { bulkhead: Some(bulkhead), ..simplest }, Schedule::new(calls), 0)
         }
         // An empty bucket (burst 0, refilled every nanosecond) dispatches at once: one call, sequential.
         LoadBug::LimiterBurstPlusOne => {
-            let limiter = LimiterContract { burst: 0, refill_every: ns(1) };
+            let limiter = LimiterContract::token_bucket(0, ns(1));
             Case::new(Policy { limiter: Some(limiter), ..simplest }, Schedule::new(vec![CallScript::new(vec![])]), 0)
         }
         // A one-call breaker: call 0 is admitted closed and runs 1 ns; call 1 fails at once and opens the

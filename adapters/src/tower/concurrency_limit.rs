@@ -54,12 +54,13 @@ impl AdapterConfig for TowerConcurrencyLimitConfig {
     ///   underlying service can handle", the type's docs), saturated to `u32::MAX`; `queue_max =
     ///   u32::MAX`: a caller over the limit waits in `poll_ready` ("Returns `Poll::Pending` if the service
     ///   is at capacity", `Service::poll_ready`) and is never turned away, so the queue has no bound
-    ///   and `bulkhead_admits_below_limit` has no rejection to judge.
+    ///   and `bulkhead_admits_below_limit` has no rejection to judge. The order of waiting callers is not
+    ///   documented, so `first_come` is not stated.
     /// - One attempt per call (the application code sends one request), cut by the caller's cancellation.
     fn contract(&self) -> Contract {
         let mut promise = load_contract(1);
         let max_in_flight = u32::try_from(self.max).unwrap_or(u32::MAX);
-        promise.bulkhead = Declared::Stated(BulkheadContract { max_in_flight, queue_max: u32::MAX });
+        promise.bulkhead = Declared::Stated(BulkheadContract::new(max_in_flight, u32::MAX));
         promise
     }
 

@@ -7,7 +7,9 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use timelaw_core::{Abort, CallInfo, CallResult, Contract, Declared, LimiterContract, Subject, VDuration, World};
+use timelaw_core::{
+    Abort, CallInfo, CallResult, Contract, Declared, LimiterContract, LimiterWindow, Subject, VDuration, World,
+};
 use timelaw_generators::draw::{delay_ms, offer, std_duration, MS};
 use timelaw_generators::{Choices, Swarm};
 use timelaw_tokio::{serve_calls_concurrently, TokioWorld};
@@ -69,24 +71,19 @@ impl AdapterConfig for TowerRateLimitConfig {
 
     /// - `limiter`: tower's docs say only "Enforces a rate limit on the number of requests the underlying
     ///   service can handle over a period of time" with `Rate::new(num, per)` ("A rate of requests per
-    ///   time period"): a FIXED window, not a token bucket. Read as documented (at most `num` requests in
-    ///   each period; a period starts when the previous one is over, never overlapping it), the windows
-    ///   are at least `per` apart, so any stretch of `L` holds at most `num * (1 + ceil(L / per))`
-    ///   requests. The token-bucket vocabulary can state that bound and nothing sharper: a bucket of
-    ///   `burst = 2 * num` refilled every `per / num` (rounded down, to the nanosecond) admits at least
-    ///   as much, so `limiter_within_rate` judges a true consequence of the window (two full windows
-    ///   back to back fit in the burst), not a promise of a bucket. With `2 * num` past `u32::MAX` the
-    ///   limiter is unstated. `RateLimit` never refuses (a caller waits in `poll_ready`), so
-    ///   `limiter_admits_with_tokens` has no refusal to judge.
+    ///   time period"): a fixed window, not a token bucket. Read as documented (at most `num` requests in
+    ///   each period; a period starts at the first request after the previous one is over, never
+    ///   overlapping it), that is [`LimiterWindow::Fixed`] with `burst = num` and `refill_every = per`,
+    ///   stated exactly. With `num` past `u32::MAX` (the vocabulary's burst) the limiter is unstated.
+    ///   `RateLimit` never refuses (a caller waits in `poll_ready`), so `limiter_admits_with_tokens` has no
+    ///   refusal to judge.
     /// - One attempt per call, cut by the caller's cancellation.
     fn contract(&self) -> Contract {
         let mut promise = load_contract(1);
-        let burst = self.num.checked_mul(2).and_then(|burst| u32::try_from(burst).ok());
-        let every_ns = self.per.as_nanos() / u128::from(self.num.max(1));
-        let refill_every = VDuration::from_nanos(u64::try_from(every_ns).unwrap_or(u64::MAX));
-        promise.limiter = match burst {
-            Some(burst) => Declared::Stated(LimiterContract { burst, refill_every }),
-            None => Declared::Unstated,
+        let refill_every = VDuration::from_nanos(u64::try_from(self.per.as_nanos()).unwrap_or(u64::MAX));
+        promise.limiter = match u32::try_from(self.num) {
+            Ok(burst) => Declared::Stated(LimiterContract { burst, refill_every, window: LimiterWindow::Fixed }),
+            Err(_) => Declared::Unstated,
         };
         promise
     }

@@ -6,7 +6,7 @@ use super::circuit::Breaker;
 use super::policy::Policy;
 use crate::clock::ClockContract;
 use crate::contract::{
-    BudgetContract, Contract, Declared, DelayContract, JitterBounds, RateContract, RetryContract, TieRule,
+    BudgetContract, BulkheadContract, Contract, Declared, DelayContract, JitterBounds, RateContract, RetryContract, TieRule,
     TimingContract,
 };
 use crate::mechanisms::{AboveCap, InterruptTie, RetryAfterCombine};
@@ -84,7 +84,8 @@ impl Subject for Reference {
             rate: RateContract { honors_retry_after: p.honor_retry_after, retry_after: Some(p.retry_after()) },
             circuit: Declared::from(circuit),
             budget: Declared::from(budget),
-            bulkhead: Declared::from(p.bulkhead),
+            // The queue is served first come, first served, whatever a hand-edited config carries.
+            bulkhead: Declared::from(p.bulkhead.map(|bulkhead| BulkheadContract { first_come: true, ..bulkhead })),
             limiter: Declared::from(p.limiter),
             hedge: Declared::from(p.hedge),
         }

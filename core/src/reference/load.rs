@@ -18,7 +18,7 @@ use super::interpreter::{
 use super::ordered::{hold, Order};
 use super::policy::Policy;
 use crate::concurrent::run_async_calls;
-use crate::contract::{BulkheadContract, LimiterContract, TieRule};
+use crate::contract::{BulkheadContract, FixedWindow, LimiterContract, LimiterWindow, TieRule};
 use crate::exec::AsyncWorld;
 use crate::mechanisms::InterruptTie;
 use crate::schedule::Outcome;
@@ -46,18 +46,32 @@ struct Bulkhead {
     leaving: u32,
 }
 
-/// The token bucket: full at the start, one token back at every whole multiple of `refill_every`.
+/// The rate limiter: a token bucket, full at the start, one token back at every whole multiple of
+/// `refill_every`; or fixed windows of `refill_every` ([`FixedWindow`]), as its contract says.
 pub(super) struct Bucket {
     params: LimiterContract,
     tokens: u32,
     /// The instant (ns) of the last refill count.
     counted_ns: u64,
+    /// The count of a fixed-window limiter.
+    window: FixedWindow,
 }
 
 impl Bucket {
-    /// Takes a token at `now` if one is left (a refusal takes nothing).
+    fn new(params: LimiterContract) -> Bucket {
+        Bucket { params, tokens: params.burst, counted_ns: 0, window: FixedWindow::default() }
+    }
+
+    /// Takes a token (or a place in the fixed window) at `now` if one is left (a refusal takes nothing).
     pub(super) fn take(&mut self, now: VInstant) -> bool {
         let now_ns = now.since_epoch().as_nanos();
+        if self.params.window == LimiterWindow::Fixed {
+            let fits = self.window.has_room(self.params, u128::from(now_ns));
+            if fits {
+                self.window.dispatch(self.params, u128::from(now_ns));
+            }
+            return fits;
+        }
         let refills = self.params.refills_between(self.counted_ns, now_ns);
         self.counted_ns = now_ns;
         let refilled = u64::from(self.tokens).saturating_add(refills).min(u64::from(self.params.burst));
@@ -81,7 +95,7 @@ pub(super) fn run_concurrent(policy: &Policy, world: &mut crate::world::World<'_
             budget: policy.retry_budget.map(RetryBudget::new),
         },
         bulkhead: policy.bulkhead.map(|params| Bulkhead { params, in_flight: 0, queue: VecDeque::new(), leaving: 0 }),
-        bucket: policy.limiter.map(|params| Bucket { params, tokens: params.burst, counted_ns: 0 }),
+        bucket: policy.limiter.map(Bucket::new),
         order: Order::default(),
     }));
     let policy = policy.clone();

@@ -116,13 +116,16 @@
 //! arriving when every slot is taken, or when others already wait, waits in a first-come queue
 //! (`Queued`) while fewer than `queue_max` wait, and is rejected (`BulkheadFull`, no dispatch) otherwise.
 //! A waiting call leaves the queue at its deadline (`DeadlineExceeded`) or its cancellation
-//! (`Cancelled`), in the order of `interrupt_tie`.
+//! (`Cancelled`), in the order of `interrupt_tie`. Its contract states the first-come order
+//! (`BulkheadContract::first_come`) whatever the config says.
 //!
 //! # Rate limiter
 //! With `limiter`, a token bucket of `burst` tokens, full at the start of the case, gains one token at
 //! every whole multiple of `refill_every` while below `burst` (zero `refill_every`: no limit). Every
 //! dispatch, retries included, takes a token first; with none left the call is rejected
-//! (`LimiterEmpty`) and returns `Err(LimiterEmpty)`.
+//! (`LimiterEmpty`) and returns `Err(LimiterEmpty)`. With `window` [`LimiterWindow::Fixed`](crate::LimiterWindow),
+//! fixed windows instead: a window of `refill_every` opens at the first dispatch after the previous one
+//! closed and admits `burst` dispatches ([`FixedWindow`](crate::FixedWindow)).
 //!
 //! # Hedged requests
 //! With `hedge`, a try of the retry loop (an attempt) that has no answer `delay` after it started gets a

@@ -1,12 +1,12 @@
-//! Laws about admission under load: the bulkhead (calls in flight, its queue, its rejections) and the
-//! token-bucket rate limiter (dispatches per window, its refusals). Each walks the trace in time order
+//! Laws about admission under load: the bulkhead (calls in flight, its queue and its order, its
+//! rejections) and the rate limiter (dispatches per window, its refusals; a token bucket or fixed windows). Each walks the trace in time order
 //! (calls overlap), with the definitions of [`timelaw_core::contract_load`]: a call is in flight from its
 //! first `AttemptStart` to its `CallEnd`; a `Queued` call waits until its next event; a dispatch is an
 //! `AttemptStart`.
 
 use std::borrow::Cow;
 
-use timelaw_core::{Contract, Event, EventKind, LimiterContract, Rejection, VInstant};
+use timelaw_core::{Contract, Event, EventKind, FixedWindow, LimiterContract, LimiterWindow, Rejection, VInstant};
 
 use crate::ids;
 use crate::law::{Law, LawKind, Observation};
@@ -204,6 +204,93 @@ fn bulkhead_admits_below_limit(observation: &Observation<'_>) -> Verdict {
     })
 }
 
+/// `bulkhead_queue_first_come`: with a first-come queue (`bulkhead.first_come`), calls take their slots in
+/// the order they came: a call that joined the queue before another, or was waiting in it when another
+/// arrived, takes its slot first. A call *joins* at its `Queued` (a call never queued comes at its
+/// `CallStart`); a queued call *takes its slot* at its next action, unless that is its `CallEnd` (it gave
+/// up waiting); a call never queued takes its slot at its first `AttemptStart`.
+///
+/// - Needs: `bulkhead` and `bulkhead.first_come`.
+/// - Compares: trace positions (events at one instant are ordered by the trace), exactly.
+/// - Violated at the event where a call takes a slot while a call that came before it is still waiting
+///   and takes its slot later.
+/// - Cut, stated: a queued call that never takes a slot (it gave up, or the case ended) is not compared,
+///   since a call that gave up cannot be told from one passed over; every order bug shows on a case where
+///   the call passed over is served later.
+/// - Vacuous when no queued call took a slot.
+/// - Example violation: one slot, calls 1 and 2 queue in that order, and call 2 dispatches first when the
+///   slot frees.
+pub const BULKHEAD_QUEUE_FIRST_COME: Law = Law {
+    id: ids::BULKHEAD_QUEUE_FIRST_COME,
+    title: "the bulkhead serves its queue first come, first served",
+    kind: LawKind::Safety,
+    needs: &["bulkhead", "bulkhead.first_come"],
+    applies: |contract| contract.bulkhead.stated().is_some_and(|bulkhead| bulkhead.first_come),
+    check: bulkhead_queue_first_come,
+};
+
+/// When one call came and took its slot (trace positions), as [`BULKHEAD_QUEUE_FIRST_COME`] reads them.
+#[derive(Clone, Copy, Debug, Default)]
+struct Turn {
+    /// Its `CallStart`, or its `Queued` once it joined the queue.
+    came: Option<u32>,
+    /// `true` once it joined the queue.
+    queued: bool,
+    /// `true` while it waits in the queue.
+    waiting: bool,
+    /// Where it took its slot.
+    took: Option<u32>,
+}
+
+fn bulkhead_queue_first_come(observation: &Observation<'_>) -> Verdict {
+    let events = &observation.trace.events;
+    if !events.iter().any(|event| event.kind == EventKind::Queued) {
+        return Verdict::Vacuous;
+    }
+    let calls = events.iter().map(|event| event.call as usize + 1).max().unwrap_or(0);
+    let mut turns = vec![Turn::default(); calls];
+    for event in events.iter().filter(|event| event.kind.is_action()) {
+        let turn = &mut turns[event.call as usize];
+        match event.kind {
+            EventKind::CallStart { .. } => turn.came = Some(event.seq),
+            EventKind::Queued => (turn.came, turn.queued, turn.waiting) = (Some(event.seq), true, true),
+            EventKind::CallEnd { .. } if turn.waiting => turn.waiting = false,
+            _ if turn.waiting => (turn.waiting, turn.took) = (false, Some(event.seq)),
+            EventKind::AttemptStart if !turn.queued && turn.took.is_none() => turn.took = Some(event.seq),
+            _ => {}
+        }
+    }
+    first_come_violation(&turns)
+}
+
+/// The earliest slot taken ahead of a queued call that came before it and was served later.
+fn first_come_violation(turns: &[Turn]) -> Verdict {
+    let mut judged = false;
+    let mut first: Option<(u32, usize, usize)> = None;
+    for (passed_over, waiter) in turns.iter().enumerate() {
+        let (Some(joined), true, Some(served)) = (waiter.came, waiter.queued, waiter.took) else { continue };
+        judged = true;
+        for (ahead, other) in turns.iter().enumerate() {
+            let (Some(came), Some(took)) = (other.came, other.took) else { continue };
+            let jumped = came > joined && joined < took && took < served;
+            if jumped && first.is_none_or(|(at, ..)| took < at) {
+                first = Some((took, ahead, passed_over));
+            }
+        }
+    }
+    match first {
+        Some((at, ahead, passed_over)) => Verdict::violated_with(
+            Some(at),
+            format!(
+                "call {ahead} took a bulkhead slot while call {passed_over}, queued before it came, was still \
+                 waiting (first come, first served)"
+            ),
+        ),
+        None if judged => Verdict::Holds,
+        None => Verdict::Vacuous,
+    }
+}
+
 fn has_limiter(contract: &Contract) -> bool {
     contract.limiter.stated().is_some_and(|limiter| limiter.refill_every.as_nanos() > 0)
 }
@@ -215,10 +302,12 @@ fn nanos(at: VInstant) -> u128 {
 
 /// `limiter_within_rate`: dispatches in any window never exceed the burst plus the refills in it: for every
 /// two dispatch instants `a <= b`, the dispatches in `[a, b]` are at most `burst` plus the whole multiples
-/// of `refill_every` in `(a, b]` ([`LimiterContract`]).
+/// of `refill_every` in `(a, b]` ([`LimiterContract`]). With fixed windows (`limiter.window = fixed`),
+/// each window admits at most `burst` dispatches ([`FixedWindow`]).
 ///
-/// - Needs: `limiter` (reads `burst`, `refill_every`; not applicable with a zero `refill_every`).
-/// - Compares: counts of `AttemptStart` events, exactly.
+/// - Needs: `limiter` (reads `burst`, `refill_every`, `window`; not applicable with a zero `refill_every`).
+/// - Compares: counts of `AttemptStart` events, exactly; the window of a fixed-window limiter as
+///   [`FixedWindow`] defines it.
 /// - Violated at the dispatch that ends the first window over the bound.
 /// - Vacuous when nothing was dispatched.
 /// - Example violation: `burst = 2`, refill every 10ms, and three dispatches at 0ms.
@@ -235,6 +324,9 @@ fn limiter_within_rate(observation: &Observation<'_>) -> Verdict {
     let Some(limiter) = observation.contract.limiter.into_stated().filter(|_| has_limiter(observation.contract)) else {
         return Verdict::NotApplicable;
     };
+    if limiter.window == LimiterWindow::Fixed {
+        return fixed_window_within_rate(observation, limiter);
+    }
     let every = u128::from(limiter.refill_every.as_nanos());
     // With `R(t)` the refills by `t` and dispatch `j` the `j`-th (from 1): the window from dispatch `i`
     // to `j` holds `j - i + 1` dispatches and `R(d_j) - R(d_i)` refills, so the bound is
@@ -255,11 +347,13 @@ fn limiter_within_rate(observation: &Observation<'_>) -> Verdict {
 /// `limiter_admits_with_tokens`: the rate limiter refuses only when its bucket is empty. A refusal is
 /// judged against the most sparing bucket a contract allows (one refilling continuously from each
 /// dispatch, GCRA): if even that bucket holds a token at the refusal, every token bucket with this
-/// `burst` and `refill_every` does.
+/// `burst` and `refill_every` does. With fixed windows (`limiter.window = fixed`), a refusal is right
+/// only while the open window has admitted `burst` dispatches ([`FixedWindow`]).
 ///
-/// - Needs: `limiter` (reads `burst`, `refill_every`).
+/// - Needs: `limiter` (reads `burst`, `refill_every`, `window`).
 /// - Compares: the theoretical arrival time after the dispatches so far (`tat = max(tat, d) + r`) with
-///   the refusal instant `t`: a token is left when `tat <= t + (burst - 1) * r`.
+///   the refusal instant `t`: a token is left when `tat <= t + (burst - 1) * r`; with fixed windows, the
+///   dispatches of the window open at `t` with `burst`.
 /// - Violated at a `Rejected { LimiterEmpty }` with a token left.
 /// - Vacuous when the limiter refused nothing.
 /// - Example violation: `burst = 3`, one dispatch, and the next call is refused at once.
@@ -276,7 +370,10 @@ fn limiter_admits_with_tokens(observation: &Observation<'_>) -> Verdict {
     let Some(limiter) = observation.contract.limiter.into_stated().filter(|_| has_limiter(observation.contract)) else {
         return Verdict::NotApplicable;
     };
-    let LimiterContract { burst, refill_every } = limiter;
+    if limiter.window == LimiterWindow::Fixed {
+        return fixed_window_admits(observation, limiter);
+    }
+    let LimiterContract { burst, refill_every, .. } = limiter;
     let every = u128::from(refill_every.as_nanos());
     monitor(&observation.trace.events, 0_u128, |tat, event| match event.kind {
         EventKind::AttemptStart => {
@@ -288,6 +385,32 @@ fn limiter_admits_with_tokens(observation: &Observation<'_>) -> Verdict {
             let token_left = burst > 0 && *tat <= nanos(event.at) + tolerance;
             Check::that(!token_left, "the rate limiter refused a dispatch with a token left")
         }
+        _ => Check::Skip,
+    })
+}
+
+/// [`LIMITER_WITHIN_RATE`] for fixed windows: each window admits at most `burst` dispatches.
+fn fixed_window_within_rate(observation: &Observation<'_>, limiter: LimiterContract) -> Verdict {
+    monitor(&observation.trace.events, FixedWindow::default(), |window, event| {
+        if event.kind != EventKind::AttemptStart {
+            return Check::Skip;
+        }
+        let count = window.dispatch(limiter, nanos(event.at));
+        Check::that(count <= u64::from(limiter.burst), "more dispatches in a fixed window than the limiter's burst")
+    })
+}
+
+/// [`LIMITER_ADMITS_WITH_TOKENS`] for fixed windows: a refusal only while the open window is full.
+fn fixed_window_admits(observation: &Observation<'_>, limiter: LimiterContract) -> Verdict {
+    monitor(&observation.trace.events, FixedWindow::default(), |window, event| match event.kind {
+        EventKind::AttemptStart => {
+            window.dispatch(limiter, nanos(event.at));
+            Check::Skip
+        }
+        EventKind::Rejected { reason: Rejection::LimiterEmpty } => Check::that(
+            !window.has_room(limiter, nanos(event.at)),
+            "the rate limiter refused a dispatch with room left in its fixed window",
+        ),
         _ => Check::Skip,
     })
 }

@@ -81,7 +81,7 @@ impl std::fmt::Display for Mechanism {
 use Mechanism::{Budget, Bulkhead, Circuit, Clocks, Delays, Hedging, Limiter, Meta, RateLimit, Retry, Timing};
 
 /// Each standard law's mechanism, in catalogue order ([`ids::ALL`]).
-pub static LAW_MECHANISMS: [(&str, Mechanism); 54] = [
+pub static LAW_MECHANISMS: [(&str, Mechanism); 55] = [
     (ids::ATTEMPTS_WITHIN_MAX, Retry),
     (ids::DELAY_WITHIN_CAP, Delays),
     (ids::DELAY_AT_LEAST_MIN, Delays),
@@ -127,6 +127,7 @@ pub static LAW_MECHANISMS: [(&str, Mechanism); 54] = [
     (ids::BULKHEAD_IN_FLIGHT_WITHIN_LIMIT, Bulkhead),
     (ids::BULKHEAD_REJECTS_WITHOUT_DISPATCH, Bulkhead),
     (ids::BULKHEAD_ADMITS_BELOW_LIMIT, Bulkhead),
+    (ids::BULKHEAD_QUEUE_FIRST_COME, Bulkhead),
     (ids::LIMITER_WITHIN_RATE, Limiter),
     (ids::LIMITER_ADMITS_WITH_TOKENS, Limiter),
     (ids::HEDGES_WITHIN_LIMIT_AND_DELAY, Hedging),
@@ -142,8 +143,8 @@ pub static LAW_MECHANISMS: [(&str, Mechanism); 54] = [
 /// with its mechanism, in declaration order. `circuit` and `budget` stand for the mechanism's declaration
 /// (absent, unstated, or its parameters); their refinements follow as `circuit.policy` and so on.
 /// `timing.clocks` is the one field whose mechanism is not its group's. `bulkhead`, `limiter` and `hedge`
-/// stand for their declarations like `circuit`.
-pub static CONTRACT_FIELDS: [(&str, Mechanism); 41] = [
+/// stand for their declarations like `circuit`, with `bulkhead.first_come` and `limiter.window` after them.
+pub static CONTRACT_FIELDS: [(&str, Mechanism); 43] = [
     ("retry.max_attempts", Retry),
     ("retry.retry_on", Retry),
     ("retry.reports_last_result", Retry),
@@ -183,7 +184,9 @@ pub static CONTRACT_FIELDS: [(&str, Mechanism); 41] = [
     ("budget.window", Budget),
     ("budget.admits", Budget),
     ("bulkhead", Bulkhead),
+    ("bulkhead.first_come", Bulkhead),
     ("limiter", Limiter),
+    ("limiter.window", Limiter),
     ("hedge", Hedging),
 ];
 

@@ -73,7 +73,7 @@ pub struct ContractView {
 
 /// The field a refinement depends on: while that one is not stated, the refinement says nothing either,
 /// whatever its value.
-const PARENTS: [(&str, &str); 16] = [
+const PARENTS: [(&str, &str); 18] = [
     ("timing.timeout_tie", "timing.attempt_timeout"),
     ("timing.deadline_tie", "timing.deadline"),
     ("timing.retry_elapsed_bound", "timing.retry_elapsed_max"),
@@ -88,6 +88,8 @@ const PARENTS: [(&str, &str); 16] = [
     ("circuit.closes_after", "circuit"),
     ("budget.window", "budget"),
     ("budget.admits", "budget"),
+    ("bulkhead.first_come", "bulkhead"),
+    ("limiter.window", "limiter"),
     ("timing.interrupt_tie", "timing.deadline"),
     ("timing.timer_granularity", "timing.interrupt_tie"),
 ];
@@ -137,6 +139,8 @@ fn field_value(contract: &Contract, fields: &Value, path: &str) -> Value {
         ("circuit.probe_settle", Some(circuit), _) => value(serde_json::to_value(circuit.probe_settle)),
         ("budget.window", _, Some(_)) => Value::Null,
         ("budget.admits", _, Some(budget)) => Value::Bool(budget.admits),
+        ("bulkhead.first_come", ..) => contract.bulkhead.stated().map_or(Value::Null, |b| Value::Bool(b.first_come)),
+        ("limiter.window", ..) => contract.limiter.stated().map_or(Value::Null, |l| value(serde_json::to_value(l.window))),
         _ => Value::Null,
     }
 }
@@ -342,6 +346,13 @@ mod tests {
         let admits = BudgetContract { admits: true, ..BudgetContract::default() };
         check(Contract { budget: Declared::Stated(admits), ..none }, "budget.admits", Stated);
         check(Contract { budget: Declared::Stated(admits), ..none }, "budget.window", Absent);
+        let fair = timelaw_core::BulkheadContract { first_come: true, ..timelaw_core::BulkheadContract::new(2, 1) };
+        check(Contract { bulkhead: Declared::Stated(fair), ..none }, "bulkhead.first_come", Stated);
+        let plain = timelaw_core::BulkheadContract::new(2, 1);
+        check(Contract { bulkhead: Declared::Stated(plain), ..none }, "bulkhead.first_come", Absent);
+        let bucket = timelaw_core::LimiterContract::token_bucket(2, VDuration::from_millis(5));
+        check(Contract { limiter: Declared::Stated(bucket), ..none }, "limiter.window", Stated);
+        check(Contract { limiter: Declared::Unstated, ..none }, "limiter.window", Unstated);
         let breaker = Contract { circuit: Declared::Unstated, ..none };
         check(breaker, "circuit", Unstated);
         check(breaker, "circuit.policy", Unstated);
