@@ -77,10 +77,7 @@ impl Subject for SyncBulkhead {
         "sync-bulkhead"
     }
     fn contract(&self, &(limit, queue, _): &(u32, u32, bool)) -> Contract {
-        Contract {
-            bulkhead: Declared::Stated(BulkheadContract::new(limit, queue)),
-            ..Contract::default()
-        }
+        Contract { bulkhead: Declared::Stated(BulkheadContract::new(limit, queue)), ..Contract::default() }
     }
     fn run(&self, &(limit, queue, off_by_one): &(u32, u32, bool), world: &mut World<'_>) -> Result<(), Abort> {
         serve_sync_calls(world, Permits { limit, queue, off_by_one, in_flight: 0, waiting: 0 })

@@ -184,7 +184,10 @@ mod tests {
 
     #[test]
     fn a_fixed_window_opens_at_a_dispatch_and_closes_at_its_end() {
-        let limiter = LimiterContract { window: LimiterWindow::Fixed, ..LimiterContract::token_bucket(2, VDuration::from_nanos(10)) };
+        let limiter = LimiterContract {
+            window: LimiterWindow::Fixed,
+            ..LimiterContract::token_bucket(2, VDuration::from_nanos(10))
+        };
         let mut window = FixedWindow::default();
         assert!(window.has_room(limiter, 0));
         assert_eq!(window.dispatch(limiter, 3), 1);

@@ -80,7 +80,8 @@ pub use clock::{ClockContract, ClockKind, ClockReads, OnFailedRead, ReadFailed, 
 pub use clock_faults::{ClockFaults, FailFrom, JumpAt, ReadFailure, WallJump};
 pub use contract::{
     BackoffShape, BudgetContract, BulkheadContract, CircuitContract, Contract, Declared, DelayContract, FixedWindow,
-    HedgeContract, JitterBounds, LimiterContract, LimiterWindow, RateContract, RetryContract, RetryOn, TieRule, TimingContract,
+    HedgeContract, JitterBounds, LimiterContract, LimiterWindow, RateContract, RetryContract, RetryOn, TieRule,
+    TimingContract,
 };
 pub use float::{F32, F64};
 pub use heartbeat::Heartbeat;

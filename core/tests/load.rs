@@ -307,11 +307,8 @@ fn a_queued_call_that_gives_up_leaves_the_rest_of_the_queue_in_place() {
 fn under_ordered_results_a_call_that_never_dispatched_frees_its_slot_while_it_waits() {
     // Two slots, one token refilled every 5ms. Call 1 finds no token at 0ms (no dispatch) and holds its
     // result until call 0 returns at 30ms, but not its slot: call 2 takes it at 5ms with the new token.
-    let policy = Policy {
-        ordered_results: true,
-        limiter: Some(LimiterContract::token_bucket(1, ms(5))),
-        ..bulkhead(2, 1)
-    };
+    let policy =
+        Policy { ordered_results: true, limiter: Some(LimiterContract::token_bucket(1, ms(5))), ..bulkhead(2, 1) };
     check(
         &policy,
         vec![call(0, 30, Outcome::Ok), call(0, 0, Outcome::Ok), call(5, 1, Outcome::Ok)],

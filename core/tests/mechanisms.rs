@@ -145,8 +145,7 @@ fn cancellation_stops_work_and_deadline_wins_a_tie() {
     assert_eq!(results(&tie), vec![CallResult::Err(ErrorKind::DeadlineExceeded)]);
     // Cancellation checked first: the tie goes to it, on both paths; off the tie nothing changes.
     let first = Policy { interrupt_tie: timelaw_core::InterruptTie::CancellationFirst, ..policy };
-    let loaded =
-        Policy { bulkhead: Some(timelaw_core::BulkheadContract::new(4, 0)), ..first.clone() };
+    let loaded = Policy { bulkhead: Some(timelaw_core::BulkheadContract::new(4, 0)), ..first.clone() };
     for policy in [first, loaded] {
         let tie = execute(&Reference, &policy, &cancelled(100), 0);
         assert_eq!(results(&tie), vec![CallResult::Err(ErrorKind::Cancelled)], "{policy:?}");

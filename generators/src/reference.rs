@@ -35,8 +35,8 @@
 use timelaw_core::reference::{Backoff, Jitter, Policy, Reference};
 use timelaw_core::{
     AboveCap, BudgetContract, BulkheadContract, CircuitContract, CircuitPolicy, CooldownTie, HedgeContract,
-    InterruptTie, LimitBound, LimiterContract, LimiterWindow, OpenShape, ProbeSettle, RetryAfterCombine, RetryAfterPolicy, RetryOn,
-    VDuration,
+    InterruptTie, LimitBound, LimiterContract, LimiterWindow, OpenShape, ProbeSettle, RetryAfterCombine,
+    RetryAfterPolicy, RetryOn, VDuration,
 };
 
 use crate::choice::{optional, scaled_duration, Choices};
@@ -99,7 +99,10 @@ pub fn describe_policy<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> Policy 
     let exclusive = swarm.refinements && retry_elapsed_max.is_some() && c.maybe(1, 2);
     let retry_elapsed_bound = if exclusive { LimitBound::Exclusive } else { LimitBound::Inclusive };
     let fixed_window = swarm.refinements && limiter.is_some() && c.maybe(1, 2);
-    let limiter = limiter.map(|limiter| if fixed_window { LimiterContract { window: LimiterWindow::Fixed, ..limiter } } else { limiter });
+    let limiter =
+        limiter.map(
+            |limiter| if fixed_window { LimiterContract { window: LimiterWindow::Fixed, ..limiter } } else { limiter },
+        );
     let policy = Policy {
         max_attempts,
         backoff,

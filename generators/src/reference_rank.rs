@@ -18,8 +18,7 @@
 use timelaw_core::reference::{Backoff, Jitter, Policy};
 use timelaw_core::{
     AboveCap, BudgetContract, CircuitContract, CircuitPolicy, CooldownTie, InterruptTie, LimitBound, LimiterWindow,
-    OpenShape,
-    ProbeSettle, RetryAfterCombine, RetryAfterPolicy,
+    OpenShape, ProbeSettle, RetryAfterCombine, RetryAfterPolicy,
 };
 
 /// The rank of `policy` (see the module docs).

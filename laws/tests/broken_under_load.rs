@@ -231,7 +231,11 @@ impl Subject for FixedWindowLimiter {
         let limiter = LimiterContract { window: LimiterWindow::Fixed, ..LimiterContract::token_bucket(burst, REFILL) };
         Contract { limiter: Declared::Stated(limiter), ..Contract::default() }
     }
-    fn run(&self, &(burst, admits_extra, refuses_last): &(u32, bool, bool), world: &mut World<'_>) -> Result<(), Abort> {
+    fn run(
+        &self,
+        &(burst, admits_extra, refuses_last): &(u32, bool, bool),
+        world: &mut World<'_>,
+    ) -> Result<(), Abort> {
         let admitted = (burst + u32::from(admits_extra)).saturating_sub(u32::from(refuses_last));
         // The open window's end and its count.
         let window = Rc::new(Cell::new((VInstant::EPOCH, 0_u32)));

@@ -296,7 +296,8 @@ fn bulkhead_queue_first_come() {
 }
 
 fn fixed(burst: u32, window_ms: u64) -> Contract {
-    let limiter = LimiterContract { window: LimiterWindow::Fixed, ..LimiterContract::token_bucket(burst, ms(window_ms)) };
+    let limiter =
+        LimiterContract { window: LimiterWindow::Fixed, ..LimiterContract::token_bucket(burst, ms(window_ms)) };
     Contract { limiter: Declared::Stated(limiter), ..Contract::default() }
 }
 

@@ -161,6 +161,7 @@ impl CorpusBug {
                 LoadBug::LimiterBurstPlusOne => "planted-limiter-burst-plus-one",
                 LoadBug::CancelledAttemptKeepsRunning => "planted-cancelled-attempt-keeps-running",
                 LoadBug::LateResultCloses => "planted-late-result-closes",
+                LoadBug::BulkheadLastCome => "planted-bulkhead-last-come",
             },
         }
     }

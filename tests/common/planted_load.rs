@@ -29,6 +29,9 @@ pub enum LoadBug {
     /// A cancelled call's attempt keeps running to its scripted end: the attempt ignores the caller's
     /// cancellation.
     CancelledAttemptKeepsRunning,
+    /// The bulkhead serves its queue last come, first served: a freed slot goes to the call that joined
+    /// the queue last.
+    BulkheadLastCome,
     /// A success is recorded in the breaker's state at the call's end, not the state that admitted it: a
     /// call admitted while closed that succeeds after the breaker opened and half-opened closes it. Not in
     /// [`LOAD_BUGS`]: the default run finds it on some seeds only (`tests/planted_load.rs` judges it on its
@@ -37,9 +40,10 @@ pub enum LoadBug {
 }
 
 /// Every planted load bug with the law it breaks.
-pub const LOAD_BUGS: [(LoadBug, &str); 4] = [
+pub const LOAD_BUGS: [(LoadBug, &str); 5] = [
     (LoadBug::HalfOpenAdmitsAll, "half_open_probe_limit"),
     (LoadBug::BulkheadOffByOne, "bulkhead_in_flight_within_limit"),
+    (LoadBug::BulkheadLastCome, "bulkhead_queue_first_come"),
     (LoadBug::LimiterBurstPlusOne, "limiter_within_rate"),
     (LoadBug::CancelledAttemptKeepsRunning, "cancellation_leaves_nothing_running"),
 ];
@@ -70,16 +74,18 @@ impl Subject for LoadPlanted {
             LoadBug::LimiterBurstPlusOne => "planted-limiter-burst-plus-one",
             LoadBug::CancelledAttemptKeepsRunning => "planted-cancelled-attempt-keeps-running",
             LoadBug::LateResultCloses => "planted-late-result-closes",
+            LoadBug::BulkheadLastCome => "planted-bulkhead-last-come",
         }
     }
 
     /// The reference's contract for the policy; a one-attempt subject promises one attempt, no delay,
-    /// and none of the mechanisms it leaves out (bulkhead, limiter, budget, deadline, elapsed limit).
+    /// and none of the mechanisms it leaves out (limiter, budget, deadline, elapsed limit; the bulkhead
+    /// too, except for the bulkhead bug, whose contract states the reference's first-come queue).
     fn contract(&self, policy: &Policy) -> Contract {
         if self.wraps_reference() {
             return Reference.contract(policy);
         }
-        Reference.contract(&one_attempt(policy))
+        Reference.contract(&self.kept(policy))
     }
 
     fn run(&self, policy: &Policy, world: &mut World<'_>) -> Result<(), Abort> {
@@ -87,15 +93,33 @@ impl Subject for LoadPlanted {
         match self.0 {
             LoadBug::BulkheadOffByOne | LoadBug::LimiterBurstPlusOne => Reference.run(&self.enforced(policy), world),
             bug => {
-                let policy = one_attempt(policy);
+                let policy = self.kept(policy);
                 let breaker = std::rc::Rc::new(std::cell::RefCell::new(policy.circuit.map(Breaker::new)));
-                run_async_calls(world, move |w, _call| serve(bug, policy.clone(), std::rc::Rc::clone(&breaker), w))
+                let slots = std::rc::Rc::new(std::cell::RefCell::new(LastCome::default()));
+                run_async_calls(world, move |w, call| {
+                    let (breaker, slots) = (std::rc::Rc::clone(&breaker), std::rc::Rc::clone(&slots));
+                    let policy = policy.clone();
+                    async move {
+                        if !take_slot(&policy, &slots, &w, call.index).await? {
+                            return Ok(CallResult::Err(ErrorKind::BulkheadFull));
+                        }
+                        let result = serve(bug, policy.clone(), breaker, w).await;
+                        free_slot(&policy, &slots);
+                        result
+                    }
+                })
             }
         }
     }
 }
 
 impl LoadPlanted {
+    /// The policy a one-attempt subject keeps ([`one_attempt`]), with its bulkhead for the bulkhead bug.
+    fn kept(self, policy: &Policy) -> Policy {
+        let bulkhead = policy.bulkhead.filter(|_| self.0 == LoadBug::BulkheadLastCome);
+        Policy { bulkhead, ..one_attempt(policy) }
+    }
+
     /// The policy the wrapped reference enforces: its limit one above the stated one.
     fn enforced(self, policy: &Policy) -> Policy {
         let mut enforced = policy.clone();
@@ -127,6 +151,64 @@ fn one_attempt(policy: &Policy) -> Policy {
 }
 
 type SharedBreaker = std::rc::Rc<std::cell::RefCell<Option<Breaker>>>;
+
+/// The planted bulkhead: calls in flight and the waiting calls, served last come, first served (the
+/// defect); a freed slot is handed to the call it goes to.
+#[derive(Default)]
+struct LastCome {
+    in_flight: u32,
+    queue: Vec<u32>,
+    handed: Vec<u32>,
+}
+
+/// Takes a slot of the policy's bulkhead (none: always): at once while one is free and nobody waits,
+/// else in the queue while it has room (until a slot is handed over), else rejected (`false`).
+async fn take_slot(
+    policy: &Policy,
+    slots: &std::rc::Rc<std::cell::RefCell<LastCome>>,
+    w: &AsyncWorld<'_>,
+    call: u32,
+) -> Result<bool, Abort> {
+    let Some(bulkhead) = policy.bulkhead else { return Ok(true) };
+    {
+        let mut slots = slots.borrow_mut();
+        if slots.in_flight < bulkhead.max_in_flight && slots.queue.is_empty() {
+            slots.in_flight += 1;
+            return Ok(true);
+        }
+        if slots.queue.len() >= bulkhead.queue_max as usize {
+            drop(slots);
+            w.with(|w| w.reject(Rejection::BulkheadFull))?;
+            return Ok(false);
+        }
+        slots.queue.push(call);
+    }
+    w.with(|w| w.record_queued())?;
+    std::future::poll_fn(|_| {
+        let mut slots = slots.borrow_mut();
+        match slots.handed.iter().position(|&handed| handed == call) {
+            Some(at) => {
+                slots.handed.swap_remove(at);
+                std::task::Poll::Ready(())
+            }
+            None => std::task::Poll::Pending,
+        }
+    })
+    .await;
+    Ok(true)
+}
+
+/// Gives a slot back: to the call that joined the queue last (the defect), else free.
+fn free_slot(policy: &Policy, slots: &std::rc::Rc<std::cell::RefCell<LastCome>>) {
+    if policy.bulkhead.is_none() {
+        return;
+    }
+    let mut slots = slots.borrow_mut();
+    match slots.queue.pop() {
+        Some(next) => slots.handed.push(next),
+        None => slots.in_flight -= 1,
+    }
+}
 
 /// One call: the breaker's admission (with the half-open defect), then one attempt.
 async fn serve(bug: LoadBug, policy: Policy, breaker: SharedBreaker, w: AsyncWorld<'_>) -> Result<CallResult, Abort> {
@@ -259,6 +341,13 @@ pub fn load_minimum(bug: LoadBug) -> Case<Policy> {
                 at_once(vec![Step::new(ns(2), Outcome::Ok)]),
             ];
             Case::new(Policy { circuit: Some(circuit), ..simplest }, Schedule::new(calls), 0)
+        }
+        // A bulkhead of one slot and two queue places: call 0 runs 1 ns, calls 1 and 2 wait in that order,
+        // and the freed slot goes to call 2.
+        LoadBug::BulkheadLastCome => {
+            let bulkhead = BulkheadContract::new(1, 2);
+            let calls = vec![at_once(vec![Step::new(ns(1), Outcome::Ok)]), at_once(vec![]), at_once(vec![])];
+            Case::new(Policy { bulkhead: Some(bulkhead), ..simplest }, Schedule::new(calls), 0)
         }
         // Cancelled 1 ns after it starts, the call's 2 ns attempt ends at 2 ns: one call, sequential.
         LoadBug::CancelledAttemptKeepsRunning => {

@@ -6,8 +6,8 @@ use super::circuit::Breaker;
 use super::policy::Policy;
 use crate::clock::ClockContract;
 use crate::contract::{
-    BudgetContract, BulkheadContract, Contract, Declared, DelayContract, JitterBounds, RateContract, RetryContract, TieRule,
-    TimingContract,
+    BudgetContract, BulkheadContract, Contract, Declared, DelayContract, JitterBounds, RateContract, RetryContract,
+    TieRule, TimingContract,
 };
 use crate::mechanisms::{AboveCap, InterruptTie, RetryAfterCombine};
 use crate::schedule::Outcome;

@@ -571,8 +571,7 @@ pub const RETURNED_ERR: EventKind = EventKind::CallEnd { result: CallResult::Err
 /// the refusal returned.
 pub fn refused_after_sleep() -> Run {
     let mut contract = promise(3, ms(10));
-    contract.limiter =
-        timelaw_core::Declared::Stated(timelaw_core::LimiterContract::token_bucket(1, ms(1000)));
+    contract.limiter = timelaw_core::Declared::Stated(timelaw_core::LimiterContract::token_bucket(1, ms(1000)));
     contract.retry.reports_last_result = true;
     let refused = EventKind::Rejected { reason: timelaw_core::Rejection::LimiterEmpty };
     let returned = EventKind::CallEnd { result: CallResult::Err(ErrorKind::LimiterEmpty) };

@@ -140,7 +140,9 @@ fn field_value(contract: &Contract, fields: &Value, path: &str) -> Value {
         ("budget.window", _, Some(_)) => Value::Null,
         ("budget.admits", _, Some(budget)) => Value::Bool(budget.admits),
         ("bulkhead.first_come", ..) => contract.bulkhead.stated().map_or(Value::Null, |b| Value::Bool(b.first_come)),
-        ("limiter.window", ..) => contract.limiter.stated().map_or(Value::Null, |l| value(serde_json::to_value(l.window))),
+        ("limiter.window", ..) => {
+            contract.limiter.stated().map_or(Value::Null, |l| value(serde_json::to_value(l.window)))
+        }
         _ => Value::Null,
     }
 }
