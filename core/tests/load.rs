@@ -1,10 +1,10 @@
-//! The reference interpreter under load: the bulkhead, the token-bucket limiter and half-open probes
+//! The reference interpreter under load: the bulkhead, the rate limiter (token bucket or fixed windows) and half-open probes
 //! admitted concurrently, on overlapping calls.
 
 use timelaw_core::reference::{Backoff, Policy, Reference};
 use timelaw_core::{
-    execute, BulkheadContract, CallScript, CircuitContract, EventKind, LimiterContract, Outcome, Schedule, Step,
-    VDuration,
+    execute, BulkheadContract, CallScript, CircuitContract, EventKind, LimiterContract, LimiterWindow, Outcome,
+    Schedule, Step, VDuration,
 };
 
 fn ms(millis: u64) -> VDuration {
@@ -170,6 +170,24 @@ fn the_limiter_admits_its_burst_then_one_dispatch_per_refill() {
             "9 c0 end Err(LimiterEmpty)",
         ],
     );
+}
+
+/// Fixed windows of two per 10 ms, each opened by a dispatch: 3 ms opens one (3 and 12 fill it, 12 is
+/// refused), 13 ms opens the next (13 and 13 fill it): four within 10 ms, as fixed windows allow.
+#[test]
+fn a_fixed_window_limiter_opens_its_window_at_a_dispatch() {
+    let fixed = LimiterContract { window: LimiterWindow::Fixed, ..LimiterContract::token_bucket(2, ms(10)) };
+    let limiter = Policy { limiter: Some(fixed), ..one_attempt() };
+    let at = |ms| call(ms, 0, Outcome::Ok);
+    let dispatched = |t: u64, c: u32| [format!("{t} c{c} attempt"), format!("{t} c{c} ok"), format!("{t} c{c} end Ok")];
+    let mut expect: Vec<String> = Vec::new();
+    expect.extend(dispatched(3, 0));
+    expect.extend(dispatched(12, 1));
+    expect.extend(["12 c2 rejected LimiterEmpty".to_owned(), "12 c2 end Err(LimiterEmpty)".to_owned()]);
+    expect.extend(dispatched(13, 3));
+    expect.extend(dispatched(13, 4));
+    let expect: Vec<&str> = expect.iter().map(String::as_str).collect();
+    check(&limiter, vec![at(3), at(12), at(12), at(13), at(13)], &expect);
 }
 
 fn breaker(half_open_probes: u32) -> Policy {

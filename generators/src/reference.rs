@@ -772,6 +772,13 @@ mod tests {
         assert!(policies.iter().any(|p| p.honor_retry_after && p.retry_after_policy.is_none()));
         assert!(policies.iter().any(|p| p.interrupt_tie == InterruptTie::CancellationFirst));
         assert!(policies.iter().any(|p| p.retry_elapsed_bound == LimitBound::Exclusive));
+        // The limiter only with overlapping calls: both its windows.
+        let loaded = refined.with_concurrency();
+        let limiters: Vec<LimiterContract> =
+            (0..2000).filter_map(|_| describe_policy(&mut rng, &loaded).limiter).collect();
+        for window in [LimiterWindow::TokenBucket, LimiterWindow::Fixed] {
+            assert!(limiters.iter().any(|l| l.window == window), "{window:?} never drawn");
+        }
         let circuits: Vec<CircuitContract> = policies.iter().filter_map(|p| p.circuit).collect();
         let drawn = |what: &str, kind: fn(&CircuitContract) -> bool| {
             assert!(circuits.iter().any(kind), "no breaker in {} has {what}", circuits.len());
