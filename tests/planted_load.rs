@@ -111,3 +111,25 @@ fn a_call_cancelled_before_the_breaker_settles_nothing() {
     }
     assert!(!verdict(&Reference, law, &case).is_violated());
 }
+
+/// A breaker whose docs say results count in the state they land in (`circuit.late_results =
+/// landing_state`): on the same case, the late success of call 0 closes the half-open breaker, and that
+/// close is due. The reference implements that reading and closes there too; the planted subject, which
+/// records late successes that way, is a correct subject of it.
+#[test]
+fn a_late_success_closes_a_breaker_that_records_results_where_they_land() {
+    use timelaw::core::{CircuitState, EventKind, LateResults};
+    let law = "circuit_probes_settle_as_declared";
+    let mut case = load_minimum(LoadBug::LateResultCloses);
+    case.config.circuit = case
+        .config
+        .circuit
+        .map(|circuit| timelaw::core::CircuitContract { late_results: LateResults::LandingState, ..circuit });
+    let close = EventKind::CircuitTransition { from: CircuitState::HalfOpen, to: CircuitState::Closed };
+    let reference = timelaw::eval::evaluate(&Reference, &case, Config::default().limits, false);
+    let closed_by = reference.trace.events.iter().find(|event| event.kind == close).map(|event| event.call);
+    assert_eq!(closed_by, Some(0), "the reference closes on call 0's late success");
+    for verdict in [verdict(&Reference, law, &case), verdict(&LoadPlanted(LoadBug::LateResultCloses), law, &case)] {
+        assert_eq!(verdict, Verdict::Holds);
+    }
+}

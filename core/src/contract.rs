@@ -10,7 +10,7 @@ use crate::clock::ClockContract;
 pub use crate::contract_declared::Declared;
 pub use crate::contract_load::{BulkheadContract, FixedWindow, HedgeContract, LimiterContract, LimiterWindow};
 use crate::mechanisms::{
-    CircuitPolicy, CooldownTie, InterruptTie, LimitBound, OpenShape, ProbeSettle, RetryAfterPolicy,
+    CircuitPolicy, CooldownTie, InterruptTie, LateResults, LimitBound, OpenShape, ProbeSettle, RetryAfterPolicy,
 };
 use crate::promise::{self, FloatFactor, Promised, Tolerance};
 use crate::time::VDuration;
@@ -299,6 +299,10 @@ pub struct CircuitContract {
     /// admits: that many probe successes close the breaker; `None`: `half_open_probes` of them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub closes_after: Option<u32>,
+    /// "A result counts in the state that admitted its call" (the default) or "in the state the breaker is
+    /// in when it lands": what a result landing after the breaker moved on does.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub late_results: LateResults,
 }
 
 impl CircuitContract {
@@ -317,6 +321,7 @@ impl CircuitContract {
         counts_cancellation: false,
         probe_settle: ProbeSettle::FailureReopens,
         closes_after: None,
+        late_results: LateResults::AdmittedState,
     };
 
     /// How many probe successes close the breaker: [`CircuitContract::closes_after`], else

@@ -86,8 +86,8 @@ pub use contract::{
 pub use float::{F32, F64};
 pub use heartbeat::Heartbeat;
 pub use mechanisms::{
-    AboveCap, CircuitPolicy, CooldownTie, InterruptTie, LimitBound, OpenShape, ProbeSettle, RetryAfterCombine,
-    RetryAfterPolicy, Unstated,
+    AboveCap, CircuitPolicy, CooldownTie, InterruptTie, LateResults, LimitBound, OpenShape, ProbeSettle,
+    RetryAfterCombine, RetryAfterPolicy, Unstated,
 };
 pub use promise::{FloatFactor, Promised, Tolerance};
 pub use rng::{mix, Randomness, RandomnessError, Scripted, SplitMix64};

@@ -150,6 +150,23 @@ pub enum ProbeSettle {
     ResultOrder,
 }
 
+/// Which state a call's result counts in when it lands after the breaker moved on from the state that
+/// admitted the call (a call admitted while closed that returns once the breaker opened and half-opened).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[serde(rename_all = "snake_case")]
+pub enum LateResults {
+    /// "A result counts in the state that admitted its call": a result landing in a later state is
+    /// dropped (half-open closes only on its own probes' successes). The reference's default.
+    #[default]
+    AdmittedState,
+    /// "Results are recorded in the state the breaker is in when they land" (breakers that record every
+    /// result at the call's end, whatever state admitted it): a late success counts toward closing a
+    /// half-open breaker, a late failure reopens it, and an open breaker ignores results. A late
+    /// cancellation that is not counted as a failure frees no probe slot (the call was no probe).
+    LandingState,
+}
+
 /// Whether an instant exactly at a limit is within it: "a retry may start at X" (inclusive) or "it stops
 /// once the elapsed time reaches X" (exclusive).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]

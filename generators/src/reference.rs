@@ -35,7 +35,7 @@
 use timelaw_core::reference::{Backoff, Jitter, Policy, Reference};
 use timelaw_core::{
     AboveCap, BudgetContract, BulkheadContract, CircuitContract, CircuitPolicy, CooldownTie, HedgeContract,
-    InterruptTie, LimitBound, LimiterContract, LimiterWindow, OpenShape, ProbeSettle, RetryAfterCombine,
+    InterruptTie, LateResults, LimitBound, LimiterContract, LimiterWindow, OpenShape, ProbeSettle, RetryAfterCombine,
     RetryAfterPolicy, RetryOn, VDuration,
 };
 
@@ -164,13 +164,18 @@ fn circuit_refinements<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> impl Fn
         if swarm.concurrency && c.maybe(1, 2) { ProbeSettle::ResultOrder } else { ProbeSettle::FailureReopens };
     // A close count apart from the probe budget, at most that budget (resolved against the drawn breaker).
     let closes_after = c.maybe(1, 3).then(|| c.pick(3) as u32);
+    // Drawn last, so every refinement above keeps its answers; late results only land with overlapping calls.
+    let late_results =
+        if swarm.concurrency && c.maybe(1, 2) { LateResults::LandingState } else { LateResults::AdmittedState };
     move |circuit: CircuitContract| {
         let closes_after = closes_after.map(|answer| 1 + answer % circuit.half_open_probes.max(1));
         let open_shape = growth.map_or(OpenShape::Constant, |(factor_milli, headroom)| OpenShape::Exponential {
             factor_milli,
             max: circuit.open_for.saturating_add(headroom),
         });
-        CircuitContract { policy, open_shape, cooldown_tie, counts_cancellation, probe_settle, closes_after, ..circuit }
+        let refined =
+            CircuitContract { policy, open_shape, cooldown_tie, counts_cancellation, probe_settle, ..circuit };
+        CircuitContract { closes_after, late_results, ..refined }
     }
 }
 
@@ -510,7 +515,17 @@ fn plain_circuit(c: CircuitContract) -> CircuitContract {
     let plain = CircuitContract::DEFAULT;
     let (policy, open_shape, cooldown_tie) = (plain.policy, plain.open_shape, plain.cooldown_tie);
     let (counts_cancellation, probe_settle) = (plain.counts_cancellation, plain.probe_settle);
-    CircuitContract { policy, open_shape, cooldown_tie, counts_cancellation, probe_settle, closes_after: None, ..c }
+    let late_results = plain.late_results;
+    CircuitContract {
+        policy,
+        open_shape,
+        cooldown_tie,
+        counts_cancellation,
+        probe_settle,
+        closes_after: None,
+        late_results,
+        ..c
+    }
 }
 
 /// A window of at most half, one minimum call, one probe.
@@ -790,6 +805,9 @@ mod tests {
         drawn("cancellation counted", |c| c.counts_cancellation);
         drawn("the plain count window", CircuitContract::is_plain_count_window);
         drawn("a close count below the probe budget", |c| c.closes_after.is_some_and(|n| n < c.half_open_probes));
+        let loaded: Vec<CircuitContract> =
+            (0..2000).filter_map(|_| describe_policy(&mut rng, &refined.with_concurrency()).circuit).collect();
+        assert!(loaded.iter().any(|c| c.late_results == LateResults::LandingState), "late results never land");
         let off = Swarm { refinements: false, ..Swarm::everything() };
         let mut with = timelaw_core::SplitMix64::new(5);
         for _ in 0..500 {

@@ -51,6 +51,7 @@ fn field_paths() -> Vec<String> {
             counts_cancellation: true,
             probe_settle: ProbeSettle::ResultOrder,
             closes_after: Some(1),
+            late_results: timelaw_core::LateResults::LandingState,
             ..CircuitContract::DEFAULT
         }),
         budget: Declared::Stated(BudgetContract {

@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 
 use crate::contract::CircuitContract;
-use crate::mechanisms::{CircuitPolicy, CooldownTie, ProbeSettle};
+use crate::mechanisms::{CircuitPolicy, CooldownTie, LateResults, ProbeSettle};
 use crate::time::VInstant;
 use crate::trace::{CallResult, CircuitState, ErrorKind};
 use crate::world::{Abort, World};
@@ -97,7 +97,8 @@ impl Breaker {
     }
 
     /// [`Breaker::record`] for calls that overlap. A result counts in the state its call was admitted in;
-    /// once the breaker moved on (opened, half-opened, closed) it is dropped, except a failed probe landing
+    /// once the breaker moved on (opened, half-opened, closed) it is dropped (or, with
+    /// [`LateResults::LandingState`], recorded in the state it lands in), except a failed probe landing
     /// at the very instant its half-open period closed, which reopens the breaker by the contract's
     /// `probe_settle` `FailureReopens` (only possible when `closes_after` is below `half_open_probes`: a
     /// probe holds its slot until its result, so otherwise no probe is left to land).
@@ -109,13 +110,25 @@ impl Breaker {
             return self.record(world, result);
         }
         let settles = self.params.probe_settle == ProbeSettle::FailureReopens;
-        let Some((closed_at, probes_epoch, openings)) = self.closed_by_probes else { return Ok(()) };
-        let closed_just_now = self.state == CircuitState::Closed && closed_at == world.now();
-        if settles && closed_just_now && probes_epoch == ticket.epoch && self.is_failure(result) {
-            self.openings = openings;
-            return self.open(world);
+        if let Some((closed_at, probes_epoch, openings)) = self.closed_by_probes {
+            let closed_just_now = self.state == CircuitState::Closed && closed_at == world.now();
+            if settles && closed_just_now && probes_epoch == ticket.epoch && self.is_failure(result) {
+                self.openings = openings;
+                return self.open(world);
+            }
         }
-        Ok(())
+        self.record_late(world, result)
+    }
+
+    /// A result landing after the state that admitted its call is over: dropped, or with
+    /// [`LateResults::LandingState`] recorded in the state it lands in (a cancellation not counted as a
+    /// failure frees no probe slot: the call was no probe of this state).
+    fn record_late(&mut self, world: &mut World<'_>, result: CallResult) -> Result<(), Abort> {
+        let uncounted = result == CallResult::Err(ErrorKind::Cancelled) && !self.params.counts_cancellation;
+        if self.params.late_results == LateResults::AdmittedState || uncounted {
+            return Ok(());
+        }
+        self.record(world, result)
     }
 
     /// `true` for a result that counts as a failure.
@@ -153,7 +166,8 @@ impl Breaker {
                 Ok(())
             }
             // A sequential breaker never records while open (an open breaker admits no call); overlapping
-            // calls go through `record_ticket`, which drops results of an earlier state.
+            // calls go through `record_ticket`, which drops results of an earlier state or (landing-state
+            // late results) records them here, where an open breaker ignores them.
             CircuitState::Open => Ok(()),
         }
     }

@@ -46,8 +46,8 @@
 use std::collections::VecDeque;
 
 use timelaw_core::{
-    CallResult, CircuitContract, CircuitPolicy, Contract, CooldownTie, ErrorKind, Event, EventKind, OpenShape,
-    ProbeSettle, Rejection, VDuration, VInstant,
+    CallResult, CircuitContract, CircuitPolicy, Contract, CooldownTie, ErrorKind, Event, EventKind, LateResults,
+    OpenShape, ProbeSettle, Rejection, VDuration, VInstant,
 };
 
 /// What a contract states about its breaker: the parameters and how they are read.
@@ -230,18 +230,25 @@ impl BreakerModel {
     }
 
     /// Records the result of a call admitted in state `epoch` that returned at `at`, for calls that
-    /// overlap: a result from an earlier state is ignored, except a failed probe landing at the instant
-    /// concurrent successes closed the breaker, which reopens it by [`ProbeSettle::FailureReopens`].
+    /// overlap: a result from an earlier state is ignored (with [`LateResults::LandingState`], recorded in
+    /// the state it lands in, a cancellation not counted as a failure freeing no probe slot), except a
+    /// failed probe landing at the instant concurrent successes closed the breaker, which reopens it by
+    /// [`ProbeSettle::FailureReopens`].
     pub fn record_admitted(&mut self, result: CallResult, at: VInstant, epoch: u32) {
         if epoch == self.epoch {
             return self.record(result, at);
         }
         let settles = self.spec.params.probe_settle == ProbeSettle::FailureReopens;
-        let Some((closed_at, probes_epoch, openings)) = self.closed_by_probes else { return };
-        let closed_just_now = self.phase == Phase::Closed { after_probes: true } && closed_at == at;
-        if settles && closed_just_now && probes_epoch == epoch && self.is_failure(result) {
-            self.openings = openings;
-            self.open(at);
+        if let Some((closed_at, probes_epoch, openings)) = self.closed_by_probes {
+            let closed_just_now = self.phase == Phase::Closed { after_probes: true } && closed_at == at;
+            if settles && closed_just_now && probes_epoch == epoch && self.is_failure(result) {
+                self.openings = openings;
+                return self.open(at);
+            }
+        }
+        let uncounted = result == CallResult::Err(ErrorKind::Cancelled) && !self.spec.counts_cancellation;
+        if self.spec.params.late_results == LateResults::LandingState && !uncounted {
+            self.record(result, at);
         }
     }
 
