@@ -243,50 +243,30 @@ fn bulkhead_queue_first_come() {
     // Nobody waited: nothing to judge.
     check(id, first_come(2, 1), &limited(&[(0, true), (0, true)]), Expect::Vacuous);
 
+    // One slot: call 0 runs while call 1 waits; call 0 returns at 5ms; then `rest`.
+    let waiting_then = |rest: &[(u64, u32, u32, EventKind)]| {
+        let mut events = vec![
+            (0, 0, 0, START),
+            (0, 0, 1, ATTEMPT),
+            (0, 1, 0, START),
+            (0, 1, 0, EventKind::Queued),
+            (5, 0, 1, SUCCEEDED),
+            (5, 0, 0, RETURNED_OK),
+        ];
+        events.extend_from_slice(rest);
+        hand_built(&events)
+    };
     // A newcomer that arrives while call 1 waits and dispatches before it jumps the queue (barging).
-    let barging = hand_built(&[
-        (0, 0, 0, START),
-        (0, 0, 1, ATTEMPT),
-        (0, 1, 0, START),
-        (0, 1, 0, EventKind::Queued),
-        (5, 0, 1, SUCCEEDED),
-        (5, 0, 0, RETURNED_OK),
-        (5, 2, 0, START),
-        (5, 2, 1, ATTEMPT),
-        (6, 2, 1, SUCCEEDED),
-        (6, 2, 0, RETURNED_OK),
-        (6, 1, 1, ATTEMPT),
-        (7, 1, 1, SUCCEEDED),
-        (7, 1, 0, RETURNED_OK),
-    ]);
-    check(id, first_come(1, 1), &barging, Expect::At(7));
+    let newcomer = [(5, 2, 0, START), (5, 2, 1, ATTEMPT), (6, 2, 1, SUCCEEDED), (6, 2, 0, RETURNED_OK)];
+    let served = [(6, 1, 1, ATTEMPT), (7, 1, 1, SUCCEEDED), (7, 1, 0, RETURNED_OK)];
+    check(id, first_come(1, 1), &waiting_then(&[&newcomer[..], &served[..]].concat()), Expect::At(7));
     // A call that gave up waiting (its next action is its return) is not compared: the newcomer may
     // take the slot it no longer waits for.
-    let gave_up = hand_built(&[
-        (0, 0, 0, START),
-        (0, 0, 1, ATTEMPT),
-        (0, 1, 0, START),
-        (0, 1, 0, EventKind::Queued),
-        (5, 0, 1, SUCCEEDED),
-        (5, 0, 0, RETURNED_OK),
-        (5, 2, 0, START),
-        (5, 2, 1, ATTEMPT),
-        (6, 2, 1, SUCCEEDED),
-        (6, 2, 0, RETURNED_OK),
-        (6, 1, 0, EventKind::CallEnd { result: CallResult::Err(ErrorKind::DeadlineExceeded) }),
-    ]);
-    check(id, first_come(1, 1), &gave_up, Expect::Vacuous);
+    let gave_up = (6, 1, 0, EventKind::CallEnd { result: CallResult::Err(ErrorKind::DeadlineExceeded) });
+    check(id, first_come(1, 1), &waiting_then(&[&newcomer[..], &[gave_up]].concat()), Expect::Vacuous);
     // A queued call refused by another mechanism once it left the queue still took its slot in turn.
-    let refused_in_turn = hand_built(&[
-        (0, 0, 0, START),
-        (0, 0, 1, ATTEMPT),
-        (0, 1, 0, START),
-        (0, 1, 0, EventKind::Queued),
-        (5, 0, 1, SUCCEEDED),
-        (5, 0, 0, RETURNED_OK),
-        (5, 1, 0, EMPTY),
-        (5, 1, 0, EventKind::CallEnd { result: CallResult::Err(ErrorKind::LimiterEmpty) }),
-    ]);
+    let refused = (5, 1, 0, EventKind::CallEnd { result: CallResult::Err(ErrorKind::LimiterEmpty) });
+    let refused_in_turn = waiting_then(&[(5, 1, 0, EMPTY), refused]);
     check(id, first_come(1, 1), &refused_in_turn, Expect::Holds);
     // A wall-clock jump tagged with the waiting call is not its leaving the queue.
     let mut jumped: Vec<_> =
