@@ -200,3 +200,47 @@ fn breaker_laws_judge_overlapping_calls_when_they_are_decided() {
         assert!(!verdict.is_violated(), "{id}: {verdict}\n{}", Listing(&run.trace));
     }
 }
+
+/// A half-open breaker with one probe slot, freed by a cancelled probe; calls 2 and 3 arrive together and
+/// call 3, which records nothing of its own until its result reopens the breaker, takes the slot first:
+/// call 2 is refused. `call_3_first` places call 3's start before call 2's refusal; `refuse_3` has call 3
+/// refused as well.
+fn freed_slot_race(call_3_first: bool, refuse_3: bool) -> timelaw_core::Trace {
+    use timelaw_core::{CallResult, CircuitState::*, ErrorKind, EventKind};
+    let transition = |from, to| EventKind::CircuitTransition { from, to };
+    let returned = |error| EventKind::CallEnd { result: CallResult::Err(error) };
+    let rejected = EventKind::Rejected { reason: timelaw_core::Rejection::CircuitOpen };
+    let mut events = vec![
+        (0, 0, 0, START),
+        (0, 0, 0, transition(Closed, Open)),
+        (0, 0, 0, returned(ErrorKind::DeadlineExceeded)),
+        (1, 1, 0, START),
+        (1, 1, 0, transition(Open, HalfOpen)),
+        (1, 1, 0, returned(ErrorKind::Cancelled)),
+        (2, 2, 0, START),
+        (2, 2, 0, rejected),
+        (2, 2, 0, returned(ErrorKind::CircuitOpen)),
+    ];
+    let call_3: Vec<_> = if refuse_3 {
+        vec![(2, 3, 0, rejected), (2, 3, 0, returned(ErrorKind::CircuitOpen))]
+    } else {
+        vec![(2, 3, 0, transition(HalfOpen, Open)), (2, 3, 0, returned(ErrorKind::DeadlineExceeded))]
+    };
+    events.insert(if call_3_first { 7 } else { 9 }, (2, 3, 0, START));
+    events.extend(call_3);
+    hand_built(&events)
+}
+
+#[test]
+fn a_refusal_beside_a_call_that_may_have_taken_the_slot_first_is_judged_in_that_order() {
+    let contract =
+        timelaw_core::Contract { circuit: timelaw_core::Declared::Stated(breaker(1, 0, 1)), ..Default::default() };
+    let judge = |trace| observed(contract.clone(), calls(&[&[OK], &[OK], &[OK], &[OK]]), trace);
+    let id = ids::CIRCUIT_PROBE_SLOT_FREED;
+    // Call 3 had started and may have passed the breaker before call 2 asked: the refusal is explained.
+    check(id, judge(freed_slot_race(true, false)), Expect::Holds);
+    // Call 3 started only after the refusal: the freed slot was free when call 2 asked.
+    check(id, judge(freed_slot_race(false, false)), Expect::At(7));
+    // Both refused: no order explains refusing call 2 with the slot free.
+    check(id, judge(freed_slot_race(true, true)), Expect::At(8));
+}

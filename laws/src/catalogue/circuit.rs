@@ -67,47 +67,109 @@ fn shows_decision(kind: &EventKind) -> bool {
 
 /// [`replay_breaker`] over overlapping calls: each call's facts from the trace regrouped by call, then
 /// the starts and ends of all calls walked in trace order.
+///
+/// A call's admission is placed at its first event of its own ([`decided_at`]), the latest point it
+/// could have been decided: a call that shows nothing of its own may have passed the breaker's door in
+/// any poll since its start. So where the subject refuses a call the model would admit, the calls that
+/// had started, had not yet shown their decision and that the subject admitted are admitted first, one
+/// at a time in trace order, until the model refuses too or none is left: the subject may have decided
+/// them first (a refusal beside such a call is judged in the order that explains it, if one does).
 fn replay_interleaved(
     observation: &Observation<'_>,
     mut model: BreakerModel,
     mut judge: impl FnMut(&CallFacts, Admission, Phase) -> Option<Verdict>,
 ) -> Verdict {
     let grouped = grouped_by_call(observation.trace);
-    let calls: Vec<((u32, VInstant), CallFacts)> =
-        per_call(&grouped.events).map(|call| (decided_at(call), CallFacts::of(call))).collect();
+    let calls: Vec<InterleavedCall> = per_call(&grouped.events)
+        .map(|call| InterleavedCall { started: call[0].seq, decided: decided_at(call), facts: CallFacts::of(call) })
+        .collect();
     // (seq, is the end, call index): the admissions and ends in trace order.
     let mut moments: Vec<(u32, bool, usize)> = Vec::with_capacity(calls.len() * 2);
-    for (index, (first, facts)) in calls.iter().enumerate() {
-        if facts.never_reached_breaker() {
+    for (index, call) in calls.iter().enumerate() {
+        if call.facts.never_reached_breaker() {
             continue;
         }
-        moments.push((first.0, false, index));
-        if let Some((end, _, _)) = facts.end {
+        moments.push((call.decided.0, false, index));
+        if let Some((end, _, _)) = call.facts.end {
             moments.push((end, true, index));
         }
     }
     moments.sort_unstable();
-    let mut admitted = vec![(Admission::Open, 0_u32); calls.len()];
+    let mut admitted: Vec<Option<(Admission, u32)>> = vec![None; calls.len()];
     let mut verdict = Verdict::Vacuous;
-    for (_, is_end, index) in moments {
-        let facts = &calls[index].1;
+    for (position, &(_, is_end, index)) in moments.iter().enumerate() {
+        let facts = &calls[index].facts;
         if is_end {
-            if let (Admission::Admit { .. }, Some((at, result))) = (admitted[index].0, facts.breaker_result()) {
-                model.record_admitted(result, at, admitted[index].1);
+            if let (Some((Admission::Admit { .. }, epoch)), Some((at, result))) =
+                (admitted[index], facts.breaker_result())
+            {
+                model.record_admitted(result, at, epoch);
             }
             continue;
         }
-        let before = model.phase();
-        let admission = model.admit(calls[index].0 .1);
-        admitted[index] = (admission, model.epoch());
-        if let Some(call_verdict) = judge(facts, admission, before) {
-            verdict = verdict.merge(call_verdict);
-            if verdict.is_violated() {
-                return verdict;
+        if admitted[index].is_some() {
+            continue; // Admitted earlier, before a refusal it explains.
+        }
+        let mut order = vec![index];
+        if facts.rejected() {
+            order = admitted_first(&calls, &moments[position..], &admitted, &model, index);
+        }
+        for each in order {
+            let before = model.phase();
+            let admission = model.admit(calls[index].decided.1);
+            admitted[each] = Some((admission, model.epoch()));
+            if let Some(call_verdict) = judge(&calls[each].facts, admission, before) {
+                verdict = verdict.merge(call_verdict);
+                if verdict.is_violated() {
+                    return verdict;
+                }
             }
         }
     }
     verdict
+}
+
+/// One call of an interleaved trace as the breaker replay sees it.
+struct InterleavedCall {
+    /// The sequence number of its `CallStart`.
+    started: u32,
+    /// Where its admission was decided at the latest ([`decided_at`]).
+    decided: (u32, VInstant),
+    /// What it did.
+    facts: CallFacts,
+}
+
+/// The order in which to admit the refused call `refused` and the calls that may have passed the breaker
+/// before it: of the calls still to be admitted (`ahead`, the moments from the refusal on), those that
+/// started before the refusal and that the subject admitted, taken in trace order while the model (a
+/// copy, admitting them at the refusal's instant) would still admit `refused`; none when even all of
+/// them leave the model admitting it. Ends with `refused`.
+fn admitted_first(
+    calls: &[InterleavedCall],
+    ahead: &[(u32, bool, usize)],
+    admitted: &[Option<(Admission, u32)>],
+    model: &BreakerModel,
+    refused: usize,
+) -> Vec<usize> {
+    let (decided, at) = calls[refused].decided;
+    let mut trial = model.clone();
+    let mut order = Vec::new();
+    for &(_, is_end, index) in ahead {
+        if !trial.clone().admit(at).is_admitted() {
+            break;
+        }
+        let call = &calls[index];
+        if is_end || index == refused || admitted[index].is_some() || call.started > decided || call.facts.rejected() {
+            continue;
+        }
+        trial.admit(at);
+        order.push(index);
+    }
+    if trial.admit(at).is_admitted() {
+        order.clear(); // No order explains the refusal: judged where it stands.
+    }
+    order.push(refused);
+    order
 }
 
 /// `circuit_open_rejects_without_dispatch`: while the breaker is open (before its cooldown ends), a call
