@@ -235,7 +235,7 @@ fn freed_slot_race(call_3_first: bool, refuse_3: bool) -> timelaw_core::Trace {
 fn a_refusal_beside_a_call_that_may_have_taken_the_slot_first_is_judged_in_that_order() {
     let contract =
         timelaw_core::Contract { circuit: timelaw_core::Declared::Stated(breaker(1, 0, 1)), ..Default::default() };
-    let judge = |trace| observed(contract.clone(), calls(&[&[OK], &[OK], &[OK], &[OK]]), trace);
+    let judge = |trace| observed(contract, calls(&[&[OK], &[OK], &[OK], &[OK]]), trace);
     let id = ids::CIRCUIT_PROBE_SLOT_FREED;
     // Call 3 had started and may have passed the breaker before call 2 asked: the refusal is explained.
     check(id, judge(freed_slot_race(true, false)), Expect::Holds);
