@@ -76,7 +76,24 @@ pub fn portable_path(file: &str) -> String {
     if let Some(rest) = file.strip_prefix("/rustc/") {
         return rest.split_once('/').map_or(rest, |(_, path)| path).to_owned();
     }
-    file
+    lexically_normal(&file)
+}
+
+/// `file` without `.` segments and with each `name/..` pair resolved, as written (no file system access):
+/// a module included by `#[path = "../common/mod.rs"]` names its file `tests/suite/../common/x.rs`, which
+/// is `tests/common/x.rs` from every test target. A leading `..` is kept.
+fn lexically_normal(file: &str) -> String {
+    let mut kept: Vec<&str> = Vec::new();
+    for segment in file.split('/') {
+        match segment {
+            "." => {}
+            ".." if kept.last().is_some_and(|last| !last.is_empty() && *last != "..") => {
+                kept.pop();
+            }
+            _ => kept.push(segment),
+        }
+    }
+    kept.join("/")
 }
 
 #[cfg(test)]
@@ -100,7 +117,10 @@ mod tests {
         );
         check("/home/me/.cargo/git/checkouts/tower-abc123/4f2e1d0/tower/src/hedge/mod.rs", "tower/src/hedge/mod.rs");
         check("/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/core/src/time.rs", "library/core/src/time.rs");
-        check("tests/evasion.rs", "tests/evasion.rs");
+        check("tests/suite/evasion.rs", "tests/suite/evasion.rs");
+        check("tests/suite/../common/planted_clocks.rs", "tests/common/planted_clocks.rs");
+        check("./src/../../lib.rs", "../lib.rs");
+        check("/abs/./a/../b.rs", "/abs/b.rs");
     }
 
     #[test]

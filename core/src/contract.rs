@@ -10,7 +10,8 @@ use crate::clock::ClockContract;
 pub use crate::contract_declared::Declared;
 pub use crate::contract_load::{BulkheadContract, FixedWindow, HedgeContract, LimiterContract, LimiterWindow};
 use crate::mechanisms::{
-    CircuitPolicy, CooldownTie, InterruptTie, LateResults, LimitBound, OpenShape, ProbeSettle, RetryAfterPolicy,
+    CircuitPolicy, CooldownTie, HalfOpenEntry, InterruptTie, LateResults, LimitBound, OpenShape, ProbeSettle,
+    RetryAfterPolicy,
 };
 use crate::promise::{self, FloatFactor, Promised, Tolerance};
 use crate::time::VDuration;
@@ -303,6 +304,11 @@ pub struct CircuitContract {
     /// in when it lands": what a result landing after the breaker moved on does.
     #[serde(default, skip_serializing_if = "is_default")]
     pub late_results: LateResults,
+    /// "The next call after the open period is a probe" (the default: half-open entered when a call asks)
+    /// or "after `open_for` it is half-open" (entered when the period ends): where a late result landing
+    /// after the period counts, with `late_results = landing_state`.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub half_open_entry: HalfOpenEntry,
 }
 
 impl CircuitContract {
@@ -322,6 +328,7 @@ impl CircuitContract {
         probe_settle: ProbeSettle::FailureReopens,
         closes_after: None,
         late_results: LateResults::AdmittedState,
+        half_open_entry: HalfOpenEntry::OnRequest,
     };
 
     /// How many probe successes close the breaker: [`CircuitContract::closes_after`], else

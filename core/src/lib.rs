@@ -86,7 +86,7 @@ pub use contract::{
 pub use float::{F32, F64};
 pub use heartbeat::Heartbeat;
 pub use mechanisms::{
-    AboveCap, CircuitPolicy, CooldownTie, InterruptTie, LateResults, LimitBound, OpenShape, ProbeSettle,
+    AboveCap, CircuitPolicy, CooldownTie, HalfOpenEntry, InterruptTie, LateResults, LimitBound, OpenShape, ProbeSettle,
     RetryAfterCombine, RetryAfterPolicy, Unstated,
 };
 pub use promise::{FloatFactor, Promised, Tolerance};

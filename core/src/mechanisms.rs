@@ -167,6 +167,24 @@ pub enum LateResults {
     LandingState,
 }
 
+/// When an open breaker turns half-open: when the next call asks (lazily), or as soon as its open period
+/// ends (on time). The two differ only for a result that lands after the period ended and before a call
+/// asked, and only where such a result counts ([`LateResults::LandingState`]): on time, it is recorded in
+/// half-open (a success counts toward closing, a failure reopens); lazily, the breaker is still open and
+/// ignores it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[serde(rename_all = "snake_case")]
+pub enum HalfOpenEntry {
+    /// "After the open period, the next call is let through as a probe": the breaker turns half-open
+    /// when a call asks for admission. The reference's default.
+    #[default]
+    OnRequest,
+    /// "After `open_for` the breaker is half-open": it turns half-open when the period ends (by the
+    /// cooldown tie), whatever asks first, a late result included.
+    OnTime,
+}
+
 /// Whether an instant exactly at a limit is within it: "a retry may start at X" (inclusive) or "it stops
 /// once the elapsed time reaches X" (exclusive).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]

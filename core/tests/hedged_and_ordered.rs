@@ -228,7 +228,7 @@ fn ordered_calls_enter_the_bulkhead_in_input_order() {
 }
 
 /// A case found by fuzzing under load (`cases/gave_up_in_the_queue.json`, which the facade's
-/// `tests/reference_load.rs` also judges by the whole catalogue).
+/// `tests/suite/reference_load.rs` also judges by the whole catalogue).
 const GAVE_UP_IN_THE_QUEUE: &str = include_str!("cases/gave_up_in_the_queue.json");
 
 #[test]

@@ -34,9 +34,9 @@
 
 use timelaw_core::reference::{Backoff, Jitter, Policy, Reference};
 use timelaw_core::{
-    AboveCap, BudgetContract, BulkheadContract, CircuitContract, CircuitPolicy, CooldownTie, HedgeContract,
-    InterruptTie, LateResults, LimitBound, LimiterContract, LimiterWindow, OpenShape, ProbeSettle, RetryAfterCombine,
-    RetryAfterPolicy, RetryOn, VDuration,
+    AboveCap, BudgetContract, BulkheadContract, CircuitContract, CircuitPolicy, CooldownTie, HalfOpenEntry,
+    HedgeContract, InterruptTie, LateResults, LimitBound, LimiterContract, LimiterWindow, OpenShape, ProbeSettle,
+    RetryAfterCombine, RetryAfterPolicy, RetryOn, VDuration,
 };
 
 use crate::choice::{optional, scaled_duration, Choices};
@@ -167,6 +167,9 @@ fn circuit_refinements<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> impl Fn
     // Drawn last, so every refinement above keeps its answers; late results only land with overlapping calls.
     let late_results =
         if swarm.concurrency && c.maybe(1, 2) { LateResults::LandingState } else { LateResults::AdmittedState };
+    // When it turns half-open shows only through late results that count: drawn only then, after them.
+    let on_time = late_results == LateResults::LandingState && c.maybe(1, 2);
+    let half_open_entry = if on_time { HalfOpenEntry::OnTime } else { HalfOpenEntry::OnRequest };
     move |circuit: CircuitContract| {
         let closes_after = closes_after.map(|answer| 1 + answer % circuit.half_open_probes.max(1));
         let open_shape = growth.map_or(OpenShape::Constant, |(factor_milli, headroom)| OpenShape::Exponential {
@@ -175,7 +178,7 @@ fn circuit_refinements<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> impl Fn
         });
         let refined =
             CircuitContract { policy, open_shape, cooldown_tie, counts_cancellation, probe_settle, ..circuit };
-        CircuitContract { closes_after, late_results, ..refined }
+        CircuitContract { closes_after, late_results, half_open_entry, ..refined }
     }
 }
 
@@ -515,7 +518,7 @@ fn plain_circuit(c: CircuitContract) -> CircuitContract {
     let plain = CircuitContract::DEFAULT;
     let (policy, open_shape, cooldown_tie) = (plain.policy, plain.open_shape, plain.cooldown_tie);
     let (counts_cancellation, probe_settle) = (plain.counts_cancellation, plain.probe_settle);
-    let late_results = plain.late_results;
+    let (late_results, half_open_entry) = (plain.late_results, plain.half_open_entry);
     CircuitContract {
         policy,
         open_shape,
@@ -524,6 +527,7 @@ fn plain_circuit(c: CircuitContract) -> CircuitContract {
         probe_settle,
         closes_after: None,
         late_results,
+        half_open_entry,
         ..c
     }
 }
@@ -808,6 +812,7 @@ mod tests {
         let loaded: Vec<CircuitContract> =
             (0..2000).filter_map(|_| describe_policy(&mut rng, &refined.with_concurrency()).circuit).collect();
         assert!(loaded.iter().any(|c| c.late_results == LateResults::LandingState), "late results never land");
+        assert!(loaded.iter().any(|c| c.half_open_entry == HalfOpenEntry::OnTime), "half-open never on time");
         let off = Swarm { refinements: false, ..Swarm::everything() };
         let mut with = timelaw_core::SplitMix64::new(5);
         for _ in 0..500 {

@@ -17,8 +17,8 @@
 
 use timelaw_core::reference::{Backoff, Jitter, Policy};
 use timelaw_core::{
-    AboveCap, BudgetContract, CircuitContract, CircuitPolicy, CooldownTie, InterruptTie, LateResults, LimitBound,
-    LimiterWindow, OpenShape, ProbeSettle, RetryAfterCombine, RetryAfterPolicy,
+    AboveCap, BudgetContract, CircuitContract, CircuitPolicy, CooldownTie, HalfOpenEntry, InterruptTie, LateResults,
+    LimitBound, LimiterWindow, OpenShape, ProbeSettle, RetryAfterCombine, RetryAfterPolicy,
 };
 
 /// The rank of `policy` (see the module docs).
@@ -67,7 +67,7 @@ pub fn policy_rank(policy: &Policy) -> Vec<u64> {
 
 /// A breaker's refinements, each default first: when it opens (and its threshold or time window), the
 /// open shape (and its factor and cap), the cooldown tie, cancellation counting, how probes settle, the
-/// close count, late results.
+/// close count, late results, when it turns half-open.
 fn refinements_rank(circuit: CircuitContract) -> Vec<u64> {
     let (policy, parameter) = match circuit.policy {
         CircuitPolicy::CountWindow => (0, 0),
@@ -82,8 +82,9 @@ fn refinements_rank(circuit: CircuitContract) -> Vec<u64> {
     let settle = u64::from(circuit.probe_settle == ProbeSettle::ResultOrder);
     let closes_after = circuit.closes_after.map_or(0, |successes| u64::from(successes).saturating_add(1));
     let late = u64::from(circuit.late_results == LateResults::LandingState);
+    let on_time = u64::from(circuit.half_open_entry == HalfOpenEntry::OnTime);
     let cancellation = u64::from(circuit.counts_cancellation);
-    vec![policy, parameter, shape, factor_milli, max, tie, cancellation, settle, closes_after, late]
+    vec![policy, parameter, shape, factor_milli, max, tie, cancellation, settle, closes_after, late, on_time]
 }
 
 fn retry_after_rank(policy: RetryAfterPolicy) -> Vec<u64> {

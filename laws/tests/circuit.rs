@@ -244,3 +244,59 @@ fn a_refusal_beside_a_call_that_may_have_taken_the_slot_first_is_judged_in_that_
     // Both refused: no order explains refusing call 2 with the slot free.
     check(id, judge(freed_slot_race(true, true)), Expect::At(8));
 }
+
+/// A breaker that opens on two failures of two and records late results where they land, half-open
+/// `entry`: call 0 runs 15 ns and succeeds after calls 1 and 2 opened the breaker for 10 ns; call 3 fails
+/// at 20 ns and call 4 asks at 21 ns. On time the breaker is half-open when call 0's success lands
+/// and closes on it, so call 3's failure leaves it closed; lazily it is still open then and ignores the
+/// success, call 3 is a probe that reopens it, and call 4 is refused.
+fn late_success_after_the_period(entry: timelaw_core::HalfOpenEntry) -> (CircuitContract, Schedule) {
+    let circuit = CircuitContract {
+        window: 2,
+        min_calls: 2,
+        failure_percent: 100,
+        open_for: VDuration::from_nanos(10),
+        late_results: timelaw_core::LateResults::LandingState,
+        half_open_entry: entry,
+        ..CircuitContract::DEFAULT
+    };
+    let call = |arrival_ns: u64, step: Step| CallScript {
+        arrival: Some(VDuration::from_nanos(arrival_ns)),
+        ..CallScript::new(vec![step])
+    };
+    let calls = vec![
+        call(0, Step::new(VDuration::from_nanos(15), OK)),
+        call(0, Step::instant(T)),
+        call(0, Step::instant(T)),
+        call(20, Step::instant(T)),
+        call(21, Step::instant(OK)),
+    ];
+    (circuit, Schedule::new(calls))
+}
+
+#[test]
+fn half_open_entered_on_time_or_on_request_is_judged_as_stated() {
+    use timelaw_core::{CircuitState, EventKind, HalfOpenEntry};
+    let close = EventKind::CircuitTransition { from: CircuitState::HalfOpen, to: CircuitState::Closed };
+    let catalogue = timelaw_laws::Catalogue::standard();
+    let violated = |run: &Run| -> Vec<&str> {
+        catalogue.iter().filter(|law| law.judge(&run.observation()).is_violated()).map(|law| law.id).collect()
+    };
+    for entry in [HalfOpenEntry::OnTime, HalfOpenEntry::OnRequest] {
+        let (circuit, schedule) = late_success_after_the_period(entry);
+        let run = reference(policy(circuit), schedule);
+        let closed_by_call_0 = run.trace.events.iter().any(|event| event.kind == close && event.call == 0);
+        assert_eq!(closed_by_call_0, entry == HalfOpenEntry::OnTime, "{entry:?}\n{}", Listing(&run.trace));
+        assert_eq!(violated(&run), Vec::<&str>::new(), "{entry:?}\n{}", Listing(&run.trace));
+    }
+    // Each reading stated for a breaker of the other is a violation.
+    let (on_time, schedule) = late_success_after_the_period(HalfOpenEntry::OnTime);
+    let (lazy, _) = late_success_after_the_period(HalfOpenEntry::OnRequest);
+    let claims_on_time = misdeclared(lazy, on_time, schedule.clone());
+    assert_eq!(violated(&claims_on_time), [ids::CIRCUIT_CLOSES_AFTER_PROBES], "{}", Listing(&claims_on_time.trace));
+    let claims_lazy = misdeclared(on_time, lazy, schedule);
+    // Stated lazy, the close on call 0's late success is not due, and call 4 is dispatched while the
+    // model reopened on call 3 as a probe.
+    let expected = [ids::CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH, ids::CIRCUIT_PROBES_SETTLE_AS_DECLARED];
+    assert_eq!(violated(&claims_lazy), expected, "{}", Listing(&claims_lazy.trace));
+}

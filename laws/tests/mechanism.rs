@@ -52,6 +52,7 @@ fn field_paths() -> Vec<String> {
             probe_settle: ProbeSettle::ResultOrder,
             closes_after: Some(1),
             late_results: timelaw_core::LateResults::LandingState,
+            half_open_entry: timelaw_core::HalfOpenEntry::OnTime,
             ..CircuitContract::DEFAULT
         }),
         budget: Declared::Stated(BudgetContract {

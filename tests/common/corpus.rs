@@ -1,7 +1,7 @@
 //! The planted-bug corpus: every planted bug of the test code in one table, with the law it violates,
 //! the mechanism it sits in, and whether today's shrinker reaches its canonical minimum
 //! (`corpus_minima.rs`). The `shrink_quality` bench measures the whole table over 100 seeds; the corpus
-//! test (`tests/corpus.rs`) checks it on a few. Test code only.
+//! test (`tests/suite/corpus.rs`) checks it on a few. Test code only.
 #![allow(dead_code)]
 
 use timelaw::core::reference::Policy;

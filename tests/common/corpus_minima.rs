@@ -1,5 +1,5 @@
 //! The canonical minimum of every corpus bug, written by reasoning about the bug (then confirmed by
-//! `tests/corpus.rs`: each violates its law, and the reference holds it). "Minimum" follows the order of
+//! `tests/suite/corpus.rs`: each violates its law, and the reference holds it). "Minimum" follows the order of
 //! simplicity (`timelaw::shrink::order`): fewer calls, then fewer dispatches and steps, then simpler
 //! outcomes (ok, transient, fatal, rate-limited, hang), then a simpler config, then smaller durations;
 //! the seed is 0. Among the cases that use no feature the bug does not need: a shrinker only removes and

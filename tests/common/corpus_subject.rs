@@ -1,6 +1,6 @@
 //! `Slipped`: a copy of the reference interpreter (`timelaw::core::reference`) written against the public
 //! API, with one realistic slip switched on per subject, each triggered only under a condition. With
-//! [`Slip::None`] it behaves exactly like the reference (`tests/corpus.rs` checks the traces agree) on the
+//! [`Slip::None`] it behaves exactly like the reference (`tests/suite/corpus.rs` checks the traces agree) on the
 //! reference's domain without the vocabulary's refinements (`Swarm::refinements`), so every violation a
 //! slipped copy shows comes from its slip. Test code only.
 //!

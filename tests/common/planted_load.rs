@@ -34,7 +34,7 @@ pub enum LoadBug {
     BulkheadLastCome,
     /// A success is recorded in the breaker's state at the call's end, not the state that admitted it: a
     /// call admitted while closed that succeeds after the breaker opened and half-opened closes it. Not in
-    /// [`LOAD_BUGS`]: the default run finds it on some seeds only (`tests/planted_load.rs` judges it on its
+    /// [`LOAD_BUGS`]: the default run finds it on some seeds only (`tests/suite/planted_load.rs` judges it on its
     /// minimum).
     LateResultCloses,
 }
@@ -303,7 +303,7 @@ fn one_call_breaker() -> CircuitContract {
     }
 }
 
-/// The canonical minimum of each planted load bug, in words (`tests/planted_load.rs` finds each at it).
+/// The canonical minimum of each planted load bug, in words (`tests/suite/planted_load.rs` finds each at it).
 pub fn load_minimum(bug: LoadBug) -> Case<Policy> {
     let simplest = Policy::new(1, Backoff::Constant { delay: VDuration::ZERO }, VDuration::ZERO);
     let at_once = |steps: Vec<Step>| CallScript::new(steps).arriving(VDuration::ZERO);

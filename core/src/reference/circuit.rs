@@ -4,7 +4,7 @@
 use std::collections::VecDeque;
 
 use crate::contract::CircuitContract;
-use crate::mechanisms::{CircuitPolicy, CooldownTie, LateResults, ProbeSettle};
+use crate::mechanisms::{CircuitPolicy, CooldownTie, HalfOpenEntry, LateResults, ProbeSettle};
 use crate::time::VInstant;
 use crate::trace::{CallResult, CircuitState, ErrorKind};
 use crate::world::{Abort, World};
@@ -68,16 +68,10 @@ impl Breaker {
     /// The World's abort while recording a transition.
     pub fn admit(&mut self, world: &mut World<'_>) -> Result<bool, Abort> {
         if self.state == CircuitState::Open {
-            let waiting = match self.params.cooldown_tie {
-                CooldownTie::AdmitsAtEnd => world.now() < self.open_until,
-                CooldownTie::AdmitsAfterEnd => world.now() <= self.open_until,
-            };
-            if waiting {
+            if !self.period_over(world.now()) {
                 return Ok(false);
             }
-            self.probes_admitted = 0;
-            self.probe_successes = 0;
-            self.transition(world, CircuitState::HalfOpen)?;
+            self.half_open(world)?;
         }
         if self.state == CircuitState::HalfOpen {
             if self.probes_admitted >= self.params.half_open_probes {
@@ -86,6 +80,21 @@ impl Breaker {
             self.probes_admitted += 1;
         }
         Ok(true)
+    }
+
+    /// `true` once the open period is over at `now`, by the cooldown tie.
+    fn period_over(&self, now: VInstant) -> bool {
+        match self.params.cooldown_tie {
+            CooldownTie::AdmitsAtEnd => now >= self.open_until,
+            CooldownTie::AdmitsAfterEnd => now > self.open_until,
+        }
+    }
+
+    /// Turns the open breaker half-open, with no probe admitted yet.
+    fn half_open(&mut self, world: &mut World<'_>) -> Result<(), Abort> {
+        self.probes_admitted = 0;
+        self.probe_successes = 0;
+        self.transition(world, CircuitState::HalfOpen)
     }
 
     /// [`Breaker::admit`] for calls that overlap: the ticket of an admitted call, `None` for a refused one.
@@ -122,11 +131,16 @@ impl Breaker {
 
     /// A result landing after the state that admitted its call is over: dropped, or with
     /// [`LateResults::LandingState`] recorded in the state it lands in (a cancellation not counted as a
-    /// failure frees no probe slot: the call was no probe of this state).
+    /// failure frees no probe slot: the call was no probe of this state). With [`HalfOpenEntry::OnTime`]
+    /// an open breaker whose period is over turns half-open first.
     fn record_late(&mut self, world: &mut World<'_>, result: CallResult) -> Result<(), Abort> {
         let uncounted = result == CallResult::Err(ErrorKind::Cancelled) && !self.params.counts_cancellation;
         if self.params.late_results == LateResults::AdmittedState || uncounted {
             return Ok(());
+        }
+        let on_time = self.params.half_open_entry == HalfOpenEntry::OnTime;
+        if on_time && self.state == CircuitState::Open && self.period_over(world.now()) {
+            self.half_open(world)?;
         }
         self.record(world, result)
     }

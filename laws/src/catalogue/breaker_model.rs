@@ -46,8 +46,8 @@
 use std::collections::VecDeque;
 
 use timelaw_core::{
-    CallResult, CircuitContract, CircuitPolicy, Contract, CooldownTie, ErrorKind, Event, EventKind, LateResults,
-    OpenShape, ProbeSettle, Rejection, VDuration, VInstant,
+    CallResult, CircuitContract, CircuitPolicy, Contract, CooldownTie, ErrorKind, Event, EventKind, HalfOpenEntry,
+    LateResults, OpenShape, ProbeSettle, Rejection, VDuration, VInstant,
 };
 
 /// What a contract states about its breaker: the parameters and how they are read.
@@ -248,8 +248,26 @@ impl BreakerModel {
         }
         let uncounted = result == CallResult::Err(ErrorKind::Cancelled) && !self.spec.counts_cancellation;
         if self.spec.params.late_results == LateResults::LandingState && !uncounted {
+            if self.spec.params.half_open_entry == HalfOpenEntry::OnTime && self.period_over(at) {
+                self.half_open();
+            }
             self.record(result, at);
         }
+    }
+
+    /// `true` when the breaker is open and its period is over at `now`, by the cooldown tie.
+    fn period_over(&self, now: VInstant) -> bool {
+        let Phase::Open { until, .. } = self.phase else { return false };
+        match self.spec.cooldown_tie {
+            CooldownTie::AdmitsAtEnd => now >= until,
+            CooldownTie::AdmitsAfterEnd => now > until,
+        }
+    }
+
+    /// Turns the breaker half-open, with no probe admitted yet.
+    fn half_open(&mut self) {
+        self.phase = Phase::HalfOpen { probes: 0, admitted: 0, successes: 0 };
+        self.epoch = self.epoch.wrapping_add(1);
     }
 
     /// `true` for a result that counts as a failure.
@@ -269,16 +287,11 @@ impl BreakerModel {
     /// Decides for a call starting at `now` (an open breaker whose period ended turns half-open).
     pub fn admit(&mut self, now: VInstant) -> Admission {
         let mut after_cooldown = false;
-        if let Phase::Open { until, .. } = self.phase {
-            let waiting = match self.spec.cooldown_tie {
-                CooldownTie::AdmitsAtEnd => now < until,
-                CooldownTie::AdmitsAfterEnd => now <= until,
-            };
-            if waiting {
+        if let Phase::Open { .. } = self.phase {
+            if !self.period_over(now) {
                 return Admission::Open;
             }
-            self.phase = Phase::HalfOpen { probes: 0, admitted: 0, successes: 0 };
-            self.epoch = self.epoch.wrapping_add(1);
+            self.half_open();
             after_cooldown = true;
         }
         let mut freed_slot = false;

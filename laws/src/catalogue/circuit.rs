@@ -472,10 +472,11 @@ fn circuit_open_period_as_declared(observation: &Observation<'_>) -> Verdict {
 /// result or not: by default half-open closes only on its own probes' successes, so a late success of a
 /// call admitted before the breaker opened, which the model does not count, cannot close it; with
 /// `circuit.late_results = landing_state` the model records such a result in the state it lands in, and
-/// the close it brings is due.
+/// the close it brings is due (with `circuit.half_open_entry = on_time`, a result landing once the open
+/// period is over lands in half-open, as the breaker turned half-open when the period ended).
 ///
-/// - Needs: `circuit` (reads `circuit.probe_settle`, `circuit.closes_after`, `circuit.late_results`), and a
-///   subject that reports its transitions.
+/// - Needs: `circuit` (reads `circuit.probe_settle`, `circuit.closes_after`, `circuit.late_results`,
+///   `circuit.half_open_entry`), and a subject that reports its transitions.
 /// - Violated at the `CallEnd` of the last probe of an instant, or at the subject's transition from
 ///   half-open to closed, after which the reported state differs from the model's.
 /// - Vacuous when the subject reports no transition, and neither a probe returned nor the subject closed

@@ -144,7 +144,7 @@ pub static LAW_MECHANISMS: [(&str, Mechanism); 55] = [
 /// (absent, unstated, or its parameters); their refinements follow as `circuit.policy` and so on.
 /// `timing.clocks` is the one field whose mechanism is not its group's. `bulkhead`, `limiter` and `hedge`
 /// stand for their declarations like `circuit`, with `bulkhead.first_come` and `limiter.window` after them.
-pub static CONTRACT_FIELDS: [(&str, Mechanism); 44] = [
+pub static CONTRACT_FIELDS: [(&str, Mechanism); 45] = [
     ("retry.max_attempts", Retry),
     ("retry.retry_on", Retry),
     ("retry.reports_last_result", Retry),
@@ -181,6 +181,7 @@ pub static CONTRACT_FIELDS: [(&str, Mechanism); 44] = [
     ("circuit.probe_settle", Circuit),
     ("circuit.closes_after", Circuit),
     ("circuit.late_results", Circuit),
+    ("circuit.half_open_entry", Circuit),
     ("budget", Budget),
     ("budget.window", Budget),
     ("budget.admits", Budget),

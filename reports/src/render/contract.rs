@@ -73,7 +73,7 @@ pub struct ContractView {
 
 /// The field a refinement depends on: while that one is not stated, the refinement says nothing either,
 /// whatever its value.
-const PARENTS: [(&str, &str); 19] = [
+const PARENTS: [(&str, &str); 20] = [
     ("timing.timeout_tie", "timing.attempt_timeout"),
     ("timing.deadline_tie", "timing.deadline"),
     ("timing.retry_elapsed_bound", "timing.retry_elapsed_max"),
@@ -87,6 +87,7 @@ const PARENTS: [(&str, &str); 19] = [
     ("circuit.probe_settle", "circuit"),
     ("circuit.closes_after", "circuit"),
     ("circuit.late_results", "circuit"),
+    ("circuit.half_open_entry", "circuit"),
     ("budget.window", "budget"),
     ("budget.admits", "budget"),
     ("bulkhead.first_come", "bulkhead"),
@@ -139,6 +140,7 @@ fn field_value(contract: &Contract, fields: &Value, path: &str) -> Value {
         ("circuit.counts_cancellation", Some(circuit), _) => Value::Bool(circuit.counts_cancellation),
         ("circuit.probe_settle", Some(circuit), _) => value(serde_json::to_value(circuit.probe_settle)),
         ("circuit.late_results", Some(circuit), _) => value(serde_json::to_value(circuit.late_results)),
+        ("circuit.half_open_entry", Some(circuit), _) => value(serde_json::to_value(circuit.half_open_entry)),
         ("budget.window", _, Some(_)) => Value::Null,
         ("budget.admits", _, Some(budget)) => Value::Bool(budget.admits),
         ("bulkhead.first_come", ..) => contract.bulkhead.stated().map_or(Value::Null, |b| Value::Bool(b.first_come)),

@@ -1,7 +1,7 @@
 //! The runner: the reference interpreter holds the catalogue; runs are deterministic on any thread count;
 //! counterexamples are shrunk and written as fixtures; failures say how to reproduce.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

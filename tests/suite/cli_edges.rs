@@ -2,7 +2,7 @@
 //! flags against environment variables, bad values, `TERM=dumb`, progress rates and merging shards of
 //! different settings.
 
-mod common;
+use crate::common;
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};

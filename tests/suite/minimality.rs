@@ -3,7 +3,7 @@
 //! `tests/common/minima.rs`, every single shrink move (`timelaw::shrink::moves`) is applied and none may
 //! still violate the law.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

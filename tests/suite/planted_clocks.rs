@@ -1,7 +1,7 @@
 //! The planted clock bugs: each is found by a normal run within 100,000 cases, shrinks to its exact
 //! minimum, and is pinned by a checked-in `known_violation` fixture (`TIMELAW_BLESS=1` rewrites them).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

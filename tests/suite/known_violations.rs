@@ -1,7 +1,7 @@
 //! Replay of a `known_violation` fixture compares the stored verdict (law, event, message class): each
 //! outcome of replay, from a checked-in planted fixture with its stored fields edited.
 
-mod common;
+use crate::common;
 
 use common::planted::Planted;
 use serde_json::{json, Value};

@@ -1,7 +1,7 @@
 //! Fixture files: the checked-in planted-bug fixtures are current (`TIMELAW_BLESS=1` rewrites them), and
 //! bad fixture files fail with the path, line, column and what was expected.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,7 @@
 //! within 100,000 cases on several seeds, shrinks to its canonical minimum, and is pinned by a checked-in
 //! `known_violation` fixture (`TIMELAW_BLESS=1` rewrites them).
 
-mod common;
+use crate::common;
 
 use common::planted_load::{load_minimum, LoadBug, LoadPlanted, LOAD_BUGS};
 use timelaw::core::reference::{Policy, Reference};

@@ -3,7 +3,7 @@
 //! case where an older shrinker stopped (the dispatch could not be dropped alone) for a slip of the
 //! corpus copy of the reference (test code), and states the exact minimum: the slip's canonical one.
 
-mod common;
+use crate::common;
 
 use common::corpus::{CorpusBug, CORPUS};
 use common::corpus_minima::canonical;

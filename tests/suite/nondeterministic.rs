@@ -3,7 +3,7 @@
 //! its fixture has status `nondeterministic`, which replay treats as a warning while it still reproduces
 //! on some runs and not on others, and as a failure once it reproduces on every run or on none.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;

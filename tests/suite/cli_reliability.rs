@@ -2,7 +2,7 @@
 //! or removed without `--bless`, counterexamples are on disk as soon as they are found (a kill loop shows a
 //! kill loses at most the case being evaluated), write errors are loud, and fixtures are read strictly.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -729,7 +729,7 @@ fn printed_values_are_escaped_in_replay_output() {
 
 #[test]
 fn every_rule_has_a_test_of_its_name() {
-    let rules = include_str!("../docs/fixture-store.md");
+    let rules = include_str!("../../docs/fixture-store.md");
     let tests = [include_str!("cli_reliability.rs"), include_str!("cli_upgrade.rs")].concat();
     let names: Vec<&str> = rules
         .lines()

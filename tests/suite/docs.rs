@@ -3,7 +3,7 @@
 //! ARCHITECTURE.md and the book resolves (files and heading anchors), and the law count quoted on the
 //! front pages is the catalogue's.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -22,7 +22,7 @@ fn check_generated(path: &str, generated: &str) {
         return;
     }
     let checked_in = std::fs::read_to_string(path).unwrap_or_default();
-    assert!(checked_in == generated, "{path} is stale; rerun with TIMELAW_BLESS=1 cargo test --test docs");
+    assert!(checked_in == generated, "{path} is stale; rerun with TIMELAW_BLESS=1 cargo test --test suite docs::");
 }
 
 /// Every `pub const NAME: Law = Law { id: ids::ID, ..}` of the catalogue's sources with the doc comment
@@ -88,7 +88,7 @@ fn laws_page() -> String {
     let mut page = format!(
         "# Every law\n\nThe {} laws of the standard catalogue, grouped by mechanism, each with its own documentation: what it \
          needs from the contract, what it compares, where it blames a violation, and an example. Generated from the \
-         laws' doc comments by `tests/docs.rs` (`TIMELAW_BLESS=1 cargo test --test docs` rewrites it); do not edit \
+         laws' doc comments by `tests/suite/docs.rs` (`TIMELAW_BLESS=1 cargo test --test suite docs::` rewrites it); do not edit \
          by hand.\n",
         catalogue.len()
     );
@@ -146,7 +146,7 @@ const COMMANDS: [&[&str]; 12] = [
 fn cli_page() -> String {
     let mut page = String::from(
         "# CLI help\n\nThe help of every command of the `timelaw` binary, as it prints it. Generated from the CLI by \
-         `tests/docs.rs` (`TIMELAW_BLESS=1 cargo test --test docs` rewrites it); do not edit by hand.\n",
+         `tests/suite/docs.rs` (`TIMELAW_BLESS=1 cargo test --test suite docs::` rewrites it); do not edit by hand.\n",
     );
     for args in COMMANDS.iter().filter(|args| args.first() != Some(&"help")) {
         let title = if args.is_empty() { "timelaw".to_owned() } else { format!("timelaw {}", args.join(" ")) };

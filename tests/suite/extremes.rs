@@ -3,7 +3,7 @@
 //! (`TIMELAW_BLESS=1` rewrites them): an overflow at `Duration::MAX` and a counter that saturates at
 //! retry 40 (reachable only with a repeated schedule step).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;

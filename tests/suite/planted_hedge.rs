@@ -5,7 +5,7 @@
 //! The shrinker serializes what need not overlap (a hedge minimum is one sequential call: hedging acts
 //! within a call) and drops interleaving choices no minimum needs, so each minimum is stated exactly.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! same verdict as their version-2 twins, upgrade to exactly those twins, keep their names, and every
 //! other checked-in fixture is of the current version (`TIMELAW_BLESS=1` upgrades them in place).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,7 @@
 //! interleaving choices, so a sequential fixture is still version 2 byte for byte; the checked-in
 //! version-3 fixture replays (`TIMELAW_BLESS=1` rewrites it).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

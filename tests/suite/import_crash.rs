@@ -6,7 +6,7 @@
 //! checked in under `tests/artifacts/planted_extra_attempt/` (libFuzzer found it, seed 1), and fresh ones
 //! when `TIMELAW_CRASH_ARTIFACTS=PATH` names an artifact or a folder of them (`.ci/fuzz-smoke` sets it).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

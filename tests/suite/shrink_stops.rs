@@ -2,7 +2,7 @@
 //! shrunk again by today's shrinker: it must reach the bug's canonical minimum. Each stop needed a
 //! paired move the older shrinker lacked (named per case), so each case failed before that move.
 
-mod common;
+use crate::common;
 
 use common::corpus::{CorpusBug, CORPUS};
 use common::corpus_minima::canonical;

@@ -1,7 +1,7 @@
 //! The shrinker's tables: for each planted bug, the exact minimal counterexample; and shrinking cases that
 //! come from elsewhere (a hand-written case, a proptest failure).
 
-mod common;
+use crate::common;
 
 use common::minima::stated_minimum as expected;
 use common::planted::{Bug, Planted, BUGS};
@@ -62,14 +62,14 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
     // remove, transients to turn into successes, durations to zero, a seed to zero and a wall jump to drop.
     // Each pass must have tried a candidate and kept one, except those this case gives nothing to do:
     // plain steps to `lower_repeats` (`a_long_failure_run_shrinks_by_lowering_its_repeat_count` is its
-    // test), no dispatch the bug needs dropped with the backoff or the deadline (`tests/shrink_paired.rs`
+    // test), no dispatch the bug needs dropped with the backoff or the deadline (`tests/suite/shrink_paired.rs`
     // is its test), no call to fold, step to merge or pair to rewrite once the others dropped them, no number left once the
     // simplest config is kept (`the_new_moves_reach_their_minima` tests those three), and no outcome to
     // simplify once the steps are dropped (outcomes go before the config, in the order's order, and the
     // one transient left is the bug's); the case is sequential, so the passes over overlapping calls have
-    // nothing to do (`tests/shrink_concurrent.rs` is their test, and the paired moves': a call dropped
+    // nothing to do (`tests/suite/shrink_concurrent.rs` is their test, and the paired moves': a call dropped
     // with a count lowered, alone or with its percents raised, once the calls are one, choices broken by time and retries folded), and its wall jump counts no attempt, so
-    // no call drops with it re-indexed (`tests/shrink_stops.rs` is that pass's test).
+    // no call drops with it re-indexed (`tests/suite/shrink_stops.rs` is that pass's test).
     let ran = |name: &str| outcome.passes.iter().find(|pass| pass.name == name).copied();
     for name in PASSES {
         let pass = ran(name).unwrap_or_else(|| panic!("pass {name} missing from {:?}", outcome.passes));

@@ -2,7 +2,7 @@
 //! its exact minimum, and is pinned by a checked-in `known_violation` fixture (`TIMELAW_BLESS=1`
 //! rewrites them). They prove the reference's domain reaches the boundary of `retry_elapsed_max`.
 
-mod common;
+use crate::common;
 
 use common::planted_elapsed::{ElapsedBug, ElapsedPlanted, ELAPSED_BUGS};
 use timelaw::core::reference::{Backoff, Policy, Reference};

@@ -28,9 +28,9 @@ use proptest::strategy::BoxedStrategy;
 use serde::{Deserialize, Serialize};
 use timelaw::core::{
     execute, Abort, AboveCap, AttemptResult, BackoffShape, CallResult, CircuitContract, CircuitPolicy, Contract,
-    CooldownTie, DelayContract, ErrorKind, FloatFactor, JitterBounds, LimitBound, OpenShape, Outcome,
-    RetryAfterCombine, RetryAfterPolicy, RetryContract, RetryOn, Schedule, SplitMix64, Step, Subject, TieRule,
-    TimingContract, VDuration, VInstant, Wake, World,
+    CooldownTie, DelayContract, ErrorKind, FloatFactor, HalfOpenEntry, JitterBounds, LateResults, LimitBound,
+    OpenShape, Outcome, RetryAfterCombine, RetryAfterPolicy, RetryContract, RetryOn, Schedule, SplitMix64, Step,
+    Subject, TieRule, TimingContract, VDuration, VInstant, Wake, World,
 };
 use timelaw::generators::{choice_strategy, Choices, ConfigDomain, Describe, Swarm};
 use timelaw::laws::{Catalogue, Observation, Verdict};
@@ -522,6 +522,9 @@ fn breaker(policy: &mut Policy, circuit_policy: CircuitPolicy, answers: [u64; 4]
         counts_cancellation: answers[2] % 2 == 1,
         // One probe success closes it, apart from the probe budget, in one breaker of four.
         closes_after: (answers[0] / 2 % 2 == 1).then_some(1),
+        // Late results recorded where they land in one breaker of two, half of those half-open on time.
+        late_results: if answers[1] / 2 % 2 == 1 { LateResults::LandingState } else { LateResults::AdmittedState },
+        half_open_entry: if answers[2] / 2 % 2 == 1 { HalfOpenEntry::OnTime } else { HalfOpenEntry::OnRequest },
         ..drawn
     });
 }

@@ -2,7 +2,7 @@
 //! choices, arrivals made equal and moved to the exact boundary. Each row starts from a larger concurrent
 //! case of a broken subject (test code) and states the exact minimum.
 
-mod common;
+use crate::common;
 
 use common::planted_load::{load_minimum, LoadBug, LoadPlanted};
 use timelaw::core::concurrent::run_async_calls;

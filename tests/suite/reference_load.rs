@@ -13,8 +13,8 @@ fn a_call_that_gave_up_in_the_queue_keeps_its_place_until_its_ordered_return() {
     // Found by fuzzing under load: a call that gave up in the bulkhead's queue under ordered results.
     // timelaw-core's `core/tests/hedged_and_ordered.rs` pins its timeline; here no law may call it a
     // violation.
-    let case: Case<Policy> =
-        serde_json::from_str(include_str!("../core/tests/cases/gave_up_in_the_queue.json")).expect("a reference case");
+    let case: Case<Policy> = serde_json::from_str(include_str!("../../core/tests/cases/gave_up_in_the_queue.json"))
+        .expect("a reference case");
     let evaluation = timelaw::eval::evaluate(&Reference, &case, timelaw::core::Limits::default(), false);
     let rejected: Vec<u32> = (evaluation.trace.events.iter())
         .filter(|e| matches!(e.kind, EventKind::Rejected { .. }))

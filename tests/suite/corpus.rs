@@ -4,7 +4,7 @@
 //! for the entries marked `Missing`, to a case no larger than the one found that still violates; the
 //! `shrink_quality` bench measures how often they reach the minimum).
 
-mod common;
+use crate::common;
 
 use common::corpus::{names_agree, CorpusBug, Reach, CORPUS};
 use common::corpus_measure::judge;
