@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use timelaw_core::{Abort, Trace, TraceEnd};
-use timelaw_generators::ConfigDomain;
+use timelaw_core::{mix, Abort, Trace, TraceEnd};
+use timelaw_generators::{sample_case_answers, ConfigDomain};
 use timelaw_laws::{Catalogue, Law, Verdict};
 
 use crate::config::Config;
@@ -11,7 +11,7 @@ use crate::fixture::{self, Fixture, FixtureError, Placed, Profile, Provenance, S
 use crate::known::{compare, KnownMatch};
 use crate::report::{mark_harness_laws, to_report};
 use crate::runner::{build_fixture, build_fixture_from, run, Progress, StoreNotes};
-use crate::shrink::{shrink_bounded, ShrinkBudget};
+use crate::shrink::{shrink_bounded, Drawn, ShrinkBudget};
 use crate::watchdog::evaluate_bounded;
 use timelaw_reports::Report;
 
@@ -248,6 +248,27 @@ pub trait DynSubject: Sync {
     ) -> Result<Placed, OperationError>;
 }
 
+/// A random-search fixture's case with the answers its config was drawn from, found again from its run
+/// seed and case index under `config`'s swarm settings (used only when they describe the stored config:
+/// see `shrink::Drawn`); other fixtures' cases without answers.
+fn drawn_again<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    fixture: &Fixture<S::Config>,
+    config: &Config,
+) -> Drawn<S::Config> {
+    let provenance = &fixture.provenance;
+    let run_seed =
+        provenance.run_seed.as_deref().and_then(|seed| u64::from_str_radix(seed.strip_prefix("0x")?, 16).ok());
+    let answers = match (provenance.source, run_seed, provenance.case_index) {
+        (Source::RandomSearch, Some(seed), Some(index)) => {
+            let run = Config { seed, ..config.clone() };
+            sample_case_answers(subject, mix(seed, index), &run.swarm_of(index))
+        }
+        _ => None,
+    };
+    Drawn { case: fixture.case.clone(), answers }
+}
+
 fn law_of<'a>(laws: &'a Catalogue, path: &Path, id: &str) -> Result<&'a Law, FixtureError> {
     laws.get(id).ok_or_else(|| FixtureError::UnknownLaw { path: path.to_owned(), id: id.to_owned() })
 }
@@ -468,7 +489,7 @@ impl<S: ConfigDomain> DynSubject for S {
             return Err(OperationError::Hangs { path: path.to_owned(), timeout_ms });
         }
         let budget = ShrinkBudget { evals_max: config.shrink_evals_max, time_max: None };
-        let (case, limits, timeout_ms) = (fixture.case.clone(), config.limits, config.case_timeout_ms);
+        let (case, limits, timeout_ms) = (drawn_again(self, &fixture, config), config.limits, config.case_timeout_ms);
         let outcome = shrink_bounded(self, &law, case, budget, limits, timeout_ms).map_err(|error| {
             OperationError::NotFailing { path: path.to_owned(), law: law.id.to_owned(), verdict: error.verdict }
         })?;

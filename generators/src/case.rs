@@ -8,6 +8,7 @@ use proptest::strategy::{BoxedStrategy, NewTree, Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use timelaw_core::{Case, Schedule, SplitMix64};
 
+use crate::answers::Answers;
 use crate::domain::ConfigDomain;
 use crate::schedule::{arbitrary_schedule_with, sample_schedule, schedule_description};
 use crate::strategy::ChoiceTree;
@@ -31,6 +32,22 @@ pub fn sample_case<S: ConfigDomain + ?Sized>(subject: &S, case_seed: u64, swarm:
     let contract = subject.contract(&config);
     let schedule = sample_schedule(&mut rng, swarm, &contract);
     Case::new(config, schedule, rng.next_u64())
+}
+
+/// The answers the config of [`sample_case`]`(subject, case_seed, swarm)` was drawn from (see
+/// [`crate::answers`]); `None` when the domain cannot say.
+///
+/// ```
+/// use timelaw_core::reference::Reference;
+/// use timelaw_generators::{sample_case, sample_case_answers, swarm_for, ConfigDomain};
+///
+/// let swarm = swarm_for(1, 0);
+/// let answers = sample_case_answers(&Reference, 0xC0FFEE, &swarm).unwrap();
+/// let (config, _) = Reference.config_of_answers(&answers).unwrap();
+/// assert_eq!(config, sample_case(&Reference, 0xC0FFEE, &swarm).config);
+/// ```
+pub fn sample_case_answers<S: ConfigDomain + ?Sized>(subject: &S, case_seed: u64, swarm: &Swarm) -> Option<Answers> {
+    subject.sample_config_answers(&mut SplitMix64::new(case_seed), swarm).map(|(_, answers)| answers)
 }
 
 /// Cases of `subject` as a proptest strategy: a config from [`ConfigDomain::config_strategy`], then

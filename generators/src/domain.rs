@@ -9,6 +9,7 @@ use arbitrary::Unstructured;
 use proptest::strategy::BoxedStrategy;
 use timelaw_core::{SplitMix64, Subject};
 
+use crate::answers::{Answers, Recording, Replaying};
 use crate::choice::Choices;
 use crate::strategy::choice_strategy;
 use crate::swarm::Swarm;
@@ -86,6 +87,22 @@ pub trait ConfigDomain: Subject {
         let _ = config;
         Vec::new()
     }
+
+    /// [`ConfigDomain::sample_config`] with the answers the config was drawn from (see
+    /// [`crate::answers`]): the same config, `rng` advanced the same way. `None` when the domain cannot
+    /// say (the default; a described domain can).
+    fn sample_config_answers(&self, rng: &mut SplitMix64, swarm: &Swarm) -> Option<(Self::Config, Answers)> {
+        let _ = (rng, swarm);
+        None
+    }
+
+    /// The config `answers` describe, with the answers the description really used (each clamped below
+    /// its bound, `0` past the end, trailing zeros dropped); `None` when the domain cannot say (the
+    /// default; a described domain can). Every list of answers gives a config of the domain.
+    fn config_of_answers(&self, answers: &Answers) -> Option<(Self::Config, Answers)> {
+        let _ = answers;
+        None
+    }
 }
 
 /// One number of a config the shrinker may lower (see [`ConfigDomain::config_numbers`]).
@@ -118,6 +135,7 @@ pub struct ConfigNumber {
 /// | [`ConfigDomain::arbitrary_config`] | `describe(bytes, Swarm::everything())` over [`Unstructured`] |
 /// | [`ConfigDomain::simplest_config`] | `describe(Simplest, Swarm::everything())` |
 /// | [`ConfigDomain::shrink_config`] | [`Describe::simpler`] |
+/// | [`ConfigDomain::sample_config_answers`], [`ConfigDomain::config_of_answers`] | `describe` recording or replaying its answers ([`crate::answers`]) |
 ///
 /// ```
 /// use timelaw_core::{Abort, Contract, Subject, World};
@@ -237,6 +255,18 @@ impl<S: Describe> ConfigDomain for S {
 
     fn config_rank(&self, config: &S::Config) -> Vec<u64> {
         self.rank(config)
+    }
+
+    fn sample_config_answers(&self, rng: &mut SplitMix64, swarm: &Swarm) -> Option<(S::Config, Answers)> {
+        let mut recording = Recording::new(rng);
+        let config = self.describe(&mut recording, swarm);
+        Some((config, Answers { answers: recording.into_answers(), swarm: *swarm }))
+    }
+
+    fn config_of_answers(&self, answers: &Answers) -> Option<(S::Config, Answers)> {
+        let mut replaying = Replaying::new(&answers.answers);
+        let config = self.describe(&mut replaying, &answers.swarm);
+        Some((config, Answers { answers: replaying.into_answers(), swarm: answers.swarm }))
     }
 }
 

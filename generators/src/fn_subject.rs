@@ -4,10 +4,13 @@
 //! The description takes `&mut dyn Choices`, so it is an ordinary function (a method of your config
 //! type, say) and every draw helper of [`crate::draw`] works in it. [`subject`] is a `const fn`, so a
 //! subject can be a `const` item that the law suite, the fuzz target, the replay test and the CLI all
-//! name. What the struct form offers beyond it: a description that reads the [`Swarm`] (this one does
-//! not see it, so swarm options that switch features off do not apply to its configs), a subject
-//! holding data of its own, and shrink candidates other than the simplest config. For those, implement
-//! [`Subject`] and [`Describe`].
+//! name. Its configs shrink like any described config: the runner knows the answers a config was drawn
+//! from ([`crate::answers`]) and the shrinker lowers them, so fields that play no part in a failure go to
+//! their simplest values and the one that does to its boundary. What the struct form offers beyond it: a
+//! description that reads the [`Swarm`] (this one does not see it, so swarm options that switch features
+//! off do not apply to its configs), a subject holding data of its own, and shrink candidates and numbers
+//! of its own (`Describe::simpler`, `Describe::numbers`). For those, implement [`Subject`] and
+//! [`Describe`].
 //!
 //! A description helper that takes a draw as a parameter (a duration drawn with [`crate::draw::delay`]
 //! or [`crate::draw::delay_ms`], say) is best generic, `fn describe<C: Choices + ?Sized>(c: &mut C,

@@ -92,6 +92,7 @@
 //! reference interpreter never legitimately exceeds the World's limits.
 #![deny(missing_docs)]
 
+pub mod answers;
 pub mod case;
 pub mod choice;
 pub mod clock;
@@ -107,7 +108,10 @@ pub mod schedule;
 pub mod strategy;
 pub mod swarm;
 
-pub use case::{arbitrary_case, arbitrary_case_with, case_strategy, case_strategy_with, sample_case};
+pub use answers::Answers;
+pub use case::{
+    arbitrary_case, arbitrary_case_with, case_strategy, case_strategy_with, sample_case, sample_case_answers,
+};
 pub use choice::Choices;
 pub use domain::{simplest_config, ConfigDomain, ConfigNumber, Describe, Simplest};
 pub use fn_subject::{subject, FnSubject};

@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use rayon::prelude::*;
-use timelaw_core::Case;
-use timelaw_generators::ConfigDomain;
+use timelaw_core::{mix, Case};
+use timelaw_generators::{sample_case_answers, ConfigDomain};
 use timelaw_laws::{Catalogue, Law, Verdict, Violation};
 
 use super::child::Launcher;
@@ -18,7 +18,7 @@ use super::unjudged::{Unjudged, UnjudgedCases};
 use crate::config::Config;
 use crate::eval::Evaluation;
 use crate::fixture::{self, Fixture, Provenance, Source, Status, ABOUT, FORMAT};
-use crate::shrink::{shrink_bounded, shrink_with, ShrinkBudget};
+use crate::shrink::{shrink_bounded, shrink_with, Drawn, ShrinkBudget};
 use crate::watchdog::{evaluate_bounded, hung};
 use timelaw_reports::Counts;
 
@@ -384,15 +384,14 @@ fn shrink_one<S: ConfigDomain + ?Sized>(
         (true, Some(launcher)) => launcher.rerun_hang(subject, law, config, &found), // In a child process.
         (true, None) => None,
     };
+    let drawn = drawn(subject, config, &found);
     let shrunk = match (store_failed || nondeterministic.is_some(), hang, launcher) {
         (true, _, _) | (false, true, None) => None,
         (false, true, Some(launcher)) => {
             let evaluator = |case: &Case<S::Config>, replay| launcher.evaluate(subject, case, replay, config);
-            shrink_with(subject, law, found.case.clone(), budget, config.limits, Some(&evaluator)).ok()
+            shrink_with(subject, law, drawn, budget, config.limits, Some(&evaluator)).ok()
         }
-        (false, false, _) => {
-            shrink_bounded(subject, law, found.case.clone(), budget, config.limits, config.case_timeout_ms).ok()
-        }
+        (false, false, _) => shrink_bounded(subject, law, drawn, budget, config.limits, config.case_timeout_ms).ok(),
     };
     let (shrunk, violation, evaluations) = match shrunk {
         Some(outcome) => (outcome.case, outcome.violation, outcome.evaluations),
@@ -409,6 +408,14 @@ fn shrink_one<S: ConfigDomain + ?Sized>(
         nondeterministic,
         hang,
     }
+}
+
+/// The found case with the answers its config was drawn from (the run's seed and swarm for its index), so
+/// a config whose domain lists no numbers of its own shrinks by them (see `shrink::Drawn`).
+fn drawn<S: ConfigDomain + ?Sized>(subject: &S, config: &Config, found: &Found<S::Config>) -> Drawn<S::Config> {
+    let index = found.case_index;
+    let answers = sample_case_answers(subject, mix(config.seed, index), &config.swarm_of(index));
+    Drawn { case: found.case.clone(), answers }
 }
 
 /// Re-runs the found case on a fresh World: `None` when it violates the law the same way again, else

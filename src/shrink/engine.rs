@@ -1,13 +1,14 @@
 //! The shrink loop and its bookkeeping.
 
-use std::collections::HashSet;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::time::{Duration, Instant};
 
 use thiserror::Error;
 use timelaw_core::trace::Fnv1a;
 use timelaw_core::{Abort, Case, Limits, TraceEnd};
-use timelaw_generators::{case_outside, ConfigDomain};
+use timelaw_generators::{case_outside, Answers, ConfigDomain, ConfigNumber};
 use timelaw_laws::{ids, Law, Verdict, Violation};
 
 use super::order::{arrivals, case_shape, within, Bound, Shape};
@@ -120,6 +121,29 @@ pub(super) struct Shrinker<'a, S: ConfigDomain + ?Sized> {
     /// The config numbers (one bit per index) of the last config change kept by
     /// `numbers::coupled_attempt`, and whether its coupled form was the one kept.
     pub(super) coupled_won: Option<(u64, bool)>,
+    /// The answers each config met so far was described from, where known (see [`Drawn`]): the
+    /// numbers of a config whose domain lists none of its own ([`Shrinker::numbers`]).
+    answers: RefCell<HashMap<S::Config, Answers>>,
+}
+
+/// A case to shrink and, when known, the answers its config was drawn from
+/// ([`timelaw_generators::answers`]). With them, a config whose domain lists no numbers of its own
+/// ([`ConfigDomain::config_numbers`], as for the short `subject(..)` form) shrinks by its answers:
+/// `shrink_numbers` lowers each answer as it lowers a number, and the domain describes the config again
+/// ([`ConfigDomain::config_of_answers`]). Without them such a config only shrinks to the domain's own
+/// candidates (the simplest config). A [`Case`] converts into one without answers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Drawn<C> {
+    /// The case.
+    pub case: Case<C>,
+    /// The answers its config was drawn from (see [`timelaw_generators::sample_case_answers`]).
+    pub answers: Option<Answers>,
+}
+
+impl<C> From<Case<C>> for Drawn<C> {
+    fn from(case: Case<C>) -> Drawn<C> {
+        Drawn { case, answers: None }
+    }
 }
 
 /// A best case with what the shrinker knows of it.
@@ -138,6 +162,61 @@ fn digest<C: Hash>(case: &Case<C>) -> u64 {
 }
 
 impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
+    /// The numbers of `config` the config passes lower: the domain's own
+    /// ([`ConfigDomain::config_numbers`]), else the answers `config` was described from, each with
+    /// minimum `0`, when known (see [`Drawn`]).
+    pub(super) fn numbers(&self, config: &S::Config) -> Vec<ConfigNumber> {
+        let own = self.subject.config_numbers(config);
+        if !own.is_empty() {
+            return own;
+        }
+        let answers = self.answers.borrow();
+        let Some(answers) = answers.get(config) else { return own };
+        answers.answers.iter().map(|&value| ConfigNumber { name: "answer", value, min: 0 }).collect()
+    }
+
+    /// Whether the numbers of `config` are the answers it was described from (not durations or counts).
+    pub(super) fn numbers_are_answers(&self, config: &S::Config) -> bool {
+        self.subject.config_numbers(config).is_empty() && self.answers.borrow().contains_key(config)
+    }
+
+    /// `config` with its number `index` (as [`Shrinker::numbers`] lists them) set to `value`: through
+    /// the domain ([`ConfigDomain::with_config_number`]), or by describing the config again from its
+    /// answers with answer `index` set to `value` (the new config's answers are then known too).
+    pub(super) fn with_number(&self, config: &S::Config, index: usize, value: u64) -> Option<S::Config> {
+        if !self.numbers_are_answers(config) {
+            return self.subject.with_config_number(config, index, value);
+        }
+        let mut answers = self.answers.borrow().get(config)?.clone();
+        *answers.answers.get_mut(index)? = value;
+        let (next, used) = self.subject.config_of_answers(&answers)?;
+        self.know_answers(next.clone(), used);
+        Some(next)
+    }
+
+    /// The config `answers` describe (under the swarm `config` was described with), when `config`'s
+    /// numbers are its answers; its answers are then known too.
+    pub(super) fn with_answers(&self, config: &S::Config, answers: Vec<u64>) -> Option<S::Config> {
+        if !self.numbers_are_answers(config) {
+            return None;
+        }
+        let swarm = self.answers.borrow().get(config)?.swarm;
+        let (next, used) = self.subject.config_of_answers(&Answers { answers, swarm })?;
+        self.know_answers(next.clone(), used);
+        Some(next)
+    }
+
+    /// Records that `config` is described by `answers` (the smaller answers, when two describe it).
+    fn know_answers(&self, config: S::Config, answers: Answers) {
+        let mut known = self.answers.borrow_mut();
+        match known.get(&config) {
+            Some(old) if old.answers <= answers.answers => {}
+            _ => {
+                known.insert(config, answers);
+            }
+        }
+    }
+
     /// Evaluates `candidate`; keeps it as the new best when the law still fails on it, deterministically.
     pub(super) fn attempt(&mut self, candidate: Case<S::Config>) -> bool {
         self.attempt_within(candidate, self.shape)
@@ -295,6 +374,21 @@ impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
     }
 }
 
+/// Records the answers the best case's config was drawn from, when they describe it again (answers that
+/// describe another config, say for a case edited by hand, are ignored), and the empty answers of the
+/// simplest config under the same swarm.
+fn known_answers<S: ConfigDomain + ?Sized>(shrinker: &Shrinker<'_, S>, answers: Answers) {
+    let Some((config, used)) = shrinker.subject.config_of_answers(&answers) else { return };
+    if config != shrinker.best.config {
+        return;
+    }
+    shrinker.know_answers(config, used);
+    let none = Answers { answers: Vec::new(), swarm: answers.swarm };
+    if let Some((simplest, used)) = shrinker.subject.config_of_answers(&none) {
+        shrinker.know_answers(simplest, used);
+    }
+}
+
 /// Whether the watchdog cut this evaluation ("no progress for N ms").
 fn is_cut(evaluation: &Evaluation) -> bool {
     matches!(evaluation.trace.end, TraceEnd::Aborted(Abort::NoProgress { .. }))
@@ -307,7 +401,7 @@ fn is_cut(evaluation: &Evaluation) -> bool {
 pub fn shrink<S: ConfigDomain + ?Sized>(
     subject: &S,
     law: &Law,
-    case: Case<S::Config>,
+    case: impl Into<Drawn<S::Config>>,
     budget: ShrinkBudget,
     limits: Limits,
 ) -> Result<ShrinkOutcome<S::Config>, NotFailing> {
@@ -326,14 +420,14 @@ pub fn shrink<S: ConfigDomain + ?Sized>(
 pub fn shrink_bounded<S: ConfigDomain + ?Sized>(
     subject: &S,
     law: &Law,
-    case: Case<S::Config>,
+    case: impl Into<Drawn<S::Config>>,
     budget: ShrinkBudget,
     limits: Limits,
     timeout_ms: u64,
 ) -> Result<ShrinkOutcome<S::Config>, NotFailing> {
     let bounded = Bounded::new(subject, limits, timeout_ms);
     let evaluator = |case: &Case<S::Config>, replay| bounded.evaluate(case, replay);
-    shrink_within(subject, law, case, (budget, limits), Some(&evaluator), Some(SHRINK_HANGS_MAX))
+    shrink_within(subject, law, case.into(), (budget, limits), Some(&evaluator), Some(SHRINK_HANGS_MAX))
 }
 
 /// [`shrink`], running every case through `evaluator` when given (in-process otherwise).
@@ -343,19 +437,19 @@ pub fn shrink_bounded<S: ConfigDomain + ?Sized>(
 pub fn shrink_with<S: ConfigDomain + ?Sized>(
     subject: &S,
     law: &Law,
-    case: Case<S::Config>,
+    case: impl Into<Drawn<S::Config>>,
     budget: ShrinkBudget,
     limits: Limits,
     evaluator: Option<Evaluator<'_, S::Config>>,
 ) -> Result<ShrinkOutcome<S::Config>, NotFailing> {
-    shrink_within(subject, law, case, (budget, limits), evaluator, None)
+    shrink_within(subject, law, case.into(), (budget, limits), evaluator, None)
 }
 
 /// [`shrink_with`], stopping after `hangs_max` candidates the watchdog cut (`None`: never).
 fn shrink_within<S: ConfigDomain + ?Sized>(
     subject: &S,
     law: &Law,
-    case: Case<S::Config>,
+    Drawn { case, answers }: Drawn<S::Config>,
     (budget, limits): (ShrinkBudget, Limits),
     evaluator: Option<Evaluator<'_, S::Config>>,
     hangs_max: Option<u64>,
@@ -395,8 +489,12 @@ fn shrink_within<S: ConfigDomain + ?Sized>(
         anchor,
         halving_walk: (usize::MAX, 0),
         coupled_won: None,
+        answers: RefCell::new(HashMap::new()),
     };
     shrinker.visited.insert(digest(&shrinker.best));
+    if let Some(answers) = answers {
+        known_answers(&shrinker, answers);
+    }
     let list = passes::<S>();
     let mut stats: Vec<PassStats> = list.iter().map(|(name, _)| PassStats { name, tried: 0, accepted: 0 }).collect();
     loop {

@@ -22,7 +22,10 @@
 //! become transient failures), `shrink_numbers` (each number of the config at its minimum, then one above it, then
 //! one lower than now, then by binary search to the smallest value that still fails; then each group of equal
 //! numbers together, and each pair of near numbers by one amount; a number that loses the failure alone is
-//! tried again with the schedule's durations equal to or near it lowered with it), `drop_counted_calls` (a call dropped with
+//! tried again with the schedule's durations equal to or near it lowered with it; for a domain that lists no
+//! numbers of its own, the answers its config was drawn from, when known: [`Drawn`]), `shrink_answers` (an
+//! answer lowered to `0` with the one or two answers after it deleted, or lowered with the next answer at its
+//! largest: a tier lowered with its value raised), `drop_counted_calls` (a call dropped with
 //! a number that could count calls lowered by one), `drop_counted_shares` (the same with every percent raised so
 //! the same number of calls reaches it), `join_counted_calls` (two adjacent one-dispatch calls made one
 //! dispatch lasting both, the less simple outcome kept, with every count lowered by one), `shrink_arrivals` (from the last
@@ -52,6 +55,7 @@
 
 mod absorb;
 mod adapt;
+mod answers;
 mod clock_passes;
 mod concurrency;
 mod counted;
@@ -72,7 +76,7 @@ mod ties;
 mod unjitter;
 
 pub use engine::{
-    shrink, shrink_bounded, shrink_with, Evaluator, NotFailing, PassStats, ShrinkBudget, ShrinkOutcome,
+    shrink, shrink_bounded, shrink_with, Drawn, Evaluator, NotFailing, PassStats, ShrinkBudget, ShrinkOutcome,
     SHRINK_HANGS_MAX,
 };
 pub use moves::{moves, Move};

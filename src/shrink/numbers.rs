@@ -8,6 +8,10 @@
 //! their difference: the coupled moves for values that must fall together. A value that loses the
 //! failure alone is tried again with the schedule's durations on the moved contract boundaries moved
 //! along (`adapt`), as for a simpler config (first, when that is the simpler of the two).
+//!
+//! A config whose domain lists no numbers of its own is lowered through the answers it was described
+//! from, when the shrinker knows them (`Shrinker::numbers`, see `engine::Drawn`): each answer is a
+//! number with minimum `0`, and the config is described again from the lowered answers.
 
 use timelaw_generators::{ConfigDomain, ConfigNumber};
 
@@ -20,20 +24,20 @@ use super::engine::Shrinker;
 /// deadline drawn equal to a delay, a cap equal to the initial delay) together; whether any was kept.
 pub(super) fn shrink_numbers<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
     let mut progress = false;
-    let count = shrinker.subject.config_numbers(&shrinker.best.config).len();
+    let count = shrinker.numbers(&shrinker.best.config).len();
     for index in 0..count {
         progress |= lower_numbers(shrinker, &[index]);
         if shrinker.out_of_budget() {
             return progress;
         }
     }
-    for group in tied_groups(&shrinker.subject.config_numbers(&shrinker.best.config)) {
+    for group in tied_groups(&shrinker.numbers(&shrinker.best.config)) {
         progress |= lower_numbers(shrinker, &group);
         if shrinker.out_of_budget() {
             return progress;
         }
     }
-    for pair in near_pairs(&shrinker.subject.config_numbers(&shrinker.best.config)) {
+    for pair in near_pairs(&shrinker.numbers(&shrinker.best.config)) {
         progress |= lower_pair(shrinker, pair);
         if shrinker.out_of_budget() {
             break;
@@ -60,12 +64,12 @@ pub(super) fn near_pairs(numbers: &[ConfigNumber]) -> Vec<(usize, usize)> {
 /// Lowers both numbers of `pair` by one amount, keeping their difference: by as much as the nearer to
 /// its minimum allows, then by one (when that loses the failure the pair stays), then by binary search.
 fn lower_pair<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, (i, j): (usize, usize)) -> bool {
-    let numbers = shrinker.subject.config_numbers(&shrinker.best.config);
+    let numbers = shrinker.numbers(&shrinker.best.config);
     let (Some(a), Some(b)) = (numbers.get(i).copied(), numbers.get(j).copied()) else { return false };
     let slack = (a.value - a.min).min(b.value - b.min);
     let lowered = |shrinker: &mut Shrinker<'_, S>, by: u64| {
-        let config = shrinker.subject.with_config_number(&shrinker.best.config, i, a.value - by);
-        let config = config.and_then(|config| shrinker.subject.with_config_number(&config, j, b.value - by));
+        let config = shrinker.with_number(&shrinker.best.config, i, a.value - by);
+        let config = config.and_then(|config| shrinker.with_number(&config, j, b.value - by));
         config.is_some_and(|config| coupled_attempt(shrinker, Case { config, ..shrinker.best.clone() }))
     };
     if slack == 0 || lowered(shrinker, slack) {
@@ -106,7 +110,7 @@ pub(super) fn tied_groups(numbers: &[ConfigNumber]) -> Vec<Vec<usize>> {
 /// one above it, then one lower than now (when that loses the failure, so would any smaller value, by
 /// the binary search's own assumption, and the search is skipped), then by binary search in between.
 fn lower_numbers<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, indices: &[usize]) -> bool {
-    let numbers = shrinker.subject.config_numbers(&shrinker.best.config);
+    let numbers = shrinker.numbers(&shrinker.best.config);
     let Some(value) = indices.first().and_then(|&index| numbers.get(index)).map(|number| number.value) else {
         return false;
     };
@@ -144,7 +148,7 @@ fn lower_numbers<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, indic
 /// higher, so along one walk of kept halvings of a number the probe is made after the 1st, 2nd, 4th,
 /// 8th, ... halving only: a walk of `n` halvings pays `2 log2(n)` probes, not `2n`. Whether one was kept.
 pub(super) fn after_halving<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, before: &[ConfigNumber]) -> bool {
-    let now = shrinker.subject.config_numbers(&shrinker.best.config);
+    let now = shrinker.numbers(&shrinker.best.config);
     let changed: Vec<usize> = (0..now.len().min(before.len())).filter(|&i| now[i].value != before[i].value).collect();
     let [index] = changed[..] else { return false };
     let (old, new, min) = (before[index].value, now[index].value, now[index].min);
@@ -168,7 +172,7 @@ pub(super) fn after_halving<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_
 fn try_value<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, indices: &[usize], value: u64) -> bool {
     let mut config = shrinker.best.config.clone();
     for &index in indices {
-        match shrinker.subject.with_config_number(&config, index, value) {
+        match shrinker.with_number(&config, index, value) {
             Some(next) => config = next,
             None => return false,
         }
@@ -190,7 +194,7 @@ pub(super) fn coupled_attempt<S: ConfigDomain + ?Sized>(
 ) -> bool {
     let old = shrinker.contract();
     let new = shrinker.subject.contract(&candidate.config);
-    let numbers = |config| shrinker.subject.config_numbers(config);
+    let numbers = |config| shrinker.numbers(config);
     let key = numbers_changed(&numbers(&shrinker.best.config), &numbers(&candidate.config));
     let coupled_first = match shrinker.coupled_won {
         Some((last, won)) if last == key => won,
@@ -234,12 +238,15 @@ fn numbers_changed(old: &[ConfigNumber], new: &[ConfigNumber]) -> u64 {
 /// Tries `candidate` with the schedule's durations on a lowered config number lowered with it (see
 /// `adapt::numbers_followed`), when the change moved no contract boundary (those `adapt` follows).
 fn followed<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, candidate: &Case<S::Config>) -> bool {
+    if shrinker.numbers_are_answers(&shrinker.best.config) {
+        return false; // Answers are no durations the schedule's could follow.
+    }
     let contract = shrinker.subject.contract(&candidate.config);
     if !super::adapt::boundary_moves(&shrinker.contract(), &contract).is_empty() {
         return false;
     }
-    let old = shrinker.subject.config_numbers(&shrinker.best.config);
-    let new = shrinker.subject.config_numbers(&candidate.config);
+    let old = shrinker.numbers(&shrinker.best.config);
+    let new = shrinker.numbers(&candidate.config);
     let next = super::adapt::numbers_followed(candidate, &old, &new);
     next.is_some_and(|next| !shrinker.out_of_budget() && shrinker.attempt(next))
 }

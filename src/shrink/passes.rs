@@ -12,7 +12,7 @@ pub(super) type Pass<S> = fn(&mut Shrinker<'_, S>) -> bool;
 /// shrinks the shape (calls, steps, outcomes) runs before the config passes, while the config that
 /// lets a simpler schedule fail is still there (a rate limit becomes a transient failure before the
 /// delay its retry-after stood in for is lowered away).
-pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 26] {
+pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 27] {
     [
         ("drop_calls", drop_calls::<S>),
         ("drop_calls_reindexed", super::reindex::drop_calls_reindexed::<S>),
@@ -31,6 +31,7 @@ pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 26
         ("zero_step_durations", zero_step_durations::<S>),
         ("shrink_config", shrink_config::<S>),
         ("shrink_numbers", super::numbers::shrink_numbers::<S>),
+        ("shrink_answers", super::answers::shrink_answers::<S>),
         ("drop_counted_calls", super::counted::drop_counted_calls::<S>),
         ("drop_counted_shares", super::shares::drop_counted_shares::<S>),
         ("join_counted_calls", super::joined::join_counted_calls::<S>),
@@ -164,7 +165,7 @@ fn shrink_config<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bo
             start = index;
             let mut candidate = shrinker.best.clone();
             candidate.config = config;
-            let before = shrinker.subject.config_numbers(&shrinker.best.config);
+            let before = shrinker.numbers(&shrinker.best.config);
             // With the schedule adapted to the moved boundaries too (a removed timeout's trace is a
             // counted run).
             if super::numbers::coupled_attempt(shrinker, candidate) {

@@ -40,6 +40,7 @@ mod planted_load;
 mod planted_refusal;
 mod reference_load;
 mod runner;
+mod shrink_answers;
 mod shrink_concurrent;
 mod shrink_paired;
 mod shrink_stops;

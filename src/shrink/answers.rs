@@ -1,0 +1,103 @@
+//! The shrink pass over a config's answers (`shrink_answers`), for a config whose numbers are the
+//! answers it was described from (see `engine::Drawn`): the moves `shrink_numbers` cannot make by
+//! lowering one answer at a time, because one answer decides how the next is read.
+//!
+//! For each answer above `0`, first to last:
+//! - `0` with the one or two answers after it deleted: a choice lowered to an option that reads fewer
+//!   answers (`draw::delay`'s class `0`, zero, reads no value) leaves the answers of the draws after it
+//!   where they were read;
+//! - `0`, then one lower, with the next answer at its largest: a tier lowered with its value raised to
+//!   the top of the lower tier (`draw::retries`' `6..=12` to `0..=5` at `5`), which `shrink_numbers`
+//!   then lowers again.
+//!
+//! Every candidate lowers an answer and keeps the ones before it, so its answers are smaller at the first
+//! difference: the pass only moves down the answers' order.
+
+use timelaw_core::Case;
+use timelaw_generators::ConfigDomain;
+
+use super::engine::Shrinker;
+use super::numbers::coupled_attempt;
+
+/// The pass: whether it kept a candidate.
+pub(super) fn shrink_answers<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
+    let mut progress = false;
+    let mut index = 0;
+    while index < answers_of(shrinker).len() && !shrinker.out_of_budget() {
+        progress |= try_answer(shrinker, index);
+        index += 1;
+    }
+    progress
+}
+
+/// Tries the candidates for answer `index`; whether one was kept.
+fn try_answer<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, index: usize) -> bool {
+    for candidate in candidates(&answers_of(shrinker), index) {
+        let Some(config) = shrinker.with_answers(&shrinker.best.config, candidate) else { continue };
+        if coupled_attempt(shrinker, Case { config, ..shrinker.best.clone() }) {
+            return true;
+        }
+        if shrinker.out_of_budget() {
+            break;
+        }
+    }
+    false
+}
+
+/// The best config's answers (empty when its numbers are not answers).
+fn answers_of<S: ConfigDomain + ?Sized>(shrinker: &Shrinker<'_, S>) -> Vec<u64> {
+    if !shrinker.numbers_are_answers(&shrinker.best.config) {
+        return Vec::new();
+    }
+    shrinker.numbers(&shrinker.best.config).iter().map(|number| number.value).collect()
+}
+
+/// The candidates for answer `index` of `answers`, in the order tried (see the module docs).
+fn candidates(answers: &[u64], index: usize) -> Vec<Vec<u64>> {
+    let Some(&value) = answers.get(index).filter(|&&value| value > 0) else { return Vec::new() };
+    let with = |lowered: u64, rest: &[u64]| {
+        let mut next = answers[..index].to_vec();
+        next.push(lowered);
+        next.extend_from_slice(rest);
+        next
+    };
+    let after = &answers[index + 1..];
+    let mut out = Vec::new();
+    if !after.is_empty() {
+        out.push(with(0, &after[1..]));
+    }
+    if after.len() >= 2 {
+        out.push(with(0, &after[2..]));
+    }
+    // The next answer at its largest (answers past the end read 0, so the last one has a next too).
+    let raised = |lowered| {
+        let mut rest = if after.is_empty() { vec![0] } else { after.to_vec() };
+        rest[0] = u64::MAX;
+        with(lowered, &rest)
+    };
+    out.push(raised(0));
+    if value > 1 {
+        out.push(raised(value - 1));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_candidate_lowers_the_answer_and_keeps_the_ones_before() {
+        let m = u64::MAX;
+        assert_eq!(candidates(&[3, 6, 2, 9], 1), vec![vec![3, 0, 9], vec![3, 0], vec![3, 0, m, 9], vec![3, 5, m, 9]],);
+        assert_eq!(candidates(&[3, 1, 2], 1), vec![vec![3, 0], vec![3, 0, m]]);
+        assert_eq!(candidates(&[3, 0, 2], 1), Vec::<Vec<u64>>::new(), "an answer at 0 has nothing lower");
+        assert_eq!(candidates(&[3, 4], 1), vec![vec![3, 0, m], vec![3, 3, m]], "the answers past the end read 0");
+        for (answers, index) in [(vec![5u64, 7, 1, 1], 0), (vec![1, 2, 3], 1)] {
+            for candidate in candidates(&answers, index) {
+                assert_eq!(candidate[..index], answers[..index]);
+                assert!(candidate[index] < answers[index]);
+            }
+        }
+    }
+}
