@@ -39,6 +39,7 @@ mod planted_hedge;
 mod planted_load;
 mod planted_refusal;
 mod reference_load;
+mod report_golden;
 mod runner;
 mod shrink_answers;
 mod shrink_concurrent;

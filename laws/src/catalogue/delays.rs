@@ -387,9 +387,10 @@ impl RetryAfterWalk {
             self.backoff_due = false;
             return Check::Skip;
         }
-        // The range a sleep requested now would have: the one a retry without a sleep is judged by.
+        // The range a sleep requested now would have: the one a retry without a sleep is judged by
+        // (computed only for such a retry: most events need no range).
         let next = self.sleeps.next();
-        let now = contract.sleep_range(next);
+        let now = || contract.sleep_range(next);
         let sleep = self.sleeps.observe(contract, event);
         let due = sleep.is_some() || event.kind == EventKind::AttemptStart;
         match event.kind {
@@ -400,7 +401,7 @@ impl RetryAfterWalk {
             _ => {}
         }
         if let Some(retry_after) = self.pending.take_if(|_| due) {
-            let (duration, range) = sleep.unwrap_or((VDuration::ZERO, now));
+            let (duration, range) = sleep.unwrap_or_else(|| (VDuration::ZERO, now()));
             self.replaced |= range.replaces_backoff;
             return after_rate_limit(retry_after, sleep.map(|_| duration), &range);
         }
@@ -409,7 +410,7 @@ impl RetryAfterWalk {
         }
         if due && self.backoff_due {
             (self.replaced, self.backoff_due) = (false, false);
-            let (duration, range) = sleep.unwrap_or((VDuration::ZERO, now));
+            let (duration, range) = sleep.unwrap_or_else(|| (VDuration::ZERO, now()));
             return after_replaced(duration, &range, next.backoff_index);
         }
         Check::Skip
