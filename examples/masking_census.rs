@@ -44,13 +44,13 @@ fn census<S: ConfigDomain>(subject: &S, decoding: Decoding, inputs: u64) -> Cens
             pinned.iter().any(|known| known.law == *law && message_class(without_site(&known.message)) == class)
         };
         census.masked_before += u64::from(found.iter().all(class_known));
-        let case = decoding.case(subject, &bytes);
-        let first = unmasked(subject, &laws, &found, &known, &case);
+        let drawn = decoding.drawn(subject, &bytes);
+        let first = unmasked(subject, &laws, &found, &known, &drawn);
         if std::env::var_os("TIMELAW_CENSUS_SHOW").is_some_and(|name| name == subject.name()) {
             if let Some((law, verdict)) = first {
                 let budget = timelaw::shrink::ShrinkBudget { evals_max: 1_000, time_max: None };
                 let law_ref = laws.get(law).expect("a catalogue law");
-                let shrunk = timelaw::shrink::shrink(subject, law_ref, case.clone(), budget, Default::default());
+                let shrunk = timelaw::shrink::shrink(subject, law_ref, drawn.clone(), budget, Default::default());
                 let shrunk = shrunk.map(|outcome| serde_json::to_string(&outcome.case).unwrap_or_default());
                 eprintln!("unmasked {law}: {verdict}\n  shrunk: {shrunk:?}");
             }

@@ -52,10 +52,11 @@ mod coverage;
 use std::sync::OnceLock;
 
 use timelaw_core::{execute_with, Case, Contract, Limits, Schedule, World};
-use timelaw_generators::{arbitrary_case_with, ConfigDomain, Swarm};
+use timelaw_generators::{arbitrary_case_answers, arbitrary_case_with, ConfigDomain, Swarm};
 use timelaw_laws::{Catalogue, Observation, Verdict};
 
 use crate::eval::{Run, Runs};
+use crate::shrink::Drawn;
 
 fn standard() -> &'static Catalogue {
     static CATALOGUE: OnceLock<Catalogue> = OnceLock::new();
@@ -186,6 +187,13 @@ impl Decoding {
     /// ```
     pub fn case<S: ConfigDomain + ?Sized>(self, subject: &S, bytes: &[u8]) -> Case<S::Config> {
         arbitrary_case_with(subject, bytes, &self.swarm())
+    }
+
+    /// [`Decoding::case`] with the answers its config was decoded from, so the case shrinks as a case the
+    /// runner found does (`crate::shrink::Drawn`).
+    pub fn drawn<S: ConfigDomain + ?Sized>(self, subject: &S, bytes: &[u8]) -> Drawn<S::Config> {
+        let answers = arbitrary_case_answers(subject, bytes, &self.swarm());
+        Drawn { case: self.case(subject, bytes), answers }
     }
 
     /// The `timelaw import-crash` flag that decodes the same way.
@@ -326,7 +334,7 @@ pub fn unmasked<'v, S: ConfigDomain + ?Sized>(
     laws: &Catalogue,
     found: &'v [(&'static str, Verdict)],
     known: &[KnownViolation],
-    case: &Case<S::Config>,
+    case: &Drawn<S::Config>,
 ) -> Option<&'v (&'static str, Verdict)> {
     let name = subject.name();
     let pinned: Vec<crate::known::Pinned> =
@@ -397,11 +405,11 @@ pub fn check_bytes_decoded<S: ConfigDomain + ?Sized>(
     if found.is_empty() {
         return;
     }
-    let case = decoding.case(subject, bytes);
+    let drawn = decoding.drawn(subject, bytes);
     // The masking shrinks, running the subject: out of libFuzzer's sight, like the judging.
-    let first = coverage::hidden(|| unmasked(subject, laws, &found, known, &case).cloned());
+    let first = coverage::hidden(|| unmasked(subject, laws, &found, known, &drawn).cloned());
     if let Some((law, verdict)) = first {
-        let case = serde_json::to_string(&case).unwrap_or_default();
+        let case = serde_json::to_string(&drawn.case).unwrap_or_default();
         crash(subject.name(), law, &verdict, decoding, &case);
     }
 }
@@ -486,7 +494,7 @@ mod tests {
             .filter(|(_, verdict)| verdict.is_violated())
             .collect();
         assert_eq!(found.iter().map(|(law, _)| *law).collect::<Vec<_>>(), ["attempts_within_max"], "{case:?}");
-        unmasked(&TooMany, &laws, &found, known, &case).is_none()
+        unmasked(&TooMany, &laws, &found, known, &case.clone().into()).is_none()
     }
 
     #[test]

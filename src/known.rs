@@ -42,7 +42,7 @@ use timelaw_generators::ConfigDomain;
 use timelaw_laws::{Law, Verdict, Violation};
 
 use crate::fixture::{self, FixtureError};
-use crate::shrink::{moves, shrink, ShrinkBudget};
+use crate::shrink::{moves, shrink, Drawn, ShrinkBudget};
 
 /// The message with its numbers masked (see the module docs).
 pub fn message_class(message: &str) -> String {
@@ -254,7 +254,7 @@ pub fn pinned_finding<'p, S: ConfigDomain + ?Sized>(
     pinned: &'p [Pinned],
     law: &Law,
     verdict: &Verdict,
-    case: &Case<S::Config>,
+    case: &Drawn<S::Config>,
 ) -> Option<&'p Pinned> {
     let found = verdict.violation()?;
     let classed: Vec<&Pinned> = pinned
@@ -275,10 +275,12 @@ pub fn pinned_finding<'p, S: ConfigDomain + ?Sized>(
     })
 }
 
-/// `case` shrunk for `law` (at most [`MASK_SHRINK_EVALS`] runs); `case` itself when it does not fail.
-fn minimum<S: ConfigDomain + ?Sized>(subject: &S, law: &Law, case: &Case<S::Config>) -> Case<S::Config> {
+/// `case` shrunk for `law` (at most [`MASK_SHRINK_EVALS`] runs; by its config's answers too when known, as
+/// the runner and `import-crash` shrink); `case` itself when it does not fail.
+fn minimum<S: ConfigDomain + ?Sized>(subject: &S, law: &Law, case: &Drawn<S::Config>) -> Case<S::Config> {
     let budget = ShrinkBudget { evals_max: MASK_SHRINK_EVALS, time_max: None };
-    shrink(subject, law, case.clone(), budget, Limits::default()).map_or_else(|_| case.clone(), |outcome| outcome.case)
+    shrink(subject, law, case.clone(), budget, Limits::default())
+        .map_or_else(|_| case.case.clone(), |outcome| outcome.case)
 }
 
 /// The pinned case shrunk by today's shrinker, computed once per process (keyed by subject, law and the
@@ -291,7 +293,7 @@ fn pinned_minimum<S: ConfigDomain + ?Sized>(subject: &S, law: &Law, known: &Pinn
         Some(value) => value,
         None => {
             let pinned_case: Case<S::Config> = serde_json::from_value(known.case.clone()).ok()?;
-            let value = serde_json::to_value(minimum(subject, law, &pinned_case)).ok()?;
+            let value = serde_json::to_value(minimum(subject, law, &pinned_case.into())).ok()?;
             MINIMA.lock().ok()?.push((key, value.clone()));
             value
         }

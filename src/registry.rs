@@ -524,7 +524,8 @@ impl<S: ConfigDomain> DynSubject for S {
     ) -> Result<Placed, OperationError> {
         let bytes = std::fs::read(artifact).map_err(|e| FixtureError::io(artifact, e))?;
         // Decoded as the fuzz target did: overlapping calls when `config.concurrency` is set.
-        let case = crate::fuzz::Decoding::from_concurrency(config.concurrency).case(self, &bytes);
+        let drawn = crate::fuzz::Decoding::from_concurrency(config.concurrency).drawn(self, &bytes);
+        let case = drawn.case.clone();
         // libFuzzer's `timeout-*` artifacts import like crashes: the watchdog bounds the run.
         let evaluation = evaluate_bounded(self, &case, config.limits, true, config.case_timeout_ms);
         // The fuzz targets skip inputs whose every violation is a pinned finding; import the first one that
@@ -538,7 +539,7 @@ impl<S: ConfigDomain> DynSubject for S {
         let hang = matches!(evaluation.trace.end, TraceEnd::Aborted(Abort::NoProgress { .. }));
         let fresh = violated
             .iter()
-            .find(|(law, verdict)| hang || crate::known::pinned_finding(self, &pinned, law, verdict, &case).is_none());
+            .find(|(law, verdict)| hang || crate::known::pinned_finding(self, &pinned, law, verdict, &drawn).is_none());
         let law = fresh
             .or(violated.first())
             .map(|(law, _)| *law)
@@ -546,7 +547,7 @@ impl<S: ConfigDomain> DynSubject for S {
         let budget = ShrinkBudget { evals_max: config.shrink_evals_max, time_max: None };
         // A hang is not shrunk in-process (every candidate that still hangs would cost a thread).
         let (limits, timeout_ms) = (config.limits, config.case_timeout_ms);
-        let shrunk = if hang { None } else { shrink_bounded(self, law, case.clone(), budget, limits, timeout_ms).ok() };
+        let shrunk = if hang { None } else { shrink_bounded(self, law, drawn, budget, limits, timeout_ms).ok() };
         let (shrunk, evaluations) = shrunk.map_or((case, 0), |outcome| (outcome.case, outcome.evaluations));
         let provenance = Provenance {
             source: Source::Fuzz,

@@ -50,6 +50,21 @@ pub fn sample_case_answers<S: ConfigDomain + ?Sized>(subject: &S, case_seed: u64
     subject.sample_config_answers(&mut SplitMix64::new(case_seed), swarm).map(|(_, answers)| answers)
 }
 
+/// The answers the config of [`arbitrary_case_with`]`(subject, bytes, swarm)` was decoded from (see
+/// [`crate::answers`]); `None` when the domain cannot say.
+///
+/// ```
+/// use timelaw_core::reference::Reference;
+/// use timelaw_generators::{arbitrary_case, arbitrary_case_answers, ConfigDomain, Swarm};
+///
+/// let bytes = b"any bytes at all";
+/// let answers = arbitrary_case_answers(&Reference, bytes, &Swarm::everything()).unwrap();
+/// assert_eq!(Reference.config_of_answers(&answers).unwrap().0, arbitrary_case(&Reference, bytes).config);
+/// ```
+pub fn arbitrary_case_answers<S: ConfigDomain + ?Sized>(subject: &S, bytes: &[u8], swarm: &Swarm) -> Option<Answers> {
+    subject.arbitrary_config_answers(&mut Unstructured::new(bytes), swarm).map(|(_, answers)| answers)
+}
+
 /// Cases of `subject` as a proptest strategy: a config from [`ConfigDomain::config_strategy`], then
 /// (flat-mapped on it) a schedule for its contract, as [`schedule_strategy`](crate::schedule_strategy)
 /// draws it, and any seed.

@@ -96,6 +96,14 @@ pub trait ConfigDomain: Subject {
         None
     }
 
+    /// [`ConfigDomain::arbitrary_config_with`] with the answers the config was decoded from (see
+    /// [`crate::answers`]): the same config, `bytes` read the same way. `None` when the domain cannot say
+    /// (the default; a described domain can).
+    fn arbitrary_config_answers(&self, bytes: &mut Unstructured<'_>, swarm: &Swarm) -> Option<(Self::Config, Answers)> {
+        let _ = (bytes, swarm);
+        None
+    }
+
     /// The config `answers` describe, with the answers the description really used (each clamped below
     /// its bound, `0` past the end, trailing zeros dropped); `None` when the domain cannot say (the
     /// default; a described domain can). Every list of answers gives a config of the domain.
@@ -259,6 +267,12 @@ impl<S: Describe> ConfigDomain for S {
 
     fn sample_config_answers(&self, rng: &mut SplitMix64, swarm: &Swarm) -> Option<(S::Config, Answers)> {
         let mut recording = Recording::new(rng);
+        let config = self.describe(&mut recording, swarm);
+        Some((config, Answers { answers: recording.into_answers(), swarm: *swarm }))
+    }
+
+    fn arbitrary_config_answers(&self, bytes: &mut Unstructured<'_>, swarm: &Swarm) -> Option<(S::Config, Answers)> {
+        let mut recording = Recording::new(bytes);
         let config = self.describe(&mut recording, swarm);
         Some((config, Answers { answers: recording.into_answers(), swarm: *swarm }))
     }

@@ -110,7 +110,8 @@ pub mod swarm;
 
 pub use answers::Answers;
 pub use case::{
-    arbitrary_case, arbitrary_case_with, case_strategy, case_strategy_with, sample_case, sample_case_answers,
+    arbitrary_case, arbitrary_case_answers, arbitrary_case_with, case_strategy, case_strategy_with, sample_case,
+    sample_case_answers,
 };
 pub use choice::Choices;
 pub use domain::{simplest_config, ConfigDomain, ConfigNumber, Describe, Simplest};

@@ -127,6 +127,7 @@ fn import_crash_skips_only_the_pinned_findings() {
     let never_panics = catalogue.get("never_panics").unwrap();
     let clamp = pinned.iter().find(|known| known.message.contains("min <= max")).unwrap();
     let case: Case<ExponentialBackoffConfig> = serde_json::from_value(clamp.case.clone()).unwrap();
+    let case = case.into();
     let panicked = |message: &str| Verdict::violated_with(Some(1), format!("the subject panicked: {message}"));
     let verdict = panicked("assertion failed: min <= max [at library/core/src/cmp.rs]");
     let subject = ExponentialBackoffSubject;

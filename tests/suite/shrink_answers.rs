@@ -104,3 +104,37 @@ fn a_tier_is_lowered_with_its_value_raised() {
     }
     assert!(runs.iter().any(|(found, _)| found.retries > 5), "no seed found the bug in the upper tier: {runs:?}");
 }
+
+/// A fuzz input's config shrinks by its answers too (`Decoding::drawn`, what `timelaw import-crash` and
+/// the fuzz targets' masking shrink with), to the minimum the runner reaches.
+#[test]
+fn a_decoded_fuzz_input_shrinks_its_config_like_a_found_case() {
+    use timelaw::core::SplitMix64;
+    use timelaw::fuzz::Decoding;
+    use timelaw::shrink::{shrink, ShrinkBudget};
+
+    let law = *Catalogue::standard().get("attempts_within_max").unwrap();
+    let minimum = Knobs { retries: 7, delay: VDuration::ZERO, timeout: VDuration::ZERO, factor: 1, jitter: false };
+    let mut rng = SplitMix64::new(3);
+    let mut shrunk = 0;
+    for _ in 0..2_000 {
+        let bytes: Vec<u8> = (0..64).map(|_| rng.next_u64() as u8).collect();
+        let drawn = Decoding::Sequential.drawn(&OFF_BY_ONE_FROM_SEVEN, &bytes);
+        let Ok(outcome) =
+            shrink(&OFF_BY_ONE_FROM_SEVEN, &law, drawn.clone(), ShrinkBudget::default(), Default::default())
+        else {
+            continue; // This input does not violate the law.
+        };
+        assert_eq!(outcome.case.config, minimum, "from {:?}", drawn.case.config);
+        if drawn.case.config != minimum {
+            let plain =
+                shrink(&OFF_BY_ONE_FROM_SEVEN, &law, drawn.case.clone(), ShrinkBudget::default(), Default::default());
+            assert_eq!(plain.unwrap().case.config, drawn.case.config, "without the answers the config stays");
+        }
+        shrunk += 1;
+        if shrunk == 5 {
+            return;
+        }
+    }
+    panic!("only {shrunk} of 2,000 random inputs violate attempts_within_max");
+}
