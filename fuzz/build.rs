@@ -3,9 +3,12 @@
 //! adapter targets mask: an upstream bug that is already pinned by a fixture must not stop every fuzzing
 //! run at its first input. Which inputs are masked is decided by `timelaw::fuzz::unmasked` (every violated
 //! law a pinned finding: the same message class, and the input's case, shrunk, the fixture's). A fixture
-//! that states a build profile other than this build's (`"profile": "release"` in a fuzz build, which has
-//! debug assertions) pins nothing here. An unreadable fixture fails the build with its path: nothing is
-//! dropped silently.
+//! that states a build profile pins only in builds of that profile: the table keeps each fixture's
+//! profile, and the targets choose by `cfg!(debug_assertions)` in their own code (`src/lib.rs`), which
+//! the fuzz build's flags reach. (A build script cannot tell: cargo does not set
+//! `CARGO_CFG_DEBUG_ASSERTIONS` for `cargo fuzz build --debug-assertions`, so a `"debug"` fixture, a
+//! panic only overflow checks raise, used to pin nothing in any fuzz build.) An unreadable fixture fails
+//! the build with its path: nothing is dropped silently.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -23,12 +26,15 @@ fn main() {
             known.insert(pair);
         }
     }
-    let mut table = String::from("/// The checked-in `known_violation` fixtures: subject, law, stored message and case.\n");
-    table.push_str("pub const KNOWN_VIOLATIONS: &[timelaw::fuzz::KnownViolation] = &[\n");
-    for (subject, law, message, case) in &known {
+    let mut table = String::from(
+        "/// The checked-in `known_violation` fixtures: the build profile each states (`None`: every\n\
+         /// profile), and subject, law, stored message and case.\n",
+    );
+    table.push_str("pub const KNOWN_VIOLATIONS: &[(Option<&str>, timelaw::fuzz::KnownViolation)] = &[\n");
+    for (profile, subject, law, message, case) in &known {
         writeln!(
             table,
-            "    timelaw::fuzz::KnownViolation {{ subject: {subject:?}, law: {law:?}, message: {message:?}, case: {case:?} }},"
+            "    ({profile:?}, timelaw::fuzz::KnownViolation {{ subject: {subject:?}, law: {law:?}, message: {message:?}, case: {case:?} }}),"
         )
         .expect("writing to a String cannot fail");
     }
@@ -50,10 +56,10 @@ fn json_files(dir: &Path, files: &mut Vec<PathBuf>) {
     }
 }
 
-/// The fixture's (subject, law, stored message, case as JSON text) when its status is `known_violation`
-/// and it belongs to this build's profile. A stored verdict that is not a violation with a message masks
+/// The fixture's (profile it states, subject, law, stored message, case as JSON text) when its status is
+/// `known_violation`. A stored verdict that is not a violation with a message masks
 /// nothing (its message is left empty, a class no violation of a catalogue law has).
-fn known_violation(file: &Path) -> Option<(String, String, String, String)> {
+fn known_violation(file: &Path) -> Option<(Option<String>, String, String, String, String)> {
     let text = std::fs::read_to_string(file).unwrap_or_else(|error| panic!("{}: {error}", file.display()));
     let fixture: serde_json::Value =
         serde_json::from_str(&text).unwrap_or_else(|error| panic!("{}: {error}", file.display()));
@@ -61,9 +67,7 @@ fn known_violation(file: &Path) -> Option<(String, String, String, String)> {
         fixture[name].as_str().unwrap_or_else(|| panic!("{}: no string field `{name}`", file.display())).to_owned()
     };
     let message = fixture["verdict"]["violated"]["message"].as_str().unwrap_or_default().to_owned();
-    // Cargo sets CARGO_CFG_DEBUG_ASSERTIONS for a target built with debug assertions (fuzz builds are).
-    let this_profile = if std::env::var_os("CARGO_CFG_DEBUG_ASSERTIONS").is_some() { "debug" } else { "release" };
-    let profile_matches = fixture["profile"].as_str().is_none_or(|profile| profile == this_profile);
+    let profile = fixture["profile"].as_str().map(str::to_owned);
     let case = fixture["case"].to_string();
-    (field("status") == "known_violation" && profile_matches).then(|| (field("subject"), field("law"), message, case))
+    (field("status") == "known_violation").then(|| (profile, field("subject"), field("law"), message, case))
 }
