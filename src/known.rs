@@ -27,7 +27,9 @@
 //! (` [at FILE:LINE:COLUMN]`, [`crate::panic_site`]) is part of the class, its numbers masked: the same
 //! message from another place is another panic. A stored panic that names no site (written before sites
 //! were recorded) matches a panic now by its message alone, and replay says so
-//! ([`KnownMatch::Loosely`]).
+//! ([`KnownMatch::Loosely`]). So does a panic reported at the standard library's site (`library/...`) in
+//! one of the two: whether a function of the standard library reports its own file or its caller's line
+//! changes between Rust releases, so the same panic names either, depending on the toolchain.
 //!
 //! # Older fixtures
 //! Every fixture stores its verdict; when the stored verdict is not a violation (a hand-written file) or
@@ -176,6 +178,11 @@ pub fn compare(stored: &Verdict, now: &Verdict) -> KnownMatch {
         if siteless_panic_matches(&known.message, &found.message) {
             return KnownMatch::Loosely { compared: "the panic's message (the stored verdict names no site)" };
         }
+        if std_sited_panic_matches(&known.message, &found.message) {
+            return KnownMatch::Loosely {
+                compared: "the panic's message (one site is the standard library's, which moves between Rust releases)",
+            };
+        }
         return KnownMatch::Differently {
             what: format!("the message was \"{}\", now \"{}\"", known.message, found.message),
         };
@@ -195,10 +202,29 @@ fn siteless_panic_matches(stored: &str, found: &str) -> bool {
     !stored_has_site && found_has_site && message_class(found_message) == message_class(stored)
 }
 
+/// Whether two panic texts are one panic reported at the standard library's site in one of them: the same
+/// message class without the sites, and one site in `library/`. Whether a function of the standard library
+/// reports its own file or its caller's (`#[track_caller]`) changes between Rust releases, so the same
+/// panic (`overflow when adding duration to instant`) names `library/std/src/time.rs` on one toolchain and
+/// the caller's line on another (a fuzz build on nightly against a fixture written on stable).
+fn std_sited_panic_matches(stored: &str, found: &str) -> bool {
+    let in_std = |text: &str| {
+        let site = &text[crate::panic_site::without_site(text).len()..];
+        site.starts_with(&format!("{}library/", crate::panic_site::SITE_OPEN))
+    };
+    let (stored_message, found_message) =
+        (crate::panic_site::without_site(stored), crate::panic_site::without_site(found));
+    stored_message != stored
+        && found_message != found
+        && (in_std(stored) || in_std(found))
+        && message_class(stored_message) == message_class(found_message)
+}
+
 /// Whether `found` is a violation of the same class as the known `message`: the test of the fuzz masking,
-/// where the case (and so the event index) differs from the fixture's.
+/// where the case (and so the event index) differs from the fixture's. A panic reported at the standard
+/// library's site in one of them is compared without the sites (see `std_sited_panic_matches`).
 pub fn same_class(message: &str, found: &Violation) -> bool {
-    message_class(message) == message_class(&found.message)
+    message_class(message) == message_class(&found.message) || std_sited_panic_matches(message, &found.message)
 }
 
 /// One known violation as a `known_violation` fixture pins it: its law, its stored message and its case
@@ -307,6 +333,28 @@ fn event(index: Option<u32>) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_panic_at_the_standard_librarys_site_matches_the_same_panic_at_its_caller() {
+        let std_site = "the subject panicked: overflow when adding duration to instant [at library/std/src/time.rs]";
+        let caller = "the subject panicked: overflow when adding duration to instant [at tokio-1.54.1/src/time/instant.rs:161:27]";
+        let other =
+            "the subject panicked: overflow when adding duration to instant [at tokio-1.54.1/src/time/other.rs:9:1]";
+        let another_message =
+            "the subject panicked: attempt to add with overflow [at tokio-1.54.1/src/time/instant.rs:161:27]";
+        for (stored, found) in [(std_site, caller), (caller, std_site)] {
+            assert!(std_sited_panic_matches(stored, found), "{stored} / {found}");
+            assert!(compare(&Verdict::violated_at(1, stored), &Verdict::violated_at(1, found)).reproduces());
+            assert!(same_class(stored, Verdict::violated_at(1, found).violation().unwrap()));
+        }
+        // Two sites outside the standard library are two panics; another message is another panic.
+        assert!(!std_sited_panic_matches(caller, other));
+        assert!(!same_class(caller, Verdict::violated_at(1, other).violation().unwrap()));
+        assert!(!std_sited_panic_matches(std_site, another_message));
+        assert!(!compare(&Verdict::violated_at(1, std_site), &Verdict::violated_at(1, another_message)).reproduces());
+        // Not a panic with a site at all: nothing to relax.
+        assert!(!std_sited_panic_matches("slept 5ms", "slept 6ms [at library/std/src/time.rs]"));
+    }
+
     use super::*;
 
     #[track_caller]
