@@ -270,7 +270,8 @@ pub const MASK_SHRINK_EVALS: u64 = 1_000;
 
 /// The pinned finding `case` is, if any: a violation of `law` (with `verdict`) is the pinned one only
 /// when a [`Pinned`] entry has the same law and message class ([`same_class`]; a panic's class includes
-/// its site) and the case, shrunk for `law` (at most [`MASK_SHRINK_EVALS`] runs), equals the pinned case,
+/// its site) and the case, shrunk for `law` (at most [`MASK_SHRINK_EVALS`] runs; by its config's answers
+/// when known, and also without them, as fixtures pinned before were shrunk), equals the pinned case,
 /// is one shrink move from it ([`crate::shrink::moves`], either way), or equals the pinned case shrunk
 /// by today's shrinker (a fixture written by an older shrinker pins the same minimum). Nothing masks a
 /// whole law or a whole class of messages: the same bug reached through another minimal case is a new
@@ -290,14 +291,23 @@ pub fn pinned_finding<'p, S: ConfigDomain + ?Sized>(
     if classed.is_empty() {
         return None;
     }
-    let shrunk = minimum(subject, law, case);
-    let nearby = moves(subject, &shrunk);
+    // Shrunk by its answers (as the runner and import-crash shrink now) and, when it has them, without
+    // (as a fixture pinned before configs shrank by their answers was shrunk).
+    let mut minima = vec![minimum(subject, law, case)];
+    if case.answers.is_some() {
+        let plain = minimum(subject, law, &case.case.clone().into());
+        if plain != minima[0] {
+            minima.push(plain);
+        }
+    }
     classed.into_iter().find(|known| {
         let Ok(pinned_case) = serde_json::from_value::<Case<S::Config>>(known.case.clone()) else { return false };
-        pinned_case == shrunk
-            || nearby.iter().any(|step| step.case == pinned_case)
-            || moves(subject, &pinned_case).iter().any(|step| step.case == shrunk)
-            || pinned_minimum(subject, law, known).is_some_and(|minimum| minimum == shrunk)
+        minima.iter().any(|shrunk| {
+            pinned_case == *shrunk
+                || moves(subject, shrunk).iter().any(|step| step.case == pinned_case)
+                || moves(subject, &pinned_case).iter().any(|step| step.case == *shrunk)
+                || pinned_minimum(subject, law, known).is_some_and(|minimum| minimum == *shrunk)
+        })
     })
 }
 

@@ -138,3 +138,38 @@ fn a_decoded_fuzz_input_shrinks_its_config_like_a_found_case() {
     }
     panic!("only {shrunk} of 2,000 random inputs violate attempts_within_max");
 }
+
+/// The fuzz masking recognizes a pinned finding whether the fixture's case was shrunk by its config's
+/// answers (as the runner and import-crash shrink now) or without them (as fixtures pinned before were).
+#[test]
+fn the_masking_recognizes_a_pin_shrunk_with_or_without_the_answers() {
+    use timelaw::core::SplitMix64;
+    use timelaw::fuzz::Decoding;
+    use timelaw::known::{pinned_finding, Pinned};
+    use timelaw::shrink::{shrink, ShrinkBudget};
+
+    let law = *Catalogue::standard().get("attempts_within_max").unwrap();
+    let mut rng = SplitMix64::new(5);
+    let drawn = loop {
+        let bytes: Vec<u8> = (0..64).map(|_| rng.next_u64() as u8).collect();
+        let drawn = Decoding::Sequential.drawn(&OFF_BY_ONE_FROM_SEVEN, &bytes);
+        let plain =
+            shrink(&OFF_BY_ONE_FROM_SEVEN, &law, drawn.case.clone(), ShrinkBudget::default(), Default::default());
+        if plain.is_ok_and(|outcome| outcome.case.config.retries > 8) {
+            break drawn; // Its two minima lie more than one move apart.
+        }
+    };
+    let budget = ShrinkBudget::default();
+    let with = shrink(&OFF_BY_ONE_FROM_SEVEN, &law, drawn.clone(), budget, Default::default()).unwrap();
+    let without = shrink(&OFF_BY_ONE_FROM_SEVEN, &law, drawn.case.clone(), budget, Default::default()).unwrap();
+    assert_ne!(with.case, without.case);
+    let verdict = timelaw::laws::Verdict::Violated(with.violation.clone());
+    for minimum in [&with.case, &without.case] {
+        let pinned = [Pinned {
+            law: law.id.to_owned(),
+            message: with.violation.message.to_string(),
+            case: serde_json::to_value(minimum).unwrap(),
+        }];
+        assert!(pinned_finding(&OFF_BY_ONE_FROM_SEVEN, &pinned, &law, &verdict, &drawn).is_some(), "{minimum:?}");
+    }
+}
