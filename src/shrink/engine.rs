@@ -187,11 +187,9 @@ impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
         if !self.numbers_are_answers(config) {
             return self.subject.with_config_number(config, index, value);
         }
-        let mut answers = self.answers.borrow().get(config)?.clone();
-        *answers.answers.get_mut(index)? = value;
-        let (next, used) = self.subject.config_of_answers(&answers)?;
-        self.know_answers(next.clone(), used);
-        Some(next)
+        let mut answers = self.answers.borrow().get(config)?.answers.clone();
+        *answers.get_mut(index)? = value;
+        self.with_answers(config, answers)
     }
 
     /// The config `answers` describe (under the swarm `config` was described with), when `config`'s
