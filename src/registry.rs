@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use timelaw_core::{mix, Abort, Trace, TraceEnd};
+use timelaw_core::{mix, Abort, StdClocks, Trace, TraceEnd};
 use timelaw_generators::{sample_case_answers, ConfigDomain};
 use timelaw_laws::{Catalogue, Law, Verdict};
 
@@ -81,6 +81,14 @@ pub enum ReplayOutcome {
     OtherProfile {
         /// The profile the fixture belongs to.
         profile: Profile,
+    },
+    /// A fixture whose case ran with other std clocks than its subject declares now
+    /// ([`timelaw_core::std_clocks`]): the case would run differently. Fails.
+    OtherStdClocks {
+        /// The clocks the fixture's case ran with.
+        fixture: StdClocks,
+        /// The clocks the subject declares.
+        subject: StdClocks,
     },
     /// A nondeterministic finding that reproduced on every one of the runs replay made, or on none: it is
     /// no longer nondeterministic (pin it as a finding, or delete it as fixed). Fails.
@@ -320,6 +328,32 @@ fn other_profile<C>(fixture: &Fixture<C>) -> Option<ReplayResult> {
     })
 }
 
+/// The result of replaying `fixture` with a subject that declares other std clocks than the fixture's
+/// case ran with: the case would run differently, so it proves nothing either way. Fails.
+fn other_std_clocks<C>(fixture: &Fixture<C>, subject: StdClocks) -> Option<ReplayResult> {
+    if fixture.std_clocks == subject {
+        return None;
+    }
+    let name = |clocks: StdClocks| if clocks.is_virtual() { "virtual" } else { "real" };
+    let explanation = format!(
+        "the case ran with {} std clocks (the fixture's `std_clocks`) and subject `{}` now declares {} ones \
+         (`Subject::std_clocks`): it would run differently; declare the clocks it ran with, or regenerate the \
+         fixture",
+        name(fixture.std_clocks),
+        fixture.subject,
+        name(subject)
+    );
+    Some(ReplayResult {
+        law: fixture.law.clone(),
+        status: fixture.status,
+        verdict: Verdict::NotApplicable,
+        outcome: ReplayOutcome::OtherStdClocks { fixture: fixture.std_clocks, subject },
+        passed: false,
+        explanation,
+        outside: Vec::new(),
+    })
+}
+
 /// How often replay runs a `nondeterministic` fixture's case: enough that a finding which violates on
 /// about one run in two is seen both ways almost always (a miss needs 8 equal runs: 1 in 128).
 pub const NONDETERMINISTIC_RUNS: usize = 8;
@@ -418,6 +452,9 @@ impl<S: ConfigDomain> DynSubject for S {
         let law = law_of(laws, path, &fixture.law)?;
         if let Some(skipped) = other_profile(&fixture) {
             return Ok(skipped);
+        }
+        if let Some(mismatch) = other_std_clocks(&fixture, Subject::std_clocks(self)) {
+            return Ok(mismatch);
         }
         let replay = law.id == timelaw_laws::ids::DETERMINISTIC_REPLAY;
         let evaluation = evaluate_bounded(self, &fixture.case, config.limits, replay, config.case_timeout_ms);

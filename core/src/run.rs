@@ -9,7 +9,8 @@ use crate::world::{Limits, World};
 
 /// Runs `config` of `subject` over `schedule` with randomness from `seed` and default limits.
 ///
-/// A panic in the subject is caught: the trace ends with [`TraceEnd::Panicked`] and a `Panic` event.
+/// A subject with [`Subject::std_clocks`] virtual runs with std's clocks on the World's
+/// ([`World::virtualize_std_clocks`]). A panic in the subject is caught: the trace ends with [`TraceEnd::Panicked`] and a `Panic` event.
 pub fn execute<S: Subject + ?Sized>(subject: &S, config: &S::Config, schedule: &Schedule, seed: u64) -> Trace {
     execute_with(subject, config, World::new(schedule, seed), Limits::default())
 }
@@ -17,6 +18,11 @@ pub fn execute<S: Subject + ?Sized>(subject: &S, config: &S::Config, schedule: &
 /// Runs `config` of `subject` in `world` under `limits`.
 pub fn execute_with<S: Subject + ?Sized>(subject: &S, config: &S::Config, world: World<'_>, limits: Limits) -> Trace {
     let mut world = world.with_limits(limits);
+    if subject.std_clocks().is_virtual() {
+        if let Err(abort) = world.virtualize_std_clocks() {
+            return world.finish_with(TraceEnd::Aborted(abort));
+        }
+    }
     let outcome = catch_unwind(AssertUnwindSafe(|| subject.run(config, &mut world)));
     match outcome {
         Ok(returned) => {

@@ -75,6 +75,7 @@ use std::hash::Hash;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use crate::std_clocks::StdClocks;
 use crate::contract::Contract;
 use crate::world::{Abort, World};
 
@@ -106,5 +107,12 @@ pub trait Subject: Sync {
     /// laws. None by default (the subject is the code under test, end to end).
     fn harness_laws(&self) -> &'static [&'static str] {
         &[]
+    }
+
+    /// Which clocks std's `Instant::now()` and `SystemTime::now()` read while this subject runs a case:
+    /// [`StdClocks::Real`] by default; [`StdClocks::Virtual`] for code that reads the clock itself (see
+    /// [`crate::std_clocks`]).
+    fn std_clocks(&self) -> StdClocks {
+        StdClocks::Real
     }
 }

@@ -320,6 +320,8 @@ pub struct World<'s> {
     /// The first abort the World (or a driver, [`World::issue`]) handed the subject: a run ends with it
     /// whatever the subject returns ([`World::end_of_run`]).
     issued: std::cell::RefCell<Option<Abort>>,
+    /// Virtual std clocks on this thread, while they are installed ([`World::virtualize_std_clocks`]).
+    std_clocks: Option<crate::std_clocks::Installed>,
 }
 
 impl<'s> World<'s> {
@@ -341,6 +343,7 @@ impl<'s> World<'s> {
             idle_calls: 0,
             parked: Vec::new(),
             issued: std::cell::RefCell::new(None),
+            std_clocks: None,
         }
     }
     /// Counts every step of progress (an event recorded, a clock move) on `heartbeat` for a watchdog (see
@@ -365,6 +368,35 @@ impl<'s> World<'s> {
         self.rng = rng;
         self
     }
+    /// Makes std's `Instant::now()` and `SystemTime::now()` read this World's clocks on the calling
+    /// thread until the World is dropped ([`crate::std_clocks`]). [`execute_with`](crate::execute_with)
+    /// calls it for a subject whose [`Subject::std_clocks`](crate::Subject::std_clocks) is
+    /// [`StdClocks::Virtual`](crate::StdClocks::Virtual).
+    ///
+    /// # Errors
+    /// [`Abort::InvalidConfig`] naming why they could not be installed: a platform other than Linux with
+    /// glibc, or a binary whose clock reads do not reach timelaw's `clock_gettime`.
+    pub fn virtualize_std_clocks(&mut self) -> Result<(), Abort> {
+        if self.std_clocks.is_none() {
+            let installed = crate::std_clocks::install(self.clock, self.clocks.wall(self.clock));
+            self.std_clocks = Some(installed.map_err(|reason| self.issue(Abort::InvalidConfig(reason)))?);
+        }
+        Ok(())
+    }
+
+    /// `true` while std's clocks read this World's ([`World::virtualize_std_clocks`]).
+    pub fn std_clocks_virtual(&self) -> bool {
+        self.std_clocks.is_some()
+    }
+
+    /// Moves the virtual std clocks, if installed, to the World's clocks.
+    #[inline]
+    fn publish_std_clocks(&self) {
+        if self.std_clocks.is_some() {
+            crate::std_clocks::publish(self.clock, self.clocks.wall(self.clock));
+        }
+    }
+
     /// The current virtual instant.
     pub fn now(&self) -> VInstant {
         self.clock
@@ -735,6 +767,7 @@ impl<'s> World<'s> {
         if instant > self.clock {
             self.clock = instant;
             self.progressed();
+            self.publish_std_clocks();
         }
         Ok(())
     }
@@ -758,6 +791,7 @@ impl<'s> World<'s> {
             let by_ns = self.clocks.apply(&self.schedule.clock, index);
             let attempt = self.call.map_or(0, |call| call.attempts);
             self.record(EventKind::WallJump { by_ns }, attempt)?;
+            self.publish_std_clocks();
         }
         Ok(())
     }

@@ -52,7 +52,7 @@
 
 use std::fmt;
 
-use timelaw_core::{Abort, Contract, Subject, SubjectConfig, World};
+use timelaw_core::{Abort, Contract, StdClocks, Subject, SubjectConfig, World};
 
 use crate::choice::Choices;
 use crate::domain::Describe;
@@ -65,6 +65,7 @@ pub struct FnSubject<T> {
     contract: fn(&T) -> Contract,
     run: fn(&T, &mut World<'_>) -> Result<(), Abort>,
     harness_laws: &'static [&'static str],
+    std_clocks: StdClocks,
 }
 
 /// A subject called `name`, its configs described once by `describe` (answering `0` everywhere gives
@@ -76,7 +77,7 @@ pub const fn subject<T>(
     contract: fn(&T) -> Contract,
     run: fn(&T, &mut World<'_>) -> Result<(), Abort>,
 ) -> FnSubject<T> {
-    FnSubject { name, describe, contract, run, harness_laws: &[] }
+    FnSubject { name, describe, contract, run, harness_laws: &[], std_clocks: StdClocks::Real }
 }
 
 impl<T> FnSubject<T> {
@@ -84,6 +85,13 @@ impl<T> FnSubject<T> {
     /// code (see [`Subject::harness_laws`]).
     pub const fn with_harness_laws(self, laws: &'static [&'static str]) -> FnSubject<T> {
         FnSubject { harness_laws: laws, ..self }
+    }
+
+    /// The same subject with std's `Instant::now()` and `SystemTime::now()` reading `clocks` while it
+    /// runs a case: [`StdClocks::Virtual`] for code that reads the clock itself (see
+    /// [`timelaw_core::std_clocks`]).
+    pub const fn with_std_clocks(self, clocks: StdClocks) -> FnSubject<T> {
+        FnSubject { std_clocks: clocks, ..self }
     }
 }
 
@@ -119,6 +127,10 @@ impl<T: SubjectConfig> Subject for FnSubject<T> {
 
     fn harness_laws(&self) -> &'static [&'static str] {
         self.harness_laws
+    }
+
+    fn std_clocks(&self) -> StdClocks {
+        self.std_clocks
     }
 }
 

@@ -27,7 +27,7 @@
 //! ```
 
 use serde::{Deserialize, Serialize};
-use timelaw_core::{Abort, Contract, Declared, Subject, VDuration, World};
+use timelaw_core::{Abort, Contract, Declared, StdClocks, Subject, VDuration, World};
 
 use crate::choice::Choices;
 use crate::domain::{ConfigNumber, Describe};
@@ -193,6 +193,10 @@ impl<S: Subject> Subject for Restated<S> {
 
     fn harness_laws(&self) -> &'static [&'static str] {
         self.subject.harness_laws()
+    }
+
+    fn std_clocks(&self) -> StdClocks {
+        self.subject.std_clocks()
     }
 }
 

@@ -46,6 +46,17 @@ impl<'s> TokioWorld<'s> {
         f(&mut world)
     }
 
+    /// With virtual std clocks, moves the World (and so std's clocks) to tokio's time; nothing otherwise.
+    ///
+    /// # Errors
+    /// The World's, while moving its clock (the time limit).
+    pub(crate) fn catch_up_std_clocks(&self) -> Result<(), Abort> {
+        if !self.shared.world.borrow().std_clocks_virtual() {
+            return Ok(());
+        }
+        self.with(|_| Ok(()))
+    }
+
     /// 64 random bits from the World's randomness.
     ///
     /// # Errors
