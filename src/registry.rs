@@ -82,8 +82,8 @@ pub enum ReplayOutcome {
         /// The profile the fixture belongs to.
         profile: Profile,
     },
-    /// A fixture whose case ran with other std clocks than its subject declares now
-    /// ([`timelaw_core::std_clocks`]): the case would run differently. Fails.
+    /// A fixture whose case ran with virtual std clocks while its subject now declares real ones
+    /// ([`timelaw_core::std_clocks`]): the case would run on the machine's clocks. Fails.
     OtherStdClocks {
         /// The clocks the fixture's case ran with.
         fixture: StdClocks,
@@ -328,20 +328,19 @@ fn other_profile<C>(fixture: &Fixture<C>) -> Option<ReplayResult> {
     })
 }
 
-/// The result of replaying `fixture` with a subject that declares other std clocks than the fixture's
-/// case ran with: the case would run differently, so it proves nothing either way. Fails.
+/// The result of replaying `fixture`, whose case ran with virtual std clocks, with a subject that now
+/// declares real ones: the case would run on the machine's clocks, so it proves nothing either way.
+/// Fails. A fixture that states no clocks (real, or written before fixtures stated them) replays with
+/// the subject's.
 fn other_std_clocks<C>(fixture: &Fixture<C>, subject: StdClocks) -> Option<ReplayResult> {
-    if fixture.std_clocks == subject {
+    if !fixture.std_clocks.is_virtual() || subject.is_virtual() {
         return None;
     }
-    let name = |clocks: StdClocks| if clocks.is_virtual() { "virtual" } else { "real" };
     let explanation = format!(
-        "the case ran with {} std clocks (the fixture's `std_clocks`) and subject `{}` now declares {} ones \
-         (`Subject::std_clocks`): it would run differently; declare the clocks it ran with, or regenerate the \
-         fixture",
-        name(fixture.std_clocks),
-        fixture.subject,
-        name(subject)
+        "the case ran with virtual std clocks (the fixture's `std_clocks`) and subject `{}` now declares real \
+         ones (`Subject::std_clocks`): it would run on the machine's clocks; declare virtual std clocks again, \
+         or regenerate the fixture",
+        fixture.subject
     );
     Some(ReplayResult {
         law: fixture.law.clone(),

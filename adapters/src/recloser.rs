@@ -10,15 +10,14 @@
 //! `AnyError`), a cut attempt (timeout, cancellation) included. The async form is the one whose calls
 //! can overlap: the synchronous `call(|| ..)` runs its closure inline.
 //!
-//! # recloser reads the wall clock
+//! # recloser reads the clock itself: virtual std clocks
 //! recloser reads `std::time::Instant::now()` itself (no clock to inject): it opens with
 //! `State::Open(Instant::now() + open_wait)` and lets a call through again only once
-//! `Instant::now() > until`. Virtual time does not move that clock, and real time moving during a run
-//! must not decide a verdict. So the domain draws only `open_wait` of an hour or more, far longer than
-//! any run (a case takes microseconds; the watchdog stops a stuck one long before): once open, the
-//! breaker stays open for the rest of the case, whatever virtual time passes, and the half-open state is
-//! never reached. What runs is deterministic: the closed state's ring buffer over overlapping results,
-//! the opening threshold, and the rejections while open.
+//! `Instant::now() > until`. The subject declares virtual std clocks ([`Subject::std_clocks`],
+//! [`timelaw_core::std_clocks`]), so that clock is the World's monotonic clock, counted from
+//! `timelaw_core::std_clocks::MONOTONIC_ORIGIN` at every case's start: the open period elapses in virtual time, the half-open
+//! state is reached and judged, and `Instant::now() + open_wait` overflows for exactly the same
+//! `open_wait` on every run and every machine.
 //!
 //! # The contract, from recloser's docs
 //! - "`State::Closed(RingBuffer(len))`: ... At least `len` calls will be performed before calculating a
@@ -30,7 +29,10 @@
 //!   over the last `len`", and either reading it can say fires one result early or never.
 //! - "`State::Open(duration)`: All calls will return `Err(Error::Rejected)` until `duration` has
 //!   elapsed": a duration of the process's own clock (above), not of the case's.
-//! - Half-open: never reached under timelaw (above).
+//! - "`State::HalfOpen(RingBuffer(len))`: ... At least `len` calls will be performed before
+//!   calculating a `failure_rate` based on which transitions to either `State::Closed(_)` or
+//!   `State::Open(_)` states may happen": every call is let through while half-open (no probe limit).
+//!   Observed: a call at the very instant `open_wait` has elapsed is still rejected (`>`).
 //!
 //! So the contract states the breaker as [`Declared::Unstated`]: it exists (its refusals are declared),
 //! its parameters are not stated in the contract's vocabulary. The documented behaviour the vocabulary
@@ -41,11 +43,10 @@
 //! recloser's builder takes every `f32` threshold, every `usize` length and every `Duration`. Drawn:
 //! finite thresholds (the docs' 0.5, hundredths in `0..=1`, and 0, 1, -1, 2), ring lengths
 //! `0..=2^20` (0 included; a longer ring allocates one `AtomicBool` per slot, and a failed allocation
-//! aborts the process instead of panicking), and `open_wait` from 1 hour to `2^62` s plus
-//! `Duration::MAX`. Left out, for determinism: `open_wait` under an hour (above), and from `i64::MAX -
-//! 2^40` s to `i64::MAX` s, where `Instant::now() + open_wait` overflows or not depending on how long the
-//! machine has been up (Linux counts `Instant` seconds in an `i64` since boot); above `i64::MAX` s it
-//! always overflows, which is drawn.
+//! aborts the process instead of panicking), and every `open_wait`: the default 30 s, whole
+//! milliseconds up to 10 s (periods a case outlives, so the half-open state is reached), any
+//! `Duration`, the seconds just below and above [`OPEN_WAIT_OVERFLOW`] (where `Instant::now() +
+//! open_wait` stops fitting in std's `Instant`), and `Duration::MAX`.
 
 use std::time::Duration;
 
@@ -53,16 +54,21 @@ use ::recloser::{AsyncRecloser, Error, Recloser};
 use serde::{Deserialize, Serialize};
 use timelaw_core::concurrent::run_async_calls;
 use timelaw_core::exec::AsyncWorld;
+use timelaw_core::std_clocks::MONOTONIC_ORIGIN_S;
 use timelaw_core::{
-    Abort, AttemptResult, CallResult, Contract, Declared, ErrorKind, Outcome, Rejection, Subject, World, F32,
+    Abort, AttemptResult, CallResult, Contract, Declared, ErrorKind, Outcome, Rejection, StdClocks, Subject, World, F32,
 };
 use timelaw_generators::draw::offer;
 use timelaw_generators::{Choices, Swarm};
 
 use crate::domain::AdapterConfig;
 
-/// The shortest `open_wait` drawn: far longer than any run (see the module docs).
-pub const OPEN_WAIT_MIN: Duration = Duration::from_secs(3600);
+/// recloser's default `open_wait`, the simplest drawn.
+pub const OPEN_WAIT_DEFAULT: Duration = Duration::from_secs(30);
+
+/// The longest `open_wait` whose opening at a case's start fits in std's `Instant` (`i64` seconds,
+/// counted from [`MONOTONIC_ORIGIN_S`]): one second more overflows `Instant::now() + open_wait` there.
+pub const OPEN_WAIT_OVERFLOW: Duration = Duration::from_secs(i64::MAX as u64 - MONOTONIC_ORIGIN_S);
 
 /// The longest ring drawn (see the module docs).
 pub const RING_LEN_MAX: u32 = 1 << 20;
@@ -75,32 +81,33 @@ pub const RING_LEN_MAX: u32 = 1 << 20;
 /// | `error_rate_half_open` | `error_rate_half_open` | as `error_rate_closed` |
 /// | `closed_len` | `closed_len` | 1, 2..=10, 11..=100 (100 the default), 0, 101..=2^20 |
 /// | `half_open_len` | `half_open_len` | as `closed_len` (10 the default) |
-/// | `open_wait` | `open_wait` | 1 h, 1 h..=100 years, `Duration::MAX`, 2^62 s |
+/// | `open_wait` | `open_wait` | 30 s (the default), 0..=10 s in ms, any `Duration`, [`OPEN_WAIT_OVERFLOW`] ± 2^20 s, `Duration::MAX` |
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RecloserConfig {
     /// The failure rate (0 to 1) at or above which the closed breaker opens.
     pub error_rate_closed: F32,
-    /// The failure rate of the half-open state (never reached, see the module docs).
+    /// The failure rate of the half-open state at or below which it closes (at or above
+    /// `error_rate_half_open` it opens again).
     pub error_rate_half_open: F32,
     /// The closed state's ring buffer length.
     pub closed_len: u32,
     /// The half-open state's ring buffer length.
     pub half_open_len: u32,
-    /// How long it stays open (on the process's own clock).
+    /// How long it stays open (on std's clock, virtual under timelaw).
     #[serde(with = "timelaw_core::duration_text")]
     pub open_wait: Duration,
 }
 
 impl Default for RecloserConfig {
-    /// `Recloser::default()`, but for `open_wait` (30 s there, [`OPEN_WAIT_MIN`] here).
+    /// `Recloser::default()`.
     fn default() -> RecloserConfig {
         RecloserConfig {
             error_rate_closed: F32(0.5),
             error_rate_half_open: F32(0.5),
             closed_len: 100,
             half_open_len: 10,
-            open_wait: OPEN_WAIT_MIN,
+            open_wait: OPEN_WAIT_DEFAULT,
         }
     }
 }
@@ -137,12 +144,15 @@ fn ring_len<C: Choices + ?Sized>(c: &mut C) -> u32 {
 }
 
 fn open_wait<C: Choices + ?Sized>(c: &mut C) -> Duration {
-    const CENTURY_S: u64 = 100 * 365 * 24 * 3600;
-    match c.weighted(&[3, 4, 1, 1]) {
-        0 => OPEN_WAIT_MIN,
-        1 => Duration::from_secs(c.between(OPEN_WAIT_MIN.as_secs(), CENTURY_S)),
-        2 => Duration::MAX,
-        _ => Duration::from_secs(1 << 62),
+    const NEAR_S: u64 = 1 << 20;
+    let overflow_s = OPEN_WAIT_OVERFLOW.as_secs();
+    match c.weighted(&[3, 4, 2, 1, 1, 1]) {
+        0 => OPEN_WAIT_DEFAULT,
+        1 => Duration::from_millis(c.between(0, 10_000)), // At most 10 s.
+        2 => Duration::new(c.between(0, u64::MAX), c.between(0, 999_999_999) as u32),
+        3 => Duration::from_secs(overflow_s - c.between(0, NEAR_S)), // At most 2^20 s below.
+        4 => Duration::from_secs(overflow_s + c.between(1, NEAR_S)), // At most 2^20 s above.
+        _ => Duration::MAX,
     }
 }
 
@@ -156,7 +166,7 @@ impl AdapterConfig for RecloserConfig {
     }
 
     /// `circuit`: [`Declared::Unstated`] (see the module docs: the count window cannot say recloser's
-    /// "first at `len + 1`, over the last `len`", and its open period runs on the process's clock).
+    /// "first at `len + 1`, over the last `len`", nor a half-open state that lets every call through).
     fn contract(&self) -> Contract {
         Contract { circuit: Declared::Unstated, ..Contract::default() }
     }
@@ -165,7 +175,7 @@ impl AdapterConfig for RecloserConfig {
         let mut out = Vec::new();
         let mut push = |candidate: RecloserConfig| offer(&mut out, self, candidate);
         push(RecloserConfig { closed_len: 1, half_open_len: 1, ..RecloserConfig::default() });
-        push(RecloserConfig { open_wait: OPEN_WAIT_MIN, ..self.clone() });
+        push(RecloserConfig { open_wait: OPEN_WAIT_DEFAULT, ..self.clone() });
         push(RecloserConfig { error_rate_half_open: F32(0.5), ..self.clone() });
         push(RecloserConfig { error_rate_closed: F32(0.5), ..self.clone() });
         push(RecloserConfig { half_open_len: 1, ..self.clone() });
@@ -210,6 +220,11 @@ impl Subject for RecloserSubject {
 
     fn contract(&self, config: &RecloserConfig) -> Contract {
         config.contract()
+    }
+
+    /// Virtual: recloser reads `Instant::now()` itself (see the module docs).
+    fn std_clocks(&self) -> StdClocks {
+        StdClocks::Virtual
     }
 
     fn run(&self, config: &RecloserConfig, world: &mut World<'_>) -> Result<(), Abort> {

@@ -1,12 +1,12 @@
 //! recloser under load: when the breaker opens (the `len + 1`-th result, over the last `len`), what
-//! overlapping calls count, that it stays open whatever virtual time passes (it reads the process's
-//! clock), and the findings of docs/findings.md at their minimal cases.
+//! overlapping calls count, the open period and the half-open state on virtual std clocks, and the
+//! findings of docs/findings.md at their minimal cases.
 
 mod support;
 
 use std::time::Duration;
 
-use timelaw_adapters::recloser::{RecloserConfig, RecloserSubject, OPEN_WAIT_MIN};
+use timelaw_adapters::recloser::{RecloserConfig, RecloserSubject, OPEN_WAIT_DEFAULT, OPEN_WAIT_OVERFLOW};
 use timelaw_adapters::F32;
 use timelaw_core::{execute, CallScript, Case, EventKind, Outcome, Schedule, Step, VDuration};
 use timelaw_laws::Verdict;
@@ -77,12 +77,33 @@ fn overlapping_calls_are_all_admitted_while_closed_and_counted_when_they_end() {
 }
 
 #[test]
-fn it_stays_open_whatever_virtual_time_passes() {
-    // open_wait is an hour of the process's clock; two hours of virtual time do not move it.
-    let two_hours_ms = 2 * OPEN_WAIT_MIN.as_millis() as u64;
-    check(config(1, 0.5), arriving(&[(0, 'f'), (2, 'f'), (two_hours_ms, 's')]), "aar");
+fn it_half_opens_once_open_wait_has_passed_in_virtual_time() {
+    let open = |open_wait_ms: u64| RecloserConfig { open_wait: Duration::from_millis(open_wait_ms), ..config(1, 0.5) };
+    // Opens when the second failure lands at 3 ms; open until 13 ms, rejected at 13 ms itself (recloser
+    // lets a call through once `now > until`), half-open and admitting at 14 ms.
+    check(open(10), arriving(&[(0, 'f'), (2, 'f'), (13, 's'), (14, 's')]), "aara");
+    // The default period: rejected 30 s after opening, admitted 1 ms later.
+    let at_30_s = 3 + OPEN_WAIT_DEFAULT.as_millis() as u64;
+    check(config(1, 0.5), arriving(&[(0, 'f'), (2, 'f'), (at_30_s, 's'), (at_30_s + 1, 's')]), "aara");
+    // Half-open lets every call through: three overlapping calls after the period are all admitted.
+    check(open(10), arriving(&[(0, 'f'), (2, 'f'), (20, 'f'), (20, 'f'), (20, 'f')]), "aaaaa");
 }
 
+#[test]
+fn half_open_closes_or_opens_again_on_its_own_ring() {
+    let half_open = |error_rate_half_open: f32| RecloserConfig {
+        open_wait: Duration::from_millis(10),
+        half_open_len: 1,
+        error_rate_half_open: F32(error_rate_half_open),
+        ..config(1, 0.5)
+    };
+    // Two failures at 14 and 16 ms fill and judge the half-open ring of one: open again until 27 ms.
+    let again = arriving(&[(0, 'f'), (2, 'f'), (14, 'f'), (16, 'f'), (20, 's'), (28, 's')]);
+    check(half_open(0.5), again, "aaaara");
+    // Two successes close it; closed, the ring of one opens only on its second result.
+    let closes = arriving(&[(0, 'f'), (2, 'f'), (14, 's'), (16, 's'), (20, 'f'), (22, 's')]);
+    check(half_open(0.5), closes, "aaaaaa");
+}
 fn never_panics(config: RecloserConfig, schedule: Schedule) -> String {
     let verdict = support::judge(&RecloserSubject, &Case::new(config, schedule, 0), "never_panics");
     verdict.to_string()
@@ -103,6 +124,13 @@ fn an_open_wait_past_the_instant_range_panics_when_it_opens() {
     assert!(!never_panics(max.clone(), sequential("f")).contains("violated"));
     let found = never_panics(max, sequential("ff"));
     assert!(found.contains("violated") && found.contains("overflow when adding duration to instant"), "{found}");
+    // On virtual std clocks the boundary is the same on every machine: the longest period that fits
+    // when the breaker opens at the case's start fits, one second more does not.
+    let at = |open_wait: Duration| RecloserConfig { open_wait, ..config(1, 0.5) };
+    let instant = || Schedule::new(vec![CallScript::new(vec![Step::instant(Outcome::Transient)]); 2]);
+    assert!(!never_panics(at(OPEN_WAIT_OVERFLOW), instant()).contains("violated"));
+    let past = never_panics(at(OPEN_WAIT_OVERFLOW + Duration::from_secs(1)), instant());
+    assert!(past.contains("overflow when adding duration to instant"), "{past}");
 }
 
 #[test]
@@ -125,6 +153,10 @@ fn the_domain_reaches_every_extreme_and_starts_at_the_simplest() {
     assert!(configs.iter().any(|config| config.closed_len == 0));
     assert!(configs.iter().any(|config| config.closed_len > 1000));
     assert!(configs.iter().any(|config| config.open_wait == Duration::MAX));
-    assert!(configs.iter().all(|config| config.open_wait >= OPEN_WAIT_MIN), "no open period real time could end");
+    assert!(configs.iter().any(|config| config.open_wait < Duration::from_secs(1)), "periods a case outlives");
+    let just_below =
+        |wait: Duration| wait <= OPEN_WAIT_OVERFLOW && OPEN_WAIT_OVERFLOW - wait < Duration::from_secs(1 << 20);
+    assert!(configs.iter().any(|config| just_below(config.open_wait)));
+    assert!(configs.iter().any(|config| config.open_wait > OPEN_WAIT_OVERFLOW && config.open_wait < Duration::MAX));
     assert!(configs.iter().all(|config| config.closed_len <= RING_LEN_MAX && config.half_open_len <= RING_LEN_MAX));
 }

@@ -73,7 +73,10 @@ impl StdClocks {
 /// What std's monotonic clock reads at the start of every case with virtual std clocks: one day, as on
 /// a machine up for a day (Linux counts `Instant` from boot). The World's instant `t` reads as
 /// `MONOTONIC_ORIGIN + t`.
-pub const MONOTONIC_ORIGIN: VDuration = VDuration::from_secs(86_400);
+pub const MONOTONIC_ORIGIN: VDuration = VDuration::from_secs(MONOTONIC_ORIGIN_S);
+
+/// [`MONOTONIC_ORIGIN`] in seconds.
+pub const MONOTONIC_ORIGIN_S: u64 = 86_400;
 
 /// `true` where std's clocks can be interposed (Linux with glibc).
 pub const fn supported() -> bool {
@@ -182,7 +185,9 @@ fn answer(reads: Option<Reads>) -> Option<(i64, i64)> {
             reading.answered += 1;
             cell.set(Some(reading));
             Some(match reads {
-                Reads::Monotonic => split(i128::from(reading.monotonic.since_epoch().saturating_add(MONOTONIC_ORIGIN).as_nanos())),
+                Reads::Monotonic => {
+                    split(i128::from(reading.monotonic.since_epoch().saturating_add(MONOTONIC_ORIGIN).as_nanos()))
+                }
                 Reads::Wall => split(i128::from(reading.wall.as_unix_nanos())),
             })
         })

@@ -75,8 +75,8 @@ use std::hash::Hash;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::std_clocks::StdClocks;
 use crate::contract::Contract;
+use crate::std_clocks::StdClocks;
 use crate::world::{Abort, World};
 
 /// What a subject's config must be: generated, serialized into fixtures, compared and shrunk.

@@ -51,7 +51,8 @@ impl Subject for Reader {
             world.dispatch()?;
             world.sleep(VDuration::from_millis(10))?;
             let elapsed = Instant::now().duration_since(start);
-            let seen = Seen { elapsed: Some(elapsed), walls: vec![first_wall, SystemTime::now()], at_origin, other_thread };
+            let seen =
+                Seen { elapsed: Some(elapsed), walls: vec![first_wall, SystemTime::now()], at_origin, other_thread };
             SEEN.with(|cell| *cell.borrow_mut() = seen);
             Ok(CallResult::Ok)
         })

@@ -279,11 +279,14 @@ fn upgrade_fixtures(registry: &Registry, paths: &[PathBuf]) -> Result<u8, CliErr
         }
     }
     // A sequential fixture is current at SEQUENTIAL_VERSION, one with overlapping calls at
-    // CONCURRENT_VERSION, one that states its build profile at VERSION.
-    let (version, concurrent, latest) = (fixture::SEQUENTIAL_VERSION, fixture::CONCURRENT_VERSION, fixture::VERSION);
+    // CONCURRENT_VERSION, one that states its build profile at PROFILE_VERSION, one that ran with virtual
+    // std clocks at VERSION.
+    let (version, concurrent) = (fixture::SEQUENTIAL_VERSION, fixture::CONCURRENT_VERSION);
+    let (profile, latest) = (fixture::PROFILE_VERSION, fixture::VERSION);
     out_line(&format!(
         "{upgraded} upgraded to version {version}, {current} already current (version {version}, {concurrent} with \
-         overlapping calls, {latest} with a build profile), {broken} errors, {} fixtures",
+         overlapping calls, {profile} with a build profile, {latest} with virtual std clocks), {broken} errors, {} \
+         fixtures",
         files.len()
     ))?;
     Ok(if broken > 0 { EXIT_ERROR } else { EXIT_HOLDS })

@@ -111,7 +111,8 @@ fn every_reader_is_strict_on_versions_bom_nan_and_configs() {
     let r = REFERENCE_FIXTURE;
     let version = |v: &'static str| move |text: &str| text.replacen("\"version\": 2,", v, 1);
     check_reading(r, version("\"version\": 0,"), 2, &["fixture format version 0 does not exist"]);
-    check_reading(r, version("\"version\": 5,"), 2, &["fixture format version 5 is newer than this timelaw"]);
+    check_reading(r, version("\"version\": 6,"), 2, &["fixture format version 6 is newer than this timelaw"]);
+    check_reading(r, version("\"version\": 5,"), 0, &["1 passed"]);
     check_reading(r, version("\"version\": 4,"), 0, &["1 passed"]);
     check_reading(r, version("\"version\": 3,"), 0, &["1 passed"]);
     check_reading(r, version("\"version\": 1,"), 0, &["1 passed"]);
@@ -639,6 +640,7 @@ fn float_fixture<C: serde::Serialize>(config: C) -> String {
         status: timelaw::fixture::Status::Regression,
         note: None,
         profile: None,
+        std_clocks: timelaw::StdClocks::Real,
         case: timelaw::core::Case::new(config, timelaw::core::Schedule::default(), 0),
         verdict: timelaw::laws::Verdict::Holds,
         provenance: timelaw::fixture::Provenance {

@@ -60,7 +60,7 @@ fn upgrade_rewrites_files_in_place_into_their_twins_and_then_leaves_them() {
     let mut expect: Vec<String> = V1_COPIES.iter().map(|f| format!("upgraded {}", dir.join(f).display())).collect();
     expect.sort();
     expect.push(
-        "3 upgraded to version 2, 0 already current (version 2, 3 with overlapping calls, 4 with a build profile), 0 errors, 3 fixtures"
+        "3 upgraded to version 2, 0 already current (version 2, 3 with overlapping calls, 4 with a build profile, 5 with virtual std clocks), 0 errors, 3 fixtures"
             .to_owned(),
     );
     check(&upgrade(&[&dir]), 0, &expect, &[]);
@@ -68,7 +68,7 @@ fn upgrade_rewrites_files_in_place_into_their_twins_and_then_leaves_them() {
         assert_eq!(read(dir.join(file)), read(Path::new(TWINS).join(file)), "{file}");
     }
     let again =
-        ["0 upgraded to version 2, 3 already current (version 2, 3 with overlapping calls, 4 with a build profile), 0 errors, 3 fixtures"
+        ["0 upgraded to version 2, 3 already current (version 2, 3 with overlapping calls, 4 with a build profile, 5 with virtual std clocks), 0 errors, 3 fixtures"
             .to_owned()];
     check(&upgrade(&[&dir]), 0, &again, &[]);
     let _ = std::fs::remove_dir_all(&dir);
@@ -97,7 +97,7 @@ fn files_it_cannot_read_are_named_and_left_as_they_are() {
     let mut expect: Vec<String> = V1_COPIES.iter().map(|f| format!("upgraded {}", dir.join(f).display())).collect();
     expect.sort();
     expect.push(
-        "3 upgraded to version 2, 0 already current (version 2, 3 with overlapping calls, 4 with a build profile), 6 errors, 9 fixtures"
+        "3 upgraded to version 2, 0 already current (version 2, 3 with overlapping calls, 4 with a build profile, 5 with virtual std clocks), 6 errors, 9 fixtures"
             .to_owned(),
     );
     let named: Vec<&str> = broken.iter().map(|(_, _, error)| *error).collect();
@@ -131,7 +131,7 @@ fn upgrade_rewrites_files_in_place_keeping_modes_links_and_each_file_once() {
     let mut expect: Vec<String> = V1_COPIES.iter().map(|f| format!("upgraded {}", dir.join(f).display())).collect();
     expect.sort();
     expect.push(
-        "3 upgraded to version 2, 0 already current (version 2, 3 with overlapping calls, 4 with a build profile), 0 errors, 3 fixtures"
+        "3 upgraded to version 2, 0 already current (version 2, 3 with overlapping calls, 4 with a build profile, 5 with virtual std clocks), 0 errors, 3 fixtures"
             .to_owned(),
     );
     check(&upgrade(&[&dir, &private, &dir.join(".").join(V1_COPIES[0])]), 0, &expect, &[]);

@@ -117,7 +117,7 @@ fn bad_fixtures_say_which_file_where_and_what_was_expected() {
     check_error(
         "newer.json",
         &good.replace("\"version\": 2,", "\"version\": 9,"),
-        "PATH: fixture format version 9 is newer than this timelaw supports (4); upgrade timelaw",
+        "PATH: fixture format version 9 is newer than this timelaw supports (5); upgrade timelaw",
     );
     let unknown_subject = good.replace("\"subject\": \"planted-retries-fatal\"", "\"subject\": \"nobody\"");
     let known = registry().names().join(", ");

@@ -46,4 +46,5 @@ mod shrink_concurrent;
 mod shrink_paired;
 mod shrink_stops;
 mod shrinker;
+mod std_clocks;
 mod time_limit_cuts;

@@ -4,7 +4,9 @@
 use std::cell::RefCell;
 use std::time::Duration;
 
-use timelaw_core::{execute, Abort, CallResult, Contract, Outcome, Schedule, StdClocks, Step, Subject, VDuration, World};
+use timelaw_core::{
+    execute, Abort, CallResult, Contract, Outcome, Schedule, StdClocks, Step, Subject, VDuration, World,
+};
 use timelaw_tokio::serve_calls;
 
 thread_local! {

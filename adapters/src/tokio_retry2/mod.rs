@@ -13,14 +13,14 @@
 //! Every strategy config carries `take`: the strategies never end by themselves, and the docs limit
 //! them with `.take(3); // limit to 3 retries`, so a call makes at most `take + 1` attempts.
 //!
-//! # Not covered
+//! # Not covered, and covered on virtual std clocks
 //! - Jitter (`jitter`, `jitter_with_bounds`, `jitter_range`, behind the `jitter` feature) draws from
 //!   `rand`'s thread RNG, which cannot be seeded: it is left out.
-//! - `MaxInterval::max_interval` / `max_duration` call `std::time::Instant::now()` themselves (the
-//!   process's real monotonic clock, not tokio's `Instant` and not a clock or start instant a caller could
-//!   pass): neither tokio's paused clock nor the World's clocks can move it, so the limit is left out, as
-//!   nothing on the checking path may read a real clock. A limit measured on an unvirtualizable clock is a
-//!   finding of its own (`docs/findings.md`, "Clocks"). No other strategy reads a clock.
+//! - `MaxInterval::max_interval` / `max_duration` call `std::time::Instant::now()` themselves (not
+//!   tokio's `Instant`, and no clock or start instant a caller could pass). The `tokio-retry2-retry`
+//!   subject draws `max_duration` and declares virtual std clocks ([`timelaw_core::std_clocks`]), so
+//!   the limit is read in virtual time; the strategy subjects, driven by the synchronous loop, leave it
+//!   out (it is the same wrapper whatever the strategy).
 
 mod retry;
 mod strategies;

@@ -5,9 +5,13 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use timelaw_core::{
-    Abort, AboveCap, CallInfo, CallResult, Contract, Outcome, RetryAfterCombine, RetryAfterPolicy, Subject, World,
+    Abort, AboveCap, CallInfo, CallResult, Contract, Outcome, RetryAfterCombine, RetryAfterPolicy, StdClocks, Subject,
+    VDuration, World,
 };
+use timelaw_generators::choice::optional;
+use timelaw_generators::draw::{self, MS};
 use timelaw_generators::{Choices, Swarm};
+use tokio_retry2::strategy::MaxInterval;
 use tokio_retry2::{Retry, RetryError};
 
 use super::strategies::{Delays, Strategy};
@@ -31,13 +35,21 @@ pub struct TokioRetry2RetryConfig {
     pub notify: bool,
     /// Report rate limits with `RetryError::retry_after`.
     pub retry_after: bool,
+    /// `MaxInterval::max_duration` on the strategy, built when the call starts: "In `max_duration` from
+    /// now, the strategy will stop retrying". Read on `std::time::Instant`, virtual under timelaw. Left
+    /// out of the JSON when `None` (older fixtures read unchanged).
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "timelaw_core::duration_text::option")]
+    pub max_duration: Option<Duration>,
 }
 
 impl AdapterConfig for TokioRetry2RetryConfig {
     fn describe<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> TokioRetry2RetryConfig {
         let notify = c.maybe(1, 2);
         let retry_after = swarm.retry_after && c.maybe(1, 2);
-        TokioRetry2RetryConfig { strategy: Strategy::describe(c, swarm), notify, retry_after }
+        let strategy = Strategy::describe(c, swarm);
+        // Drawn last, so every answer before it keeps its meaning.
+        let max_duration = optional(c, true, 1, 3, |c| draw::std_delay(c, MS.saturating_mul(100)));
+        TokioRetry2RetryConfig { strategy, notify, retry_after, max_duration }
     }
 
     /// The strategy's contract, plus:
@@ -51,6 +63,9 @@ impl AdapterConfig for TokioRetry2RetryConfig {
     ///   strategy policy, else after the specified duration."; the docs name no cap for it). Without
     ///   `retry_after` set, rate limits are plain transient errors and no retry-after is read.
     /// - Cancellation is dropping the future, which the driver does at the cancellation instant.
+    /// - `retry_elapsed_max` with `max_duration`: "Wraps a strategy, applying `max_interval`, after which
+    ///   strategy will stop retrying", "If `max_duration` is passed, the strategy will stop retrying after
+    ///   `max_duration` is reached." No retry starts after it (a retry exactly at it is allowed).
     fn contract(&self) -> Contract {
         let policy = RetryAfterPolicy { combine: RetryAfterCombine::ReplacesBackoff, above_cap: AboveCap::SleepAnyway };
         let retry_after = match self.retry_after {
@@ -63,6 +78,7 @@ impl AdapterConfig for TokioRetry2RetryConfig {
         promise.rate.retry_after = Some(retry_after);
         // `Retry` sleeps with `tokio::time::sleep_until`.
         promise.timing.timer_granularity = crate::domain::TOKIO_TIMER_GRANULARITY;
+        promise.timing.retry_elapsed_max = self.max_duration.map(VDuration::from_std);
         promise
     }
 
@@ -70,6 +86,7 @@ impl AdapterConfig for TokioRetry2RetryConfig {
         let mut out = Vec::new();
         offer(&mut out, self, TokioRetry2RetryConfig { notify: false, ..self.clone() });
         offer(&mut out, self, TokioRetry2RetryConfig { retry_after: false, ..self.clone() });
+        offer(&mut out, self, TokioRetry2RetryConfig { max_duration: None, ..self.clone() });
         for strategy in self.strategy.simpler() {
             offer(&mut out, self, TokioRetry2RetryConfig { strategy, ..self.clone() });
         }
@@ -118,13 +135,22 @@ impl Subject for TokioRetry2Retry {
         config.contract()
     }
 
+    /// Virtual: `max_duration` reads `std::time::Instant::now()` itself.
+    fn std_clocks(&self) -> StdClocks {
+        StdClocks::Virtual
+    }
+
     fn run(&self, config: &TokioRetry2RetryConfig, world: &mut World<'_>) -> Result<(), Abort> {
         run_tokio(world, |w| async move { w.for_each_call(|call| serve(&w, config, call)).await })
     }
 }
 
 async fn serve(w: &TokioWorld<'_>, config: &TokioRetry2RetryConfig, call: CallInfo) -> Result<CallResult, Abort> {
-    let strategy = Recorded { delays: config.strategy.delays(), recorder: w.recorder() };
+    let delays = match config.max_duration {
+        Some(limit) => Box::new(config.strategy.delays().max_duration(limit)),
+        None => config.strategy.delays(),
+    };
+    let strategy = Recorded { delays, recorder: w.recorder() };
     let action = || {
         let attempt = w.attempt();
         async move { classify(attempt.await, call.idempotent, config.retry_after) }
