@@ -142,8 +142,12 @@ fn tokio_retry2_retry_after_replaces_the_strategy_delay() {
     let fixed = FixedStrategy { interval: Duration::from_millis(500), take: Some(3) };
     // A strategy alone has no retry-after.
     check(&TokioRetry2Fixed, fixed.clone(), NONE);
-    let retry =
-        |retry_after| TokioRetry2RetryConfig { strategy: Strategy::Fixed(fixed.clone()), notify: false, retry_after };
+    let retry = |retry_after| TokioRetry2RetryConfig {
+        strategy: Strategy::Fixed(fixed.clone()),
+        notify: false,
+        retry_after,
+        max_duration: None,
+    };
     // "If the `retry_after` is `None` the operation should be retried according to the defined strategy
     // policy, else after the specified duration."
     check(&TokioRetry2Retry, retry(true), Mechanisms { retry_after: REPLACES, ..NONE });

@@ -164,6 +164,7 @@ fn tokio_retry2(interval: VDuration, notify: bool, retry_after: bool) -> TokioRe
         strategy: Strategy::Fixed(FixedStrategy { interval: interval.to_std(), take: Some(3) }),
         notify,
         retry_after,
+        max_duration: None,
     }
 }
 
@@ -286,6 +287,7 @@ fn tokio_retry2_retry_panics_on_a_delay_past_the_instant_range() {
         strategy: Strategy::Linear(LinearStrategy { initial, increment: None, max_delay: None, take: Some(3) }),
         notify: false,
         retry_after: false,
+        max_duration: None,
     };
     // `Instant::now() + duration` in `RetryIf::retry`: past i64::MAX seconds the monotonic clock overflows.
     let past = std::time::Duration::new(i64::MAX as u64, 500_000_000);

@@ -389,6 +389,17 @@ impl<'s> World<'s> {
         self.std_clocks.is_some()
     }
 
+    /// Shows `instant` on the virtual std clocks, if installed, without moving the World: for a driver
+    /// whose own clock runs ahead of the World's between two records (the tokio driver's paused clock).
+    /// An instant before the World's shows the World's; the wall clock reads with the jumps applied so
+    /// far. The next move of the World's clock shows the World's again.
+    pub fn show_on_std_clocks(&self, instant: VInstant) {
+        if self.std_clocks.is_some() {
+            let instant = instant.max(self.clock);
+            crate::std_clocks::publish(instant, self.clocks.wall(instant));
+        }
+    }
+
     /// Moves the virtual std clocks, if installed, to the World's clocks.
     #[inline]
     fn publish_std_clocks(&self) {

@@ -61,9 +61,9 @@
 //!   So a deadline that fires at the very instant an attempt's own timeout would have is never recorded
 //!   as the attempt's timeout, and no timeout law judges it.
 //! - Gaps between calls move tokio's clock by exactly the gap ([`tokio::time::advance`]).
-//! - With virtual std clocks ([`timelaw_core::std_clocks`]), the World catches up with tokio's clock
-//!   before every poll of the subject's future, so `std::time::Instant::now()` reads what
-//!   `tokio::time::Instant::now()` does (tokio moves its paused clock only between polls).
+//! - With virtual std clocks ([`timelaw_core::std_clocks`]), std's clocks show tokio's time before
+//!   every poll of the subject's future ([`World::show_on_std_clocks`]), so `std::time::Instant::now()`
+//!   reads what `tokio::time::Instant::now()` does (tokio moves its paused clock only between polls).
 //! - Code that cannot hold the World (a `'static` sleeper, a `Send` notify callback, a strategy
 //!   iterator) records through the [`Recorder`].
 //!
@@ -357,9 +357,7 @@ impl<Fut: Future<Output = Result<(), Abort>>> Future for Guarded<'_, '_, Fut> {
         self.woken.register(cx.waker());
         let this = &mut *self;
         let Some(main) = this.main.as_mut() else { return Poll::Pending };
-        if let Err(abort) = this.handle.catch_up_std_clocks() {
-            return Poll::Ready(Err(abort));
-        }
+        this.handle.show_on_std_clocks();
         let polled = main.as_mut().poll(&mut Context::from_waker(&this.waker));
         if let Some(abort) = self.handle.take_deferred() {
             return Poll::Ready(Err(abort));

@@ -46,15 +46,14 @@ impl<'s> TokioWorld<'s> {
         f(&mut world)
     }
 
-    /// With virtual std clocks, moves the World (and so std's clocks) to tokio's time; nothing otherwise.
-    ///
-    /// # Errors
-    /// The World's, while moving its clock (the time limit).
-    pub(crate) fn catch_up_std_clocks(&self) -> Result<(), Abort> {
-        if !self.shared.world.borrow().std_clocks_virtual() {
-            return Ok(());
+    /// With virtual std clocks, shows tokio's time ([`TokioWorld::now`], held at a cancellation's cut)
+    /// on std's clocks without moving the World, whose clock follows tokio's only when something is
+    /// recorded; nothing otherwise.
+    pub(crate) fn show_on_std_clocks(&self) {
+        let world = self.shared.world.borrow();
+        if world.std_clocks_virtual() {
+            world.show_on_std_clocks(self.now());
         }
-        self.with(|_| Ok(()))
     }
 
     /// 64 random bits from the World's randomness.
