@@ -99,3 +99,17 @@ fn a_limit_read_on_std_clocks_is_checked_in_virtual_time() {
     assert!(!refused.passed && refused.explanation.contains("virtual std clocks"), "{}", refused.explanation);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn virtual_std_clocks_give_the_same_verdicts_on_any_thread_count() {
+    let run = |threads: usize| {
+        let output = timelaw::check(&LATE).cases(2000).seed(9).threads(threads).only_laws(LAWS).env(false).run();
+        let laws: Vec<_> = output.laws.iter().map(|law| (law.law.id, law.counts.clone())).collect();
+        let minima: Vec<_> =
+            output.laws.iter().flat_map(|law| law.counterexamples.iter().map(|e| e.shrunk.clone())).collect();
+        (laws, minima)
+    };
+    let one = run(1);
+    assert!(!one.1.is_empty(), "the late loop is found");
+    assert_eq!(one, run(2), "each case reads its own thread's clocks, whichever thread runs it");
+}
