@@ -204,6 +204,32 @@ impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
         Some(next)
     }
 
+    /// Finds the answers of `next`, a config the domain offered as simpler than the best one
+    /// ([`ConfigDomain::shrink_config`]: a flag switched off, a field at its default), among the best
+    /// config's answers with one answer lowered to `0` (and the one or two after it deleted, for an
+    /// option that reads fewer) or by one. Without them the answer passes could not go on from `next`.
+    /// Descriptions only: no evaluation is spent.
+    fn carry_answers(&self, next: &S::Config) {
+        if !self.numbers_are_answers(&self.best.config) || !self.subject.config_numbers(next).is_empty() {
+            return;
+        }
+        if self.answers.borrow().contains_key(next) {
+            return;
+        }
+        let Some(known) = self.answers.borrow().get(&self.best.config).cloned() else { return };
+        for candidate in nearby_answers(&known.answers) {
+            let Some((config, used)) =
+                self.subject.config_of_answers(&Answers { answers: candidate, swarm: known.swarm })
+            else {
+                continue;
+            };
+            if config == *next {
+                self.know_answers(config, used);
+                return;
+            }
+        }
+    }
+
     /// Records that `config` is described by `answers` (the smaller answers, when two describe it).
     fn know_answers(&self, config: S::Config, answers: Answers) {
         let mut known = self.answers.borrow_mut();
@@ -261,6 +287,9 @@ impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
             return false;
         };
         self.visited.insert(digest);
+        if candidate.config != self.best.config {
+            self.carry_answers(&candidate.config);
+        }
         let outside = case_outside(self.subject, &candidate).len();
         self.keep(Kept { shape: case_shape(self.subject, &candidate), outside, case: candidate, violation });
         self.pending.push(self.kept());
@@ -516,4 +545,25 @@ fn shrink_within<S: ConfigDomain + ?Sized>(
         exhausted: shrinker.exhausted,
         hung_candidates: shrinker.hung.0,
     })
+}
+
+/// `answers` with one answer above `0` lowered: to `0` with none, one or two of the answers after it
+/// deleted, or by one; first to last. The candidates [`Shrinker::carry_answers`] tries.
+fn nearby_answers(answers: &[u64]) -> Vec<Vec<u64>> {
+    let mut out = Vec::new();
+    for (index, &value) in answers.iter().enumerate().filter(|(_, &value)| value > 0) {
+        for deleted in 0..=2 {
+            let Some(rest) = answers.get(index + 1 + deleted..) else { break };
+            let mut candidate = answers[..index].to_vec();
+            candidate.push(0);
+            candidate.extend_from_slice(rest);
+            out.push(candidate);
+        }
+        if value > 1 {
+            let mut candidate = answers.to_vec();
+            candidate[index] = value - 1;
+            out.push(candidate);
+        }
+    }
+    out
 }

@@ -173,3 +173,51 @@ fn the_masking_recognizes_a_pin_shrunk_with_or_without_the_answers() {
         assert!(pinned_finding(&OFF_BY_ONE_FROM_SEVEN, &pinned, &law, &verdict, &drawn).is_some(), "{minimum:?}");
     }
 }
+
+/// A struct-form subject whose domain offers its own simpler config (`jitter` switched off), as the
+/// adapters' domains do: after that candidate is kept, the answers of the new config are found among the
+/// old ones, so the count still shrinks by its answers.
+#[derive(Clone, Copy, Debug)]
+struct FlagOffered;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+struct Flagged {
+    jitter: bool,
+    retries: u32,
+}
+
+impl timelaw::core::Subject for FlagOffered {
+    type Config = Flagged;
+    fn name(&self) -> &str {
+        "flag-offered"
+    }
+    fn contract(&self, config: &Flagged) -> Contract {
+        contract_for(Contract::constant(config.retries + 1, VDuration::ZERO))
+    }
+    fn run(&self, config: &Flagged, world: &mut timelaw::core::World<'_>) -> Result<(), timelaw::core::Abort> {
+        let extra = u32::from(config.retries >= 7);
+        serve_calls(world, |_| Ok((0..config.retries + extra).map(|_| Duration::ZERO)))
+    }
+}
+
+impl timelaw::Describe for FlagOffered {
+    fn describe<C: Choices + ?Sized>(&self, c: &mut C, _swarm: &timelaw::Swarm) -> Flagged {
+        Flagged { jitter: c.maybe(1, 2), retries: c.between(0, 20) as u32 }
+    }
+    fn simpler(&self, config: &Flagged) -> Vec<Flagged> {
+        if config.jitter {
+            return vec![Flagged { jitter: false, ..config.clone() }];
+        }
+        Vec::new()
+    }
+}
+
+#[test]
+fn answers_carry_over_a_simpler_config_the_domain_offers() {
+    let runs = shrunk_configs(&FlagOffered, 0..8);
+    for (seed, (found, shrunk)) in runs.iter().enumerate() {
+        assert_eq!(*shrunk, Flagged { jitter: false, retries: 7 }, "seed {seed}: found at {found:?}");
+    }
+    let carried = runs.iter().filter(|(found, _)| found.jitter && found.retries > 7).count();
+    assert!(carried > 0, "no seed found the bug with the flag on above the minimum: {runs:?}");
+}

@@ -104,7 +104,7 @@ fn a_limit_read_on_std_clocks_is_checked_in_virtual_time() {
 fn virtual_std_clocks_give_the_same_verdicts_on_any_thread_count() {
     let run = |threads: usize| {
         let output = timelaw::check(&LATE).cases(2000).seed(9).threads(threads).only_laws(LAWS).env(false).run();
-        let laws: Vec<_> = output.laws.iter().map(|law| (law.law.id, law.counts.clone())).collect();
+        let laws: Vec<_> = output.laws.iter().map(|law| (law.law.id, law.counts)).collect();
         let minima: Vec<_> =
             output.laws.iter().flat_map(|law| law.counterexamples.iter().map(|e| e.shrunk.clone())).collect();
         (laws, minima)
