@@ -91,6 +91,11 @@ pub fn message_class(message: &str) -> String {
 /// How `never_panics` begins its message: the rest is the subject's panic text.
 const PANICKED: &str = "the subject panicked: ";
 
+/// Whether a violation's `message` reports a panic of the subject (`never_panics`' wording).
+pub fn is_panic(message: &str) -> bool {
+    message.starts_with(PANICKED)
+}
+
 /// `text` with what each outermost pair of parentheses holds replaced by `…` (an unclosed parenthesis
 /// keeps the rest as it is).
 fn without_parenthesized(text: &str) -> String {

@@ -484,6 +484,11 @@ impl<S: ConfigDomain> DynSubject for S {
         let fixture: Fixture<S::Config> = fixture::parse(path, text)?;
         let law = law_of(laws, path, &fixture.law)?;
         let replay = law.id == timelaw_laws::ids::DETERMINISTIC_REPLAY;
+        // A move counts as the shrinker counts it: a panic of another class is another bug.
+        let stored = match &fixture.verdict {
+            Verdict::Violated(violation) => Some(violation),
+            _ => None,
+        };
         let still = |next: &crate::shrink::Move<S::Config>| match evaluate_bounded(
             self,
             &next.case,
@@ -493,7 +498,11 @@ impl<S: ConfigDomain> DynSubject for S {
         )
         .judge(law, &next.case)
         {
-            Verdict::Violated(violation) => Some(format!("{}: {}", next.name, violation.message)),
+            Verdict::Violated(violation)
+                if !stored.is_some_and(|stored| crate::shrink::another_panic(stored, &violation)) =>
+            {
+                Some(format!("{}: {}", next.name, violation.message))
+            }
             _ => None,
         };
         Ok(crate::shrink::moves(self, &fixture.case).iter().filter_map(still).collect())

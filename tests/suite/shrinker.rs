@@ -757,3 +757,45 @@ fn a_config_of_a_larger_rank_is_never_accepted() {
         timelaw::shrink::moves(&Cycle, &Case::new(3, empty(), 0)).iter().map(|m| m.case.config).collect();
     assert!(!moves.contains(&9) && !moves.contains(&5), "{moves:?}");
 }
+
+/// Two panics of one subject: an empty ring panics first; a large value overflows later.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+struct TwoPanics {
+    ring: u32,
+    big: u32,
+}
+
+fn two_panics_described(c: &mut dyn timelaw::Choices) -> TwoPanics {
+    TwoPanics { ring: c.between(0, 10) as u32, big: c.between(0, 1000) as u32 }
+}
+
+const TWO_PANICS: timelaw::FnSubject<TwoPanics> = timelaw::subject(
+    "two-panics",
+    two_panics_described,
+    |_| timelaw::core::sync_loop::contract_for(timelaw::core::Contract::constant(1, VDuration::ZERO)),
+    |config, world| {
+        timelaw::core::sync_loop::serve_calls(world, |_| {
+            assert!(config.ring > 0, "the ring is empty");
+            assert!(config.big < 100, "overflow past {}", config.big);
+            Ok(std::iter::empty())
+        })
+    },
+);
+
+/// A panic shrinks to a smaller case of the same panic, never to another one the shrink happens to
+/// reach (here, the simplest ring is empty and panics first).
+#[test]
+fn a_panic_shrinks_within_its_own_class() {
+    use timelaw::generators::{Answers, ConfigDomain, Swarm};
+    std::panic::set_hook(Box::new(|_| {})); // The panics are the point.
+    let law = *Catalogue::standard().get("never_panics").unwrap();
+    let answers = Answers { answers: vec![3, 150], swarm: Swarm::everything() };
+    let (config, answers) = TWO_PANICS.config_of_answers(&answers).unwrap();
+    assert_eq!(config, TwoPanics { ring: 3, big: 150 });
+    let case = Case::new(config, Schedule::single(vec![Step::instant(Outcome::Ok)]), 0);
+    let drawn = timelaw::shrink::Drawn { case, answers: Some(answers) };
+    let outcome = shrink(&TWO_PANICS, &law, drawn, ShrinkBudget::default(), Limits::default()).unwrap();
+    let _ = std::panic::take_hook();
+    assert_eq!(outcome.case.config, TwoPanics { ring: 1, big: 100 }, "{}", outcome.violation.message);
+    assert!(outcome.violation.message.contains("overflow past 100"), "{}", outcome.violation.message);
+}
