@@ -62,14 +62,37 @@ pub fn evaluate_with<S: Subject + ?Sized>(
 ) -> Evaluation {
     let contract = subject.contract(&case.config);
     let run = |world: World<'_>| execute_with(subject, &case.config, world, limits);
-    Runs::of(&run, &case.schedule, case.seed, replay, heartbeat).evaluation(contract)
+    let thread = CaseThread::of(subject);
+    Runs::of(&run, &case.schedule, case.seed, replay, heartbeat, thread).evaluation(contract)
+}
+
+/// Where a case runs: on the calling thread, or on a thread of its own for a subject with seeded std
+/// randomness ([`timelaw_core::std_random`]: thread-local generators seed themselves once per thread,
+/// so each case starts them afresh).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CaseThread {
+    /// The calling thread.
+    Calling,
+    /// A thread of the case's own.
+    Own,
+}
+
+impl CaseThread {
+    /// The thread `subject`'s cases run on.
+    pub(crate) fn of<S: Subject + ?Sized>(subject: &S) -> CaseThread {
+        if subject.std_random().is_seeded() {
+            CaseThread::Own
+        } else {
+            CaseThread::Calling
+        }
+    }
 }
 
 /// Runs the subject on a fresh World over the given schedule and returns its trace: the only part of a
 /// case's evaluation that knows the subject's type (`execute_with` with its config and limits). Everything
 /// around it ([`Runs`]) is compiled once, here, not into every crate that names a subject (the fuzz
 /// targets: see `timelaw::fuzz`).
-pub(crate) type Run<'r> = dyn Fn(World<'_>) -> Trace + 'r;
+pub(crate) type Run<'r> = dyn Fn(World<'_>) -> Trace + Sync + 'r;
 
 /// The runs of one case: the first, the second when it is replayed, the run without its wall jumps when
 /// it has any. The digests that compare them are taken by [`Runs::evaluation`].
@@ -90,13 +113,14 @@ impl Runs {
         seed: u64,
         replay: bool,
         heartbeat: Option<&Heartbeat>,
+        thread: CaseThread,
     ) -> Runs {
-        let trace = run_quietly(run, schedule, seed, heartbeat);
-        let second = replay.then(|| run_quietly(run, schedule, seed, heartbeat));
+        let trace = run_quietly(run, schedule, seed, heartbeat, thread);
+        let second = replay.then(|| run_quietly(run, schedule, seed, heartbeat, thread));
         let jump_free = if schedule.clock.wall_jumps.is_empty() {
             None
         } else {
-            without_wall_jumps(run, schedule, seed, heartbeat)
+            without_wall_jumps(run, schedule, seed, heartbeat, thread)
         };
         Runs { trace, second, jump_free }
     }
@@ -132,15 +156,53 @@ fn compare_actions(first: &Trace, second: &Trace) -> Replay {
 /// as it was.
 #[cold]
 #[inline(never)]
-fn without_wall_jumps(run: &Run<'_>, schedule: &Schedule, seed: u64, heartbeat: Option<&Heartbeat>) -> Option<Trace> {
+fn without_wall_jumps(
+    run: &Run<'_>,
+    schedule: &Schedule,
+    seed: u64,
+    heartbeat: Option<&Heartbeat>,
+    thread: CaseThread,
+) -> Option<Trace> {
     if schedule.clock.wall_jumps.is_empty() {
         return None;
     }
     let jump_free = schedule.without_wall_jumps();
-    Some(run_quietly(run, &jump_free, seed, heartbeat))
+    Some(run_quietly(run, &jump_free, seed, heartbeat, thread))
 }
 
-fn run_quietly(run: &Run<'_>, schedule: &Schedule, seed: u64, heartbeat: Option<&Heartbeat>) -> Trace {
+fn run_quietly(
+    run: &Run<'_>,
+    schedule: &Schedule,
+    seed: u64,
+    heartbeat: Option<&Heartbeat>,
+    thread: CaseThread,
+) -> Trace {
+    match thread {
+        CaseThread::Calling => run_quietly_here(run, schedule, seed, heartbeat),
+        CaseThread::Own => on_own_thread(|| run_quietly_here(run, schedule, seed, heartbeat)),
+    }
+}
+
+/// `run` on a thread of its own, joined. A thread that cannot be started ends the run with the reason
+/// (the case is not judged as if it had run).
+#[cold]
+#[inline(never)]
+fn on_own_thread(run: impl FnOnce() -> Trace + Send) -> Trace {
+    std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new().name("timelaw-case".to_owned()).spawn_scoped(scope, run);
+        let joined = match spawned {
+            Ok(handle) => handle.join().map_err(|_| "the case's thread panicked outside the subject".to_owned()),
+            Err(error) => Err(format!("the case's own thread could not be started: {error}")),
+        };
+        joined.unwrap_or_else(|reason| {
+            let mut trace = Trace::new();
+            trace.end = TraceEnd::Aborted(timelaw_core::Abort::InvalidConfig(reason));
+            trace
+        })
+    })
+}
+
+fn run_quietly_here(run: &Run<'_>, schedule: &Schedule, seed: u64, heartbeat: Option<&Heartbeat>) -> Trace {
     install_quiet_panic_hook();
     QUIET.with(|quiet| quiet.set(true));
     crate::panic_site::clear();

@@ -55,7 +55,7 @@ use timelaw_core::{execute_with, Case, Contract, Limits, Schedule, World};
 use timelaw_generators::{arbitrary_case_answers, arbitrary_case_with, ConfigDomain, Swarm};
 use timelaw_laws::{Catalogue, Observation, Verdict};
 
-use crate::eval::{Run, Runs};
+use crate::eval::{CaseThread, Run, Runs};
 use crate::shrink::Drawn;
 
 fn standard() -> &'static Catalogue {
@@ -276,7 +276,7 @@ fn violations_replaying<S: ConfigDomain + ?Sized>(
     let contract = subject.contract(&config);
     let limits = Limits::default();
     let run = |world: World<'_>| execute_with(subject, &config, world, limits);
-    judged(contract, schedule, seed, &run, laws, replay)
+    judged(contract, schedule, seed, &run, laws, (replay, CaseThread::of(subject)))
 }
 
 /// Runs the case (`schedule`, `seed` and the subject behind `run`) and judges every law of `laws` on it
@@ -290,9 +290,9 @@ fn judged(
     seed: u64,
     run: &Run<'_>,
     laws: &Catalogue,
-    replay: bool,
+    (replay, thread): (bool, CaseThread),
 ) -> Vec<(&'static str, Verdict)> {
-    let runs = Runs::of(run, &schedule, seed, replay, None);
+    let runs = Runs::of(run, &schedule, seed, replay, None, thread);
     coverage::hidden(|| {
         let evaluation = runs.evaluation(contract);
         let observation = Observation {

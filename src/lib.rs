@@ -175,7 +175,7 @@ pub use proptest;
 pub use timelaw_core::duration_text;
 pub use timelaw_core::float::{self, float_tolerance, F32, F64};
 pub use timelaw_core::sync_loop;
-pub use timelaw_core::{std_clocks, StdClocks};
+pub use timelaw_core::{std_clocks, std_random, StdClocks, StdRandom};
 pub use timelaw_generators::draw;
 pub use timelaw_generators::{
     describe_like, simplest_config, subject, Choices, ConfigDomain, Describe, FnSubject, Swarm,

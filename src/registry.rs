@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use timelaw_core::{mix, Abort, StdClocks, Trace, TraceEnd};
+use timelaw_core::{mix, Abort, StdClocks, StdRandom, Trace, TraceEnd};
 use timelaw_generators::{sample_case_answers, ConfigDomain};
 use timelaw_laws::{Catalogue, Law, Verdict};
 
@@ -89,6 +89,14 @@ pub enum ReplayOutcome {
         fixture: StdClocks,
         /// The clocks the subject declares.
         subject: StdClocks,
+    },
+    /// A fixture whose case ran with seeded std randomness while its subject now declares the operating
+    /// system's ([`timelaw_core::std_random`]). Fails.
+    OtherStdRandom {
+        /// The randomness the fixture's case ran with.
+        fixture: StdRandom,
+        /// The randomness the subject declares.
+        subject: StdRandom,
     },
     /// A nondeterministic finding that reproduced on every one of the runs replay made, or on none: it is
     /// no longer nondeterministic (pin it as a finding, or delete it as fixed). Fails.
@@ -353,6 +361,30 @@ fn other_std_clocks<C>(fixture: &Fixture<C>, subject: StdClocks) -> Option<Repla
     })
 }
 
+/// The result of replaying `fixture`, whose case ran with seeded std randomness, with a subject that now
+/// declares the operating system's: the case would draw other randomness. Fails, as
+/// [`other_std_clocks`].
+fn other_std_random<C>(fixture: &Fixture<C>, subject: StdRandom) -> Option<ReplayResult> {
+    if !fixture.std_random.is_seeded() || subject.is_seeded() {
+        return None;
+    }
+    let explanation = format!(
+        "the case ran with seeded std randomness (the fixture's `std_random`) and subject `{}` now declares the \
+         operating system's (`Subject::std_random`): it would draw other randomness; declare seeded std \
+         randomness again, or regenerate the fixture",
+        fixture.subject
+    );
+    Some(ReplayResult {
+        law: fixture.law.clone(),
+        status: fixture.status,
+        verdict: Verdict::NotApplicable,
+        outcome: ReplayOutcome::OtherStdRandom { fixture: fixture.std_random, subject },
+        passed: false,
+        explanation,
+        outside: Vec::new(),
+    })
+}
+
 /// How often replay runs a `nondeterministic` fixture's case: enough that a finding which violates on
 /// about one run in two is seen both ways almost always (a miss needs 8 equal runs: 1 in 128).
 pub const NONDETERMINISTIC_RUNS: usize = 8;
@@ -453,6 +485,9 @@ impl<S: ConfigDomain> DynSubject for S {
             return Ok(skipped);
         }
         if let Some(mismatch) = other_std_clocks(&fixture, Subject::std_clocks(self)) {
+            return Ok(mismatch);
+        }
+        if let Some(mismatch) = other_std_random(&fixture, Subject::std_random(self)) {
             return Ok(mismatch);
         }
         let replay = law.id == timelaw_laws::ids::DETERMINISTIC_REPLAY;

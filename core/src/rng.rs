@@ -48,6 +48,10 @@ impl SplitMix64 {
     pub const fn new(seed: u64) -> SplitMix64 {
         SplitMix64 { state: seed }
     }
+    /// The state: `SplitMix64::new(state)` goes on where this one is.
+    pub const fn state(&self) -> u64 {
+        self.state
+    }
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(GOLDEN_GAMMA);

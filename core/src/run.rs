@@ -10,7 +10,9 @@ use crate::world::{Limits, World};
 /// Runs `config` of `subject` over `schedule` with randomness from `seed` and default limits.
 ///
 /// A subject with [`Subject::std_clocks`] virtual runs with std's clocks on the World's
-/// ([`World::virtualize_std_clocks`]). A panic in the subject is caught: the trace ends with [`TraceEnd::Panicked`] and a `Panic` event.
+/// ([`World::virtualize_std_clocks`]), one with [`Subject::std_random`] seeded with `getrandom` on the
+/// case's stream ([`World::seed_std_random`]; on this thread: the facade runs such a case on a thread of
+/// its own). A panic in the subject is caught: the trace ends with [`TraceEnd::Panicked`] and a `Panic` event.
 pub fn execute<S: Subject + ?Sized>(subject: &S, config: &S::Config, schedule: &Schedule, seed: u64) -> Trace {
     execute_with(subject, config, World::new(schedule, seed), Limits::default())
 }
@@ -20,6 +22,11 @@ pub fn execute_with<S: Subject + ?Sized>(subject: &S, config: &S::Config, world:
     let mut world = world.with_limits(limits);
     if subject.std_clocks().is_virtual() {
         if let Err(abort) = world.virtualize_std_clocks() {
+            return world.finish_with(TraceEnd::Aborted(abort));
+        }
+    }
+    if subject.std_random().is_seeded() {
+        if let Err(abort) = world.seed_std_random() {
             return world.finish_with(TraceEnd::Aborted(abort));
         }
     }

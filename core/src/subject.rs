@@ -77,6 +77,7 @@ use serde::Serialize;
 
 use crate::contract::Contract;
 use crate::std_clocks::StdClocks;
+use crate::std_random::StdRandom;
 use crate::world::{Abort, World};
 
 /// What a subject's config must be: generated, serialized into fixtures, compared and shrunk.
@@ -114,5 +115,12 @@ pub trait Subject: Sync {
     /// [`crate::std_clocks`]).
     fn std_clocks(&self) -> StdClocks {
         StdClocks::Real
+    }
+
+    /// Where the randomness std and the `getrandom` crate hand out comes from while this subject runs a
+    /// case: [`StdRandom::Os`] by default; [`StdRandom::Seeded`] for code that draws from the thread RNG
+    /// or `OsRng` itself (see [`crate::std_random`]).
+    fn std_random(&self) -> StdRandom {
+        StdRandom::Os
     }
 }

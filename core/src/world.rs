@@ -322,6 +322,10 @@ pub struct World<'s> {
     issued: std::cell::RefCell<Option<Abort>>,
     /// Virtual std clocks on this thread, while they are installed ([`World::virtualize_std_clocks`]).
     std_clocks: Option<crate::std_clocks::Installed>,
+    /// The case's seed (for its `getrandom` stream, [`World::seed_std_random`]).
+    seed: u64,
+    /// Seeded std randomness on this thread, while it is installed ([`World::seed_std_random`]).
+    std_random: Option<crate::std_random::Installed>,
 }
 
 impl<'s> World<'s> {
@@ -344,6 +348,8 @@ impl<'s> World<'s> {
             parked: Vec::new(),
             issued: std::cell::RefCell::new(None),
             std_clocks: None,
+            seed,
+            std_random: None,
         }
     }
     /// Counts every step of progress (an event recorded, a clock move) on `heartbeat` for a watchdog (see
@@ -380,6 +386,22 @@ impl<'s> World<'s> {
         if self.std_clocks.is_none() {
             let installed = crate::std_clocks::install(self.clock, self.clocks.wall(self.clock));
             self.std_clocks = Some(installed.map_err(|reason| self.issue(Abort::InvalidConfig(reason)))?);
+        }
+        Ok(())
+    }
+
+    /// Makes `getrandom` on the calling thread answer from a stream seeded by the case's seed until the
+    /// World is dropped ([`crate::std_random`]). [`execute_with`](crate::execute_with) calls it for a
+    /// subject whose [`Subject::std_random`](crate::Subject::std_random) is
+    /// [`StdRandom::Seeded`](crate::StdRandom::Seeded).
+    ///
+    /// # Errors
+    /// [`Abort::InvalidConfig`] naming why it could not be installed: a platform other than Linux with
+    /// glibc, or a binary whose `getrandom` calls do not reach timelaw's.
+    pub fn seed_std_random(&mut self) -> Result<(), Abort> {
+        if self.std_random.is_none() {
+            let installed = crate::std_random::install(self.seed);
+            self.std_random = Some(installed.map_err(|reason| self.issue(Abort::InvalidConfig(reason)))?);
         }
         Ok(())
     }

@@ -52,7 +52,7 @@
 
 use std::fmt;
 
-use timelaw_core::{Abort, Contract, StdClocks, Subject, SubjectConfig, World};
+use timelaw_core::{Abort, Contract, StdClocks, StdRandom, Subject, SubjectConfig, World};
 
 use crate::choice::Choices;
 use crate::domain::Describe;
@@ -66,6 +66,7 @@ pub struct FnSubject<T> {
     run: fn(&T, &mut World<'_>) -> Result<(), Abort>,
     harness_laws: &'static [&'static str],
     std_clocks: StdClocks,
+    std_random: StdRandom,
 }
 
 /// A subject called `name`, its configs described once by `describe` (answering `0` everywhere gives
@@ -77,7 +78,15 @@ pub const fn subject<T>(
     contract: fn(&T) -> Contract,
     run: fn(&T, &mut World<'_>) -> Result<(), Abort>,
 ) -> FnSubject<T> {
-    FnSubject { name, describe, contract, run, harness_laws: &[], std_clocks: StdClocks::Real }
+    FnSubject {
+        name,
+        describe,
+        contract,
+        run,
+        harness_laws: &[],
+        std_clocks: StdClocks::Real,
+        std_random: StdRandom::Os,
+    }
 }
 
 impl<T> FnSubject<T> {
@@ -92,6 +101,13 @@ impl<T> FnSubject<T> {
     /// [`timelaw_core::std_clocks`]).
     pub const fn with_std_clocks(self, clocks: StdClocks) -> FnSubject<T> {
         FnSubject { std_clocks: clocks, ..self }
+    }
+
+    /// The same subject with the randomness std and the `getrandom` crate hand out coming from `random`
+    /// while it runs a case: [`StdRandom::Seeded`] for code that draws from the thread RNG itself (see
+    /// [`timelaw_core::std_random`]).
+    pub const fn with_std_random(self, random: StdRandom) -> FnSubject<T> {
+        FnSubject { std_random: random, ..self }
     }
 }
 
@@ -131,6 +147,10 @@ impl<T: SubjectConfig> Subject for FnSubject<T> {
 
     fn std_clocks(&self) -> StdClocks {
         self.std_clocks
+    }
+
+    fn std_random(&self) -> StdRandom {
+        self.std_random
     }
 }
 

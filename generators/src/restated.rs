@@ -27,7 +27,7 @@
 //! ```
 
 use serde::{Deserialize, Serialize};
-use timelaw_core::{Abort, Contract, Declared, StdClocks, Subject, VDuration, World};
+use timelaw_core::{Abort, Contract, Declared, StdClocks, StdRandom, Subject, VDuration, World};
 
 use crate::choice::Choices;
 use crate::domain::{ConfigNumber, Describe};
@@ -197,6 +197,10 @@ impl<S: Subject> Subject for Restated<S> {
 
     fn std_clocks(&self) -> StdClocks {
         self.subject.std_clocks()
+    }
+
+    fn std_random(&self) -> StdRandom {
+        self.subject.std_random()
     }
 }
 

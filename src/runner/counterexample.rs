@@ -471,13 +471,18 @@ pub fn build_fixture_from<S: ConfigDomain + ?Sized>(
     Fixture {
         about: ABOUT.to_owned(),
         format: FORMAT.to_owned(),
-        version: if subject.std_clocks().is_virtual() { fixture::VERSION } else { fixture::version_for(case) },
+        version: if subject.std_clocks().is_virtual() || subject.std_random().is_seeded() {
+            fixture::VERSION
+        } else {
+            fixture::version_for(case)
+        },
         law: law.id.to_owned(),
         subject: subject.name().to_owned(),
         status: Status::Regression,
         note: None,
         profile: None,
         std_clocks: subject.std_clocks(),
+        std_random: subject.std_random(),
         case: case.clone(),
         verdict,
         provenance,

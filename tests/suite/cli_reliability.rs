@@ -641,6 +641,7 @@ fn float_fixture<C: serde::Serialize>(config: C) -> String {
         note: None,
         profile: None,
         std_clocks: timelaw::StdClocks::Real,
+        std_random: timelaw::StdRandom::Os,
         case: timelaw::core::Case::new(config, timelaw::core::Schedule::default(), 0),
         verdict: timelaw::laws::Verdict::Holds,
         provenance: timelaw::fixture::Provenance {

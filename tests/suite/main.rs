@@ -47,4 +47,5 @@ mod shrink_paired;
 mod shrink_stops;
 mod shrinker;
 mod std_clocks;
+mod std_random;
 mod time_limit_cuts;
