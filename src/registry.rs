@@ -325,15 +325,20 @@ fn other_profile<C>(fixture: &Fixture<C>) -> Option<ReplayResult> {
         if profile == Profile::Debug { "on" } else { "off" },
         Profile::current().name()
     );
-    Some(ReplayResult {
+    Some(not_run(fixture, ReplayOutcome::OtherProfile { profile }, explanation))
+}
+
+/// The result of a fixture that replay did not run: `outcome`, saying why, never a pass.
+fn not_run<C>(fixture: &Fixture<C>, outcome: ReplayOutcome, explanation: String) -> ReplayResult {
+    ReplayResult {
         law: fixture.law.clone(),
         status: fixture.status,
         verdict: Verdict::NotApplicable,
-        outcome: ReplayOutcome::OtherProfile { profile },
+        outcome,
         passed: false,
         explanation,
         outside: Vec::new(),
-    })
+    }
 }
 
 /// The result of replaying `fixture`, whose case ran with virtual std clocks, with a subject that now
@@ -350,15 +355,7 @@ fn other_std_clocks<C>(fixture: &Fixture<C>, subject: StdClocks) -> Option<Repla
          or regenerate the fixture",
         fixture.subject
     );
-    Some(ReplayResult {
-        law: fixture.law.clone(),
-        status: fixture.status,
-        verdict: Verdict::NotApplicable,
-        outcome: ReplayOutcome::OtherStdClocks { fixture: fixture.std_clocks, subject },
-        passed: false,
-        explanation,
-        outside: Vec::new(),
-    })
+    Some(not_run(fixture, ReplayOutcome::OtherStdClocks { fixture: fixture.std_clocks, subject }, explanation))
 }
 
 /// The result of replaying `fixture`, whose case ran with seeded std randomness, with a subject that now
@@ -374,15 +371,7 @@ fn other_std_random<C>(fixture: &Fixture<C>, subject: StdRandom) -> Option<Repla
          randomness again, or regenerate the fixture",
         fixture.subject
     );
-    Some(ReplayResult {
-        law: fixture.law.clone(),
-        status: fixture.status,
-        verdict: Verdict::NotApplicable,
-        outcome: ReplayOutcome::OtherStdRandom { fixture: fixture.std_random, subject },
-        passed: false,
-        explanation,
-        outside: Vec::new(),
-    })
+    Some(not_run(fixture, ReplayOutcome::OtherStdRandom { fixture: fixture.std_random, subject }, explanation))
 }
 
 /// How often replay runs a `nondeterministic` fixture's case: enough that a finding which violates on

@@ -81,8 +81,8 @@
 //! ## Determinism
 //! No wall clock and no OS randomness on the checking path. backon's jitter is seeded with
 //! `with_jitter_seed`, tower's with an `Rng` over the World ([`tower::WorldRng`]), exponential-backoff's
-//! through `fastrand::seed` on the current thread; tokio-retry2's jitter (thread RNG) cannot be
-//! seeded and is left out. recloser and tokio-retry2's `max_duration` read `std::time::Instant::now()`
+//! through `fastrand::seed` on the current thread; tokio-retry2's jitter (`rand`'s thread RNG) on
+//! seeded std randomness ([`timelaw_core::std_random`]). recloser and tokio-retry2's `max_duration` read `std::time::Instant::now()`
 //! themselves: their subjects declare virtual std clocks ([`timelaw_core::std_clocks`]), so that clock
 //! is the World's.
 //!

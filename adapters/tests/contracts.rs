@@ -147,6 +147,7 @@ fn tokio_retry2_retry_after_replaces_the_strategy_delay() {
         notify: false,
         retry_after,
         max_duration: None,
+        jitter: false,
     };
     // "If the `retry_after` is `None` the operation should be retried according to the defined strategy
     // policy, else after the specified duration."

@@ -165,6 +165,7 @@ fn tokio_retry2(interval: VDuration, notify: bool, retry_after: bool) -> TokioRe
         notify,
         retry_after,
         max_duration: None,
+        jitter: false,
     }
 }
 
@@ -288,6 +289,7 @@ fn tokio_retry2_retry_panics_on_a_delay_past_the_instant_range() {
         notify: false,
         retry_after: false,
         max_duration: None,
+        jitter: false,
     };
     // `Instant::now() + duration` in `RetryIf::retry`: past i64::MAX seconds the monotonic clock overflows.
     let past = std::time::Duration::new(i64::MAX as u64, 500_000_000);

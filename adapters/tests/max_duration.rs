@@ -12,7 +12,7 @@ use timelaw_laws::Verdict;
 /// A fixed 10 ms strategy of up to 9 retries, under `max_duration`.
 fn config(max_duration: Option<Duration>) -> TokioRetry2RetryConfig {
     let strategy = Strategy::Fixed(FixedStrategy { interval: Duration::from_millis(10), take: Some(9) });
-    TokioRetry2RetryConfig { strategy, notify: false, retry_after: false, max_duration }
+    TokioRetry2RetryConfig { strategy, notify: false, retry_after: false, max_duration, jitter: false }
 }
 
 /// Ten instant transient failures.

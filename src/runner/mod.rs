@@ -115,7 +115,8 @@ impl<'a, S: ConfigDomain> Check<'a, S> {
         self.edit(move |config| config.shard = Some(shard))
     }
     /// Run every `every`-th case twice for `deterministic_replay`; 0 never (for a subject whose
-    /// randomness cannot be seeded). See [`Config::replay_every`].
+    /// randomness cannot be seeded, not even by seeded std randomness, [`timelaw_core::std_random`]). See
+    /// [`Config::replay_every`].
     pub fn replay_every(self, every: u64) -> Self {
         self.edit(move |config| config.replay_every = every)
     }

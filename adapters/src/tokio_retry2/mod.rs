@@ -14,8 +14,11 @@
 //! them with `.take(3); // limit to 3 retries`, so a call makes at most `take + 1` attempts.
 //!
 //! # Not covered, and covered on virtual std clocks
-//! - Jitter (`jitter`, `jitter_with_bounds`, `jitter_range`, behind the `jitter` feature) draws from
-//!   `rand`'s thread RNG, which cannot be seeded: it is left out.
+//! - Jitter (`jitter`, behind the `jitter` feature) draws from `rand`'s thread RNG. The
+//!   `tokio-retry2-retry` subject draws `jitter` (each delay through `strategy::jitter`) and declares
+//!   seeded std randomness ([`timelaw_core::std_random`]), so the thread RNG is seeded from the case's
+//!   seed on the case's own thread. `jitter_with_bounds` and `jitter_range` are left out (the same RNG,
+//!   other bounds).
 //! - `MaxInterval::max_interval` / `max_duration` call `std::time::Instant::now()` themselves (not
 //!   tokio's `Instant`, and no clock or start instant a caller could pass). The `tokio-retry2-retry`
 //!   subject draws `max_duration` and declares virtual std clocks ([`timelaw_core::std_clocks`]), so

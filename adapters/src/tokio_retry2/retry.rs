@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use timelaw_core::{
-    Abort, AboveCap, CallInfo, CallResult, Contract, Outcome, RetryAfterCombine, RetryAfterPolicy, StdClocks, Subject,
-    VDuration, World,
+    Abort, AboveCap, CallInfo, CallResult, Contract, JitterBounds, Outcome, RetryAfterCombine, RetryAfterPolicy,
+    StdClocks, StdRandom, Subject, VDuration, World,
 };
 use timelaw_generators::choice::optional;
 use timelaw_generators::draw::{self, MS};
@@ -40,6 +40,11 @@ pub struct TokioRetry2RetryConfig {
     /// out of the JSON when `None` (older fixtures read unchanged).
     #[serde(default, skip_serializing_if = "Option::is_none", with = "timelaw_core::duration_text::option")]
     pub max_duration: Option<Duration>,
+    /// Each delay passed through `tokio_retry2::strategy::jitter` ("defines `jitter` based on specific
+    /// duration": `duration.mul_f64(rand::random::<f64>() + 0.5)`), as the README's
+    /// `.map(jitter)`. Left out of the JSON when off.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub jitter: bool,
 }
 
 impl AdapterConfig for TokioRetry2RetryConfig {
@@ -49,7 +54,8 @@ impl AdapterConfig for TokioRetry2RetryConfig {
         let strategy = Strategy::describe(c, swarm);
         // Drawn last, so every answer before it keeps its meaning.
         let max_duration = optional(c, true, 1, 3, |c| draw::std_delay(c, MS.saturating_mul(100)));
-        TokioRetry2RetryConfig { strategy, notify, retry_after, max_duration }
+        let jitter = swarm.jitter && c.maybe(1, 3);
+        TokioRetry2RetryConfig { strategy, notify, retry_after, max_duration, jitter }
     }
 
     /// The strategy's contract, plus:
@@ -79,6 +85,15 @@ impl AdapterConfig for TokioRetry2RetryConfig {
         // `Retry` sleeps with `tokio::time::sleep_until`.
         promise.timing.timer_granularity = crate::domain::TOKIO_TIMER_GRANULARITY;
         promise.timing.retry_elapsed_max = self.max_duration.map(VDuration::from_std);
+        if self.jitter {
+            // `0.5..1.5` times the (capped) delay, past the cap and below the first delay; `mul_f64` goes
+            // through `f64` seconds, exact to a nanosecond or a part in a billion.
+            promise.delays.jitter = Some(JitterBounds::Range { low_milli: 500, high_milli: 1500 });
+            promise.delays.jitter_clipped_at_cap = false;
+            promise.delays.min = None;
+            promise.delays.tolerance = promise.delays.tolerance.max(VDuration::from_nanos(1));
+            promise.delays.tolerance_ppb = promise.delays.tolerance_ppb.max(1);
+        }
         promise
     }
 
@@ -87,6 +102,7 @@ impl AdapterConfig for TokioRetry2RetryConfig {
         offer(&mut out, self, TokioRetry2RetryConfig { notify: false, ..self.clone() });
         offer(&mut out, self, TokioRetry2RetryConfig { retry_after: false, ..self.clone() });
         offer(&mut out, self, TokioRetry2RetryConfig { max_duration: None, ..self.clone() });
+        offer(&mut out, self, TokioRetry2RetryConfig { jitter: false, ..self.clone() });
         for strategy in self.strategy.simpler() {
             offer(&mut out, self, TokioRetry2RetryConfig { strategy, ..self.clone() });
         }
@@ -140,15 +156,24 @@ impl Subject for TokioRetry2Retry {
         StdClocks::Virtual
     }
 
+    /// Seeded: `jitter` draws from `rand`'s thread RNG.
+    fn std_random(&self) -> StdRandom {
+        StdRandom::Seeded
+    }
+
     fn run(&self, config: &TokioRetry2RetryConfig, world: &mut World<'_>) -> Result<(), Abort> {
         run_tokio(world, |w| async move { w.for_each_call(|call| serve(&w, config, call)).await })
     }
 }
 
 async fn serve(w: &TokioWorld<'_>, config: &TokioRetry2RetryConfig, call: CallInfo) -> Result<CallResult, Abort> {
-    let delays = match config.max_duration {
-        Some(limit) => Box::new(config.strategy.delays().max_duration(limit)),
-        None => config.strategy.delays(),
+    let delays = match config.jitter {
+        true => Box::new(config.strategy.delays().map(tokio_retry2::strategy::jitter)),
+        false => config.strategy.delays(),
+    };
+    let delays: Delays = match config.max_duration {
+        Some(limit) => Box::new(delays.max_duration(limit)),
+        None => delays,
     };
     let strategy = Recorded { delays, recorder: w.recorder() };
     let action = || {

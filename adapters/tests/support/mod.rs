@@ -4,9 +4,18 @@
 
 use std::collections::BTreeMap;
 
-use timelaw_core::{execute, mix, Case, Subject};
+use timelaw_core::{mix, Case, Schedule, Subject, Trace};
 use timelaw_generators::{sample_case, swarm_for, ConfigDomain};
 use timelaw_laws::{Catalogue, Observation, Replay, Verdict};
+
+/// Runs a case as the facade does: on a thread of its own for a subject with seeded std randomness
+/// (its thread-local generators start afresh from the case's stream), else on this thread.
+pub fn execute<S: Subject>(subject: &S, config: &S::Config, schedule: &Schedule, seed: u64) -> Trace {
+    if !subject.std_random().is_seeded() {
+        return timelaw_core::execute(subject, config, schedule, seed);
+    }
+    std::thread::scope(|scope| scope.spawn(|| timelaw_core::execute(subject, config, schedule, seed)).join().unwrap())
+}
 
 /// The first (smallest) case that violated a law, and how often the law was violated.
 #[derive(Clone, Debug)]
