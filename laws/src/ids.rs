@@ -74,6 +74,8 @@ pub const CIRCUIT_PROBE_SLOT_FREED: &str = "circuit_probe_slot_freed";
 pub const RETRY_BUDGET_ADMITS_WITH_ROOM: &str = "retry_budget_admits_with_room";
 /// `elapsed_limit_does_not_stop_early`: see [`crate::catalogue::ELAPSED_LIMIT_DOES_NOT_STOP_EARLY`].
 pub const ELAPSED_LIMIT_DOES_NOT_STOP_EARLY: &str = "elapsed_limit_does_not_stop_early";
+/// `deadline_does_not_stop_early`: see [`crate::catalogue::DEADLINE_DOES_NOT_STOP_EARLY`].
+pub const DEADLINE_DOES_NOT_STOP_EARLY: &str = "deadline_does_not_stop_early";
 /// `rate_limited_retried_below_cap`: see [`crate::catalogue::RATE_LIMITED_RETRIED_BELOW_CAP`].
 pub const RATE_LIMITED_RETRIED_BELOW_CAP: &str = "rate_limited_retried_below_cap";
 /// `no_undeclared_rejection`: see [`crate::catalogue::NO_UNDECLARED_REJECTION`].
@@ -116,7 +118,7 @@ pub const USES_WORLD_AS_DOCUMENTED: &str = "uses_world_as_documented";
 pub const ACCEPTS_DESCRIBED_CONFIGS: &str = "accepts_described_configs";
 
 /// Every standard id, in catalogue (blueprint) order.
-pub const ALL: [&str; 55] = [
+pub const ALL: [&str; 56] = [
     ATTEMPTS_WITHIN_MAX,
     DELAY_WITHIN_CAP,
     DELAY_AT_LEAST_MIN,
@@ -170,6 +172,7 @@ pub const ALL: [&str; 55] = [
     CANCELLATION_LEAVES_NOTHING_RUNNING,
     ORDERED_RESULTS_IN_INPUT_ORDER,
     CIRCUIT_PROBES_SETTLE_AS_DECLARED,
+    DEADLINE_DOES_NOT_STOP_EARLY,
     USES_WORLD_AS_DOCUMENTED,
     ACCEPTS_DESCRIBED_CONFIGS,
 ];

@@ -1,6 +1,7 @@
 //! Laws for refusing too much: circuit_closed_admits, circuit_closes_after_probes,
 //! circuit_probe_slot_freed, circuit_half_open_after_cooldown (its tie rule and open shape),
-//! retry_budget_admits_with_room, elapsed_limit_does_not_stop_early, rate_limited_retried_below_cap,
+//! retry_budget_admits_with_room, elapsed_limit_does_not_stop_early, deadline_does_not_stop_early,
+//! rate_limited_retried_below_cap,
 //! no_undeclared_rejection. Each has cases where it holds, is vacuous, is not applicable, and a broken
 //! subject (in this test code) that violates it.
 
@@ -250,6 +251,29 @@ fn elapsed_limit_does_not_stop_early() {
     check(id, gave_up_transient(reference(deadline(10), single(&[T, T, OK]))), Expect::Vacuous);
     let far = |contract: &mut Contract| contract.timing.deadline = Some(ms(1000));
     check(id, gave_up_transient(claiming(deadline(10), far, single(&[T, T, OK]))), Expect::At(3));
+}
+
+#[test]
+fn deadline_does_not_stop_early() {
+    let id = ids::DEADLINE_DOES_NOT_STOP_EARLY;
+    let deadline = |millis| retrying(4, move |p| p.deadline = Some(ms(millis)));
+    check(id, reference(deadline(1000), single(&[T, T, OK])), Expect::Vacuous);
+    check(id, reference(retrying(4, |_| ()), single(&[T, OK])), Expect::NotApplicable);
+    // A hanging attempt cut at a 25ms deadline: reported at the deadline.
+    check(id, reference(deadline(25), single(&[HANG])), Expect::Holds);
+    // 10ms delays under a 20ms deadline: after the second failure (at 10ms) the retry would wake at
+    // 20ms, at the deadline, so reporting it then is foreseen.
+    check(id, reference(deadline(20), single(&[T, T, T, OK])), Expect::Holds);
+    // The same run claiming a 1s deadline: the retry at 20ms was owed.
+    let far = |contract: &mut Contract| contract.timing.deadline = Some(ms(1000));
+    check(id, claiming(deadline(20), far, single(&[T, T, T, OK])), Expect::At(7));
+    // An attempt cut at 25ms under a claimed 1s deadline, and a deadline of 0 reported before the
+    // first attempt under a claimed 1s one: early, nothing to foresee.
+    check(id, claiming(deadline(25), far, single(&[HANG])), Expect::At(3));
+    check(id, claiming(deadline(0), far, single(&[OK])), Expect::At(1));
+    // A call cancelled by the time it returned is not judged (the interrupt tie law judges it).
+    let cancelled = Schedule::new(vec![CallScript { cancel_after: Some(ms(0)), ..CallScript::outcomes(&[OK]) }]);
+    check(id, claiming(deadline(0), far, cancelled), Expect::Vacuous);
 }
 
 #[test]

@@ -119,6 +119,126 @@ pub const ELAPSED_LIMIT_DOES_NOT_STOP_EARLY: Law = Law {
     check: |observation| gives_no_retry_up(observation, |_| true),
 };
 
+/// `deadline_does_not_stop_early`: a call returns `Err(DeadlineExceeded)` only once its deadline
+/// (`start + deadline`) has fallen, or when it foresaw it: its last attempt failed retryably, attempts
+/// were left, and the next retry, even at the longest delay the contract allows for it, would wake at
+/// or after the deadline (giving up then instead of sleeping into the deadline is what a deadline
+/// check before the sleep does). An attempt or a sleep cut before the deadline, or a deadline reported
+/// before any attempt while time was left, is a deadline that fired early: counted from the wrong
+/// instant (the first call's start, the subject's creation), in the wrong unit, or from a shorter
+/// duration. Calls cancelled by then, rejected, or that saw a clock fault (`wall_jump_keeps_monotonic_limits`
+/// and `failed_read_handled_as_declared` judge those), are not judged.
+///
+/// - Needs: `timing.deadline` (reads `retry.max_attempts`, `retry.retry_on` and the delays to judge a
+///   foreseen deadline; without them, or with hedging, a call that gave up after an attempt is not
+///   judged).
+/// - Compares: the `CallEnd` instant with `start + deadline`, exactly (a coarse timer fires late, never
+///   early); for a foreseen deadline, the end of the last attempt plus the longest allowed next delay.
+/// - Violated at the `CallEnd` of a call that reported its deadline early.
+/// - Holds on calls that returned `Err(DeadlineExceeded)` at or after the deadline, or foresaw it;
+///   vacuous when no call returned it.
+/// - Example violation: a 1s deadline measured from the first call's start, and a second call that
+///   starts 1s later returns `Err(DeadlineExceeded)` before its first attempt.
+pub const DEADLINE_DOES_NOT_STOP_EARLY: Law = Law {
+    id: ids::DEADLINE_DOES_NOT_STOP_EARLY,
+    title: "a call does not report its deadline before the deadline",
+    kind: LawKind::Safety,
+    needs: &["timing.deadline"],
+    applies: |contract| contract.timing.deadline.is_some(),
+    check: deadline_does_not_stop_early,
+};
+
+fn deadline_does_not_stop_early(observation: &Observation<'_>) -> Verdict {
+    let contract = observation.contract;
+    let Some(deadline) = contract.timing.deadline else { return Verdict::NotApplicable };
+    each_call(&observation.trace.events, |call| {
+        let (Some(start), Some(end)) = (call.first(), call.last()) else { return Verdict::Vacuous };
+        let EventKind::CallEnd { result: CallResult::Err(ErrorKind::DeadlineExceeded) } = end.kind else {
+            return Verdict::Vacuous;
+        };
+        let deadline_at = start.at.saturating_add(deadline);
+        if end.at >= deadline_at {
+            return Verdict::Holds;
+        }
+        if deadline_excused(observation, call, end.at) {
+            return Verdict::Vacuous;
+        }
+        match foreseen(contract, call, deadline_at) {
+            Some(true) => Verdict::Holds,
+            None => Verdict::Vacuous,
+            Some(false) => Verdict::Violated(crate::verdict::Violation {
+                event: Some(end.seq),
+                message: std::borrow::Cow::Borrowed(
+                    "the call reported its deadline exceeded before the deadline, with no retry that would pass it",
+                ),
+            }),
+        }
+    })
+}
+
+/// `true` for a call the deadline law does not judge: cancelled by the time it ended, rejected, or with
+/// a clock fault, a panic or a diagnostic in it.
+fn deadline_excused(observation: &Observation<'_>, call: &[Event], end_at: VInstant) -> bool {
+    let started = call.first().map_or(VInstant::EPOCH, |event| event.at);
+    let script = call.first().and_then(|event| observation.schedule.calls.get(event.call as usize));
+    let cancelled =
+        script.and_then(|script| script.cancel_after).is_some_and(|after| started.saturating_add(after) <= end_at);
+    cancelled
+        || call.iter().any(|event| {
+            matches!(
+                event.kind,
+                EventKind::AttemptCancelled
+                    | EventKind::Rejected { .. }
+                    | EventKind::ClockReadFailed { .. }
+                    | EventKind::WallJump { .. }
+                    | EventKind::SleepClamped { .. }
+                    | EventKind::Diagnostic { .. }
+                    | EventKind::Panic
+            )
+        })
+}
+
+/// Whether a call that reported its deadline before it foresaw it (see the law): `Some(false)` when it
+/// did not (no finished attempt last, one that succeeded or may not be retried, no attempt left, or a
+/// next retry that would wake before the deadline even at the longest delay), `None` when the contract
+/// does not say enough to tell.
+fn foreseen(contract: &Contract, call: &[Event], deadline_at: VInstant) -> Option<bool> {
+    let last_action = call.iter().rev().find(|event| {
+        matches!(
+            event.kind,
+            EventKind::AttemptStart
+                | EventKind::AttemptEnd { .. }
+                | EventKind::AttemptTimedOut { .. }
+                | EventKind::AttemptDropped { .. }
+                | EventKind::SleepRequested { .. }
+                | EventKind::SleepCancelled
+        )
+    });
+    let outcome = match last_action.map(|event| event.kind) {
+        Some(EventKind::AttemptEnd { outcome }) => Some(outcome),
+        Some(EventKind::AttemptTimedOut { .. }) => None,
+        // No attempt, or an attempt or a sleep cut before the deadline: nothing to foresee.
+        _ => return Some(false),
+    };
+    if contract.hedge.is_present() || contract.has_unstated() {
+        return None;
+    }
+    let (max, retry_on) = (contract.retry.max_attempts?, contract.retry.retry_on?);
+    let retryable = match outcome {
+        None => retry_on.timeout,
+        Some(Outcome::Transient) => retry_on.transient,
+        Some(Outcome::RateLimited { .. }) => retry_on.rate_limited,
+        Some(_) => false,
+    };
+    let ending = ending(contract, call);
+    if !retryable || ending.attempts >= max {
+        return Some(false);
+    }
+    let delay = longest_next_delay(contract, &ending, outcome)?;
+    let ended_at = last_action.map_or(VInstant::EPOCH, |event| event.at);
+    Some(ended_at.saturating_add(delay) >= deadline_at)
+}
+
 /// `rate_limited_retried_below_cap`: a rate-limited answer whose retry-after the declared policy can
 /// wait (at or below the cap, or above it with `Clamp` / `SleepAnyway`, or `Ignored`) is retried when
 /// the contract retries rate limits and attempts are left, unless a stated limit forbids the retry (as in
