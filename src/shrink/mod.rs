@@ -13,6 +13,7 @@
 //! advanced by one retry, or with its retry's delay taken out of the deadline, or a first rate limit made a
 //! transient failure with its retry-after as the first delay, or a call's last attempt dropped with the attempts
 //! lowered by one and its time and sleep moved into the attempt before, where the move alone loses the failure),
+//! `step_to_gap` (a call's last step dropped with its time moved into the next call's gap),
 //! `simplify_outcomes` (toward `ok`, `transient`, `fatal`, `rate_limited`, `hang` in that order; a hang given up at
 //! once, after the attempt timeout (the instant the timeout cut it) or one nanosecond past its call's
 //! cancellation), `fold_retries` (where calls overlap, a failed step made `ok` until its call ended), `rewrite_pairs` (two adjacent steps given new outcomes at once, with a smaller sum of ranks:
@@ -60,6 +61,7 @@ mod clock_passes;
 mod concurrency;
 mod counted;
 mod engine;
+mod gap;
 mod joined;
 mod merge;
 mod moves;

@@ -11,7 +11,7 @@ use super::concurrency::{
 };
 use super::counted::dropped_with_counts;
 use super::merge::{folded, merged, shifted};
-use super::numbers::{near_pairs, tied_groups};
+use super::numbers::{near_pairs, tied_groups, without_highest_minimum};
 use super::order::{arrivals, case_shape, is_cut, within, Bound};
 use super::outcomes::{rewritten_pairs, simpler_steps, uncut_config};
 use super::passes::{boundaries, merge_equal_neighbours, read, slots, write};
@@ -100,6 +100,9 @@ fn schedule_moves<C: Clone>(case: &Case<C>, out: &mut Vec<Move<C>>) {
         }
         if let Some(next) = shifted(case, call) {
             push(out, format!("move call {call}'s gap to the next call"), next);
+        }
+        if let Some(next) = super::gap::into_gap(case, call) {
+            push(out, format!("call {call}'s last step dropped, its time into the next call's gap"), next);
         }
         let steps = case.schedule.calls[call].steps.clone();
         for (index, step) in steps.iter().enumerate() {
@@ -238,7 +241,9 @@ fn config_moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>, o
             }
         }
     }
-    for group in tied_groups(&numbers) {
+    let groups = tied_groups(&numbers);
+    let rests = groups.iter().map(|group| without_highest_minimum(&numbers, group)).filter(|rest| rest.len() > 1);
+    for group in groups.clone().into_iter().chain(rests.collect::<Vec<_>>()) {
         let (value, names) = (numbers[group[0]].value, group.iter().map(|&i| numbers[i].name).collect::<Vec<_>>());
         let min = group.iter().map(|&i| numbers[i].min).max().unwrap_or(0);
         for to in [min, value / 2, value.saturating_sub(1)].into_iter().filter(|&to| to >= min && to < value) {

@@ -32,7 +32,11 @@ pub(super) fn shrink_numbers<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'
         }
     }
     for group in tied_groups(&shrinker.numbers(&shrinker.best.config)) {
-        progress |= lower_numbers(shrinker, &group);
+        let kept = lower_numbers(shrinker, &group);
+        // A tie with a number of a higher minimum (a count of 2 beside durations of 2 ns) holds the
+        // group at that minimum: the rest of the group is lowered without it.
+        let rest = without_highest_minimum(&shrinker.numbers(&shrinker.best.config), &group);
+        progress |= kept || (rest.len() > 1 && lower_numbers(shrinker, &rest));
         if shrinker.out_of_budget() {
             return progress;
         }
@@ -104,6 +108,14 @@ pub(super) fn tied_groups(numbers: &[ConfigNumber]) -> Vec<Vec<usize>> {
     }
     groups.retain(|group| group.len() > 1);
     groups
+}
+
+/// The numbers of `group` but those with the group's highest minimum; empty when every minimum is
+/// that one.
+pub(super) fn without_highest_minimum(numbers: &[ConfigNumber], group: &[usize]) -> Vec<usize> {
+    let minimum = |index: usize| numbers.get(index).map_or(0, |number| number.min);
+    let highest = group.iter().map(|&index| minimum(index)).max().unwrap_or(0);
+    group.iter().copied().filter(|&index| minimum(index) < highest).collect()
 }
 
 /// Lowers the numbers `indices` (equal values) together: to the largest minimum among them, then to
@@ -276,6 +288,16 @@ mod tests {
         check_near(&[(10, 0), (10, 0)], &[]);
         check_near(&[(2, 2), (3, 0)], &[]);
         check_near(&[(1, 0), (2, 0)], &[]);
+    }
+
+    #[test]
+    fn a_tie_without_its_highest_minimum_leaves_the_lower_ones() {
+        let numbers: Vec<ConfigNumber> = [(2, 1), (2, 0), (2, 0), (2, 0)]
+            .iter()
+            .map(|&(value, min)| ConfigNumber { name: "n", value, min })
+            .collect();
+        assert_eq!(without_highest_minimum(&numbers, &[0, 1, 2, 3]), vec![1, 2, 3]);
+        assert_eq!(without_highest_minimum(&numbers, &[1, 2]), Vec::<usize>::new(), "one minimum: nothing left");
     }
 
     #[test]

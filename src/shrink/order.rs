@@ -81,6 +81,9 @@
 //!   step the caller never saw end then taking no time (`rewrite_pairs`);
 //! - a removed deadline writes out each call it ended before its first attempt (a deadline of 0) as
 //!   one instant transient failure, the failure it stood in for, measured like a cut attempt;
+//! - a call's last step that only let time pass before the next call may be dropped with its time
+//!   moved into the next call's gap, so the next call starts when it did (`step_to_gap`: the gap form
+//!   has one dispatch fewer);
 //! - a call may be dropped with the wall jumps that count attempts or sleeps of the run re-indexed, so
 //!   each stays on the attempt (sleep) it was on (tried where some jump would move, after one run);
 //! - a step may be made instant with every backward wall jump turned forward by as much at once (the

@@ -12,7 +12,7 @@ pub(super) type Pass<S> = fn(&mut Shrinker<'_, S>) -> bool;
 /// shrinks the shape (calls, steps, outcomes) runs before the config passes, while the config that
 /// lets a simpler schedule fail is still there (a rate limit becomes a transient failure before the
 /// delay its retry-after stood in for is lowered away).
-pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 27] {
+pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 28] {
     [
         ("drop_calls", drop_calls::<S>),
         ("drop_calls_reindexed", super::reindex::drop_calls_reindexed::<S>),
@@ -24,6 +24,7 @@ pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 27
         ("merge_steps", super::merge::merge_steps::<S>),
         ("lower_repeats", lower_repeats::<S>),
         ("drop_paired", super::paired::drop_paired::<S>),
+        ("step_to_gap", super::gap::step_to_gap::<S>),
         ("simplify_outcomes", super::outcomes::simplify_outcomes::<S>),
         ("fold_retries", super::retries::fold_retries::<S>),
         ("rewrite_pairs", super::outcomes::rewrite_pairs::<S>),

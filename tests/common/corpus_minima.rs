@@ -194,6 +194,13 @@ fn state_minimum(slip: Slip) -> Option<(Policy, Schedule)> {
             let calls = vec![CallScript::new(vec![]), CallScript::new(vec![])];
             (Policy { attempt_timeout: Some(ZERO), ..attempts(1, ZERO) }, Schedule::new(calls))
         }
+        // A 1 ns deadline and two calls without steps, the second 1 ns after the first: the slip counts
+        // its deadline from the first call's start and reports it before the second call's first attempt.
+        Slip::DeadlineFromFirstCall => {
+            let later = CallScript { gap_before: NS, ..CallScript::new(vec![]) };
+            let calls = vec![CallScript::new(vec![]), later];
+            (Policy { deadline: Some(NS), ..attempts(1, ZERO) }, Schedule::new(calls))
+        }
         _ => return None,
     })
 }

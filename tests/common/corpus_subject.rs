@@ -68,6 +68,9 @@ pub enum Slip {
     IdempotencyIgnoredForRateLimits,
     /// A call that ends with `Err(Timeout)` stops the stream: later calls are never served.
     TimeoutEndsStream,
+    /// The deadline counts from the first call's start (a start instant set once and kept), not from
+    /// each call's own.
+    DeadlineFromFirstCall,
 }
 
 /// The reference with one slip (subject name `slipped-` plus the slip in kebab case).
@@ -91,6 +94,8 @@ struct CaseState {
     /// Calls started and retries used, for the retry budget.
     budget_calls: u32,
     budget_used: u64,
+    /// When the first call started (for [`Slip::DeadlineFromFirstCall`]).
+    first_started: Option<VInstant>,
 }
 
 impl Subject for Slipped {
@@ -108,7 +113,7 @@ impl Subject for Slipped {
     fn run(&self, policy: &Policy, world: &mut World<'_>) -> Result<(), Abort> {
         policy.validate().map_err(|error| Abort::InvalidConfig(error.to_string()))?;
         let breaker = policy.circuit.map(|params| SlipBreaker::new(params, self.breaker_slip()));
-        let mut state = CaseState { breaker, budget_calls: 0, budget_used: 0 };
+        let mut state = CaseState { breaker, budget_calls: 0, budget_used: 0, first_started: None };
         while let Some(call) = world.start_call()? {
             let result = self.serve_call(policy, &mut state, world, call)?;
             world.end_call(result)?;
@@ -213,7 +218,9 @@ impl Slipped {
         if let Err(failed) = world.wall_now()? {
             world.diagnose(Diagnostic::TimingMissing { clock: failed.0 })?;
         }
-        let deadline_at = policy.deadline.map(|deadline| call.started.saturating_add(deadline));
+        let first_started = *state.first_started.get_or_insert(call.started);
+        let counted_from = if self.0 == Slip::DeadlineFromFirstCall { first_started } else { call.started };
+        let deadline_at = policy.deadline.map(|deadline| counted_from.saturating_add(deadline));
         let mut p = Progress {
             attempt: 0,
             slept: VDuration::ZERO,

@@ -158,3 +158,35 @@ fn a_jitter_goes_with_the_first_delay_lowered_and_the_second_kept() {
     check(bug, &linear("1ns", "1ns", "17980219722805493512"));
     check(bug, &linear("0", "1ns", "14084200143338801026"));
 }
+
+/// A step that only let time pass before the next call becomes that call's gap (`step_to_gap`): a 1 ns
+/// success in the first call puts the second call past a deadline counted from the first call's start.
+/// No other single move keeps the violation.
+#[test]
+fn a_step_that_only_let_time_pass_becomes_a_gap() {
+    let bug = CorpusBug::Slip(Slip::DeadlineFromFirstCall);
+    let ok = r#"{"duration":"1ns","outcome":"ok"}"#;
+    let stop = case(1, r#""1ns""#, "null", &[ok, ""], "");
+    check(bug, &stop);
+    let stop: Case<Policy> = serde_json::from_str(&stop).unwrap();
+    let law = *Catalogue::standard().get("deadline_does_not_stop_early").unwrap();
+    let subject = Slipped(Slip::DeadlineFromFirstCall);
+    let violating: Vec<String> = timelaw::shrink::moves(&subject, &stop)
+        .into_iter()
+        .filter(|m| {
+            timelaw::eval::evaluate(&subject, &m.case, Limits::default(), false).judge(&law, &m.case).is_violated()
+        })
+        .map(|m| m.name)
+        .collect();
+    assert_eq!(violating, ["call 0's last step dropped, its time into the next call's gap"]);
+}
+
+/// A tie of equal numbers that includes a count (`max_attempts` 2 beside a 2 ns delay, cap and
+/// deadline) is lowered without the count: the durations fall to 1 ns together, where the whole group
+/// would stop at the count's minimum of 1 (`shrink_numbers`, run seed 3 of the bench).
+#[test]
+fn a_tie_with_a_count_lowers_the_durations_without_it() {
+    let bug = CorpusBug::Slip(Slip::DeadlineSleepStrict);
+    let stop = case(2, r#""2ns""#, "null", &[TRANSIENT], "");
+    check(bug, &stop.replace(r#""delay":"0"}},"delay_max":"0""#, r#""delay":"2ns"}},"delay_max":"2ns""#));
+}
