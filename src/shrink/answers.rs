@@ -12,6 +12,13 @@
 //!
 //! Every candidate lowers an answer and keeps the ones before it, so its answers are smaller at the first
 //! difference: the pass only moves down the answers' order.
+//!
+//! `couple_answers` lowers an answer by one with one later answer, two to [`COUPLED_REACH`] places after
+//! it, at its largest (the adjacent one is `shrink_answers`' own move): a count that only fails with
+//! fewer retries under a larger factor drawn after it (a bounded search: at most three candidates per
+//! answer above `0`, each one evaluation). It too only lowers the first answer that differs; the
+//! raised answer is lowered again by `shrink_numbers`' binary search, the lowered one further by its
+//! search down from the minimum.
 
 use timelaw_core::Case;
 use timelaw_generators::ConfigDomain;
@@ -42,6 +49,45 @@ fn try_answer<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>, index: u
         }
     }
     false
+}
+
+/// How far after a lowered answer `couple_answers` raises another.
+pub(super) const COUPLED_REACH: usize = 4;
+
+/// The pass `couple_answers` (see the module docs): whether it kept a candidate.
+pub(super) fn couple_answers<S: ConfigDomain + ?Sized>(shrinker: &mut Shrinker<'_, S>) -> bool {
+    let mut progress = false;
+    let mut index = 0;
+    while index < answers_of(shrinker).len() && !shrinker.out_of_budget() {
+        for candidate in coupled_candidates(&answers_of(shrinker), index) {
+            let Some(config) = shrinker.with_answers(&shrinker.best.config, candidate) else { continue };
+            if coupled_attempt(shrinker, Case { config, ..shrinker.best.clone() }) {
+                progress = true;
+                break;
+            }
+            if shrinker.out_of_budget() {
+                break;
+            }
+        }
+        index += 1;
+    }
+    progress
+}
+
+/// Answer `index` of `answers` lowered by one with each answer two to [`COUPLED_REACH`] places after
+/// it at its largest, in turn (nearest first).
+fn coupled_candidates(answers: &[u64], index: usize) -> Vec<Vec<u64>> {
+    let Some(&value) = answers.get(index).filter(|&&value| value > 0) else { return Vec::new() };
+    let last = (index + COUPLED_REACH).min(answers.len().saturating_sub(1));
+    (index + 2..=last)
+        .filter(|&raised| answers[raised] != u64::MAX)
+        .map(|raised| {
+            let mut next = answers.to_vec();
+            next[index] = value - 1;
+            next[raised] = u64::MAX;
+            next
+        })
+        .collect()
 }
 
 /// The best config's answers (empty when its numbers are not answers).
@@ -85,6 +131,18 @@ fn candidates(answers: &[u64], index: usize) -> Vec<Vec<u64>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_coupled_candidate_lowers_one_answer_and_raises_a_later_one() {
+        let m = u64::MAX;
+        assert_eq!(
+            coupled_candidates(&[9, 0, 2, 5, 1, 7], 0),
+            vec![vec![8, 0, m, 5, 1, 7], vec![8, 0, 2, m, 1, 7], vec![8, 0, 2, 5, m, 7]],
+        );
+        assert_eq!(coupled_candidates(&[9, 0, m], 0), Vec::<Vec<u64>>::new(), "already at its largest");
+        assert_eq!(coupled_candidates(&[0, 0, 3], 0), Vec::<Vec<u64>>::new(), "nothing to lower");
+        assert_eq!(coupled_candidates(&[4, 1], 0), Vec::<Vec<u64>>::new(), "the next answer is shrink_answers'");
+    }
 
     #[test]
     fn each_candidate_lowers_the_answer_and_keeps_the_ones_before() {

@@ -12,7 +12,7 @@ pub(super) type Pass<S> = fn(&mut Shrinker<'_, S>) -> bool;
 /// shrinks the shape (calls, steps, outcomes) runs before the config passes, while the config that
 /// lets a simpler schedule fail is still there (a rate limit becomes a transient failure before the
 /// delay its retry-after stood in for is lowered away).
-pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 28] {
+pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 29] {
     [
         ("drop_calls", drop_calls::<S>),
         ("drop_calls_reindexed", super::reindex::drop_calls_reindexed::<S>),
@@ -33,6 +33,7 @@ pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 28
         ("shrink_config", shrink_config::<S>),
         ("shrink_numbers", super::numbers::shrink_numbers::<S>),
         ("shrink_answers", super::answers::shrink_answers::<S>),
+        ("couple_answers", super::answers::couple_answers::<S>),
         ("drop_counted_calls", super::counted::drop_counted_calls::<S>),
         ("drop_counted_shares", super::shares::drop_counted_shares::<S>),
         ("join_counted_calls", super::joined::join_counted_calls::<S>),

@@ -73,9 +73,50 @@ const TIERED_OFF_BY_ONE_FROM_FIVE: FnSubject<Tiered> =
         serve_calls(world, |_| Ok((0..t.retries + extra).map(|_| t.delay.to_std())))
     });
 
+/// An exponential backoff from one second as a user writes it: delays in whole milliseconds kept in a
+/// `u32` and multiplied up with wrapping arithmetic, so a delay of 2^32 ms (about 49.7 days) or more
+/// wraps; a logging flag drawn between the count and the factor plays no part. From a case at
+/// `retries` 24 and `factor` 2 (the 24th delay wraps), fewer retries lose the failure unless the factor
+/// rises with them: the minimum, 7 retries under a factor of 13 (1000 * 13^6 >= 2^32 > 1000 * 12^6),
+/// needs the count lowered while a number two answers later is raised.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+struct Growing {
+    retries: u32,
+    verbose: bool,
+    factor: u32,
+}
+
+impl Growing {
+    const BASE_MS: u32 = 1000;
+
+    fn describe(c: &mut dyn Choices) -> Growing {
+        Growing { retries: c.between(0, 40) as u32, verbose: c.maybe(1, 2), factor: c.between(1, 16) as u32 }
+    }
+
+    fn contract(&self) -> Contract {
+        let base = VDuration::from_millis(u64::from(Self::BASE_MS));
+        contract_for(Contract::exponential(self.retries + 1, base, u64::from(self.factor) * 1000, VDuration::MAX))
+    }
+}
+
+const WRAPPING_MILLIS: FnSubject<Growing> =
+    subject("wrapping-millis", Growing::describe, Growing::contract, |g, world| {
+        let delay = |k: u32| Duration::from_millis(u64::from(Growing::BASE_MS.wrapping_mul(g.factor.wrapping_pow(k))));
+        serve_calls(world, |_| Ok((0..g.retries).map(delay)))
+    });
+
 /// The configs found and shrunk for `attempts_within_max` on each seed.
 fn shrunk_configs<S: ConfigDomain>(subject: &S, seeds: std::ops::Range<u64>) -> Vec<(S::Config, S::Config)> {
-    let laws = Catalogue::standard().select(&["attempts_within_max"]).unwrap();
+    shrunk_configs_of(subject, "attempts_within_max", seeds)
+}
+
+/// The configs found and shrunk for `law` on each seed.
+fn shrunk_configs_of<S: ConfigDomain>(
+    subject: &S,
+    law: &str,
+    seeds: std::ops::Range<u64>,
+) -> Vec<(S::Config, S::Config)> {
+    let laws = Catalogue::standard().select(&[law]).unwrap();
     seeds
         .map(|seed| {
             let config = Config { cases: 10_000, seed, threads: 1, ..Config::default() };
@@ -103,6 +144,38 @@ fn a_tier_is_lowered_with_its_value_raised() {
         assert_eq!(*shrunk, Tiered { retries: 5, delay: VDuration::ZERO }, "seed {seed}: found at {found:?}");
     }
     assert!(runs.iter().any(|(found, _)| found.retries > 5), "no seed found the bug in the upper tier: {runs:?}");
+}
+
+/// A count lowered with a later number raised (`couple_answers`): the wrapped delay needs fewer retries
+/// under a larger factor, and each number alone loses the failure.
+#[test]
+fn a_count_falls_while_a_later_number_rises() {
+    let minimum = Growing { retries: 7, verbose: false, factor: 13 };
+    let runs = shrunk_configs_of(&WRAPPING_MILLIS, "backoff_shape_without_jitter", 0..5);
+    for (seed, (found, shrunk)) in runs.iter().enumerate() {
+        assert_eq!(*shrunk, minimum, "seed {seed}: found at {found:?}");
+    }
+    assert!(
+        runs.iter().any(|(found, _)| found.factor < 13),
+        "no seed found the bug below the minimum's factor: {runs:?}"
+    );
+    // The stop of the shrinker before the move: neither number alone keeps the failure.
+    let law = *Catalogue::standard().get("backoff_shape_without_jitter").unwrap();
+    let stop = Growing { retries: 24, verbose: false, factor: 2 };
+    let violated = |config: &Growing| {
+        let case = timelaw::core::Case::new(config.clone(), transients(config.retries), 0);
+        timelaw::eval::evaluate(&WRAPPING_MILLIS, &case, Default::default(), false).judge(&law, &case).is_violated()
+    };
+    assert!(violated(&stop));
+    assert!(!violated(&Growing { retries: 23, ..stop.clone() }), "one retry fewer, the same factor");
+    assert!(!violated(&Growing { retries: 23, verbose: true, ..stop.clone() }), "the next answer at its largest");
+    assert!(violated(&Growing { retries: 23, factor: 16, ..stop }), "the factor at its largest");
+}
+
+/// One call of `count` instant transient failures.
+fn transients(count: u32) -> timelaw::core::Schedule {
+    let step = timelaw::core::Step::instant(timelaw::core::Outcome::Transient).repeated(count.max(1));
+    timelaw::core::Schedule::single(vec![step])
 }
 
 /// A fuzz input's config shrinks by its answers too (`Decoding::drawn`, what `timelaw import-crash` and

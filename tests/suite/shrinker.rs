@@ -84,6 +84,7 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
             // The reference lists numbers of its own, so its answers are not shrunk
             // (`tests/suite/shrink_answers.rs` is that pass's test).
             "shrink_answers",
+            "couple_answers",
             "rewrite_pairs",
             "simplify_outcomes",
             "serialize",
@@ -119,7 +120,7 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
 }
 
 /// Every shrink pass, in the order they run.
-const PASSES: [&str; 28] = [
+const PASSES: [&str; 29] = [
     "drop_calls",
     "drop_calls_reindexed",
     "fold_calls",
@@ -139,6 +140,7 @@ const PASSES: [&str; 28] = [
     "shrink_config",
     "shrink_numbers",
     "shrink_answers",
+    "couple_answers",
     "drop_counted_calls",
     "drop_counted_shares",
     "join_counted_calls",
