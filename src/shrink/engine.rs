@@ -526,12 +526,21 @@ fn shrink_within<S: ConfigDomain + ?Sized>(
     let mut stats: Vec<PassStats> = list.iter().map(|(name, _)| PassStats { name, tried: 0, accepted: 0 }).collect();
     loop {
         let mut progress = false;
-        for (index, (name, pass)) in list.iter().enumerate() {
-            shrinker.stats = PassStats { name, tried: 0, accepted: 0 };
-            progress |= pass(&mut shrinker);
-            shrinker.confirm();
-            stats[index].tried += shrinker.stats.tried;
-            stats[index].accepted += shrinker.stats.accepted;
+        // The passes of a round, then, when the round kept nothing, the last-resort passes.
+        for last_resort in [false, true] {
+            if last_resort && (progress || shrinker.out_of_budget()) {
+                break;
+            }
+            for (index, (name, pass)) in list.iter().enumerate() {
+                if super::passes::LAST_RESORT.contains(name) != last_resort {
+                    continue;
+                }
+                shrinker.stats = PassStats { name, tried: 0, accepted: 0 };
+                progress |= pass(&mut shrinker);
+                shrinker.confirm();
+                stats[index].tried += shrinker.stats.tried;
+                stats[index].accepted += shrinker.stats.accepted;
+            }
         }
         if !progress || shrinker.out_of_budget() {
             break;

@@ -27,7 +27,8 @@
 //! numbers of its own, the answers its config was drawn from, when known: [`Drawn`]), `shrink_answers` (an
 //! answer lowered to `0` with the one or two answers after it deleted, or lowered with the next answer at its
 //! largest: a tier lowered with its value raised), `couple_answers` (an answer lowered by one with a later one, two
-//! to four places after it, at its largest: fewer retries under a larger factor), `drop_counted_calls` (a call dropped with
+//! to four places after it, at its largest: fewer retries under a larger factor; tried only after a round that
+//! kept nothing), `drop_counted_calls` (a call dropped with
 //! a number that could count calls lowered by one), `drop_counted_shares` (the same with every percent raised so
 //! the same number of calls reaches it), `join_counted_calls` (two adjacent one-dispatch calls made one
 //! dispatch lasting both, the less simple outcome kept, with every count lowered by one), `shrink_arrivals` (from the last

@@ -48,7 +48,7 @@
 //!   keeps an arrival, none arrives before the previous one, no call with an arrival gets a gap;
 //! - an answer of a config drawn through a description may be lowered by one with a later answer (two
 //!   to four places after it) at its largest, a bounded coupled search: fewer retries under a larger
-//!   factor, where each number alone loses the failure (`couple_answers`); the config is smaller at the
+//!   factor, where each number alone loses the failure (`couple_answers`, tried only after a round that kept nothing); the config is smaller at the
 //!   first answer that differs, so the move goes down the order;
 //! - every answer of a ranked config can be lowered alone, to its minimum or by one (a `retry_on` flag
 //!   switched back on by itself, equal jitter made full, decorrelated backoff made linear), besides the

@@ -46,6 +46,13 @@ pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 29
     ]
 }
 
+/// The passes tried only after a round of every other pass kept nothing: a coupled search that raises
+/// one number to its largest while lowering another is worth its evaluations only where no plain move is
+/// left; tried in every round, its raised numbers are searched down again while plain moves would still
+/// have made progress (tokio-retry2's elapsed-limit finding then spent the whole budget of 4,000
+/// evaluations instead of 154).
+pub(super) const LAST_RESORT: [&str; 1] = ["couple_answers"];
+
 /// Delta debugging over a list: removes chunks (halves, quarters, ... single items) while `attempt`
 /// keeps the failure. `with` rebuilds a case with a shorter list.
 pub(super) fn ddmin<S, T: Clone>(
