@@ -1,5 +1,5 @@
 //! Time-limit laws: timeout_translated_to_err, timeout_boundary_is_expired, deadline_respected,
-//! cancellation_stops_work, timeout_does_not_end_stream.
+//! cancellation_stops_work, timeout_does_not_end_stream, timeout_does_not_fire_early.
 
 mod support;
 
@@ -227,4 +227,25 @@ fn timing_laws_read_the_timer_granularity() {
     // Due at 10.5ms, fired on the 11ms tick, before the step completes at 11.5ms; a tick late, it loses.
     check(boundary, coarse(0, 10 * MS, Expired, None, &[(11 * MS, OK)]), Expect::Holds);
     check(boundary, coarse(1, 10 * MS, Expired, None, &[(11 * MS, OK)]), Expect::At(2));
+}
+
+#[test]
+fn timeout_does_not_fire_early() {
+    let id = ids::TIMEOUT_DOES_NOT_FIRE_EARLY;
+    // Hanging attempts cut at 10ms each: on time.
+    check(id, reference(timeout(2, 10), single(&[HANG, HANG])), Expect::Holds);
+    check(id, reference(timeout(2, 10), single(&[T, OK])), Expect::Vacuous);
+    check(id, reference(policy(2), single(&[T, OK])), Expect::NotApplicable);
+    // A 25ms deadline shortens the third attempt's 10ms timeout to 5ms: cut at the deadline, on time.
+    let both = Policy { deadline: Some(ms(25)), ..timeout(3, 10) };
+    check(id, reference(both, single(&[HANG, HANG, HANG])), Expect::Holds);
+    // The same run claiming a 20ms timeout: cut at 10ms, early.
+    let longer = |contract: &mut Contract| contract.timing.attempt_timeout = Some(ms(20));
+    check(id, claiming(timeout(2, 10), longer, single(&[HANG, HANG])), Expect::At(2));
+    // A time limit of unstated length may cut an attempt at any instant.
+    let unstated = |contract: &mut Contract| {
+        contract.timing.attempt_timeout = Some(ms(20));
+        contract.timing.limit_unstated = true;
+    };
+    check(id, claiming(timeout(2, 10), unstated, single(&[HANG, HANG])), Expect::NotApplicable);
 }

@@ -50,6 +50,57 @@ fn timeout_translated_to_err(observation: &Observation<'_>) -> Verdict {
     })
 }
 
+/// `timeout_does_not_fire_early`: an attempt is timed out (`AttemptTimedOut`) only once its timeout has
+/// elapsed since it started, or its call's deadline has fallen, if that comes first (an attempt timeout
+/// shortened to the time left before the deadline). A timer armed from the wrong instant (the call's
+/// start rather than the attempt's, the first attempt's for every retry), in the wrong unit, or from a
+/// shorter duration fires early, and the caller sees a timeout of an attempt that still had time.
+///
+/// - Needs: `timing.attempt_timeout` (reads `timing.deadline`); not applicable with a time limit of
+///   unstated length (`timing.limit_unstated`: it may cut an attempt at any instant).
+/// - Compares: the `AttemptTimedOut` instant with the attempt's `AttemptStart` plus the timeout (the
+///   deadline, `CallStart` plus `timing.deadline`, when earlier), exactly: a coarse timer fires late,
+///   never early.
+/// - Violated at the early `AttemptTimedOut`.
+/// - Holds on calls with a timed-out attempt; vacuous when no attempt timed out.
+/// - Example violation: timeout 100ms armed when the call started, a first attempt failing after 60ms,
+///   and the second attempt timed out 40ms after it started.
+pub const TIMEOUT_DOES_NOT_FIRE_EARLY: Law = Law {
+    id: ids::TIMEOUT_DOES_NOT_FIRE_EARLY,
+    title: "an attempt is timed out no earlier than its timeout",
+    kind: LawKind::Safety,
+    needs: &["timing.attempt_timeout"],
+    applies: |contract| contract.timing.attempt_timeout.is_some() && !contract.timing.limit_unstated,
+    check: timeout_does_not_fire_early,
+};
+
+fn timeout_does_not_fire_early(observation: &Observation<'_>) -> Verdict {
+    let timing = &observation.contract.timing;
+    let Some(timeout) = timing.attempt_timeout else { return Verdict::NotApplicable };
+    crate::temporal::each_call(&observation.trace.events, |call| {
+        let deadline_at = call.first().zip(timing.deadline).map(|(start, deadline)| start.at.saturating_add(deadline));
+        let mut verdict = Verdict::Vacuous;
+        for (index, event) in call.iter().enumerate() {
+            if !matches!(event.kind, EventKind::AttemptTimedOut { .. }) {
+                continue;
+            }
+            // Its start: the latest `AttemptStart` of the same attempt before it (hedges overlap).
+            let start = call[..index]
+                .iter()
+                .rev()
+                .find(|earlier| earlier.kind == EventKind::AttemptStart && earlier.attempt == event.attempt);
+            let Some(start) = start else { continue };
+            let due = start.at.saturating_add(timeout);
+            let due = deadline_at.map_or(due, |deadline_at| due.min(deadline_at));
+            if event.at < due {
+                return Verdict::violated_at(event.seq, "an attempt was timed out before its timeout");
+            }
+            verdict = Verdict::Holds;
+        }
+        verdict
+    })
+}
+
 /// `timeout_boundary_is_expired`: the tie rule is the promised one. An attempt's timer, due at
 /// `start + attempt_timeout`, fires within the timer granularity ([`TimingContract::race`](timelaw_core::TimingContract::race)); the law
 /// judges an attempt scripted to complete (not hang) exactly where only the tie rule decides: at the
