@@ -13,7 +13,8 @@
 //! advanced by one retry, or with its retry's delay taken out of the deadline, or a first rate limit made a
 //! transient failure with its retry-after as the first delay, or a call's last attempt dropped with the attempts
 //! lowered by one and its time and sleep moved into the attempt before, where the move alone loses the failure),
-//! `step_to_gap` (a call's last step dropped with its time moved into the next call's gap),
+//! `step_to_gap` (a call's last step dropped with its time moved into the next call's gap, or its first step, cut
+//! by its timeout, an instant failure with its time moved into the first delay),
 //! `simplify_outcomes` (toward `ok`, `transient`, `fatal`, `rate_limited`, `hang` in that order; a hang given up at
 //! once, after the attempt timeout (the instant the timeout cut it) or one nanosecond past its call's
 //! cancellation), `fold_retries` (where calls overlap, a failed step made `ok` until its call ended), `rewrite_pairs` (two adjacent steps given new outcomes at once, with a smaller sum of ranks:
@@ -31,7 +32,7 @@
 //! kept nothing), `drop_counted_calls` (a call dropped with
 //! a number that could count calls lowered by one), `drop_counted_shares` (the same with every percent raised so
 //! the same number of calls reaches it), `join_counted_calls` (two adjacent one-dispatch calls made one
-//! dispatch lasting both, the less simple outcome kept, with every count lowered by one), `shrink_arrivals` (from the last
+//! dispatch lasting both, the less simple outcome kept, with every count lowered by one), `lower_gap_with_number` (a call's gap and a config number lowered by one amount), `shrink_arrivals` (from the last
 //! call: a call arriving with the next one, then with the previous one, every later call moved with it, then
 //! by binary search to the earliest arrival that still fails, for it and the later calls together and then for it alone),
 //! `simplify_calls` (no gap, no cancellation,

@@ -216,6 +216,16 @@ fn paired_moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>, o
     if let Some(next) = super::unjitter::unjittered_second_kept(subject, case) {
         push(out, "the jitter removed with the first delay lowered and the second kept".to_owned(), next);
     }
+    for call in 0..case.schedule.calls.len() {
+        for index in 0..subject.config_numbers(&case.config).len() {
+            if let Some(next) = super::gap::gap_lowered_with(subject, case, call, index) {
+                push(out, format!("call {call}'s gap and config number {index} lowered by one amount"), next);
+            }
+        }
+        if let Some(next) = super::gap::into_delay(subject, case, call) {
+            push(out, format!("call {call}'s first step an instant failure, its time into the first delay"), next);
+        }
+    }
 }
 
 fn config_moves<S: ConfigDomain + ?Sized>(subject: &S, case: &Case<S::Config>, out: &mut Vec<Move<S::Config>>) {

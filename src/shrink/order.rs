@@ -88,6 +88,11 @@
 //! - a call's last step that only let time pass before the next call may be dropped with its time
 //!   moved into the next call's gap, so the next call starts when it did (`step_to_gap`: the gap form
 //!   has one dispatch fewer);
+//! - a call's first step, an attempt its timeout cut, may become an instant transient failure with its
+//!   time (the timeout) moved into the backoff's first delay, so the first retry starts when it did
+//!   (`step_to_gap`; a larger config for a simpler outcome);
+//! - a call's gap and one config number may be lowered by one amount, so what the call meets when it
+//!   arrives stays as it was (`lower_gap_with_number`);
 //! - a call may be dropped with the wall jumps that count attempts or sleeps of the run re-indexed, so
 //!   each stays on the attempt (sleep) it was on (tried where some jump would move, after one run);
 //! - a step may be made instant with every backward wall jump turned forward by as much at once (the

@@ -12,7 +12,7 @@ pub(super) type Pass<S> = fn(&mut Shrinker<'_, S>) -> bool;
 /// shrinks the shape (calls, steps, outcomes) runs before the config passes, while the config that
 /// lets a simpler schedule fail is still there (a rate limit becomes a transient failure before the
 /// delay its retry-after stood in for is lowered away).
-pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 29] {
+pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 30] {
     [
         ("drop_calls", drop_calls::<S>),
         ("drop_calls_reindexed", super::reindex::drop_calls_reindexed::<S>),
@@ -38,6 +38,7 @@ pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 29
         ("drop_counted_shares", super::shares::drop_counted_shares::<S>),
         ("join_counted_calls", super::joined::join_counted_calls::<S>),
         ("drop_jitter_lowered", super::unjitter::drop_jitter_lowered::<S>),
+        ("lower_gap_with_number", super::gap::lower_gap_with_number::<S>),
         ("shrink_arrivals", super::concurrency::shrink_arrivals::<S>),
         ("simplify_calls", simplify_calls::<S>),
         ("shrink_durations", shrink_durations::<S>),

@@ -58,7 +58,7 @@ use CorpusBug::{Clock, Load, Planted as P, Slip as S};
 use Reach::{Canonical as C, Missing as M};
 
 /// The corpus.
-pub const CORPUS: [Entry; 37] = [
+pub const CORPUS: [Entry; 38] = [
     entry(P(Bug::ExtraAttempt), "attempts_within_max", "attempt counting", C),
     entry(P(Bug::UncappedDelay), "delay_within_cap", "backoff cap", C),
     entry(P(Bug::RetriesFatal), "fatal_not_retried", "classification", C),
@@ -102,6 +102,7 @@ pub const CORPUS: [Entry; 37] = [
     entry(S(Slip::IdempotencyIgnoredForRateLimits), "non_idempotent_not_retried", "idempotency", C),
     entry(S(Slip::TimeoutEndsStream), "timeout_does_not_end_stream", "stream", C),
     entry(S(Slip::DeadlineFromFirstCall), "deadline_does_not_stop_early", "deadline across calls", C),
+    entry(S(Slip::TimeoutArmedPerCall), "timeout_does_not_fire_early", "timeouts", C),
     entry(Load(LoadBug::HalfOpenAdmitsAll), "half_open_probe_limit", "circuit: half-open under load", C),
     entry(Load(LoadBug::BulkheadOffByOne), "bulkhead_in_flight_within_limit", "bulkhead", C),
     entry(Load(LoadBug::LimiterBurstPlusOne), "limiter_within_rate", "rate limiter", C),
@@ -136,6 +137,7 @@ pub fn slip_name(slip: Slip) -> &'static str {
         Slip::IdempotencyIgnoredForRateLimits => "slipped-idempotency-ignored-for-rate-limits",
         Slip::TimeoutEndsStream => "slipped-timeout-ends-stream",
         Slip::DeadlineFromFirstCall => "slipped-deadline-from-first-call",
+        Slip::TimeoutArmedPerCall => "slipped-timeout-armed-per-call",
     }
 }
 

@@ -194,6 +194,10 @@ fn state_minimum(slip: Slip) -> Option<(Policy, Schedule)> {
             let calls = vec![CallScript::new(vec![]), CallScript::new(vec![])];
             (Policy { attempt_timeout: Some(ZERO), ..attempts(1, ZERO) }, Schedule::new(calls))
         }
+        // A 1 ns attempt timeout, an instant transient failure and a 1 ns delay: the retry starts at
+        // 1 ns, where the slip's timer, armed at the call's start, has no time left and cuts it at once
+        // (an unscripted attempt succeeding at once ties with it, and a tie is expired), 1 ns early.
+        Slip::TimeoutArmedPerCall => (Policy { attempt_timeout: Some(NS), ..attempts(2, NS) }, transients(1)),
         // A 1 ns deadline and two calls without steps, the second 1 ns after the first: the slip counts
         // its deadline from the first call's start and reports it before the second call's first attempt.
         Slip::DeadlineFromFirstCall => {

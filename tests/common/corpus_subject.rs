@@ -68,6 +68,9 @@ pub enum Slip {
     IdempotencyIgnoredForRateLimits,
     /// A call that ends with `Err(Timeout)` stops the stream: later calls are never served.
     TimeoutEndsStream,
+    /// The attempt timeout's timer is armed once, when the call starts, not for each attempt: a retry
+    /// gets only what is left of it.
+    TimeoutArmedPerCall,
     /// The deadline counts from the first call's start (a start instant set once and kept), not from
     /// each call's own.
     DeadlineFromFirstCall,
@@ -239,7 +242,7 @@ impl Slipped {
                 Check::Go => {}
             }
             p.attempt += 1;
-            let (failure, outcome) = match self.run_attempt(policy, world, deadline_at)? {
+            let (failure, outcome) = match self.run_attempt(policy, world, deadline_at, call.started)? {
                 Ok(()) => return Ok(self.success(&p)),
                 Err(AttemptFailure::Final(kind)) => return Ok(CallResult::Err(kind)),
                 Err(AttemptFailure::Retryable(kind, outcome)) => (kind, outcome),
@@ -310,10 +313,14 @@ impl Slipped {
         policy: &Policy,
         world: &mut World<'_>,
         deadline_at: Option<VInstant>,
+        call_started: VInstant,
     ) -> Result<Result<(), AttemptFailure>, Abort> {
         let left = deadline_at.map(|at| at.duration_since(world.now()));
         let timeout = match self.0 {
             Slip::TimeoutTruncatedToMillis => policy.attempt_timeout.map(whole_millis),
+            Slip::TimeoutArmedPerCall => {
+                policy.attempt_timeout.map(|timeout| call_started.saturating_add(timeout).duration_since(world.now()))
+            }
             _ => policy.attempt_timeout,
         };
         let limit = match (timeout, left) {

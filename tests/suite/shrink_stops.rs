@@ -190,3 +190,51 @@ fn a_tie_with_a_count_lowers_the_durations_without_it() {
     let stop = case(2, r#""2ns""#, "null", &[TRANSIENT], "");
     check(bug, &stop.replace(r#""delay":"0"}},"delay_max":"0""#, r#""delay":"2ns"}},"delay_max":"2ns""#));
 }
+
+/// An attempt that only let time pass before the retry (a 1 ns fatal failure its 1 ns timeout cuts,
+/// ranking as a hang) becomes an instant transient failure with its time moved into the first delay
+/// (`step_to_gap`'s second form), the cap raised with the delay it equals: the retry starts at 1 ns as
+/// before, where a timer armed at the call's start has no time left. No other single move keeps the
+/// violation.
+#[test]
+fn an_attempts_time_moves_into_the_delay_after_it() {
+    let bug = CorpusBug::Slip(Slip::TimeoutArmedPerCall);
+    let fatal = r#"{"duration":"1ns","outcome":"fatal"}"#;
+    let stop = case(2, "null", "null", &[fatal], "").replace(r#""attempt_timeout":null"#, r#""attempt_timeout":"1ns""#);
+    check(bug, &stop);
+    let stop: Case<Policy> = serde_json::from_str(&stop).unwrap();
+    let law = *Catalogue::standard().get("timeout_does_not_fire_early").unwrap();
+    let subject = Slipped(Slip::TimeoutArmedPerCall);
+    let violating: Vec<String> = timelaw::shrink::moves(&subject, &stop)
+        .into_iter()
+        .filter(|m| {
+            timelaw::eval::evaluate(&subject, &m.case, Limits::default(), false).judge(&law, &m.case).is_violated()
+        })
+        .map(|m| m.name)
+        .collect();
+    assert_eq!(violating, ["call 0's first step an instant failure, its time into the first delay"]);
+}
+
+/// A gap that only waited for the open period to pass comes down with it (`lower_gap_with_number`): a
+/// call 1 ns after a 1 ns failure under a 2 ns open period becomes a call at once under a 1 ns one (run
+/// seed 26 of the bench); either alone loses the violation.
+#[test]
+fn a_gap_comes_down_with_the_boundary_it_waited_for() {
+    let bug = CorpusBug::Slip(Slip::BreakerOpenedAtCallStart);
+    let circuit = r#"{"window":1,"min_calls":1,"failure_percent":1,"open_for":"2ns","half_open_probes":1}"#;
+    let failure = r#"{"duration":"1ns","outcome":"transient"}"#;
+    let stop = case(1, "null", circuit, &[failure, ""], "");
+    check(bug, &stop.replacen(r#""gap_before":"0","steps":[]"#, r#""gap_before":"1ns","steps":[]"#, 1));
+}
+
+/// A hang its 1 ns timeout cut counts the time it ran when it moves into the first delay (run seed 13
+/// of the bench).
+#[test]
+fn a_cut_hangs_time_moves_into_the_delay_after_it() {
+    let bug = CorpusBug::Slip(Slip::TimeoutArmedPerCall);
+    let hang = r#"{"duration":"0","outcome":"hang"}"#;
+    check(
+        bug,
+        &case(2, "null", "null", &[hang], "").replace(r#""attempt_timeout":null"#, r#""attempt_timeout":"1ns""#),
+    );
+}

@@ -99,6 +99,8 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
             // One call is left once the calls are dropped: no step's time to move into a next call's
             // gap (`tests/suite/shrink_stops.rs` is that pass's test).
             "step_to_gap",
+            // Its gap is removed by `simplify_calls`, after the config passes.
+            "lower_gap_with_number",
             // The attempts dropped with one attempt fewer add their time to the attempt left, until
             // the attempt timeout cuts it; a cut attempt then becomes a failure at once, with no
             // duration left (`simplify_outcomes`).
@@ -120,7 +122,7 @@ fn a_hand_written_case_shrinks_like_a_found_one() {
 }
 
 /// Every shrink pass, in the order they run.
-const PASSES: [&str; 29] = [
+const PASSES: [&str; 30] = [
     "drop_calls",
     "drop_calls_reindexed",
     "fold_calls",
@@ -145,6 +147,7 @@ const PASSES: [&str; 29] = [
     "drop_counted_shares",
     "join_counted_calls",
     "drop_jitter_lowered",
+    "lower_gap_with_number",
     "shrink_arrivals",
     "simplify_calls",
     "shrink_durations",
