@@ -159,6 +159,19 @@ fn a_jitter_goes_with_the_first_delay_lowered_and_the_second_kept() {
     check(bug, &linear("0", "1ns", "14084200143338801026"));
 }
 
+/// The single moves (`timelaw::shrink::moves`) from the stop `json` that still violate the slip's
+/// corpus law, by name.
+fn violating_moves(slip: Slip, json: &str) -> Vec<String> {
+    let stop: Case<Policy> = serde_json::from_str(json).expect("a case");
+    let law = CORPUS.iter().find(|entry| entry.bug == CorpusBug::Slip(slip)).expect("a corpus bug").law;
+    let law = *Catalogue::standard().get(law).expect("a catalogue law");
+    let subject = Slipped(slip);
+    let violates = |case: &Case<Policy>| {
+        timelaw::eval::evaluate(&subject, case, Limits::default(), false).judge(&law, case).is_violated()
+    };
+    timelaw::shrink::moves(&subject, &stop).into_iter().filter(|m| violates(&m.case)).map(|m| m.name).collect()
+}
+
 /// A step that only let time pass before the next call becomes that call's gap (`step_to_gap`): a 1 ns
 /// success in the first call puts the second call past a deadline counted from the first call's start.
 /// No other single move keeps the violation.
@@ -168,17 +181,10 @@ fn a_step_that_only_let_time_pass_becomes_a_gap() {
     let ok = r#"{"duration":"1ns","outcome":"ok"}"#;
     let stop = case(1, r#""1ns""#, "null", &[ok, ""], "");
     check(bug, &stop);
-    let stop: Case<Policy> = serde_json::from_str(&stop).unwrap();
-    let law = *Catalogue::standard().get("deadline_does_not_stop_early").unwrap();
-    let subject = Slipped(Slip::DeadlineFromFirstCall);
-    let violating: Vec<String> = timelaw::shrink::moves(&subject, &stop)
-        .into_iter()
-        .filter(|m| {
-            timelaw::eval::evaluate(&subject, &m.case, Limits::default(), false).judge(&law, &m.case).is_violated()
-        })
-        .map(|m| m.name)
-        .collect();
-    assert_eq!(violating, ["call 0's last step dropped, its time into the next call's gap"]);
+    assert_eq!(
+        violating_moves(Slip::DeadlineFromFirstCall, &stop),
+        ["call 0's last step dropped, its time into the next call's gap"]
+    );
 }
 
 /// A tie of equal numbers that includes a count (`max_attempts` 2 beside a 2 ns delay, cap and
@@ -202,17 +208,8 @@ fn an_attempts_time_moves_into_the_delay_after_it() {
     let fatal = r#"{"duration":"1ns","outcome":"fatal"}"#;
     let stop = case(2, "null", "null", &[fatal], "").replace(r#""attempt_timeout":null"#, r#""attempt_timeout":"1ns""#);
     check(bug, &stop);
-    let stop: Case<Policy> = serde_json::from_str(&stop).unwrap();
-    let law = *Catalogue::standard().get("timeout_does_not_fire_early").unwrap();
-    let subject = Slipped(Slip::TimeoutArmedPerCall);
-    let violating: Vec<String> = timelaw::shrink::moves(&subject, &stop)
-        .into_iter()
-        .filter(|m| {
-            timelaw::eval::evaluate(&subject, &m.case, Limits::default(), false).judge(&law, &m.case).is_violated()
-        })
-        .map(|m| m.name)
-        .collect();
-    assert_eq!(violating, ["call 0's first step an instant failure, its time into the first delay"]);
+    let only = ["call 0's first step an instant failure, its time into the first delay"];
+    assert_eq!(violating_moves(Slip::TimeoutArmedPerCall, &stop), only);
 }
 
 /// A gap that only waited for the open period to pass comes down with it (`lower_gap_with_number`): a
