@@ -7,7 +7,7 @@
 //! // The reference interpreter against the whole catalogue, 2,000 generated cases, in virtual time.
 //! let output = timelaw::check(&Reference).cases(2_000).seed(7).run();
 //! output.assert_holds();
-//! assert_eq!(output.laws.len(), 57);
+//! assert_eq!(output.laws.len(), 58);
 //! assert_eq!(output.laws[0].counts.cases, 2_000);
 //! ```
 //!

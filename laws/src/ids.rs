@@ -76,6 +76,8 @@ pub const RETRY_BUDGET_ADMITS_WITH_ROOM: &str = "retry_budget_admits_with_room";
 pub const ELAPSED_LIMIT_DOES_NOT_STOP_EARLY: &str = "elapsed_limit_does_not_stop_early";
 /// `timeout_does_not_fire_early`: see [`crate::catalogue::TIMEOUT_DOES_NOT_FIRE_EARLY`].
 pub const TIMEOUT_DOES_NOT_FIRE_EARLY: &str = "timeout_does_not_fire_early";
+/// `time_limit_does_not_stop_retries_early`: see [`crate::catalogue::TIME_LIMIT_DOES_NOT_STOP_RETRIES_EARLY`].
+pub const TIME_LIMIT_DOES_NOT_STOP_RETRIES_EARLY: &str = "time_limit_does_not_stop_retries_early";
 /// `deadline_does_not_stop_early`: see [`crate::catalogue::DEADLINE_DOES_NOT_STOP_EARLY`].
 pub const DEADLINE_DOES_NOT_STOP_EARLY: &str = "deadline_does_not_stop_early";
 /// `rate_limited_retried_below_cap`: see [`crate::catalogue::RATE_LIMITED_RETRIED_BELOW_CAP`].
@@ -120,7 +122,7 @@ pub const USES_WORLD_AS_DOCUMENTED: &str = "uses_world_as_documented";
 pub const ACCEPTS_DESCRIBED_CONFIGS: &str = "accepts_described_configs";
 
 /// Every standard id, in catalogue (blueprint) order.
-pub const ALL: [&str; 57] = [
+pub const ALL: [&str; 58] = [
     ATTEMPTS_WITHIN_MAX,
     DELAY_WITHIN_CAP,
     DELAY_AT_LEAST_MIN,
@@ -176,6 +178,7 @@ pub const ALL: [&str; 57] = [
     CIRCUIT_PROBES_SETTLE_AS_DECLARED,
     DEADLINE_DOES_NOT_STOP_EARLY,
     TIMEOUT_DOES_NOT_FIRE_EARLY,
+    TIME_LIMIT_DOES_NOT_STOP_RETRIES_EARLY,
     USES_WORLD_AS_DOCUMENTED,
     ACCEPTS_DESCRIBED_CONFIGS,
 ];

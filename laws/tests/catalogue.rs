@@ -33,7 +33,7 @@ fn check(result: Result<(), LawError>, expect: Result<(), &str>) {
 #[test]
 fn standard_catalogue_is_the_blueprint() {
     let catalogue = Catalogue::standard();
-    assert_eq!(catalogue.len(), 57);
+    assert_eq!(catalogue.len(), 58);
     assert_eq!(catalogue.ids().collect::<Vec<_>>(), ids::ALL);
     assert!(STANDARD.iter().all(|law| !law.title.is_empty()));
     let liveness: Vec<&str> = catalogue.iter().filter(|law| law.kind == LawKind::Liveness).map(|law| law.id).collect();
@@ -71,7 +71,7 @@ fn registration_errors_name_the_id() {
         let expected = format!("law id `{id}`{not_snake}");
         check(catalogue.register(user_law(id)), Err(&expected));
     }
-    assert_eq!(catalogue.len(), 58);
+    assert_eq!(catalogue.len(), 59);
     assert_eq!(catalogue.ids().last(), Some("no_zero_sleep"));
 }
 

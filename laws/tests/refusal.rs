@@ -1,6 +1,7 @@
 //! Laws for refusing too much: circuit_closed_admits, circuit_closes_after_probes,
 //! circuit_probe_slot_freed, circuit_half_open_after_cooldown (its tie rule and open shape),
 //! retry_budget_admits_with_room, elapsed_limit_does_not_stop_early, deadline_does_not_stop_early,
+//! time_limit_does_not_stop_retries_early,
 //! rate_limited_retried_below_cap,
 //! no_undeclared_rejection. Each has cases where it holds, is vacuous, is not applicable, and a broken
 //! subject (in this test code) that violates it.
@@ -251,6 +252,27 @@ fn elapsed_limit_does_not_stop_early() {
     check(id, gave_up_transient(reference(deadline(10), single(&[T, T, OK]))), Expect::Vacuous);
     let far = |contract: &mut Contract| contract.timing.deadline = Some(ms(1000));
     check(id, gave_up_transient(claiming(deadline(10), far, single(&[T, T, OK]))), Expect::At(3));
+}
+
+#[test]
+fn time_limit_does_not_stop_retries_early() {
+    let id = ids::TIME_LIMIT_DOES_NOT_STOP_RETRIES_EARLY;
+    let budget = |millis| retrying(4, move |p| p.sleep_budget = Some(ms(millis)));
+    check(id, reference(budget(1000), single(&[T, T, OK])), Expect::Holds);
+    check(id, reference(budget(1000), single(&[OK])), Expect::Vacuous);
+    check(id, reference(retrying(4, |_| ()), single(&[T, OK])), Expect::NotApplicable);
+    // 10ms delays under a 15ms sleep budget: the second sleep would pass it, so giving up is allowed;
+    // the same run claiming a 1s budget owed that retry.
+    check(id, reference(budget(15), single(&[T, T, T, OK])), Expect::Holds);
+    let far_budget = |contract: &mut Contract| contract.delays.sleep_budget = Some(ms(1000));
+    check(id, claiming(budget(15), far_budget, single(&[T, T, T, OK])), Expect::At(7));
+    // A deadline whose check gives up with the last failure: owed under a claimed 1s deadline.
+    let deadline = |millis| retrying(4, move |p| p.deadline = Some(ms(millis)));
+    check(id, gave_up_transient(reference(deadline(1000), single(&[T, T, OK]))), Expect::Holds);
+    let far = |contract: &mut Contract| contract.timing.deadline = Some(ms(1000));
+    check(id, gave_up_transient(claiming(deadline(20), far, single(&[T, T, T, OK]))), Expect::At(7));
+    // A call that reports its deadline is the deadline law's, not this one's.
+    check(id, reference(deadline(20), single(&[T, T, T, OK])), Expect::Holds);
 }
 
 #[test]

@@ -62,7 +62,7 @@ fn check_prints_a_table_json_and_junit_that_agree() {
     assert!(!stdout(&table).contains('\u{1b}'), "no colour with NO_COLOR or off a terminal");
     let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     let laws = report["laws"].as_array().unwrap();
-    assert_eq!(laws.len(), 57);
+    assert_eq!(laws.len(), 58);
     for law in laws {
         let id = law["id"].as_str().unwrap();
         assert!(stdout(&table).contains(id), "table lacks {id}");
@@ -76,7 +76,7 @@ fn laws_and_subjects_list_the_catalogue_and_the_builtin_subjects() {
     check(&["laws"], 0, &["attempts_within_max", "notify_matches_sleep", "liveness"], &[]);
     let json = check(&["laws", "--format", "json"], 0, &[], &[]);
     let laws: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
-    assert_eq!(laws.as_array().map(Vec::len), Some(57));
+    assert_eq!(laws.as_array().map(Vec::len), Some(58));
     check(&["subjects"], 0, &["reference"], &[]);
 }
 

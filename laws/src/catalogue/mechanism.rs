@@ -81,7 +81,7 @@ impl std::fmt::Display for Mechanism {
 use Mechanism::{Budget, Bulkhead, Circuit, Clocks, Delays, Hedging, Limiter, Meta, RateLimit, Retry, Timing};
 
 /// Each standard law's mechanism, in catalogue order ([`ids::ALL`]).
-pub static LAW_MECHANISMS: [(&str, Mechanism); 57] = [
+pub static LAW_MECHANISMS: [(&str, Mechanism); 58] = [
     (ids::ATTEMPTS_WITHIN_MAX, Retry),
     (ids::DELAY_WITHIN_CAP, Delays),
     (ids::DELAY_AT_LEAST_MIN, Delays),
@@ -137,6 +137,7 @@ pub static LAW_MECHANISMS: [(&str, Mechanism); 57] = [
     (ids::CIRCUIT_PROBES_SETTLE_AS_DECLARED, Circuit),
     (ids::DEADLINE_DOES_NOT_STOP_EARLY, Timing),
     (ids::TIMEOUT_DOES_NOT_FIRE_EARLY, Timing),
+    (ids::TIME_LIMIT_DOES_NOT_STOP_RETRIES_EARLY, Timing),
     (ids::USES_WORLD_AS_DOCUMENTED, Meta),
     (ids::ACCEPTS_DESCRIBED_CONFIGS, Meta),
 ];

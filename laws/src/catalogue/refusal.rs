@@ -119,6 +119,33 @@ pub const ELAPSED_LIMIT_DOES_NOT_STOP_EARLY: Law = Law {
     check: |observation| gives_no_retry_up(observation, |_| true),
 };
 
+/// `time_limit_does_not_stop_retries_early`: a deadline or a sleep budget does not stop retries before
+/// it must. A call whose last attempt failed retryably, with attempts left, gives up (returning that
+/// failure) only when some stated limit forbids the next retry even at the longest delay the contract
+/// allows for it: the deadline, the sleep budget, the elapsed-time limit, a retry-after above the cap
+/// (the same judgement as [`ELAPSED_LIMIT_DOES_NOT_STOP_EARLY`], for the other two limits). A budget
+/// compared with `>=` where `>` belongs, or a deadline checked against the wrong instant, gives up
+/// early. Calls that are not idempotent, were cancelled, interrupted, rejected, or saw a clock fault
+/// are not judged; a call that reports `Err(DeadlineExceeded)` is [`DEADLINE_DOES_NOT_STOP_EARLY`]'s.
+///
+/// - Needs: `timing.deadline` or `delays.sleep_budget`, `retry.max_attempts`, `retry.retry_on`, and no
+///   retry budget, circuit breaker or unstated mechanism (each may legitimately stop retries).
+/// - Compares: the end of the last attempt plus the longest allowed next delay with each limit, exactly
+///   (the sleep budget with the sleeps so far plus that delay).
+/// - Violated at the `CallEnd` of a call that gave up early.
+/// - Holds on calls that retried; vacuous when no call retried or gave up.
+/// - Example violation: a sleep budget of 1s, 10ms delays, and the call gives up after 20ms of sleep.
+pub const TIME_LIMIT_DOES_NOT_STOP_RETRIES_EARLY: Law = Law {
+    id: ids::TIME_LIMIT_DOES_NOT_STOP_RETRIES_EARLY,
+    title: "a deadline or sleep budget does not stop retries early",
+    kind: LawKind::Safety,
+    needs: &["retry.max_attempts", "retry.retry_on"],
+    applies: |contract| {
+        (contract.timing.deadline.is_some() || contract.delays.sleep_budget.is_some()) && owes_retries(contract)
+    },
+    check: |observation| gives_no_retry_up(observation, |_| true),
+};
+
 /// `deadline_does_not_stop_early`: a call returns `Err(DeadlineExceeded)` only once its deadline
 /// (`start + deadline`) has fallen, or when it foresaw it: its last attempt failed retryably, attempts
 /// were left, and the next retry, even at the longest delay the contract allows for it, would wake at

@@ -48,7 +48,7 @@ pub(crate) fn is_snake_case(id: &str) -> bool {
 /// ```
 /// use timelaw_laws::{ids, Catalogue};
 /// let standard = Catalogue::standard();
-/// assert_eq!(standard.len(), 57);
+/// assert_eq!(standard.len(), 58);
 /// let some = standard.select(&[ids::NEVER_PANICS, ids::TERMINATES]).unwrap();
 /// assert_eq!(some.ids().collect::<Vec<_>>(), ["never_panics", "terminates"]);
 /// assert!(standard.select(&["no_such_law"]).is_err());

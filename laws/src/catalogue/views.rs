@@ -7,7 +7,7 @@
 use crate::ids;
 
 /// The standard laws that judge each call on its own events (and the call's schedule and contract).
-pub static PER_CALL_LAWS: [&str; 32] = [
+pub static PER_CALL_LAWS: [&str; 33] = [
     ids::ATTEMPTS_WITHIN_MAX,
     ids::DELAY_WITHIN_CAP,
     ids::DELAY_AT_LEAST_MIN,
@@ -32,6 +32,7 @@ pub static PER_CALL_LAWS: [&str; 32] = [
     ids::ELAPSED_LIMIT_DOES_NOT_STOP_EARLY,
     ids::DEADLINE_DOES_NOT_STOP_EARLY,
     ids::TIMEOUT_DOES_NOT_FIRE_EARLY,
+    ids::TIME_LIMIT_DOES_NOT_STOP_RETRIES_EARLY,
     ids::RATE_LIMITED_RETRIED_BELOW_CAP,
     ids::NO_UNDECLARED_REJECTION,
     ids::NO_RETRY_AFTER_ELAPSED_LIMIT,
