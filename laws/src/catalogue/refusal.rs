@@ -251,12 +251,7 @@ fn foreseen(contract: &Contract, call: &[Event], deadline_at: VInstant) -> Optio
         return None;
     }
     let (max, retry_on) = (contract.retry.max_attempts?, contract.retry.retry_on?);
-    let retryable = match outcome {
-        None => retry_on.timeout,
-        Some(Outcome::Transient) => retry_on.transient,
-        Some(Outcome::RateLimited { .. }) => retry_on.rate_limited,
-        Some(_) => false,
-    };
+    let retryable = failure_of(retry_on, outcome).is_some_and(|(_, retryable)| retryable);
     let ending = ending(contract, call);
     if !retryable || ending.attempts >= max {
         return Some(false);
@@ -386,12 +381,7 @@ fn owed_retry(contract: &Contract, ending: &Ending) -> bool {
     else {
         return false;
     };
-    let (failure, retryable) = match outcome {
-        None => (ErrorKind::Timeout, retry_on.timeout),
-        Some(Outcome::Transient) => (ErrorKind::Transient, retry_on.transient),
-        Some(Outcome::RateLimited { .. }) => (ErrorKind::RateLimited, retry_on.rate_limited),
-        Some(_) => return false,
-    };
+    let Some((failure, retryable)) = failure_of(retry_on, outcome) else { return false };
     let gave_up = ending.end.is_some_and(|(_, result)| result == CallResult::Err(failure));
     if ending.excused || !retryable || !gave_up || ending.attempts >= max {
         return false;
@@ -409,6 +399,17 @@ fn owed_retry(contract: &Contract, ending: &Ending) -> bool {
         contract.timing.deadline.is_none_or(|deadline| retry_at < ending.started.saturating_add(deadline));
     let budget_ok = contract.delays.sleep_budget.is_none_or(|budget| ending.slept.saturating_add(delay) <= budget);
     delay < VDuration::MAX && within(contract.timing.retry_elapsed_max, retry_at) && before_deadline && budget_ok
+}
+
+/// The error a failed attempt's `outcome` (`None` for a timeout) is, and whether `retry_on` retries it;
+/// `None` for an outcome that is no retryable kind of failure (a success, a fatal error, a hang).
+fn failure_of(retry_on: timelaw_core::RetryOn, outcome: Option<Outcome>) -> Option<(ErrorKind, bool)> {
+    match outcome {
+        None => Some((ErrorKind::Timeout, retry_on.timeout)),
+        Some(Outcome::Transient) => Some((ErrorKind::Transient, retry_on.transient)),
+        Some(Outcome::RateLimited { .. }) => Some((ErrorKind::RateLimited, retry_on.rate_limited)),
+        Some(_) => None,
+    }
 }
 
 /// The longest delay the contract allows before the next retry (tolerance included), from the range of
