@@ -82,16 +82,18 @@ impl Law {
     /// ([`crate::catalogue::judged_per_call`]) reads an interleaved trace regrouped call by call
     /// ([`crate::temporal::grouped_by_call`]; this allocates, a sequential trace never does).
     pub fn judge(&self, observation: &Observation<'_>) -> Verdict {
-        self.judge_in(observation, Calls::Unknown)
+        self.judge_in(observation, Calls::Unknown, crate::catalogue::judged_per_call(self.id))
     }
 
     /// [`Law::judge`] knowing already whether the trace's calls interleave, and with the regrouped trace
-    /// at hand when they do, so a catalogue looks and regroups once for all its laws.
-    pub(crate) fn judge_in(&self, observation: &Observation<'_>, calls: Calls<'_>) -> Verdict {
+    /// at hand when they do, so a catalogue looks and regroups once for all its laws; `per_call` is
+    /// [`crate::catalogue::judged_per_call`] of this law, which a catalogue looks up once.
+    #[inline]
+    pub(crate) fn judge_in(&self, observation: &Observation<'_>, calls: Calls<'_>, per_call: bool) -> Verdict {
         if !(self.applies)(observation.contract) {
             return Verdict::NotApplicable;
         }
-        if matches!(calls, Calls::Sequential) || !crate::catalogue::judged_per_call(self.id) {
+        if matches!(calls, Calls::Sequential) || !per_call {
             return (self.check)(observation);
         }
         let owned;

@@ -61,7 +61,21 @@ fn check_same_verdicts(run: &Run) -> bool {
             Listing(&interleaved)
         );
     }
+    same_as_law_by_law(&catalogue, &moved);
+    let reversed: Vec<&str> = catalogue.iter().rev().map(|law| law.id).collect();
+    same_as_law_by_law(&catalogue.select(&reversed).unwrap(), &moved);
     timelaw_laws::temporal::calls_interleave(&interleaved.events)
+}
+
+/// A catalogue judging all its laws at once (which regroups an interleaved trace once, and knows which
+/// laws read it regrouped from a table made when each law joined) gives every law the verdict the law
+/// gives on its own.
+#[track_caller]
+fn same_as_law_by_law(catalogue: &Catalogue, observation: &Observation<'_>) {
+    let mut verdicts = Vec::new();
+    catalogue.judge_all(observation, &mut verdicts);
+    let judged: Vec<Verdict> = catalogue.iter().map(|law| law.judge(observation)).collect();
+    assert_eq!(verdicts, judged);
 }
 
 fn pick<T: Copy>(rng: &mut SplitMix64, options: &[T]) -> T {

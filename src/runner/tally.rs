@@ -73,6 +73,24 @@ impl<C: Clone> Tally<C> {
     /// unjudged (counted per reason once per case: the laws of one case are recorded one after another).
     #[inline]
     pub fn record(&mut self, law: usize, case_index: u64, case: &Case<C>, trace: &Trace, verdict: Verdict) -> bool {
+        // Most verdicts are only counted: that path stays small enough to inline into the judging loop.
+        if matches!(verdict, Verdict::Holds | Verdict::Vacuous | Verdict::NotApplicable) {
+            self.counts[law].add_on(&verdict, false);
+            return false;
+        }
+        self.record_judgement(law, case_index, case, trace, verdict)
+    }
+
+    /// [`Tally::record`] of a violated or inconclusive verdict, out of line.
+    #[inline(never)]
+    fn record_judgement(
+        &mut self,
+        law: usize,
+        case_index: u64,
+        case: &Case<C>,
+        trace: &Trace,
+        verdict: Verdict,
+    ) -> bool {
         let unjudged = match (&verdict, self.current) {
             (Verdict::Inconclusive(_), Some((index, reason))) if index == case_index => reason,
             (Verdict::Inconclusive(_), _) => UnjudgedReason::of_end(&trace.end),

@@ -56,17 +56,30 @@ pub(crate) fn is_snake_case(id: &str) -> bool {
 #[derive(Clone, Debug)]
 pub struct Catalogue {
     laws: Vec<Law>,
+    /// Per law, whether it judges one call at a time ([`super::judged_per_call`]), looked up once here
+    /// instead of for every case.
+    per_call: Vec<bool>,
 }
 
 impl Catalogue {
     /// Every standard law, in blueprint order ([`crate::catalogue::STANDARD`]).
     pub fn standard() -> Catalogue {
-        Catalogue { laws: super::STANDARD.to_vec() }
+        let mut catalogue = Catalogue::empty();
+        for law in super::STANDARD {
+            catalogue.push(law);
+        }
+        catalogue
     }
 
     /// A catalogue with no law.
     pub fn empty() -> Catalogue {
-        Catalogue { laws: Vec::new() }
+        Catalogue { laws: Vec::new(), per_call: Vec::new() }
+    }
+
+    /// Adds `law` at the end, unchecked.
+    fn push(&mut self, law: Law) {
+        self.per_call.push(super::judged_per_call(law.id));
+        self.laws.push(law);
     }
 
     /// Adds `law` at the end.
@@ -81,7 +94,7 @@ impl Catalogue {
         if self.get(law.id).is_some() {
             return Err(LawError::Duplicate { id: law.id.to_owned() });
         }
-        self.laws.push(law);
+        self.push(law);
         Ok(())
     }
 
@@ -124,10 +137,10 @@ impl Catalogue {
         if !unknown.is_empty() {
             return Err(LawError::Unknown { ids: unknown });
         }
-        let mut selected = Catalogue { laws: Vec::with_capacity(ids.len()) };
+        let mut selected = Catalogue::empty();
         for law in ids.iter().filter_map(|id| self.get(id)) {
             if selected.get(law.id).is_none() {
-                selected.laws.push(*law);
+                selected.push(*law);
             }
         }
         Ok(selected)
@@ -149,8 +162,9 @@ impl Catalogue {
         let interleaved = crate::temporal::calls_interleave(&observation.trace.events);
         let grouped = interleaved.then(|| crate::temporal::grouped_by_call(observation.trace));
         let calls = grouped.as_ref().map_or(Calls::Sequential, Calls::Grouped);
-        for (index, law) in self.laws.iter().enumerate() {
-            each(index, law, law.judge_in(observation, calls));
+        debug_assert_eq!(self.laws.len(), self.per_call.len());
+        for (index, (law, &per_call)) in self.laws.iter().zip(&self.per_call).enumerate() {
+            each(index, law, law.judge_in(observation, calls, per_call));
         }
     }
 }
