@@ -508,9 +508,13 @@ impl<S: ConfigDomain> DynSubject for S {
         let fixture: Fixture<S::Config> = fixture::parse(path, text)?;
         let law = law_of(laws, path, &fixture.law)?;
         let replay = law.id == timelaw_laws::ids::DETERMINISTIC_REPLAY;
-        // A move counts as the shrinker counts it: a panic of another class is another bug.
-        let stored = match &fixture.verdict {
-            Verdict::Violated(violation) => Some(violation),
+        // A move counts as the shrinker counts it: a violation found by another check, or a panic of
+        // another class, is another finding. The fixture's own case, run, says which check finds it (a
+        // stored verdict has no site).
+        let found = evaluate_bounded(self, &fixture.case, config.limits, replay, config.case_timeout_ms)
+            .judge(law, &fixture.case);
+        let stored = match (&found, &fixture.verdict) {
+            (Verdict::Violated(violation), _) | (_, Verdict::Violated(violation)) => Some(violation),
             _ => None,
         };
         let still = |next: &crate::shrink::Move<S::Config>| match evaluate_bounded(
@@ -523,7 +527,7 @@ impl<S: ConfigDomain> DynSubject for S {
         .judge(law, &next.case)
         {
             Verdict::Violated(violation)
-                if !stored.is_some_and(|stored| crate::shrink::another_panic(stored, &violation)) =>
+                if !stored.is_some_and(|stored| crate::shrink::another_finding(stored, &violation)) =>
             {
                 Some(format!("{}: {}", next.name, violation.message))
             }

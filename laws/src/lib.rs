@@ -122,4 +122,4 @@ pub mod verdict;
 pub use catalogue::{mechanism_of, Catalogue, LawError, Mechanism};
 pub use law::{always_applies, Law, LawKind, Observation, Replay};
 pub use temporal::Check;
-pub use verdict::{Verdict, Violation};
+pub use verdict::{CheckSite, Verdict, Violation};

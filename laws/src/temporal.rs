@@ -15,6 +15,9 @@
 //! | [`monitor`] | no step fails, and some step passes | no step passes |
 //!
 //! The messages of combinator violations are generic; name the broken rule with [`Verdict::because`].
+//! Each violation records which check found it ([`CheckSite`](crate::CheckSite)): the law's call of the
+//! combinator, or, in a [`monitor`], the place the step built its [`Check::Fail`] (through
+//! [`Check::that`], [`Check::fail`] or [`Check::failed`]); the shrinker keeps a finding on its check.
 //! Time is compared as [`VDuration`](timelaw_core::VDuration) and [`VInstant`](timelaw_core::VInstant),
 //! never as strings or floats.
 //!
@@ -30,7 +33,7 @@ use std::borrow::Cow;
 
 use timelaw_core::{Event, Trace};
 
-use crate::verdict::Verdict;
+use crate::verdict::{CheckSite, Verdict};
 
 /// What one step of a [`monitor`] found about one event.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,27 +42,35 @@ pub enum Check {
     Skip,
     /// The event is something the law speaks about, and it is fine.
     Pass,
-    /// The law is broken at this event, for this reason.
-    Fail(Cow<'static, str>),
+    /// The law is broken at this event, for this reason, found by the check at this site (the
+    /// constructors below record their caller's).
+    Fail(Cow<'static, str>, CheckSite),
 }
 
 impl Check {
-    /// [`Check::Pass`] when `ok`, otherwise [`Check::Fail`] with `message`.
+    /// [`Check::Pass`] when `ok`, otherwise [`Check::Fail`] with `message`, found here (the caller).
+    #[track_caller]
     pub fn that(ok: bool, message: &'static str) -> Check {
         if ok {
             Check::Pass
         } else {
-            Check::Fail(Cow::Borrowed(message))
+            Check::Fail(Cow::Borrowed(message), CheckSite::here())
         }
     }
-    /// [`Check::Fail`] with a fixed message.
-    pub const fn fail(message: &'static str) -> Check {
-        Check::Fail(Cow::Borrowed(message))
+    /// [`Check::Fail`] with a fixed message, found here (the caller).
+    #[track_caller]
+    pub fn fail(message: &'static str) -> Check {
+        Check::Fail(Cow::Borrowed(message), CheckSite::here())
+    }
+    /// [`Check::Fail`] with a formatted message, found here (the caller).
+    #[track_caller]
+    pub fn failed(message: String) -> Check {
+        Check::Fail(Cow::Owned(message), CheckSite::here())
     }
 }
 
-fn violation(event: &Event, message: Cow<'static, str>) -> Verdict {
-    Verdict::Violated(crate::verdict::Violation { event: Some(event.seq), message })
+fn violation(event: &Event, message: Cow<'static, str>, check: CheckSite) -> Verdict {
+    Verdict::Violated(crate::verdict::Violation { event: Some(event.seq), message, check })
 }
 
 /// Every event satisfies `holds`. Violated at the first event that does not; vacuous without events.
@@ -77,6 +88,7 @@ fn violation(event: &Event, message: Cow<'static, str>) -> Verdict {
 /// let verdict = always(sleeps, |e| matches!(e.kind, EventKind::SleepRequested { duration } if duration <= cap));
 /// assert_eq!(verdict.violation().and_then(|v| v.event), Some(1));
 /// ```
+#[track_caller]
 pub fn always<'a, I, P>(events: I, mut holds: P) -> Verdict
 where
     I: IntoIterator<Item = &'a Event>,
@@ -85,7 +97,11 @@ where
     let mut seen = false;
     for event in events {
         if !holds(event) {
-            return violation(event, Cow::Borrowed("an event broke a condition that must always hold"));
+            return violation(
+                event,
+                Cow::Borrowed("an event broke a condition that must always hold"),
+                CheckSite::here(),
+            );
         }
         seen = true;
     }
@@ -97,6 +113,7 @@ where
 }
 
 /// No event satisfies `bad`. Violated at the first event that does; vacuous without events.
+#[track_caller]
 pub fn never<'a, I, P>(events: I, mut bad: P) -> Verdict
 where
     I: IntoIterator<Item = &'a Event>,
@@ -108,6 +125,7 @@ where
 /// Some event satisfies `good`. When none does: violated at the last event if the trace is `complete`
 /// (no event index when there are no events), inconclusive otherwise: a truncated trace never lets a
 /// liveness law pass or fail.
+#[track_caller]
 pub fn eventually<'a, I, P>(events: I, mut good: P, complete: bool) -> Verdict
 where
     I: IntoIterator<Item = &'a Event>,
@@ -123,14 +141,12 @@ where
     if !complete {
         return Verdict::Inconclusive(Cow::Borrowed("the trace was cut short before the awaited event"));
     }
-    Verdict::Violated(crate::verdict::Violation {
-        event: last,
-        message: Cow::Borrowed("an awaited event never happened"),
-    })
+    Verdict::Violated(crate::verdict::Violation::new(last, "an awaited event never happened"))
 }
 
 /// Every event satisfying `b` has an event satisfying `a` strictly before it (precedence). Violated at
 /// the first `b` with no `a` before it; vacuous when no event satisfies `b`.
+#[track_caller]
 pub fn before<'a, I, A, B>(events: I, mut a: A, mut b: B) -> Verdict
 where
     I: IntoIterator<Item = &'a Event>,
@@ -141,7 +157,8 @@ where
     for event in events {
         if b(event) {
             if !seen_a {
-                return violation(event, Cow::Borrowed("an event happened before the event that must precede it"));
+                let message = Cow::Borrowed("an event happened before the event that must precede it");
+                return violation(event, message, CheckSite::here());
             }
             seen_b = true;
         }
@@ -158,6 +175,7 @@ where
 /// and closes at the next event satisfying `end` (which is outside the window); a window never closed runs
 /// to the last event. Violated at the first event inside a window that fails `p`; vacuous when no window
 /// opens.
+#[track_caller]
 pub fn between<'a, I, S, E, P>(events: I, mut start: S, mut end: E, mut p: P) -> Verdict
 where
     I: IntoIterator<Item = &'a Event>,
@@ -171,7 +189,8 @@ where
             if end(event) {
                 open = false;
             } else if !p(event) {
-                return violation(event, Cow::Borrowed("an event inside a window broke the window's condition"));
+                let message = Cow::Borrowed("an event inside a window broke the window's condition");
+                return violation(event, message, CheckSite::here());
             }
         }
         if !open && start(event) {
@@ -221,7 +240,7 @@ where
         match step(&mut state, event) {
             Check::Skip => {}
             Check::Pass => passed = true,
-            Check::Fail(message) => return violation(event, message),
+            Check::Fail(message, check) => return violation(event, message, check),
         }
     }
     if passed {

@@ -220,7 +220,7 @@ fn status_and_exit_code() {
         report
     };
     let inconclusive = Verdict::Inconclusive(Cow::Borrowed("x"));
-    let violation = Verdict::Violated(Violation { event: None, message: Cow::Borrowed("x") });
+    let violation = Verdict::Violated(Violation::new(None, "x"));
     let cases = [
         (Report::new("s", 0), Status::Holds, 0),
         (with("a", &[Verdict::Holds, Verdict::Vacuous, Verdict::NotApplicable]), Status::Holds, 0),
@@ -316,7 +316,7 @@ fn colour_only_when_asked() {
     // The first half of the run: one law of each colour (and one not applicable, uncoloured).
     let report = shards(&[0, 50, 100]).remove(0);
     let trace = retry_trace();
-    let violation = Violation { event: Some(3), message: Cow::Borrowed("x") };
+    let violation = Violation::new(Some(3), "x");
     let texts = |color| [render_table(&report, color), render_timeline(&trace, Some(&violation), "law", color)];
     for text in texts(false) {
         assert!(!text.contains('\x1b'), "{text}");
@@ -400,7 +400,7 @@ eventually_succeeds could not judge 10 cases (inconclusive); first in case 3:
 fn timeline_marks_the_violating_event() {
     let trace = retry_trace();
     let sentence = "the call returned Err(timeout) but its last attempt ended transient";
-    let violation = Violation { event: Some(6), message: Cow::Borrowed(sentence) };
+    let violation = Violation::new(Some(6), sentence);
     let text = render_timeline(&trace, Some(&violation), "result_matches_last_attempt", false);
     let rows: Vec<Vec<&str>> = text
         .lines()
@@ -424,8 +424,8 @@ fn timeline_marks_the_violating_event() {
     );
     let unmarked = [
         render_timeline(&trace, None, "law", false),
-        render_timeline(&trace, Some(&Violation { event: None, message: Cow::Borrowed("x") }), "law", false),
-        render_timeline(&trace, Some(&Violation { event: Some(99), message: Cow::Borrowed("x") }), "law", false),
+        render_timeline(&trace, Some(&Violation::new(None, "x")), "law", false),
+        render_timeline(&trace, Some(&Violation::new(Some(99), "x")), "law", false),
     ];
     for text in unmarked {
         assert!(!text.contains("│ ▶ ┆"), "{text}");

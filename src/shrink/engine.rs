@@ -358,7 +358,7 @@ impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
             return None; // A candidate that hangs is no smaller case of the failure being shrunk.
         }
         match evaluation.judge(self.law, case) {
-            Verdict::Violated(violation) if !another_panic(&self.violation, &violation) => Some(violation),
+            Verdict::Violated(violation) if !another_finding(&self.violation, &violation) => Some(violation),
             _ => None,
         }
     }
@@ -575,6 +575,14 @@ fn nearby_answers(answers: &[u64]) -> Vec<Vec<u64>> {
         }
     }
     out
+}
+
+/// Whether `candidate` is another finding than `best`, not a smaller case of it: found by another check
+/// of the law ([`timelaw_laws::CheckSite::other_than`]: the law's wording may change while a case
+/// shrinks, its check does not), or a panic of another class ([`another_panic`]). What the shrinker
+/// refuses, and what the minimality of a fixture is judged by.
+pub fn another_finding(best: &Violation, candidate: &Violation) -> bool {
+    best.check.other_than(candidate.check) || another_panic(best, candidate)
 }
 
 /// Whether `candidate` is a panic of another class than `best`'s panic ([`crate::known::same_class`]):

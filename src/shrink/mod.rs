@@ -81,7 +81,7 @@ mod ties;
 mod unjitter;
 
 pub use engine::{
-    another_panic, shrink, shrink_bounded, shrink_with, Drawn, Evaluator, NotFailing, PassStats, ShrinkBudget,
-    ShrinkOutcome, SHRINK_HANGS_MAX,
+    another_finding, another_panic, shrink, shrink_bounded, shrink_with, Drawn, Evaluator, NotFailing, PassStats,
+    ShrinkBudget, ShrinkOutcome, SHRINK_HANGS_MAX,
 };
 pub use moves::{moves, Move};

@@ -680,7 +680,7 @@ fn floats_round_trip_exactly() {
         let mut report = timelaw::reports::Report::new("floats", 1);
         let mut row = timelaw::reports::LawRow::new("l", "L", timelaw::laws::LawKind::Safety);
         (row.counts.cases, row.counts.violated) = (1, 1);
-        let violation = timelaw::laws::Violation { event: None, message: "m".into() };
+        let violation = timelaw::laws::Violation::new(None, "m");
         let case = serde_json::json!({ "config": float, "schedule": { "calls": [] }, "seed": 0 });
         row.violation = Some(timelaw::reports::ViolationSummary::new(0, &violation, case, 0, 1));
         report.laws.push(row);

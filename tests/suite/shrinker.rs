@@ -808,3 +808,26 @@ fn a_panic_shrinks_within_its_own_class() {
     assert_eq!(outcome.case.config, TwoPanics { ring: 1, big: 100 }, "{}", outcome.violation.message);
     assert!(outcome.violation.message.contains("overflow past 100"), "{}", outcome.violation.message);
 }
+
+/// A finding shrinks on the check of the law that found it ([`timelaw::laws::CheckSite`]): a smaller
+/// config that the law rejects through another of its checks is another finding, not a smaller case of
+/// this one, even when its message reads alike. The first check's wording changes as it shrinks (the
+/// count in it); the check does not.
+#[test]
+#[allow(clippy::if_same_then_else)] // Two checks worded alike on purpose: the site tells them apart.
+fn a_finding_shrinks_on_the_check_that_found_it() {
+    let two_checks = law_with(|o| {
+        let attempts = o.contract.retry.max_attempts.unwrap_or(0);
+        if attempts >= 3 {
+            timelaw::laws::Verdict::violated_with(None, format!("{attempts} attempts allowed"))
+        } else {
+            timelaw::laws::Verdict::violated_with(None, format!("{attempts} attempts allowed"))
+        }
+    });
+    let start = Case::new(Policy { max_attempts: 7, ..simplest() }, empty(), 0);
+    check_new_move(two_checks, start, Case::new(Policy { max_attempts: 3, ..simplest() }, empty(), 0));
+    // One check violated everywhere shrinks to the simplest config.
+    let one_check = law_with(|o| violated_if(o.contract.retry.max_attempts.is_some_and(|attempts| attempts > 0)));
+    let start = Case::new(Policy { max_attempts: 7, ..simplest() }, empty(), 0);
+    check_new_move(one_check, start, Case::new(simplest(), empty(), 0));
+}

@@ -1,8 +1,6 @@
 //! Laws about how many attempts a call makes: the attempt limit, exhaustion, idempotency and the retry
 //! budget.
 
-use std::borrow::Cow;
-
 use timelaw_core::{Contract, EventKind};
 
 use super::budget_model::BudgetModel;
@@ -34,10 +32,9 @@ pub const ATTEMPTS_WITHIN_MAX: Law = Law {
 fn attempts_within_max(observation: &Observation<'_>) -> Verdict {
     let max = observation.contract.retry.max_attempts.unwrap_or(u32::MAX);
     monitor(&observation.trace.events, (), |(), event| match event.kind {
-        EventKind::AttemptStart if event.attempt > max => Check::Fail(Cow::Owned(format!(
-            "call {} made attempt {}, but max_attempts is {max}",
-            event.call, event.attempt
-        ))),
+        EventKind::AttemptStart if event.attempt > max => {
+            Check::failed(format!("call {} made attempt {}, but max_attempts is {max}", event.call, event.attempt))
+        }
         ref kind if is_failed_attempt(kind) => Check::Pass,
         _ => Check::Skip,
     })
@@ -73,14 +70,14 @@ fn no_sleep_after_final_attempt(observation: &Observation<'_>) -> Verdict {
                 pending_sleep = None;
             }
             EventKind::SleepRequested { .. } if attempts >= max => {
-                return Verdict::violated_at(event.seq, "the call slept after its final attempt");
+                return slept_in_vain(event.seq, "the call slept after its final attempt");
             }
             EventKind::SleepRequested { .. } => (relevant, pending_sleep) = (true, Some(event.seq)),
             // The retry the sleep waited for was tried and refused by a declared mechanism.
             EventKind::Rejected { .. } => pending_sleep = None,
             EventKind::CallEnd { result } => match pending_sleep {
                 Some(sleep) if !is_interrupted(result) => {
-                    return Verdict::violated_at(sleep, "the call slept, then gave up without another attempt");
+                    return slept_in_vain(sleep, "the call slept, then gave up without another attempt");
                 }
                 _ => pending_sleep = None,
             },
@@ -92,6 +89,13 @@ fn no_sleep_after_final_attempt(observation: &Observation<'_>) -> Verdict {
     } else {
         Verdict::Vacuous
     }
+}
+
+/// A sleep in vain, worded by how the call gave up after it (its attempts were used up, or it returned
+/// without one more): one check of one promise (the [`CheckSite`](crate::CheckSite) is this
+/// function's, whichever the wording), so a finding shrinks from one wording to the other.
+fn slept_in_vain(sleep: u32, wording: &'static str) -> Verdict {
+    Verdict::violated_at(sleep, wording)
 }
 
 /// `exhausted_retries_return_err`: a call that used all `retry.max_attempts` attempts and whose last attempt

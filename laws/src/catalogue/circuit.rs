@@ -234,6 +234,7 @@ fn circuit_half_open_after_cooldown(observation: &Observation<'_>) -> Verdict {
         }
         let event = facts.rejected_open.or(facts.end.map(|(seq, _, _)| seq));
         Some(Verdict::Violated(crate::verdict::Violation {
+            check: crate::CheckSite::here(),
             event,
             message: "a call after the cooldown was rejected instead of probing".into(),
         }))
@@ -339,6 +340,7 @@ fn admitted_not_refused(
             return Some(Verdict::Holds);
         }
         Some(Verdict::Violated(crate::verdict::Violation {
+            check: crate::CheckSite::here(),
             event: facts.refusal_event(),
             message: std::borrow::Cow::Borrowed(message),
         }))

@@ -45,6 +45,7 @@ fn wall_jump_keeps_monotonic_limits(observation: &Observation<'_>) -> Verdict {
         _ if !jumped || unseen || random => Verdict::Vacuous,
         None => Verdict::Holds,
         Some(event) => Verdict::Violated(Violation {
+            check: crate::CheckSite::here(),
             event: Some(event),
             message: Cow::Borrowed(
                 "the run without its wall jumps acted differently from here: a wall-clock jump changed when a \

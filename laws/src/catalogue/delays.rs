@@ -1,8 +1,6 @@
 //! Laws about the delays between attempts: bounds, the backoff sequence, jitter, the sleep budget and
 //! retry-after.
 
-use std::borrow::Cow;
-
 use timelaw_core::{
     BackoffShape, Contract, Event, EventKind, JitterBounds, Outcome, Promised, SleepRange, VDuration, VInstant,
 };
@@ -23,7 +21,7 @@ fn each_sleep(
     let contract = observation.contract;
     monitor(&observation.trace.events, SleepWalk::default(), |walk, event| match walk.observe(contract, event) {
         Some((duration, range)) if ok(duration, &range) => Check::Pass,
-        Some((duration, range)) => Check::Fail(Cow::Owned(message(duration, &range, walk.sleeps))),
+        Some((duration, range)) => Check::failed(message(duration, &range, walk.sleeps)),
         None => Check::Skip,
     })
 }
@@ -429,9 +427,9 @@ fn after_rate_limit(retry_after: VDuration, sleep: Option<VDuration>, range: &Sl
     match range.expected {
         None => Check::fail("a retry-after above the cap was retried, but the contract gives up"),
         Some(_) if range.admits(duration) => Check::Pass,
-        Some(expected) => Check::Fail(Cow::Owned(format!(
+        Some(expected) => Check::failed(format!(
             "after a retry-after of {retry_after} the sleep was {duration}, the declared policy allows {expected}"
-        ))),
+        )),
     }
 }
 
@@ -441,8 +439,8 @@ fn after_replaced(duration: VDuration, range: &SleepRange, n: u32) -> Check {
     let Some(widened) = range.widened().filter(|_| !range.admits(duration)) else {
         return Check::Pass;
     };
-    Check::Fail(Cow::Owned(format!(
+    Check::failed(format!(
         "after a delay replaced by a retry-after the backoff's delay was {duration}, but the sequence must \
          not advance: delay {n} allows {widened}"
-    )))
+    ))
 }

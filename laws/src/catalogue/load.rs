@@ -4,8 +4,6 @@
 //! first `AttemptStart` to its `CallEnd`; a `Queued` call waits until its next event; a dispatch is an
 //! `AttemptStart`.
 
-use std::borrow::Cow;
-
 use timelaw_core::{Contract, Event, EventKind, FixedWindow, LimiterContract, LimiterWindow, Rejection, VInstant};
 
 use crate::ids;
@@ -195,10 +193,10 @@ fn bulkhead_admits_below_limit(observation: &Observation<'_>) -> Verdict {
         }
         let slot_free = walk.in_flight < bulkhead.max_in_flight && walk.queued == 0;
         if slot_free || walk.queued < bulkhead.queue_max {
-            return Check::Fail(Cow::Owned(format!(
+            return Check::failed(format!(
                 "the bulkhead rejected a call with {} of {} calls in flight and {} of {} queued",
                 walk.in_flight, bulkhead.max_in_flight, walk.queued, bulkhead.queue_max
-            )));
+            ));
         }
         Check::Pass
     })

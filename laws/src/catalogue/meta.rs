@@ -72,6 +72,7 @@ fn deterministic_replay(observation: &Observation<'_>) -> Verdict {
         None => Verdict::Vacuous,
         Some(replay) if replay.first == replay.second => Verdict::Holds,
         Some(replay) => Verdict::Violated(Violation {
+            check: crate::CheckSite::here(),
             event: replay.first_difference.filter(|&index| (index as usize) < observation.trace.events.len()),
             message: Cow::Borrowed(
                 "two runs of the same case gave different traces (the subject is not deterministic)",

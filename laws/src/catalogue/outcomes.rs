@@ -98,9 +98,9 @@ fn result_matches_last_attempt(observation: &Observation<'_>) -> Verdict {
         last.step(event);
         match event.kind {
             EventKind::CallEnd { result } => match last.result.take() {
-                Some(expected) if !is_interrupted(result) && result != expected => Check::Fail(Cow::Owned(format!(
-                    "the call returned {result:?}, but its last attempt gave {expected:?}"
-                ))),
+                Some(expected) if !is_interrupted(result) && result != expected => {
+                    Check::failed(format!("the call returned {result:?}, but its last attempt gave {expected:?}"))
+                }
                 Some(_) if !is_interrupted(result) => Check::Pass,
                 _ => Check::Skip,
             },
@@ -254,6 +254,7 @@ fn judge_success(observation: &Observation<'_>, call: &[Event]) -> Verdict {
         Some((_, CallResult::Ok)) => Verdict::Holds,
         Some((seq, _)) => Verdict::violated_at(seq, "the call was scripted to succeed within its attempts but failed"),
         None if observation.trace.is_complete() => Verdict::Violated(crate::verdict::Violation {
+            check: crate::CheckSite::here(),
             event: last_index(observation.trace),
             message: Cow::Borrowed("the call was scripted to succeed within its attempts but never returned"),
         }),

@@ -194,6 +194,7 @@ fn deadline_does_not_stop_early(observation: &Observation<'_>) -> Verdict {
             Some(true) => Verdict::Holds,
             None => Verdict::Vacuous,
             Some(false) => Verdict::Violated(crate::verdict::Violation {
+                check: crate::CheckSite::here(),
                 event: Some(end.seq),
                 message: std::borrow::Cow::Borrowed(
                     "the call reported its deadline exceeded before the deadline, with no retry that would pass it",
@@ -361,6 +362,7 @@ fn gives_no_retry_up(observation: &Observation<'_>, judged: fn(Option<Outcome>) 
             Some((_, outcome)) if judged(outcome) && owed_retry(contract, &ending) => {
                 let seq = ending.end.map(|(seq, _)| seq);
                 Verdict::Violated(crate::verdict::Violation {
+                    check: crate::CheckSite::here(),
                     event: seq,
                     message: std::borrow::Cow::Borrowed(
                         "the call gave up although its contract owed it another retry within every limit",

@@ -314,5 +314,9 @@ fn timeout_does_not_end_stream(observation: &Observation<'_>) -> Verdict {
 fn stream_ended(call: &[Event]) -> Verdict {
     let end = call.iter().find(|event| matches!(event.kind, EventKind::CallEnd { .. }));
     let event = end.or(call.last()).map(|event| event.seq);
-    Verdict::Violated(Violation { event, message: Cow::Borrowed("the stream ended after a timed-out call") })
+    Verdict::Violated(Violation {
+        check: crate::CheckSite::here(),
+        event,
+        message: Cow::Borrowed("the stream ended after a timed-out call"),
+    })
 }

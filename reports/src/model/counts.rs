@@ -162,7 +162,7 @@ mod tests {
 
     #[test]
     fn vacuous_share_counts_only_applicable_cases() {
-        let violated = Verdict::Violated(Violation { event: None, message: Cow::Borrowed("x") });
+        let violated = Verdict::Violated(Violation::new(None, "x"));
         let inconclusive = Verdict::Inconclusive(Cow::Borrowed("truncated"));
         check_share(&[], 0.0);
         check_share(&[Verdict::NotApplicable, Verdict::NotApplicable], 0.0);
