@@ -27,8 +27,8 @@
 //!
 //! A subject with known, pinned violations (an upstream bug with a `known_violation` fixture) is fuzzed
 //! with [`check_bytes_except`]: an input is skipped only when every law it violates is one of those
-//! pinned findings ([`unmasked`]): the same law, a message of the same class (a panic's site included),
-//! and a case that, shrunk, is the fixture's case or one shrink move from it. `fuzz/build.rs` shows how the
+//! pinned findings ([`unmasked`]): the same law, a message of the same class (a panic's site included)
+//! or the same check of the law ([`timelaw_laws::CheckSite`]), and a case that, shrunk, is the fixture's case or one shrink move from it. `fuzz/build.rs` shows how the
 //! bundled targets collect them from the checked-in fixtures.
 //!
 //! Overlapping calls are fuzzed through [`Decoding::Concurrent`] ([`check_bytes_concurrent`]): the same
@@ -514,6 +514,54 @@ mod tests {
         let other = KnownViolation { subject: "crate-b", ..known(message, MINIMAL) };
         assert!(!masked(&[other], FAR));
         assert!(!masked(&[known(message, "not json")], FAR));
+    }
+
+    /// Counts a case's attempts and names their parity: one check, two wordings of two classes.
+    fn attempt_parity(observation: &timelaw_laws::Observation<'_>) -> Verdict {
+        let attempts = observation.trace.events.iter().filter(|e| e.kind == timelaw_core::EventKind::AttemptStart);
+        match attempts.count() {
+            count if count > 1 => {
+                let parity = if count % 2 == 0 { "an even count" } else { "an odd count" };
+                Verdict::violated_with(None, format!("{count} attempts, {parity}"))
+            }
+            _ => Verdict::Holds,
+        }
+    }
+
+    const PARITY: timelaw_laws::Law = timelaw_laws::Law {
+        id: "attempt_parity",
+        title: "at most one attempt, by parity",
+        kind: timelaw_laws::LawKind::Safety,
+        needs: &[],
+        applies: timelaw_laws::always_applies,
+        check: attempt_parity,
+    };
+
+    /// The same check of a law, worded in another class on the input's own case ("3 attempts, an odd
+    /// count" against the pinned "2 attempts, an even count"), is the pinned finding when the case
+    /// shrinks to the pinned minimum; pinned elsewhere it is a new finding.
+    #[test]
+    fn the_same_check_worded_otherwise_is_the_pinned_finding() {
+        let mut laws = Catalogue::empty();
+        laws.register(PARITY).expect("a new id");
+        let far: Case<u8> = serde_json::from_str(&MINIMAL.replace(r#""config":0"#, r#""config":1"#)).unwrap();
+        let verdict = attempt_parity(&timelaw_laws::Observation::single_run(
+            &far.schedule,
+            far.seed,
+            &TooMany.contract(&far.config),
+            &crate::eval::evaluate(&TooMany, &far, Limits::default(), false).trace,
+        ));
+        assert_eq!(verdict.violation().map(|v| v.message.as_ref()), Some("3 attempts, an odd count"));
+        let found = [("attempt_parity", verdict)];
+        let pinned = |case| KnownViolation {
+            subject: "too-many",
+            law: "attempt_parity",
+            message: "2 attempts, an even count",
+            case,
+        };
+        let drawn: Drawn<u8> = far.clone().into();
+        assert!(unmasked(&TooMany, &laws, &found, &[pinned(MINIMAL)], &drawn).is_none());
+        assert!(unmasked(&TooMany, &laws, &found, &[pinned(ELSEWHERE)], &drawn).is_some());
     }
 
     /// Two-byte inputs 0, 1, 2, ...

@@ -275,7 +275,8 @@ pub const MASK_SHRINK_EVALS: u64 = 1_000;
 
 /// The pinned finding `case` is, if any: a violation of `law` (with `verdict`) is the pinned one only
 /// when a [`Pinned`] entry has the same law and message class ([`same_class`]; a panic's class includes
-/// its site) and the case, shrunk for `law` (at most [`MASK_SHRINK_EVALS`] runs; by its config's answers
+/// its site), or, for a violation that is no panic, the check that finds the pinned case's violation
+/// today ([`timelaw_laws::CheckSite`]: the same check worded otherwise), and the case, shrunk for `law` (at most [`MASK_SHRINK_EVALS`] runs; by its config's answers
 /// when known, and also without them, as fixtures pinned before were shrunk), equals the pinned case,
 /// is one shrink move from it ([`crate::shrink::moves`], either way), or equals the pinned case shrunk
 /// by today's shrinker (a fixture written by an older shrinker pins the same minimum). Nothing masks a
@@ -291,7 +292,8 @@ pub fn pinned_finding<'p, S: ConfigDomain + ?Sized>(
     let found = verdict.violation()?;
     let classed: Vec<&Pinned> = pinned
         .iter()
-        .filter(|known| known.law == law.id && !known.message.is_empty() && same_class(&known.message, found))
+        .filter(|known| known.law == law.id && !known.message.is_empty())
+        .filter(|known| same_class(&known.message, found) || same_check(subject, law, known, found))
         .collect();
     if classed.is_empty() {
         return None;
@@ -314,6 +316,33 @@ pub fn pinned_finding<'p, S: ConfigDomain + ?Sized>(
                 || pinned_minimum(subject, law, known).is_some_and(|minimum| minimum == *shrunk)
         })
     })
+}
+
+/// Whether `found` (not a panic) was found by the check of `law` that finds the pinned case's violation
+/// when it is run today ([`timelaw_laws::CheckSite`]), a violation of the stored class: the same check
+/// worded otherwise (an outcome or a call named in its sentence) is of the pinned one's class. Panics keep their message class (every
+/// panic is found by one check of `never_panics`).
+fn same_check<S: ConfigDomain + ?Sized>(subject: &S, law: &Law, known: &Pinned, found: &Violation) -> bool {
+    if is_panic(&known.message) || is_panic(&found.message) || found.check.location().is_none() {
+        return false;
+    }
+    let Ok(pinned_case) = serde_json::from_value::<Case<S::Config>>(known.case.clone()) else { return false };
+    let evaluation = crate::eval::evaluate(
+        subject,
+        &pinned_case,
+        Limits::default(),
+        law.id == timelaw_laws::ids::DETERMINISTIC_REPLAY,
+    );
+    match evaluation.judge(law, &pinned_case) {
+        // The pin is current (its case still gives its stored class, as replay checks) and its check is
+        // the one that found `found`.
+        Verdict::Violated(violation) => {
+            same_class(&known.message, &violation)
+                && violation.check.location().is_some()
+                && !violation.check.other_than(found.check)
+        }
+        _ => false,
+    }
 }
 
 /// `case` shrunk for `law` (at most [`MASK_SHRINK_EVALS`] runs; by its config's answers too when known, as
