@@ -145,7 +145,11 @@ impl AdapterConfig for ExponentialBackoffConfig {
         push(ExponentialBackoffConfig { max_attempts: self.max_attempts.div_ceil(2), ..self.clone() });
         push(ExponentialBackoffConfig { max_attempts: self.max_attempts.saturating_sub(1).max(1), ..self.clone() });
         push(ExponentialBackoffConfig { factor: 2, ..self.clone() });
-        push(ExponentialBackoffConfig { factor: self.factor / 2, ..self.clone() });
+        // 2, the default, is the simplest factor: nothing is offered below it (1 then 0 and back to 2
+        // was a cycle).
+        if self.factor != 2 {
+            push(ExponentialBackoffConfig { factor: self.factor / 2, ..self.clone() });
+        }
         push(ExponentialBackoffConfig { max: None, ..self.clone() });
         push(ExponentialBackoffConfig { jitter_milli: self.jitter_milli / 2, ..self.clone() });
         for min in draw::simpler_std_delays(self.min) {

@@ -151,11 +151,28 @@ pub fn std_delay<C: Choices + ?Sized>(c: &mut C, default: VDuration) -> StdDurat
     std_duration(c, |c| delay(c, default).to_std())
 }
 
-/// Simpler versions of a `std::time::Duration` delay: zero, one millisecond, and the delay rounded down
-/// to whole milliseconds and halved (exact up to `Duration::MAX`).
-pub fn simpler_std_delays(delay: StdDuration) -> [StdDuration; 4] {
+/// Simpler versions of a `std::time::Duration` delay, each below it: zero, one millisecond, and the
+/// delay rounded down to whole milliseconds and halved (exact up to `Duration::MAX`). A value at or above
+/// the delay is no simpler version of it (one millisecond offered back from 500 us made the shrinker go
+/// round a cycle).
+///
+/// ```
+/// use std::time::Duration;
+/// use timelaw_generators::draw::simpler_std_delays;
+/// let us_500 = Duration::from_micros(500);
+/// assert_eq!(simpler_std_delays(us_500), vec![Duration::ZERO]);
+/// let simpler = simpler_std_delays(Duration::from_millis(3));
+/// assert_eq!(simpler, [0, 1_000, 1_500].map(Duration::from_micros));
+/// ```
+pub fn simpler_std_delays(delay: StdDuration) -> Vec<StdDuration> {
     let whole = StdDuration::new(delay.as_secs(), delay.subsec_millis() * 1_000_000);
-    [StdDuration::ZERO, StdDuration::from_millis(1), whole, whole / 2]
+    let mut out = Vec::with_capacity(4);
+    for candidate in [StdDuration::ZERO, StdDuration::from_millis(1), whole, whole / 2] {
+        if candidate < delay && !out.contains(&candidate) {
+            out.push(candidate);
+        }
+    }
+    out
 }
 
 /// Offers `candidate` to `out` when it differs from `original` and is new. Every legal config is a
@@ -166,11 +183,17 @@ pub fn offer<T: PartialEq>(out: &mut Vec<T>, original: &T, candidate: T) {
     }
 }
 
-/// Simpler versions of a delay: zero, one millisecond, and the delay rounded down to whole
-/// milliseconds and halved.
-pub fn simpler_delays(delay: VDuration) -> [VDuration; 4] {
+/// Simpler versions of a delay, each below it: zero, one millisecond, and the delay rounded down to whole
+/// milliseconds and halved (see [`simpler_std_delays`]).
+pub fn simpler_delays(delay: VDuration) -> Vec<VDuration> {
     let whole = MS.saturating_mul(delay.as_millis());
-    [VDuration::ZERO, MS, whole, MS.saturating_mul(delay.as_millis() / 2)]
+    let mut out = Vec::with_capacity(4);
+    for candidate in [VDuration::ZERO, MS, whole, MS.saturating_mul(delay.as_millis() / 2)] {
+        if candidate < delay && !out.contains(&candidate) {
+            out.push(candidate);
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -158,3 +158,33 @@ fn a_fixture_of_another_build_profile_is_skipped_visibly() {
     check("this-profile", stated(Profile::current()), ReplayOutcome::StillViolated(KnownMatch::Same));
     assert!(ReplayOutcome::OtherProfile { profile: other }.is_skip());
 }
+
+/// The crash the emulated ClusterFuzzLite run found on exponential-backoff's target (the input
+/// `0b 3f 0b 3f`, seed 1) is the pinned `min <= max` finding: the crash and the pinned case shrink to
+/// one minimum. It did not while the adapter's simpler configs went round a cycle (1 ms offered back
+/// from 500 us, factor 2 from 0 and then halved again): each shrink then stopped at another member of
+/// it, depending on its start.
+#[test]
+fn the_fuzzed_clamp_crash_is_the_pinned_finding() {
+    use timelaw::fuzz::{unmasked, violations, KnownViolation};
+    use timelaw_adapters::exponential_backoff::ExponentialBackoffSubject;
+    let subject = ExponentialBackoffSubject;
+    let laws = Catalogue::standard();
+    let bytes = [0x0b, 0x3f, 0x0b, 0x3f];
+    let found = violations(&subject, &laws, &bytes);
+    let ids: Vec<&str> = found.iter().map(|(id, _)| *id).collect();
+    assert_eq!(ids, ["never_panics"], "{found:?}");
+    let dir = std::path::Path::new("tests/fixtures/adapters");
+    let pinned = timelaw::known::pinned_in(dir, "exponential-backoff").unwrap();
+    let known: Vec<KnownViolation> = pinned
+        .iter()
+        .map(|p| KnownViolation {
+            subject: "exponential-backoff",
+            law: Box::leak(p.law.clone().into_boxed_str()),
+            message: Box::leak(p.message.clone().into_boxed_str()),
+            case: Box::leak(p.case.to_string().into_boxed_str()),
+        })
+        .collect();
+    let drawn = timelaw::fuzz::Decoding::Sequential.drawn(&subject, &bytes);
+    assert_eq!(unmasked(&subject, &laws, &found, &known, &drawn), None);
+}
