@@ -276,8 +276,9 @@ pub const MASK_SHRINK_EVALS: u64 = 1_000;
 /// The pinned finding `case` is, if any: a violation of `law` (with `verdict`) is the pinned one only
 /// when a [`Pinned`] entry has the same law and message class ([`same_class`]; a panic's class includes
 /// its site), or, for a violation that is no panic, the check that finds the pinned case's violation
-/// today ([`timelaw_laws::CheckSite`]: the same check worded otherwise), and the case, shrunk for `law` (at most [`MASK_SHRINK_EVALS`] runs; by its config's answers
-/// when known, and also without them, as fixtures pinned before were shrunk), equals the pinned case,
+/// today ([`timelaw_laws::CheckSite`]: the same check worded otherwise), and the case, shrunk for
+/// `law` (at most [`MASK_SHRINK_EVALS`] runs; by its config's answers when known, and also without
+/// them, as fixtures pinned before were shrunk), equals the pinned case,
 /// is one shrink move from it ([`crate::shrink::moves`], either way), or equals the pinned case shrunk
 /// by today's shrinker (a fixture written by an older shrinker pins the same minimum). Nothing masks a
 /// whole law or a whole class of messages: the same bug reached through another minimal case is a new
@@ -320,8 +321,8 @@ pub fn pinned_finding<'p, S: ConfigDomain + ?Sized>(
 
 /// Whether `found` (not a panic) was found by the check of `law` that finds the pinned case's violation
 /// when it is run today ([`timelaw_laws::CheckSite`]), a violation of the stored class: the same check
-/// worded otherwise (an outcome or a call named in its sentence) is of the pinned one's class. Panics keep their message class (every
-/// panic is found by one check of `never_panics`).
+/// worded otherwise (an outcome or a call named in its sentence) is of the pinned one's class. Panics
+/// keep their message class (every panic is found by one check of `never_panics`).
 fn same_check<S: ConfigDomain + ?Sized>(subject: &S, law: &Law, known: &Pinned, found: &Violation) -> bool {
     if is_panic(&known.message) || is_panic(&found.message) || found.check.location().is_none() {
         return false;

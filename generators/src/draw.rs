@@ -166,8 +166,13 @@ pub fn std_delay<C: Choices + ?Sized>(c: &mut C, default: VDuration) -> StdDurat
 /// ```
 pub fn simpler_std_delays(delay: StdDuration) -> Vec<StdDuration> {
     let whole = StdDuration::new(delay.as_secs(), delay.subsec_millis() * 1_000_000);
-    let mut out = Vec::with_capacity(4);
-    for candidate in [StdDuration::ZERO, StdDuration::from_millis(1), whole, whole / 2] {
+    below(delay, [StdDuration::ZERO, StdDuration::from_millis(1), whole, whole / 2])
+}
+
+/// The `candidates` below `delay`, each once, in order.
+fn below<T: PartialOrd + Copy>(delay: T, candidates: [T; 4]) -> Vec<T> {
+    let mut out = Vec::with_capacity(candidates.len());
+    for candidate in candidates {
         if candidate < delay && !out.contains(&candidate) {
             out.push(candidate);
         }
@@ -187,13 +192,7 @@ pub fn offer<T: PartialEq>(out: &mut Vec<T>, original: &T, candidate: T) {
 /// milliseconds and halved (see [`simpler_std_delays`]).
 pub fn simpler_delays(delay: VDuration) -> Vec<VDuration> {
     let whole = MS.saturating_mul(delay.as_millis());
-    let mut out = Vec::with_capacity(4);
-    for candidate in [VDuration::ZERO, MS, whole, MS.saturating_mul(delay.as_millis() / 2)] {
-        if candidate < delay && !out.contains(&candidate) {
-            out.push(candidate);
-        }
-    }
-    out
+    below(delay, [VDuration::ZERO, MS, whole, MS.saturating_mul(delay.as_millis() / 2)])
 }
 
 #[cfg(test)]
