@@ -129,3 +129,20 @@ fn std_duration_fields_reach_duration_max() {
     check_reaches_duration_max(&TokioRetry2Linear, |c| c.increment);
     check_reaches_duration_max(&TokioRetry2Exponential, |c| c.max_delay);
 }
+
+/// backon's `total_delay` shrinks like its other durations (it was only ever removed, so a finding that
+/// needs a budget kept the one first drawn, 4,294,967,296 s, and its `min_delay` stopped wherever it
+/// first fitted above it).
+#[test]
+fn backon_total_delay_shrinks_to_smaller_budgets() {
+    use std::time::Duration;
+    use timelaw_adapters::backon::BackonExponentialConfig;
+    let config =
+        BackonExponentialConfig { total_delay: Some(Duration::from_secs(4_294_967_296)), ..Default::default() };
+    let budgets: Vec<Option<Duration>> =
+        BackonExponential.shrink_config(&config).into_iter().map(|simpler| simpler.total_delay).collect();
+    assert!(budgets.contains(&None), "{budgets:?}");
+    for budget in [Duration::ZERO, Duration::from_nanos(1), Duration::from_secs(u64::from(u32::MAX))] {
+        assert!(budgets.contains(&Some(budget)), "{budget:?} not offered: {budgets:?}");
+    }
+}

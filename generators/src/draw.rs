@@ -151,27 +151,34 @@ pub fn std_delay<C: Choices + ?Sized>(c: &mut C, default: VDuration) -> StdDurat
     std_duration(c, |c| delay(c, default).to_std())
 }
 
-/// Simpler versions of a `std::time::Duration` delay, each below it: zero, one millisecond, and the
-/// delay rounded down to whole milliseconds and halved (exact up to `Duration::MAX`). A value at or above
-/// the delay is no simpler version of it (one millisecond offered back from 500 us made the shrinker go
-/// round a cycle).
+/// Simpler versions of a `std::time::Duration` delay, each below it: zero, every [`boundary_durations`]
+/// value below it, smallest first (a finding that needs a duration past a unit's or an integer width's
+/// limit then stops exactly at the first value past it, `2^64` ns, rather than at some halving of
+/// `Duration::MAX`), one millisecond, and the delay rounded down to whole milliseconds and halved (exact
+/// up to `Duration::MAX`). A value at or above the delay is no simpler version of it (one millisecond
+/// offered back from 500 us made the shrinker go round a cycle).
 ///
 /// ```
 /// use std::time::Duration;
 /// use timelaw_generators::draw::simpler_std_delays;
 /// let us_500 = Duration::from_micros(500);
-/// assert_eq!(simpler_std_delays(us_500), vec![Duration::ZERO]);
+/// assert_eq!(simpler_std_delays(us_500), [0, 1, 999].map(Duration::from_nanos));
 /// let simpler = simpler_std_delays(Duration::from_millis(3));
-/// assert_eq!(simpler, [0, 1_000, 1_500].map(Duration::from_micros));
+/// assert_eq!(simpler, [0, 1, 999, 999_999, 1_000_000, 1_500_000].map(Duration::from_nanos));
+/// let past_u64_nanos = Duration::from_nanos(u64::MAX) + Duration::from_nanos(1);
+/// assert!(simpler_std_delays(Duration::MAX / 3).contains(&past_u64_nanos));
 /// ```
 pub fn simpler_std_delays(delay: StdDuration) -> Vec<StdDuration> {
     let whole = StdDuration::new(delay.as_secs(), delay.subsec_millis() * 1_000_000);
-    below(delay, [StdDuration::ZERO, StdDuration::from_millis(1), whole, whole / 2])
+    let mut boundaries = boundary_durations();
+    boundaries.sort_unstable();
+    let ordinary = [StdDuration::from_millis(1), whole, whole / 2];
+    below(delay, boundaries.into_iter().chain(ordinary))
 }
 
 /// The `candidates` below `delay`, each once, in order.
-fn below<T: PartialOrd + Copy>(delay: T, candidates: [T; 4]) -> Vec<T> {
-    let mut out = Vec::with_capacity(candidates.len());
+fn below<T: PartialOrd + Copy>(delay: T, candidates: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut out = Vec::new();
     for candidate in candidates {
         if candidate < delay && !out.contains(&candidate) {
             out.push(candidate);

@@ -52,7 +52,7 @@ fn overlapping_calls_get_one_lane_each() {
 
 #[test]
 fn a_sequential_trace_keeps_one_column() {
-    let file = "tests/fixtures/adapters/delay_within_cap--backon-exponential--d33bc17ec2cef0a6.json";
+    let file = "tests/fixtures/adapters/delay_within_cap--backon-exponential--24f65ce0c4342d24.json";
     check(
         file,
         &[&["", "seq", "at", "call", "attempt", "delay", "what"], &["", "0", "0ms", "0", "", "", "call started"]],

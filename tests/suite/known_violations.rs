@@ -166,25 +166,46 @@ fn a_fixture_of_another_build_profile_is_skipped_visibly() {
 /// it, depending on its start.
 #[test]
 fn the_fuzzed_clamp_crash_is_the_pinned_finding() {
-    use timelaw::fuzz::{unmasked, violations, KnownViolation};
-    use timelaw_adapters::exponential_backoff::ExponentialBackoffSubject;
-    let subject = ExponentialBackoffSubject;
+    let subject = timelaw_adapters::exponential_backoff::ExponentialBackoffSubject;
+    assert_masked(&subject, "exponential-backoff", &[0x0b, 0x3f, 0x0b, 0x3f], timelaw::fuzz::Decoding::Sequential);
+}
+
+/// The crash the emulated ClusterFuzzLite run found on governor's target (the input `8b 8b`, seed 1,
+/// overlapping calls) is the pinned "Duration is longer than 584 years" finding: its period shrinks to
+/// exactly `2^64` ns, the first duration past `u64` nanoseconds, as the pinned case's. It stopped at
+/// 34,359,738,367.999 s (a halving of `Duration::MAX`) while a simpler duration was only zero, 1 ms or
+/// a halving: the boundary values below a duration are the only way to that minimum.
+#[test]
+fn the_fuzzed_period_overflow_is_the_pinned_finding() {
+    let subject = timelaw_adapters::governor::Governor;
+    assert_masked(&subject, "governor", &[0x8b, 0x8b], timelaw::fuzz::Decoding::Concurrent);
+}
+
+/// The fuzz input `bytes` violates exactly `never_panics` on `subject`, and the pinned fixtures of
+/// `name` in tests/fixtures/adapters mask it (its case shrinks to a pinned case).
+#[track_caller]
+fn assert_masked<S: timelaw::ConfigDomain>(
+    subject: &S,
+    name: &'static str,
+    bytes: &[u8],
+    decoding: timelaw::fuzz::Decoding,
+) {
+    use timelaw::fuzz::{unmasked, violations_decoded, KnownViolation};
     let laws = Catalogue::standard();
-    let bytes = [0x0b, 0x3f, 0x0b, 0x3f];
-    let found = violations(&subject, &laws, &bytes);
+    let found = violations_decoded(subject, &laws, bytes, decoding);
     let ids: Vec<&str> = found.iter().map(|(id, _)| *id).collect();
     assert_eq!(ids, ["never_panics"], "{found:?}");
     let dir = std::path::Path::new("tests/fixtures/adapters");
-    let pinned = timelaw::known::pinned_in(dir, "exponential-backoff").unwrap();
+    let pinned = timelaw::known::pinned_in(dir, name).unwrap();
     let known: Vec<KnownViolation> = pinned
         .iter()
         .map(|p| KnownViolation {
-            subject: "exponential-backoff",
+            subject: name,
             law: Box::leak(p.law.clone().into_boxed_str()),
             message: Box::leak(p.message.clone().into_boxed_str()),
             case: Box::leak(p.case.to_string().into_boxed_str()),
         })
         .collect();
-    let drawn = timelaw::fuzz::Decoding::Sequential.drawn(&subject, &bytes);
-    assert_eq!(unmasked(&subject, &laws, &found, &known, &drawn), None);
+    let drawn = decoding.drawn(subject, bytes);
+    assert_eq!(unmasked(subject, &laws, &found, &known, &drawn), None);
 }

@@ -164,6 +164,9 @@ impl AdapterConfig for BackonExponentialConfig {
         for max_delay in self.max_delay.map(draw::simpler_std_delays).into_iter().flatten() {
             push(BackonExponentialConfig { max_delay: Some(max_delay), ..self.clone() });
         }
+        for total_delay in self.total_delay.map(draw::simpler_std_delays).into_iter().flatten() {
+            push(BackonExponentialConfig { total_delay: Some(total_delay), ..self.clone() });
+        }
         out
     }
 }
