@@ -142,8 +142,9 @@ impl AdapterConfig for ExponentialBackoffConfig {
         push(ExponentialBackoffConfig { jitter_milli: 0, ..Self::default() });
         push(ExponentialBackoffConfig { jitter_milli: 0, ..self.clone() });
         push(ExponentialBackoffConfig { max_attempts: self.max_attempts.min(3), ..self.clone() });
-        push(ExponentialBackoffConfig { max_attempts: self.max_attempts.div_ceil(2), ..self.clone() });
-        push(ExponentialBackoffConfig { max_attempts: self.max_attempts.saturating_sub(1).max(1), ..self.clone() });
+        for max_attempts in draw::simpler_counts(self.max_attempts, 1) {
+            push(ExponentialBackoffConfig { max_attempts, ..self.clone() });
+        }
         push(ExponentialBackoffConfig { factor: 2, ..self.clone() });
         // 2, the default, is the simplest factor: nothing is offered below it (1 then 0 and back to 2
         // was a cycle).

@@ -125,9 +125,9 @@ impl AdapterConfig for GovernorConfig {
         let mut push = |candidate: GovernorConfig| offer(&mut out, self, candidate);
         push(GovernorConfig::default());
         push(GovernorConfig { attempts_max: 1, ..self.clone() });
-        push(GovernorConfig { burst: 1, ..self.clone() });
-        push(GovernorConfig { burst: (self.burst / 2).max(1), ..self.clone() });
-        push(GovernorConfig { burst: self.burst.saturating_sub(1).max(1), ..self.clone() });
+        for burst in draw::simpler_counts(self.burst, 1) {
+            push(GovernorConfig { burst, ..self.clone() });
+        }
         for period in draw::simpler_std_delays(self.period) {
             push(GovernorConfig { period: period.max(Duration::from_nanos(1)), ..self.clone() });
         }

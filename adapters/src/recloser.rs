@@ -58,7 +58,7 @@ use timelaw_core::std_clocks::MONOTONIC_ORIGIN_S;
 use timelaw_core::{
     Abort, AttemptResult, CallResult, Contract, Declared, ErrorKind, Outcome, Rejection, StdClocks, Subject, World, F32,
 };
-use timelaw_generators::draw::offer;
+use timelaw_generators::draw::{self, offer};
 use timelaw_generators::{Choices, Swarm};
 
 use crate::domain::AdapterConfig;
@@ -176,10 +176,17 @@ impl AdapterConfig for RecloserConfig {
         let mut push = |candidate: RecloserConfig| offer(&mut out, self, candidate);
         push(RecloserConfig { closed_len: 1, half_open_len: 1, ..RecloserConfig::default() });
         push(RecloserConfig { open_wait: OPEN_WAIT_DEFAULT, ..self.clone() });
+        // The domain's own boundaries (the longest `open_wait` that fits, one second past it) come
+        // before the halvings: an overflow past it then stops at the first value that overflows.
+        let past = OPEN_WAIT_OVERFLOW + Duration::from_secs(1);
+        let boundaries = [OPEN_WAIT_OVERFLOW, past].into_iter().filter(|wait| *wait < self.open_wait);
+        for open_wait in boundaries.chain(draw::simpler_std_delays(self.open_wait)) {
+            push(RecloserConfig { open_wait, ..self.clone() });
+        }
         push(RecloserConfig { error_rate_half_open: F32(0.5), ..self.clone() });
         push(RecloserConfig { error_rate_closed: F32(0.5), ..self.clone() });
         push(RecloserConfig { half_open_len: 1, ..self.clone() });
-        for closed_len in [1, self.closed_len / 2, self.closed_len.saturating_sub(1)] {
+        for closed_len in draw::simpler_counts(self.closed_len, 1) {
             push(RecloserConfig { closed_len, ..self.clone() });
         }
         out

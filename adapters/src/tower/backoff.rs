@@ -153,6 +153,9 @@ impl AdapterConfig for TowerBackoffConfig {
         for min in draw::simpler_std_delays(self.min) {
             push(TowerBackoffConfig { min, max: self.max.map(|max| max.max(min)), ..self.clone() });
         }
+        for max in self.max.map(draw::simpler_std_delays).into_iter().flatten() {
+            push(TowerBackoffConfig { max: Some(max), ..self.clone() });
+        }
         out.retain(|config| config.maker(0).is_ok());
         out
     }
