@@ -181,6 +181,19 @@ fn the_fuzzed_period_overflow_is_the_pinned_finding() {
     assert_masked(&subject, "governor", &[0x8b, 0x8b], timelaw::fuzz::Decoding::Concurrent);
 }
 
+/// The next crash of that run (the input `8b 22 ff ff`) is governor's `tau` overflow at a burst of
+/// 4,296: the masking reaches that pinned minimum within its budget because a count closes in on its
+/// threshold by halving the distance (lowering the burst by one took 3,933 runs from where it starts,
+/// past the masking's 1,000).
+#[test]
+fn the_fuzzed_burst_overflow_is_the_pinned_finding() {
+    if !cfg!(debug_assertions) {
+        return; // The overflow panics only under overflow checks (the fixture says `"profile": "debug"`).
+    }
+    let subject = timelaw_adapters::governor::Governor;
+    assert_masked(&subject, "governor", &[0x8b, 0x22, 0xff, 0xff], timelaw::fuzz::Decoding::Concurrent);
+}
+
 /// The fuzz input `bytes` violates exactly `never_panics` on `subject`, and the pinned fixtures of
 /// `name` in tests/fixtures/adapters mask it (its case shrinks to a pinned case).
 #[track_caller]
