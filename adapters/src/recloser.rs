@@ -176,11 +176,13 @@ impl AdapterConfig for RecloserConfig {
         let mut push = |candidate: RecloserConfig| offer(&mut out, self, candidate);
         push(RecloserConfig { closed_len: 1, half_open_len: 1, ..RecloserConfig::default() });
         push(RecloserConfig { open_wait: OPEN_WAIT_DEFAULT, ..self.clone() });
-        // The domain's own boundaries (the longest `open_wait` that fits, one second past it) come
-        // before the halvings: an overflow past it then stops at the first value that overflows.
+        // The default is the simplest `open_wait`, and a longer one is simpler the closer it is to it:
+        // the domain's own boundaries (the longest that fits, one second past it) first, so an overflow
+        // stops at the first value that overflows, then the shorter durations still above the default.
+        // Nothing below the default is offered (it was, and 1 ns went back to 30 s: a cycle).
         let past = OPEN_WAIT_OVERFLOW + Duration::from_secs(1);
-        let boundaries = [OPEN_WAIT_OVERFLOW, past].into_iter().filter(|wait| *wait < self.open_wait);
-        for open_wait in boundaries.chain(draw::simpler_std_delays(self.open_wait)) {
+        let shorter = [OPEN_WAIT_OVERFLOW, past].into_iter().chain(draw::simpler_std_delays(self.open_wait));
+        for open_wait in shorter.filter(|wait| OPEN_WAIT_DEFAULT < *wait && *wait < self.open_wait) {
             push(RecloserConfig { open_wait, ..self.clone() });
         }
         push(RecloserConfig { error_rate_half_open: F32(0.5), ..self.clone() });

@@ -146,3 +146,23 @@ fn backon_total_delay_shrinks_to_smaller_budgets() {
         assert!(budgets.contains(&Some(budget)), "{budget:?} not offered: {budgets:?}");
     }
 }
+
+/// recloser's `open_wait` shrinks towards its default (the simplest): a longer one to a shorter one still
+/// above it (the domain's overflow boundary first), a shorter one only to the default, so no two configs
+/// offer each other (1 ns was offered from 30 s and 30 s from 1 ns: a cycle).
+#[test]
+fn recloser_open_wait_moves_towards_its_default() {
+    use std::time::Duration;
+    use timelaw_adapters::recloser::{RecloserConfig, RecloserSubject, OPEN_WAIT_DEFAULT, OPEN_WAIT_OVERFLOW};
+    let distance = |wait: Duration| wait.abs_diff(OPEN_WAIT_DEFAULT);
+    let past = OPEN_WAIT_OVERFLOW + Duration::from_secs(1);
+    for open_wait in [Duration::from_nanos(1), Duration::from_secs(31), past, Duration::MAX] {
+        let config = RecloserConfig { open_wait, ..Default::default() };
+        let waits: Vec<Duration> =
+            RecloserSubject.shrink_config(&config).into_iter().map(|simpler| simpler.open_wait).collect();
+        assert!(waits.iter().all(|wait| *wait == open_wait || distance(*wait) < distance(open_wait)), "{waits:?}");
+        if open_wait > past {
+            assert!(waits.contains(&past), "{open_wait:?}: {waits:?}");
+        }
+    }
+}
