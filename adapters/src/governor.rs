@@ -131,6 +131,14 @@ impl AdapterConfig for GovernorConfig {
         for period in draw::simpler_std_delays(self.period) {
             push(GovernorConfig { period: period.max(Duration::from_nanos(1)), ..self.clone() });
         }
+        // Coupled, last: a smaller burst (the first field, so the simpler config) at a longer period,
+        // raised to a boundary value. A finding in `period * (burst - 1)` holds along a curve, and no
+        // single move walks along it: without this, each start stopped at its own point of the curve.
+        for burst in draw::simpler_counts(self.burst, 1) {
+            for period in draw::larger_boundary_durations(self.period) {
+                push(GovernorConfig { burst, period, ..self.clone() });
+            }
+        }
         out
     }
 }

@@ -152,7 +152,8 @@ pub fn std_delay<C: Choices + ?Sized>(c: &mut C, default: VDuration) -> StdDurat
 }
 
 /// Simpler versions of a `std::time::Duration` delay, each below it: zero, every [`boundary_durations`]
-/// value below it, smallest first (a finding that needs a duration past a unit's or an integer width's
+/// value below it and the largest power of two of nanoseconds below it ([`power_of_two_below`]),
+/// smallest first (a finding that needs a duration past a unit's or an integer width's
 /// limit then stops exactly at the first value past it, `2^64` ns, rather than at some halving of
 /// `Duration::MAX`), one millisecond, and the delay rounded down to whole milliseconds and halved (exact
 /// up to `Duration::MAX`). A value at or above the delay is no simpler version of it (one millisecond
@@ -162,18 +163,55 @@ pub fn std_delay<C: Choices + ?Sized>(c: &mut C, default: VDuration) -> StdDurat
 /// use std::time::Duration;
 /// use timelaw_generators::draw::simpler_std_delays;
 /// let us_500 = Duration::from_micros(500);
-/// assert_eq!(simpler_std_delays(us_500), [0, 1, 999].map(Duration::from_nanos));
+/// assert_eq!(simpler_std_delays(us_500), [0, 1, 999, 1 << 18].map(Duration::from_nanos));
 /// let simpler = simpler_std_delays(Duration::from_millis(3));
-/// assert_eq!(simpler, [0, 1, 999, 999_999, 1_000_000, 1_500_000].map(Duration::from_nanos));
+/// assert_eq!(simpler, [0, 1, 999, 999_999, 1 << 21, 1_000_000, 1_500_000].map(Duration::from_nanos));
 /// let past_u64_nanos = Duration::from_nanos(u64::MAX) + Duration::from_nanos(1);
 /// assert!(simpler_std_delays(Duration::MAX / 3).contains(&past_u64_nanos));
 /// ```
 pub fn simpler_std_delays(delay: StdDuration) -> Vec<StdDuration> {
     let whole = StdDuration::new(delay.as_secs(), delay.subsec_millis() * 1_000_000);
     let mut boundaries = boundary_durations();
+    boundaries.extend(power_of_two_below(delay));
     boundaries.sort_unstable();
     let ordinary = [StdDuration::from_millis(1), whole, whole / 2];
     below(delay, boundaries.into_iter().chain(ordinary))
+}
+
+/// The largest whole power of two of nanoseconds below `delay` (a product or sum of durations in `u64`
+/// nanoseconds overflows first past one: `2 * 2^63` ns); `None` for a delay of 1 ns or less.
+///
+/// ```
+/// use std::time::Duration;
+/// use timelaw_generators::draw::power_of_two_below;
+/// assert_eq!(power_of_two_below(Duration::from_nanos(u64::MAX)), Some(Duration::from_nanos(1 << 63)));
+/// assert_eq!(power_of_two_below(Duration::from_nanos(1 << 20)), Some(Duration::from_nanos(1 << 19)));
+/// assert_eq!(power_of_two_below(Duration::from_nanos(1)), None);
+/// ```
+pub fn power_of_two_below(delay: StdDuration) -> Option<StdDuration> {
+    let nanos = delay.as_nanos().checked_sub(1)?;
+    if nanos == 0 {
+        return None;
+    }
+    duration_of_nanos(1 << (u128::BITS - 1 - nanos.leading_zeros()))
+}
+
+/// The [`boundary_durations`] above `delay`, smallest first: what a coupled move raises one duration to
+/// while it lowers another field (governor's burst capacity `period * (burst - 1)` keeps overflowing
+/// with a smaller burst only at a longer period).
+///
+/// ```
+/// use std::time::Duration;
+/// use timelaw_generators::draw::larger_boundary_durations;
+/// let larger = larger_boundary_durations(Duration::from_secs(u64::from(u32::MAX)));
+/// assert_eq!(larger[0], Duration::from_secs(1 << 32));
+/// assert!(larger.windows(2).all(|pair| pair[0] < pair[1]) && larger.ends_with(&[Duration::MAX]));
+/// ```
+pub fn larger_boundary_durations(delay: StdDuration) -> Vec<StdDuration> {
+    let mut larger: Vec<StdDuration> = boundary_durations().into_iter().filter(|value| *value > delay).collect();
+    larger.sort_unstable();
+    larger.dedup();
+    larger
 }
 
 /// The `candidates` below `delay`, each once, in order.

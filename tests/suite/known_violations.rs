@@ -181,17 +181,21 @@ fn the_fuzzed_period_overflow_is_the_pinned_finding() {
     assert_masked(&subject, "governor", &[0x8b, 0x8b], timelaw::fuzz::Decoding::Concurrent);
 }
 
-/// The next crash of that run (the input `8b 22 ff ff`) is governor's `tau` overflow at a burst of
-/// 4,296: the masking reaches that pinned minimum within its budget because a count closes in on its
-/// threshold by halving the distance (lowering the burst by one took 3,933 runs from where it starts,
-/// past the masking's 1,000).
+/// The next crashes of that run at later commits (the inputs `8b 22 ff ff` and `8b 75 70 33 00 22`) are
+/// governor's `tau` overflow at bursts of 4,296 and 307,445,736: points on the curve the overflow holds
+/// along. Both shrink to the pinned minimum (burst 3, period 2^63 ns) within the masking's budget, through
+/// governor's coupled move (a smaller burst at a period raised to a boundary value), the power of two
+/// below a duration, and a count that closes in on its threshold (lowering the burst by one took 3,933
+/// runs, past the masking's 1,000).
 #[test]
-fn the_fuzzed_burst_overflow_is_the_pinned_finding() {
+fn the_fuzzed_burst_overflows_are_the_pinned_finding() {
     if !cfg!(debug_assertions) {
         return; // The overflow panics only under overflow checks (the fixture says `"profile": "debug"`).
     }
     let subject = timelaw_adapters::governor::Governor;
-    assert_masked(&subject, "governor", &[0x8b, 0x22, 0xff, 0xff], timelaw::fuzz::Decoding::Concurrent);
+    for bytes in [&[0x8b, 0x22, 0xff, 0xff][..], &[0x8b, 0x75, 0x70, 0x33, 0x00, 0x22]] {
+        assert_masked(&subject, "governor", bytes, timelaw::fuzz::Decoding::Concurrent);
+    }
 }
 
 /// The fuzz input `bytes` violates exactly `never_panics` on `subject`, and the pinned fixtures of

@@ -36,7 +36,7 @@ const NOT_ONE_MINIMAL: &[(&str, &str)] = &[
     ),
     (
         "delay_within_cap--backon-fibonacci--23f30f02b4c28e95.json",
-        "jitter off keeps the violation: the same minimum as delay_within_cap--backon-fibonacci--451372849791ffe8",
+        "jitter off keeps the violation: the same finding as delay_within_cap--backon-fibonacci--da9401c3b31e65b0",
     ),
     (
         "jitter_within_bounds--exponential-backoff--675674bc1faea100.json",
