@@ -44,7 +44,7 @@ use timelaw_generators::ConfigDomain;
 use timelaw_laws::{Law, Verdict, Violation};
 
 use crate::fixture::{self, FixtureError};
-use crate::shrink::{moves, shrink, Drawn, ShrinkBudget};
+use crate::shrink::{neighbours, shrink, Drawn, ShrinkBudget};
 
 /// The message with its numbers masked (see the module docs).
 pub fn message_class(message: &str) -> String {
@@ -279,7 +279,7 @@ pub const MASK_SHRINK_EVALS: u64 = 1_000;
 /// today ([`timelaw_laws::CheckSite`]: the same check worded otherwise), and the case, shrunk for
 /// `law` (at most [`MASK_SHRINK_EVALS`] runs; by its config's answers when known, and also without
 /// them, as fixtures pinned before were shrunk), equals the pinned case,
-/// is one shrink move from it ([`crate::shrink::moves`], either way), or equals the pinned case shrunk
+/// is one shrink move from it ([`crate::shrink::neighbours`], either way), or equals the pinned case shrunk
 /// by today's shrinker (a fixture written by an older shrinker pins the same minimum). Nothing masks a
 /// whole law or a whole class of messages: the same bug reached through another minimal case is a new
 /// finding.
@@ -312,8 +312,8 @@ pub fn pinned_finding<'p, S: ConfigDomain + ?Sized>(
         let Ok(pinned_case) = serde_json::from_value::<Case<S::Config>>(known.case.clone()) else { return false };
         minima.iter().any(|shrunk| {
             pinned_case == *shrunk
-                || moves(subject, shrunk).iter().any(|step| step.case == pinned_case)
-                || moves(subject, &pinned_case).iter().any(|step| step.case == *shrunk)
+                || neighbours(subject, shrunk).iter().any(|step| step.case == pinned_case)
+                || neighbours(subject, &pinned_case).iter().any(|step| step.case == *shrunk)
                 || pinned_minimum(subject, law, known).is_some_and(|minimum| minimum == *shrunk)
         })
     })

@@ -84,4 +84,4 @@ pub use engine::{
     another_finding, another_panic, shrink, shrink_bounded, shrink_with, Drawn, Evaluator, NotFailing, PassStats,
     ShrinkBudget, ShrinkOutcome, SHRINK_HANGS_MAX,
 };
-pub use moves::{moves, Move};
+pub use moves::{moves, neighbours, Move};
