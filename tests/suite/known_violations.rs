@@ -188,10 +188,11 @@ fn the_fuzzed_period_overflow_is_the_pinned_finding() {
 /// below a duration, and a count that closes in on its threshold (lowering the burst by one took 3,933
 /// runs, past the masking's 1,000).
 #[test]
+#[cfg_attr(
+    not(debug_assertions),
+    ignore = "the overflow panics only under overflow checks (its fixture says \"profile\": \"debug\")"
+)]
 fn the_fuzzed_burst_overflows_are_the_pinned_finding() {
-    if !cfg!(debug_assertions) {
-        return; // The overflow panics only under overflow checks (the fixture says `"profile": "debug"`).
-    }
     let subject = timelaw_adapters::governor::Governor;
     for bytes in [&[0x8b, 0x22, 0xff, 0xff][..], &[0x8b, 0x75, 0x70, 0x33, 0x00, 0x22]] {
         assert_masked(&subject, "governor", bytes, timelaw::fuzz::Decoding::Concurrent);
