@@ -124,7 +124,9 @@ impl AdapterConfig for GovernorConfig {
         let mut out = Vec::new();
         let mut push = |candidate: GovernorConfig| offer(&mut out, self, candidate);
         push(GovernorConfig::default());
-        push(GovernorConfig { attempts_max: 1, ..self.clone() });
+        for attempts_max in draw::simpler_counts(self.attempts_max, 1) {
+            push(GovernorConfig { attempts_max, ..self.clone() });
+        }
         for burst in draw::simpler_counts(self.burst, 1) {
             push(GovernorConfig { burst, ..self.clone() });
         }

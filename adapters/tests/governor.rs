@@ -183,6 +183,40 @@ fn gcra_arithmetic_overflows_on_huge_quotas() {
     assert_eq!(verdict(&Governor, config(1, u64::MAX), arrivals(&[1]), "never_panics"), "violated");
 }
 
+/// The two release-build findings (`"profile": "release"` fixtures): one call at 0 ns whose retries
+/// are the cells, under a period of 2^63 ns. `(burst, attempts_max, transient failures, law)`.
+const WRAPPED: [(u32, u32, usize, &str); 2] =
+    [(3, 2, 1, "limiter_admits_with_tokens"), (2, 3, 2, "limiter_within_rate")];
+
+fn wrapped_case(burst: u32, attempts_max: u32, failures: usize) -> (GovernorConfig, Schedule) {
+    let config = GovernorConfig { burst, period: Duration::from_nanos(1 << 63), attempts_max };
+    (config, Schedule::single(vec![Step::instant(Outcome::Transient); failures]))
+}
+
+/// In a release build the GCRA arithmetic wraps: `tau` wraps to 0 at burst 3 (the second cell is refused
+/// with tokens left) and `tat` wraps to 0 at the second cell of burst 2 (a third is admitted at once).
+#[cfg(not(debug_assertions))]
+#[test]
+fn gcra_arithmetic_wraps_in_release_builds() {
+    for (burst, attempts_max, failures, law) in WRAPPED {
+        let (config, schedule) = wrapped_case(burst, attempts_max, failures);
+        assert_eq!(verdict(&Governor, config.clone(), schedule.clone(), law), "violated", "{law}");
+        assert_eq!(verdict(&Governor, config, schedule, "never_panics"), "holds", "{law}");
+    }
+}
+
+/// The release-build findings are the overflows of `gcra_arithmetic_overflows_on_huge_quotas`: under
+/// overflow checks their cases panic instead (`tau` when the limiter is built, `tat` at the second cell).
+#[cfg(debug_assertions)]
+#[test]
+fn the_release_findings_panic_under_overflow_checks() {
+    std::panic::set_hook(Box::new(|_| {}));
+    for (burst, attempts_max, failures, law) in WRAPPED {
+        let (config, schedule) = wrapped_case(burst, attempts_max, failures);
+        assert_eq!(verdict(&Governor, config, schedule, "never_panics"), "violated", "{law}");
+    }
+}
+
 /// Under overflow checks (see above): a release build's wrapped arithmetic would be judged by the limiter
 /// laws instead.
 #[cfg(debug_assertions)]
@@ -192,6 +226,17 @@ fn a_sampled_run_violates_only_never_panics() {
     let found = support::survey(&Governor, 0x7131_E1A3, 20_000);
     let violated: Vec<&str> = found.keys().copied().collect();
     assert_eq!(violated, ["never_panics"], "{found:?}");
+}
+
+/// Without overflow checks (a release build) the same sampled run breaks the limiter laws through the
+/// wrapped arithmetic (`gcra_arithmetic_wraps_in_release_builds`), besides the period past 584 years.
+#[cfg(not(debug_assertions))]
+#[test]
+fn a_sampled_release_run_violates_the_limiter_laws_through_the_wrap() {
+    std::panic::set_hook(Box::new(|_| {}));
+    let found = support::survey(&Governor, 0x7131_E1A3, 20_000);
+    let violated: Vec<&str> = found.keys().copied().collect();
+    assert_eq!(violated, ["limiter_admits_with_tokens", "limiter_within_rate", "never_panics"], "{found:?}");
 }
 
 #[test]
