@@ -166,3 +166,94 @@ fn recloser_open_wait_moves_towards_its_default() {
         }
     }
 }
+
+/// A retry limit (`max_times`, `take`, `max_retries`) moves only towards the domains' documented
+/// simplest, three retries: every candidate is closer to three, and three is offered from every other
+/// limit, so a finding that holds at three reaches it from above and from below.
+#[test]
+fn retry_limits_move_towards_three() {
+    use timelaw_adapters::backon::BackonConstantConfig;
+    use timelaw_adapters::tokio_retry2::FixedStrategy;
+    use timelaw_adapters::tower::TowerBackoffConfig;
+    let distance = |limit: Option<u32>| limit.map_or(u64::MAX, |limit| u64::from(limit.abs_diff(3)));
+    for limit in [None, Some(0), Some(1), Some(2), Some(3), Some(4), Some(40), Some(1000)] {
+        let backon = BackonConstantConfig { max_times: limit, ..Default::default() };
+        let backon: Vec<Option<u32>> =
+            BackonConstant.shrink_config(&backon).into_iter().map(|simpler| simpler.max_times).collect();
+        let fixed = FixedStrategy { interval: std::time::Duration::from_millis(5), take: limit };
+        let fixed: Vec<Option<u32>> =
+            TokioRetry2Fixed.shrink_config(&fixed).into_iter().map(|simpler| simpler.take).collect();
+        let tower = TowerBackoffConfig { max_retries: limit.unwrap_or(3), ..Default::default() };
+        let tower: Vec<Option<u32>> =
+            TowerBackoff.shrink_config(&tower).into_iter().map(|simpler| Some(simpler.max_retries)).collect();
+        for (name, limits, own) in
+            [("backon", backon, limit), ("tokio-retry2", fixed, limit), ("tower", tower, limit.or(Some(3)))]
+        {
+            let moved: Vec<&Option<u32>> = limits.iter().filter(|&&other| other != own).collect();
+            assert!(moved.iter().all(|&&other| distance(other) < distance(own)), "{name} {own:?}: {moved:?}");
+            assert_eq!(moved.contains(&&Some(3)), own != Some(3), "{name} {own:?}: {moved:?}");
+        }
+    }
+}
+
+/// A builder or strategy of another kind offers the simplest kind with its first delay and retries
+/// (backon: a fibonacci builder as the exponential one of factor 2 and either as a constant delay;
+/// tokio-retry2: any strategy as a fixed interval), and the simplest kind offers no other: no cycle.
+#[test]
+fn a_backoff_of_another_kind_offers_the_simplest_kind() {
+    use std::time::Duration;
+    use timelaw_adapters::backon::{BackonBuilder, BackonFibonacciConfig, BackonRetryConfig};
+    use timelaw_adapters::tokio_retry2::{FibonacciStrategy, FixedStrategy, Strategy, TokioRetry2RetryConfig};
+    let retry = |strategy| TokioRetry2RetryConfig {
+        strategy,
+        notify: false,
+        retry_after: true,
+        max_duration: None,
+        jitter: true,
+    };
+    let fibonacci = BackonFibonacciConfig {
+        jitter: true,
+        min_delay: Duration::from_nanos(64),
+        max_delay: Some(Duration::ZERO),
+        max_times: Some(5),
+    };
+    let config = BackonRetryConfig { backoff: BackonBuilder::Fibonacci(fibonacci), notify: false };
+    let kinds: Vec<BackonBuilder> =
+        BackonRetry.shrink_config(&config).into_iter().map(|simpler| simpler.backoff).collect();
+    let exponential = kinds.iter().find_map(|kind| match kind {
+        BackonBuilder::Exponential(exponential) => Some(exponential.clone()),
+        _ => None,
+    });
+    let exponential = exponential.expect("an exponential builder is offered");
+    assert_eq!(
+        (exponential.jitter, exponential.min_delay, exponential.max_delay, exponential.max_times, exponential.factor.0),
+        (true, Duration::from_nanos(64), Some(Duration::ZERO), Some(5), 2.0)
+    );
+    let constant = kinds.iter().find_map(|kind| match kind {
+        BackonBuilder::Constant(constant) => Some(constant.clone()),
+        _ => None,
+    });
+    let constant = constant.expect("a constant builder is offered");
+    assert_eq!((constant.jitter, constant.delay, constant.max_times), (true, Duration::from_nanos(64), Some(5)));
+    let simplest = BackonRetryConfig { backoff: BackonBuilder::Constant(constant), notify: false };
+    assert!(BackonRetry
+        .shrink_config(&simplest)
+        .iter()
+        .all(|simpler| matches!(simpler.backoff, BackonBuilder::Constant(_))));
+
+    let strategy = Strategy::Fibonacci(FibonacciStrategy { millis: 10, factor: 1, max_delay: None, take: Some(5) });
+    let config = retry(strategy);
+    let fixed: Vec<Strategy> = TokioRetry2Retry
+        .shrink_config(&config)
+        .into_iter()
+        .map(|simpler| simpler.strategy)
+        .filter(|strategy| matches!(strategy, Strategy::Fixed(_)))
+        .collect();
+    let expected = FixedStrategy { interval: Duration::from_millis(10), take: Some(5) };
+    assert_eq!(fixed, [Strategy::Fixed(expected.clone())]);
+    let simplest = retry(Strategy::Fixed(expected));
+    assert!(TokioRetry2Retry
+        .shrink_config(&simplest)
+        .iter()
+        .all(|simpler| matches!(simpler.strategy, Strategy::Fixed(_))));
+}

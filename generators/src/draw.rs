@@ -261,6 +261,29 @@ pub fn simpler_counts(value: u32, floor: u32) -> Vec<u32> {
     out
 }
 
+/// Simpler versions of a retry limit (`take`, `max_times`: `None` is no limit), in the order the
+/// adapters' domains document: the default of three retries is the simplest, and a limit is simpler the
+/// closer it is to it. No limit offers three; a larger limit offers three, then limits closing in on it
+/// from above ([`simpler_counts`] with floor `3`); a smaller one offers three, then each limit between.
+/// Every candidate is strictly closer to three, so no two limits offer each other, and a finding that
+/// holds at three retries reaches three from any start.
+///
+/// ```
+/// use timelaw_generators::draw::simpler_retry_limits;
+/// assert_eq!(simpler_retry_limits(None), vec![Some(3)]);
+/// assert_eq!(simpler_retry_limits(Some(12)), vec![Some(3), Some(8), Some(10), Some(11)]);
+/// assert_eq!(simpler_retry_limits(Some(0)), vec![Some(3), Some(2), Some(1)]);
+/// assert!(simpler_retry_limits(Some(3)).is_empty());
+/// ```
+pub fn simpler_retry_limits(retries: Option<u32>) -> Vec<Option<u32>> {
+    const DEFAULT: u32 = 3;
+    let Some(retries) = retries else { return vec![Some(DEFAULT)] };
+    if retries > DEFAULT {
+        return simpler_counts(retries, DEFAULT).into_iter().map(Some).collect();
+    }
+    (retries + 1..=DEFAULT).rev().map(Some).collect()
+}
+
 /// Offers `candidate` to `out` when it differs from `original` and is new. Every legal config is a
 /// candidate: a run that sleeps past the World's virtual time limit is cut there, never filtered out.
 pub fn offer<T: PartialEq>(out: &mut Vec<T>, original: &T, candidate: T) {

@@ -87,7 +87,9 @@ impl AdapterConfig for BackonConstantConfig {
         let mut push = |candidate: BackonConstantConfig| offer(&mut out, self, candidate);
         push(BackonConstantConfig::default());
         push(BackonConstantConfig { jitter: false, ..self.clone() });
-        push(BackonConstantConfig { max_times: Some(self.max_times.unwrap_or(3).min(3)), ..self.clone() });
+        for max_times in draw::simpler_retry_limits(self.max_times) {
+            push(BackonConstantConfig { max_times, ..self.clone() });
+        }
         for delay in draw::simpler_std_delays(self.delay) {
             push(BackonConstantConfig { delay, ..self.clone() });
         }

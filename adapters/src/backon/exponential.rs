@@ -157,7 +157,9 @@ impl AdapterConfig for BackonExponentialConfig {
         push(BackonExponentialConfig { jitter: false, ..self.clone() });
         push(BackonExponentialConfig { total_delay: None, ..self.clone() });
         push(BackonExponentialConfig { factor: F32(2.0), ..self.clone() });
-        push(BackonExponentialConfig { max_times: Some(self.max_times.unwrap_or(3).min(3)), ..self.clone() });
+        for max_times in draw::simpler_retry_limits(self.max_times) {
+            push(BackonExponentialConfig { max_times, ..self.clone() });
+        }
         for min_delay in draw::simpler_std_delays(self.min_delay) {
             push(BackonExponentialConfig { min_delay, ..self.clone() });
         }

@@ -109,7 +109,9 @@ impl AdapterConfig for BackonFibonacciConfig {
         let mut push = |candidate: BackonFibonacciConfig| offer(&mut out, self, candidate);
         push(BackonFibonacciConfig::default());
         push(BackonFibonacciConfig { jitter: false, ..self.clone() });
-        push(BackonFibonacciConfig { max_times: Some(self.max_times.unwrap_or(3).min(3)), ..self.clone() });
+        for max_times in draw::simpler_retry_limits(self.max_times) {
+            push(BackonFibonacciConfig { max_times, ..self.clone() });
+        }
         for min_delay in draw::simpler_std_delays(self.min_delay) {
             push(BackonFibonacciConfig { min_delay, ..self.clone() });
         }

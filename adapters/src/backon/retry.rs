@@ -44,14 +44,41 @@ impl BackonBuilder {
         }
     }
 
+    /// Simpler builders: of the same kind, then (last) a simpler kind in the order
+    /// [`BackonRetryConfig::describe`] draws them (constant, exponential, fibonacci) with the same first
+    /// delay, retries and jitter: a fibonacci builder as the exponential one of factor 2 (backon's
+    /// default; both start at `min_delay`, capped alike), either as a constant delay of `min_delay`. A
+    /// finding a single retry shows does not need the builder's growth; without this move each kind
+    /// stopped at its own minimum of it.
     fn simpler(&self) -> Vec<BackonBuilder> {
-        match self {
+        let mut out: Vec<BackonBuilder> = match self {
             BackonBuilder::Exponential(config) => {
                 config.simpler().into_iter().map(BackonBuilder::Exponential).collect()
             }
             BackonBuilder::Fibonacci(config) => config.simpler().into_iter().map(BackonBuilder::Fibonacci).collect(),
             BackonBuilder::Constant(config) => config.simpler().into_iter().map(BackonBuilder::Constant).collect(),
+        };
+        let constant = |jitter, delay, max_times| BackonConstantConfig { delay, max_times, jitter };
+        match self {
+            BackonBuilder::Exponential(config) => {
+                let simpler = constant(config.jitter, config.min_delay, config.max_times);
+                offer(&mut out, self, BackonBuilder::Constant(simpler));
+            }
+            BackonBuilder::Fibonacci(config) => {
+                let simpler = constant(config.jitter, config.min_delay, config.max_times);
+                offer(&mut out, self, BackonBuilder::Constant(simpler));
+                let exponential = BackonExponentialConfig {
+                    jitter: config.jitter,
+                    min_delay: config.min_delay,
+                    max_delay: config.max_delay,
+                    max_times: config.max_times,
+                    ..BackonExponentialConfig::default()
+                };
+                offer(&mut out, self, BackonBuilder::Exponential(exponential));
+            }
+            BackonBuilder::Constant(_) => {}
         }
+        out
     }
 }
 

@@ -122,7 +122,9 @@ impl AdapterConfig for ExponentialStrategy {
         let mut push = |candidate: ExponentialStrategy| offer(&mut out, self, candidate);
         push(ExponentialStrategy { factor: 1, ..self.clone() });
         push(ExponentialStrategy { max_delay: None, ..self.clone() });
-        push(ExponentialStrategy { take: Some(self.take.unwrap_or(3).min(3)), ..self.clone() });
+        for take in draw::simpler_retry_limits(self.take) {
+            push(ExponentialStrategy { take, ..self.clone() });
+        }
         push(ExponentialStrategy { base_millis: self.base_millis.min(2), ..self.clone() });
         out
     }
@@ -198,7 +200,9 @@ impl AdapterConfig for ExponentialFactorStrategy {
         let mut push = |candidate: ExponentialFactorStrategy| offer(&mut out, self, candidate);
         push(ExponentialFactorStrategy { base_factor: F64(2.0), ..self.clone() });
         push(ExponentialFactorStrategy { max_delay: None, ..self.clone() });
-        push(ExponentialFactorStrategy { take: Some(self.take.unwrap_or(3).min(3)), ..self.clone() });
+        for take in draw::simpler_retry_limits(self.take) {
+            push(ExponentialFactorStrategy { take, ..self.clone() });
+        }
         push(ExponentialFactorStrategy { initial_millis: self.initial_millis.min(10), ..self.clone() });
         out
     }
@@ -265,7 +269,9 @@ impl AdapterConfig for FibonacciStrategy {
         let mut push = |candidate: FibonacciStrategy| offer(&mut out, self, candidate);
         push(FibonacciStrategy { factor: 1, ..self.clone() });
         push(FibonacciStrategy { max_delay: None, ..self.clone() });
-        push(FibonacciStrategy { take: Some(self.take.unwrap_or(3).min(3)), ..self.clone() });
+        for take in draw::simpler_retry_limits(self.take) {
+            push(FibonacciStrategy { take, ..self.clone() });
+        }
         push(FibonacciStrategy { millis: self.millis.min(10), ..self.clone() });
         out
     }
@@ -305,7 +311,9 @@ impl AdapterConfig for FixedStrategy {
     fn simpler(&self) -> Vec<FixedStrategy> {
         let mut out = Vec::new();
         let mut push = |candidate: FixedStrategy| offer(&mut out, self, candidate);
-        push(FixedStrategy { take: Some(self.take.unwrap_or(3).min(3)), ..self.clone() });
+        for take in draw::simpler_retry_limits(self.take) {
+            push(FixedStrategy { take, ..self.clone() });
+        }
         for interval in draw::simpler_std_delays(self.interval) {
             push(FixedStrategy { interval, ..self.clone() });
         }
@@ -368,7 +376,9 @@ impl AdapterConfig for LinearStrategy {
         let mut push = |candidate: LinearStrategy| offer(&mut out, self, candidate);
         push(LinearStrategy { increment: None, ..self.clone() });
         push(LinearStrategy { max_delay: None, ..self.clone() });
-        push(LinearStrategy { take: Some(self.take.unwrap_or(3).min(3)), ..self.clone() });
+        for take in draw::simpler_retry_limits(self.take) {
+            push(LinearStrategy { take, ..self.clone() });
+        }
         for initial in draw::simpler_std_delays(self.initial) {
             push(LinearStrategy { initial, ..self.clone() });
         }
@@ -427,9 +437,23 @@ impl Strategy {
         }
     }
 
-    /// Simpler strategies of the same kind.
-    pub(crate) fn simpler(&self) -> Vec<Strategy> {
+    /// Retries; `None` leaves the strategy endless.
+    pub fn take(&self) -> Option<u32> {
         match self {
+            Strategy::Exponential(config) => config.take,
+            Strategy::ExponentialFactor(config) => config.take,
+            Strategy::Fibonacci(config) => config.take,
+            Strategy::Fixed(config) => config.take,
+            Strategy::Linear(config) => config.take,
+        }
+    }
+
+    /// Simpler strategies: of the same kind, then (last) a fixed interval, the simplest kind (the first
+    /// [`Strategy::describe`] draws), at the strategy's first delay (its contract's `delays.min`) with
+    /// the same retries. A finding a single retry shows does not need the strategy's growth, and
+    /// without this move each kind stopped at its own minimum of it.
+    pub(crate) fn simpler(&self) -> Vec<Strategy> {
+        let mut out: Vec<Strategy> = match self {
             Strategy::Exponential(config) => config.simpler().into_iter().map(Strategy::Exponential).collect(),
             Strategy::ExponentialFactor(config) => {
                 config.simpler().into_iter().map(Strategy::ExponentialFactor).collect()
@@ -437,7 +461,12 @@ impl Strategy {
             Strategy::Fibonacci(config) => config.simpler().into_iter().map(Strategy::Fibonacci).collect(),
             Strategy::Fixed(config) => config.simpler().into_iter().map(Strategy::Fixed).collect(),
             Strategy::Linear(config) => config.simpler().into_iter().map(Strategy::Linear).collect(),
+        };
+        if !matches!(self, Strategy::Fixed(_)) {
+            let first = self.contract().delays.min.unwrap_or(VDuration::ZERO).to_std();
+            offer(&mut out, self, Strategy::Fixed(FixedStrategy { interval: first, take: self.take() }));
         }
+        out
     }
 }
 

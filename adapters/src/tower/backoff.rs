@@ -149,7 +149,9 @@ impl AdapterConfig for TowerBackoffConfig {
         let mut out = Vec::new();
         let mut push = |candidate: TowerBackoffConfig| offer(&mut out, self, candidate);
         push(TowerBackoffConfig { jitter: F64(0.0), ..self.clone() });
-        push(TowerBackoffConfig { max_retries: self.max_retries.min(3), ..self.clone() });
+        for max_retries in draw::simpler_retry_limits(Some(self.max_retries)).into_iter().flatten() {
+            push(TowerBackoffConfig { max_retries, ..self.clone() });
+        }
         for min in draw::simpler_std_delays(self.min) {
             push(TowerBackoffConfig { min, max: self.max.map(|max| max.max(min)), ..self.clone() });
         }
