@@ -152,7 +152,9 @@ impl AdapterConfig for ExponentialBackoffConfig {
             push(ExponentialBackoffConfig { factor: self.factor / 2, ..self.clone() });
         }
         push(ExponentialBackoffConfig { max: None, ..self.clone() });
-        push(ExponentialBackoffConfig { jitter_milli: self.jitter_milli / 2, ..self.clone() });
+        for jitter_milli in draw::simpler_counts(self.jitter_milli, 1) {
+            push(ExponentialBackoffConfig { jitter_milli, ..self.clone() });
+        }
         for min in draw::simpler_std_delays(self.min) {
             push(ExponentialBackoffConfig { min, ..self.clone() });
         }

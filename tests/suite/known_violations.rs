@@ -227,3 +227,66 @@ fn assert_masked<S: timelaw::ConfigDomain>(
     let drawn = decoding.drawn(subject, bytes);
     assert_eq!(unmasked(subject, &laws, &found, &known, &drawn), None);
 }
+
+/// Where a finding's shrink stopped before a move existed, with the pinned fixture it reaches now:
+/// `(subject name, law, start case as JSON, pinned fixture)`. Each start was a minimum a default
+/// `timelaw check` of the adapter wrote as a new fixture, although the finding was pinned.
+const OTHER_STARTS: [(&str, &str, &str, &str); 4] = [
+    // A fibonacci strategy: the fixed interval at its first delay (a simpler kind) is the only way.
+    (
+        "tokio-retry2-retry",
+        "jitter_within_bounds",
+        r#"{"config":{"strategy":{"fibonacci":{"millis":10,"factor":1,"max_delay":null,"take":3}},"notify":false,"retry_after":true,"jitter":true},"schedule":{"calls":[{"gap_before":"0","steps":[{"duration":"0","outcome":{"rate_limited":{"retry_after":"0"}}}],"cancel_after":null,"idempotent":true}]},"seed":0}"#,
+        "jitter_within_bounds--tokio-retry2-retry--992ef4470eb38131.json",
+    ),
+    // A fibonacci builder: the exponential one of factor 2 with its delays (a simpler kind).
+    (
+        "backon-retry",
+        "jitter_within_bounds",
+        r#"{"config":{"backoff":{"fibonacci":{"jitter":true,"min_delay":"64ns","max_delay":"0","max_times":3}},"notify":false},"schedule":{"calls":[{"gap_before":"0","steps":[{"duration":"0","outcome":"transient"}],"cancel_after":null,"idempotent":true}]},"seed":0}"#,
+        "jitter_within_bounds--backon-retry--569e1e0bd54ad0bf.json",
+    ),
+    // A jitter of 18 and one of 12 thousandths: below 10 the crate panics instead (another finding), so
+    // halving lost it; a count closing in on its floor reaches 10 from both.
+    (
+        "exponential-backoff",
+        "jitter_within_bounds",
+        r#"{"config":{"max_attempts":4,"min":"1ns","max":null,"jitter_milli":18,"factor":131071},"schedule":{"calls":[{"gap_before":"0","steps":[{"duration":"0","outcome":"transient","repeat":3}],"cancel_after":null,"idempotent":true}]},"seed":0}"#,
+        "jitter_within_bounds--exponential-backoff--1ce9bc875e23bbd6.json",
+    ),
+    (
+        "exponential-backoff",
+        "jitter_within_bounds",
+        r#"{"config":{"max_attempts":4,"min":"1ns","max":null,"jitter_milli":12,"factor":131071},"schedule":{"calls":[{"gap_before":"0","steps":[{"duration":"0","outcome":"transient","repeat":3}],"cancel_after":null,"idempotent":true}]},"seed":0}"#,
+        "jitter_within_bounds--exponential-backoff--1ce9bc875e23bbd6.json",
+    ),
+];
+
+/// Each of [`OTHER_STARTS`] shrinks to its pinned case, the fixture's own case shrinks to itself, and
+/// the start violates the law (so the test can fail).
+#[test]
+fn other_starts_of_a_pinned_finding_shrink_to_its_case() {
+    use timelaw::shrink::{shrink, ShrinkBudget};
+    fn reaches<S: timelaw::ConfigDomain>(subject: &S, law: &str, start: &str, pinned: &str) {
+        let law = *Catalogue::standard().get(law).unwrap();
+        let start: timelaw::core::Case<S::Config> = serde_json::from_str(start).unwrap();
+        let path = std::path::Path::new("tests/fixtures/adapters").join(pinned);
+        let fixture: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let pinned_case: timelaw::core::Case<S::Config> = serde_json::from_value(fixture["case"].clone()).unwrap();
+        assert_ne!(start, pinned_case);
+        for from in [start, pinned_case.clone()] {
+            let shrunk = shrink(subject, &law, from, ShrinkBudget::default(), Default::default()).unwrap();
+            assert_eq!(shrunk.case, pinned_case, "{pinned}");
+        }
+    }
+    for (subject, law, start, pinned) in OTHER_STARTS {
+        match subject {
+            "tokio-retry2-retry" => reaches(&timelaw_adapters::tokio_retry2::TokioRetry2Retry, law, start, pinned),
+            "backon-retry" => reaches(&timelaw_adapters::backon::BackonRetry, law, start, pinned),
+            "exponential-backoff" => {
+                reaches(&timelaw_adapters::exponential_backoff::ExponentialBackoffSubject, law, start, pinned)
+            }
+            other => panic!("no subject {other}"),
+        }
+    }
+}
