@@ -161,8 +161,29 @@ impl AdapterConfig for ExponentialBackoffConfig {
         for max in self.max.map(draw::simpler_std_delays).into_iter().flatten() {
             push(ExponentialBackoffConfig { max: Some(max), ..self.clone() });
         }
+        // Coupled, last: fewer attempts (the first field) under a factor raised so the last delay grows as
+        // far (`factor'^(m - 2) >= factor^(n - 2)`). A finding in the growth holds along a curve of attempts
+        // and factors, and no single move walks along it: 35 attempts at factor 2 and 6 at factor 257 both
+        // reach 4 attempts at the smallest factor that still fails.
+        for max_attempts in draw::simpler_counts(self.max_attempts, 3) {
+            if let Some(factor) = factor_keeping_growth(self.factor, self.max_attempts, max_attempts) {
+                push(ExponentialBackoffConfig { max_attempts, factor, ..self.clone() });
+            }
+        }
         out
     }
+}
+
+/// The smallest factor whose last delay over `fewer` attempts is at least `factor`'s over `attempts`
+/// (`f'^(fewer - 2) >= f^(attempts - 2)`, at most `u32::MAX`); `None` when it would not be larger (a
+/// factor that does not grow, or no fewer attempts with two delays left).
+fn factor_keeping_growth(factor: u32, attempts: u32, fewer: u32) -> Option<u32> {
+    if factor < 2 || fewer < 3 || fewer >= attempts {
+        return None;
+    }
+    let exponent = f64::from(attempts - 2) / f64::from(fewer - 2);
+    let raised = f64::from(factor).powf(exponent).ceil().min(f64::from(u32::MAX)) as u32;
+    (raised > factor).then_some(raised)
 }
 
 /// exponential-backoff's `Backoff` behind its documented loop (subject name `exponential-backoff`).

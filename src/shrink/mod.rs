@@ -60,6 +60,7 @@
 mod absorb;
 mod adapt;
 mod answers;
+mod bisect;
 mod clock_passes;
 mod concurrency;
 mod counted;

@@ -259,6 +259,9 @@ fn config_moves<S: ConfigDomain + ?Sized>(
             push(out, format!("simpler config {index}"), Case { config, ..case.clone() });
         }
     }
+    for (name, config) in super::bisect::one_grid_step_closer(subject, &case.config) {
+        push(out, name, Case { config, ..case.clone() });
+    }
     let numbers = subject.config_numbers(&case.config);
     let contract = subject.contract(&case.config);
     for (index, number) in numbers.iter().enumerate() {

@@ -12,7 +12,7 @@ pub(super) type Pass<S> = fn(&mut Shrinker<'_, S>) -> bool;
 /// shrinks the shape (calls, steps, outcomes) runs before the config passes, while the config that
 /// lets a simpler schedule fail is still there (a rate limit becomes a transient failure before the
 /// delay its retry-after stood in for is lowered away).
-pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 30] {
+pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 31] {
     [
         ("drop_calls", drop_calls::<S>),
         ("drop_calls_reindexed", super::reindex::drop_calls_reindexed::<S>),
@@ -33,6 +33,7 @@ pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 30
         ("shrink_config", shrink_config::<S>),
         ("shrink_numbers", super::numbers::shrink_numbers::<S>),
         ("shrink_answers", super::answers::shrink_answers::<S>),
+        ("bisect_config", super::bisect::bisect_config::<S>),
         ("couple_answers", super::answers::couple_answers::<S>),
         ("drop_counted_calls", super::counted::drop_counted_calls::<S>),
         ("drop_counted_shares", super::shares::drop_counted_shares::<S>),
@@ -51,8 +52,10 @@ pub(super) fn passes<S: ConfigDomain + ?Sized>() -> [(&'static str, Pass<S>); 30
 /// one number to its largest while lowering another is worth its evaluations only where no plain move is
 /// left; tried in every round, its raised numbers are searched down again while plain moves would still
 /// have made progress (tokio-retry2's elapsed-limit finding then spent the whole budget of 4,000
-/// evaluations instead of 154).
-pub(super) const LAST_RESORT: [&str; 1] = ["couple_answers"];
+/// evaluations instead of 154). The bisection of a config's fields towards their simpler values
+/// (`bisect_config`) likewise: it runs once the domain's own candidates are spent, and costs one run a
+/// field at a minimum.
+pub(super) const LAST_RESORT: [&str; 2] = ["bisect_config", "couple_answers"];
 
 /// Delta debugging over a list: removes chunks (halves, quarters, ... single items) while `attempt`
 /// keeps the failure. `with` rebuilds a case with a shorter list.

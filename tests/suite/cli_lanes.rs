@@ -52,7 +52,7 @@ fn overlapping_calls_get_one_lane_each() {
 
 #[test]
 fn a_sequential_trace_keeps_one_column() {
-    let file = "tests/fixtures/adapters/delay_within_cap--backon-exponential--b7dca35aa7538f0c.json";
+    let file = "tests/fixtures/adapters/delay_within_cap--backon-exponential--ced5f7ec12e3ebae.json";
     check(
         file,
         &[&["", "seq", "at", "call", "attempt", "delay", "what"], &["", "0", "0ms", "0", "", "", "call started"]],

@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 const REFERENCE_FIXTURE: &str = "tests/fixtures/reference/fatal_not_retried--reference--925a5b655c5df803.json";
-const BACKON_FIXTURE: &str = "tests/fixtures/adapters/delay_within_cap--backon-exponential--b7dca35aa7538f0c.json";
+const BACKON_FIXTURE: &str = "tests/fixtures/adapters/delay_within_cap--backon-exponential--ced5f7ec12e3ebae.json";
 
 fn command() -> Command {
     command_of(env!("CARGO_BIN_EXE_timelaw"))

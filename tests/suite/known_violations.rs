@@ -231,7 +231,7 @@ fn assert_masked<S: timelaw::ConfigDomain>(
 /// Where a finding's shrink stopped before a move existed, with the pinned fixture it reaches now:
 /// `(subject name, law, start case as JSON, pinned fixture)`. Each start was a minimum a default
 /// `timelaw check` of the adapter wrote as a new fixture, although the finding was pinned.
-const OTHER_STARTS: [(&str, &str, &str, &str); 4] = [
+const OTHER_STARTS: [(&str, &str, &str, &str); 9] = [
     // A fibonacci strategy: the fixed interval at its first delay (a simpler kind) is the only way.
     (
         "tokio-retry2-retry",
@@ -244,7 +244,7 @@ const OTHER_STARTS: [(&str, &str, &str, &str); 4] = [
         "backon-retry",
         "jitter_within_bounds",
         r#"{"config":{"backoff":{"fibonacci":{"jitter":true,"min_delay":"64ns","max_delay":"0","max_times":3}},"notify":false},"schedule":{"calls":[{"gap_before":"0","steps":[{"duration":"0","outcome":"transient"}],"cancel_after":null,"idempotent":true}]},"seed":0}"#,
-        "jitter_within_bounds--backon-retry--569e1e0bd54ad0bf.json",
+        "jitter_within_bounds--backon-retry--e1bbbef238ca3412.json",
     ),
     // A jitter of 18 and one of 12 thousandths: below 10 the crate panics instead (another finding), so
     // halving lost it; a count closing in on its floor reaches 10 from both.
@@ -252,13 +252,49 @@ const OTHER_STARTS: [(&str, &str, &str, &str); 4] = [
         "exponential-backoff",
         "jitter_within_bounds",
         r#"{"config":{"max_attempts":4,"min":"1ns","max":null,"jitter_milli":18,"factor":131071},"schedule":{"calls":[{"gap_before":"0","steps":[{"duration":"0","outcome":"transient","repeat":3}],"cancel_after":null,"idempotent":true}]},"seed":0}"#,
-        "jitter_within_bounds--exponential-backoff--1ce9bc875e23bbd6.json",
+        "jitter_within_bounds--exponential-backoff--b8d8abe18552b479.json",
     ),
     (
         "exponential-backoff",
         "jitter_within_bounds",
         r#"{"config":{"max_attempts":4,"min":"1ns","max":null,"jitter_milli":12,"factor":131071},"schedule":{"calls":[{"gap_before":"0","steps":[{"duration":"0","outcome":"transient","repeat":3}],"cancel_after":null,"idempotent":true}]},"seed":0}"#,
-        "jitter_within_bounds--exponential-backoff--1ce9bc875e23bbd6.json",
+        "jitter_within_bounds--exponential-backoff--b8d8abe18552b479.json",
+    ), // 12 attempts at factor 10: fewer attempts under a factor raised to keep the growth (a coupled move),
+    // then the factor bisected to the smallest that still fails.
+    (
+        "exponential-backoff",
+        "backoff_shape_without_jitter",
+        r#"{"config":{"max_attempts":12,"min":"1ns","max":null,"jitter_milli":0,"factor":10},"schedule":{"calls":[{"gap_before":"0","steps":[{"duration":"0","outcome":"transient","repeat":11}],"cancel_after":null,"idempotent":true}]},"seed":0}"#,
+        "backoff_shape_without_jitter--exponential-backoff--b3dd91840c6d0133.json",
+    ),
+    // A 95 ms elapsed-time limit (max_duration shrinks) and a 134 ms interval, bisected to the first
+    // interval past tokio's 1 ms timer tick; 1.048576 ms was where the power of two below left it.
+    (
+        "tokio-retry2-retry",
+        "no_retry_after_elapsed_limit",
+        r#"{"config":{"strategy":{"fixed":{"interval":"134ms","take":3}},"notify":false,"retry_after":false,"max_duration":"95ms"},"schedule":{"calls":[{"gap_before":"0","steps":[{"duration":"0","outcome":"transient"}],"cancel_after":null,"idempotent":true}]},"seed":0}"#,
+        "no_retry_after_elapsed_limit--tokio-retry2-retry--4b71526791b83651.json",
+    ),
+    (
+        "tokio-retry2-retry",
+        "no_retry_after_elapsed_limit",
+        r#"{"config":{"strategy":{"fixed":{"interval":"1.048576ms","take":3}},"notify":false,"retry_after":false,"max_duration":"0"},"schedule":{"calls":[{"gap_before":"0","steps":[{"duration":"0","outcome":"transient"}],"cancel_after":null,"idempotent":true}]},"seed":0}"#,
+        "no_retry_after_elapsed_limit--tokio-retry2-retry--4b71526791b83651.json",
+    ),
+    // A jitter of 0.485: the default jitter, the simplest one on.
+    (
+        "tower-backoff",
+        "jitter_within_bounds",
+        r#"{"config":{"min":"1ns","max":null,"jitter":0.485,"max_retries":34},"schedule":{"calls":[{"gap_before":"0","steps":[{"duration":"0","outcome":"transient","repeat":34}],"cancel_after":null,"idempotent":true}]},"seed":0}"#,
+        "jitter_within_bounds--tower-backoff--429092833f1bb96c.json",
+    ),
+    // A period at `u64::MAX` s, past the `Instant` range by far: bisected over the grid to the first grid
+    // value past the overflow, which the machine's uptime (the `Instant` base) does not move.
+    (
+        "tower-rate-limit",
+        "never_panics",
+        r#"{"config":{"num":1,"per":"18446744073709551615s"},"schedule":{"calls":[{"gap_before":"0","steps":[],"cancel_after":null,"idempotent":true}]},"seed":0}"#,
+        "never_panics--tower-rate-limit--28bbd066345a0acb.json",
     ),
 ];
 
@@ -286,6 +322,8 @@ fn other_starts_of_a_pinned_finding_shrink_to_its_case() {
             "exponential-backoff" => {
                 reaches(&timelaw_adapters::exponential_backoff::ExponentialBackoffSubject, law, start, pinned)
             }
+            "tower-backoff" => reaches(&timelaw_adapters::tower::TowerBackoff, law, start, pinned),
+            "tower-rate-limit" => reaches(&timelaw_adapters::tower::TowerRateLimit, law, start, pinned),
             other => panic!("no subject {other}"),
         }
     }

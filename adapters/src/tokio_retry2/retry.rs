@@ -102,6 +102,9 @@ impl AdapterConfig for TokioRetry2RetryConfig {
         offer(&mut out, self, TokioRetry2RetryConfig { notify: false, ..self.clone() });
         offer(&mut out, self, TokioRetry2RetryConfig { retry_after: false, ..self.clone() });
         offer(&mut out, self, TokioRetry2RetryConfig { max_duration: None, ..self.clone() });
+        for max_duration in self.max_duration.map(draw::simpler_std_delays).into_iter().flatten() {
+            offer(&mut out, self, TokioRetry2RetryConfig { max_duration: Some(max_duration), ..self.clone() });
+        }
         offer(&mut out, self, TokioRetry2RetryConfig { jitter: false, ..self.clone() });
         for strategy in self.strategy.simpler() {
             offer(&mut out, self, TokioRetry2RetryConfig { strategy, ..self.clone() });

@@ -149,6 +149,9 @@ impl AdapterConfig for TowerBackoffConfig {
         let mut out = Vec::new();
         let mut push = |candidate: TowerBackoffConfig| offer(&mut out, self, candidate);
         push(TowerBackoffConfig { jitter: F64(0.0), ..self.clone() });
+        // The default jitter is the simplest jitter on (the domain's order, simplest first): a finding that
+        // needs a jitter reaches it from any other; from it only 0 is offered, so no two offer each other.
+        push(TowerBackoffConfig { jitter: Self::default().jitter, ..self.clone() });
         for max_retries in draw::simpler_retry_limits(Some(self.max_retries)).into_iter().flatten() {
             push(TowerBackoffConfig { max_retries, ..self.clone() });
         }
