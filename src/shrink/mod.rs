@@ -29,7 +29,9 @@
 //! answer lowered to `0` with the one or two answers after it deleted, or lowered with the next answer at its
 //! largest: a tier lowered with its value raised), `couple_answers` (an answer lowered by one with a later one, two
 //! to four places after it, at its largest: fewer retries under a larger factor; tried only after a round that
-//! kept nothing), `drop_counted_calls` (a call dropped with
+//! kept nothing), `bisect_config` (for a domain without numbers of its own, a config field, an integer or a
+//! duration, searched by bisection between its value and the nearest simpler value the domain offers for it,
+//! over a grid of 20 leading bits; also only after a round that kept nothing), `drop_counted_calls` (a call dropped with
 //! a number that could count calls lowered by one), `drop_counted_shares` (the same with every percent raised so
 //! the same number of calls reaches it), `join_counted_calls` (two adjacent one-dispatch calls made one
 //! dispatch lasting both, the less simple outcome kept, with every count lowered by one), `lower_gap_with_number` (a call's gap and a config number lowered by one amount), `shrink_arrivals` (from the last

@@ -50,6 +50,10 @@
 //!   to four places after it) at its largest, a bounded coupled search: fewer retries under a larger
 //!   factor, where each number alone loses the failure (`couple_answers`, tried only after a round that kept nothing); the config is smaller at the
 //!   first answer that differs, so the move goes down the order;
+//! - a config field of a domain without numbers of its own (an integer or a duration of its serialized
+//!   form) moves towards the nearest simpler value its domain offers for it, by bisection over a grid of
+//!   20 leading bits (`bisect_config`): every value tried lies between the field's value and the one the
+//!   domain calls simpler;
 //! - every answer of a ranked config can be lowered alone, to its minimum or by one (a `retry_on` flag
 //!   switched back on by itself, equal jitter made full, decorrelated backoff made linear), besides the
 //!   numbers' binary searches;
