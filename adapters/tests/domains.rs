@@ -203,7 +203,9 @@ fn retry_limits_move_towards_three() {
 fn a_backoff_of_another_kind_offers_the_simplest_kind() {
     use std::time::Duration;
     use timelaw_adapters::backon::{BackonBuilder, BackonFibonacciConfig, BackonRetryConfig};
-    use timelaw_adapters::tokio_retry2::{FibonacciStrategy, FixedStrategy, Strategy, TokioRetry2RetryConfig};
+    use timelaw_adapters::tokio_retry2::{
+        FibonacciStrategy, FixedStrategy, LinearStrategy, Strategy, TokioRetry2RetryConfig,
+    };
     let retry = |strategy| TokioRetry2RetryConfig {
         strategy,
         notify: false,
@@ -256,4 +258,15 @@ fn a_backoff_of_another_kind_offers_the_simplest_kind() {
         .shrink_config(&simplest)
         .iter()
         .all(|simpler| matches!(simpler.strategy, Strategy::Fixed(_))));
+
+    // A linear strategy's first delay is its `initial` as it is, past the contract's virtual durations
+    // (about 584 years) too: an `Instant` overflow survives the move.
+    let initial = Duration::from_secs(i64::MAX as u64) + Duration::from_millis(500);
+    let linear = LinearStrategy { initial, increment: None, max_delay: None, take: Some(3) };
+    let fixed: Vec<Strategy> = TokioRetry2Retry
+        .shrink_config(&retry(Strategy::Linear(linear)))
+        .into_iter()
+        .map(|simpler| simpler.strategy)
+        .collect();
+    assert!(fixed.contains(&Strategy::Fixed(FixedStrategy { interval: initial, take: Some(3) })), "{fixed:?}");
 }

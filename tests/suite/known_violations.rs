@@ -231,7 +231,7 @@ fn assert_masked<S: timelaw::ConfigDomain>(
 /// Where a finding's shrink stopped before a move existed, with the pinned fixture it reaches now:
 /// `(subject name, law, start case as JSON, pinned fixture)`. Each start was a minimum a default
 /// `timelaw check` of the adapter wrote as a new fixture, although the finding was pinned.
-const OTHER_STARTS: [(&str, &str, &str, &str); 9] = [
+const OTHER_STARTS: [(&str, &str, &str, &str); 11] = [
     // A fibonacci strategy: the fixed interval at its first delay (a simpler kind) is the only way.
     (
         "tokio-retry2-retry",
@@ -295,6 +295,21 @@ const OTHER_STARTS: [(&str, &str, &str, &str); 9] = [
         "never_panics",
         r#"{"config":{"num":1,"per":"18446744073709551615s"},"schedule":{"calls":[{"gap_before":"0","steps":[],"cancel_after":null,"idempotent":true}]},"seed":0}"#,
         "never_panics--tower-rate-limit--28bbd066345a0acb.json",
+    ),
+    // tower-backoff's `Duration::new` overflow along a curve of `min` and jitter: the emulated
+    // ClusterFuzzLite run's crash at jitter 82.919 and the earlier pin at 97.782 both reach the
+    // smallest `min` at the largest jitter (a coupled move, then the bisection of `min`).
+    (
+        "tower-backoff",
+        "never_panics",
+        r#"{"config":{"min":"340974339824930221.715s","max":"618970019642690137.449s","jitter":82.919,"max_retries":3},"schedule":{"calls":[{"gap_before":"0","steps":[{"duration":"0","outcome":"transient"}],"cancel_after":null,"idempotent":true}]},"seed":0}"#,
+        "never_panics--tower-backoff--c385094f0c47e970.json",
+    ),
+    (
+        "tower-backoff",
+        "never_panics",
+        r#"{"config":{"min":"289144301640099610.025s","max":"309485009821345068.724s","jitter":97.782,"max_retries":3},"schedule":{"calls":[{"gap_before":"0","steps":[{"duration":"0","outcome":"transient"}],"cancel_after":null,"idempotent":true}]},"seed":0}"#,
+        "never_panics--tower-backoff--c385094f0c47e970.json",
     ),
 ];
 

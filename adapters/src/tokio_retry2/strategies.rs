@@ -466,6 +466,12 @@ impl Strategy {
             let first = self.contract().delays.min.unwrap_or(VDuration::ZERO).to_std();
             offer(&mut out, self, Strategy::Fixed(FixedStrategy { interval: first, take: self.take() }));
         }
+        // A linear strategy's first delay is its `initial`, as it is: the contract's delays are virtual
+        // durations, which stop at about 584 years, and a finding past that (an `Instant` overflow) would
+        // be lost at the contract's value.
+        if let Strategy::Linear(linear) = self {
+            offer(&mut out, self, Strategy::Fixed(FixedStrategy { interval: linear.initial, take: linear.take }));
+        }
         out
     }
 }

@@ -83,6 +83,9 @@ impl TowerBackoffConfig {
     }
 }
 
+/// The largest jitter `ExponentialBackoffMaker::new` takes ("jitter outside `0..=100`" is refused).
+const JITTER_MAX: f64 = 100.0;
+
 fn jitter<C: Choices + ?Sized>(c: &mut C, swarm: &Swarm) -> F64 {
     if !swarm.jitter {
         return F64(0.0);
@@ -160,6 +163,17 @@ impl AdapterConfig for TowerBackoffConfig {
         }
         for max in self.max.map(draw::simpler_std_delays).into_iter().flatten() {
             push(TowerBackoffConfig { max: Some(max), ..self.clone() });
+        }
+        // Coupled, last: a smaller `min` (the first field, so the simpler config) at the largest jitter the
+        // maker takes, 1 ns smaller among them (from which the bisection of `min` goes on). A finding in
+        // the jittered delay holds along a curve of `min` and jitter, and no single move walks along it:
+        // without this, each start stopped at its own point of the curve.
+        if self.jitter.0 < JITTER_MAX {
+            let just_below = self.min.checked_sub(Duration::from_nanos(1));
+            for min in draw::simpler_std_delays(self.min).into_iter().chain(just_below) {
+                let max = self.max.map(|max| max.max(min));
+                push(TowerBackoffConfig { min, max, jitter: F64(JITTER_MAX), ..self.clone() });
+            }
         }
         out.retain(|config| config.maker(0).is_ok());
         out
