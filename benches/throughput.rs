@@ -19,6 +19,13 @@
 //!   batches with overlapping calls and the load mechanisms): the runner on 1 thread, beside its
 //!   sequential row, so both figures come from one run.
 //!
+//! - **check's distribution** (what `timelaw check` runs with no options: `Config::default()`'s swarm,
+//!   overlapping calls in half the batches, the replay check on one case in 16, the watchdog on): the
+//!   runner on 1 and 2 threads, and a bare loop over the same cases in three rows, one phase more in
+//!   each (drawing; running the subject; judging every law), so their differences say where a case's
+//!   time goes, and the runner's row minus the last says what the runner's own machinery costs (tally,
+//!   coverage, watchdog). After the table, the costliest laws on those cases, each judged alone.
+//!
 //! Every row runs the same number of cases, so the runner and the proptest harness fed by timelaw's
 //! front-end see the same swarm sequence. `cargo bench --bench throughput`; `TIMELAW_BENCH_CASES` sets the
 //! cases per row (default 200,000, at least 10); `TIMELAW_BENCH_CASES=2000` is a quick smoke run.
@@ -39,7 +46,9 @@ use timelaw::generators::{
     case_strategy, choice_strategy, describe_policy, describe_schedule, sample_case, swarm_for, swarm_for_run, Choices,
     Swarm,
 };
-use timelaw::laws::Catalogue;
+use timelaw::laws::catalogue::judged_per_call;
+use timelaw::laws::temporal::{calls_interleave, grouped_by_call};
+use timelaw::laws::{Catalogue, Observation};
 use timelaw::runner::{run, Silent};
 use timelaw::Config;
 
@@ -47,6 +56,9 @@ const RUNNER: &str = "runner's";
 const HAND: &str = "hand-written";
 const EVERYTHING: &str = "everything on";
 const LOAD: &str = "under load";
+const CHECK: &str = "check's";
+/// The most cases [`law_costs`] keeps evaluated in memory at once.
+const LAW_COST_CASES_MAX: u64 = 20_000;
 
 fn cases() -> u64 {
     std::env::var("TIMELAW_BENCH_CASES").ok().and_then(|text| text.parse().ok()).unwrap_or(200_000).max(10)
@@ -105,16 +117,33 @@ impl Row {
 fn timed(name: &'static str, distribution: &'static str, threads: usize, work: impl FnOnce() -> Sizes) -> Row {
     let started = Instant::now();
     let sizes = work();
-    let row = Row { name, distribution, threads, sizes, seconds: started.elapsed().as_secs_f64() };
+    let seconds = started.elapsed().as_secs_f64();
+    let row = Row { name, distribution, threads, sizes, seconds };
     row.print();
     row
 }
 
-fn runner(laws: &Catalogue, cases: u64, threads: usize, concurrency: bool) -> Sizes {
+/// Times `work` alone, then measures the sizes of the cases it drew with `sizes` (drawn again, after
+/// the timing stopped: the runner does not hand its cases out).
+fn timed_then_sized(
+    name: &'static str,
+    distribution: &'static str,
+    threads: usize,
+    work: impl FnOnce(),
+    sizes: impl FnOnce() -> Sizes,
+) -> Row {
+    let started = Instant::now();
+    work();
+    let seconds = started.elapsed().as_secs_f64();
+    let row = Row { name, distribution, threads, sizes: sizes(), seconds };
+    row.print();
+    row
+}
+
+fn runner(laws: &Catalogue, cases: u64, threads: usize, concurrency: bool) {
     let config = Config { cases, threads, replay_every: 0, concurrency, ..Config::default() };
     let output = run(&Reference, laws, &config, &Silent);
     assert!(output.holds(), "the reference interpreter must hold every law");
-    runner_sizes(cases, concurrency)
 }
 
 /// The sizes of the cases the runner draws (the same cases, drawn again after the timing stopped).
@@ -126,6 +155,103 @@ fn runner_sizes(cases: u64, concurrency: bool) -> Sizes {
     }
     sizes
 }
+
+/// `timelaw check`'s own cases: the default config's swarm of case `index` (overlapping calls in half
+/// the batches).
+fn check_case(index: u64) -> Case<Policy> {
+    let config = Config::default();
+    sample_case(&Reference, mix(config.seed, index), &config.swarm_of(index))
+}
+
+/// `timelaw check`'s work per case without its machinery, one phase more in each row: drawing the
+/// cases; then running the subject on them (the World recording its trace, and the second run of the
+/// replay check on one case in 16, as the runner does); then judging every law with
+/// `Catalogue::judge_all` (the whole bare loop).
+fn phase_loop(laws: &Catalogue, cases: u64, phases: usize) -> Sizes {
+    let config = Config::default();
+    let (mut sizes, mut verdicts, mut violations) = (Sizes::default(), Vec::new(), 0);
+    for index in 0..cases {
+        let case = std::hint::black_box(check_case(index));
+        sizes.add(&case);
+        if phases < 2 {
+            continue;
+        }
+        let replay = index.is_multiple_of(config.replay_every);
+        let evaluation = std::hint::black_box(evaluate(&Reference, &case, config.limits, replay));
+        if phases < 3 {
+            continue;
+        }
+        laws.judge_all(&evaluation.observation(&case), &mut verdicts);
+        violations += verdicts.iter().filter(|verdict| verdict.is_violated()).count();
+    }
+    assert_eq!(violations, 0);
+    sizes
+}
+
+/// `timelaw check` as a user runs it: the default config (watchdog, replay check, overlapping calls in
+/// half the batches) but for the number of cases and threads.
+fn check_defaults(laws: &Catalogue, cases: u64, threads: usize) {
+    let config = Config { cases, threads, ..Config::default() };
+    let output = run(&Reference, laws, &config, &Silent);
+    assert!(output.holds(), "the reference interpreter must hold every law");
+}
+
+/// The sizes of `timelaw check`'s cases.
+fn check_sizes(cases: u64) -> Sizes {
+    let mut sizes = Sizes::default();
+    (0..cases).for_each(|index| sizes.add(&check_case(index)));
+    sizes
+}
+
+/// The laws that cost most on `timelaw check`'s cases: each law judged alone over the same evaluated
+/// cases, on the trace `Catalogue::judge_each` hands it (an interleaved trace regrouped by call, once per
+/// case and outside the timing, for a law that judges call by call); nanoseconds per case, the largest
+/// first.
+fn law_costs(laws: &Catalogue, cases: u64) {
+    let limits = Config::default().limits;
+    let evaluated: Vec<_> = (0..cases)
+        .map(|index| {
+            let case = check_case(index);
+            let evaluation = evaluate(&Reference, &case, limits, false);
+            let grouped = calls_interleave(&evaluation.trace.events).then(|| grouped_by_call(&evaluation.trace));
+            (case, evaluation, grouped)
+        })
+        .collect();
+    // Chunk by chunk, every law over one chunk before the next: each law reads traces the chunk's first
+    // law brought into the cache, as the laws of one case do in `judge_each`.
+    let mut seconds = vec![0.0_f64; laws.len()];
+    for chunk in evaluated.chunks(LAW_COST_CHUNK_CASES) {
+        for (law, seconds) in laws.iter().zip(&mut seconds) {
+            let per_call = judged_per_call(law.id);
+            let started = Instant::now();
+            for (case, evaluation, grouped) in chunk {
+                let observation = evaluation.observation(case);
+                let observation = match grouped {
+                    Some(grouped) if per_call => Observation { trace: grouped, ..observation },
+                    _ => observation,
+                };
+                if (law.applies)(observation.contract) {
+                    std::hint::black_box((law.check)(&observation));
+                }
+            }
+            *seconds += started.elapsed().as_secs_f64();
+        }
+    }
+    let mut costs: Vec<(f64, &str)> =
+        laws.iter().zip(&seconds).map(|(law, seconds)| (seconds * 1e9 / cases as f64, law.id)).collect();
+    let total: f64 = costs.iter().map(|&(ns, _)| ns).sum();
+    costs.sort_by(|a, b| b.0.total_cmp(&a.0));
+    println!("judging law by law over {cases} of check's cases: {total:.0} ns a case for all {} laws", laws.len());
+    for (ns, id) in costs.iter().take(LAW_COSTS_LISTED) {
+        println!("  {id:<44} {ns:>7.1} ns a case");
+    }
+}
+
+/// Cases [`law_costs`] judges with one law before the next law (their traces stay in the cache).
+const LAW_COST_CHUNK_CASES: usize = 64;
+
+/// How many of the costliest laws [`law_costs`] lists.
+const LAW_COSTS_LISTED: usize = 16;
 
 /// Draws case `index` with `sample`, evaluates it and judges every law: the runner's work per case
 /// without its machinery (parallel fold, tally, coverage).
@@ -372,9 +498,34 @@ fn main() {
         "{:<38} {:<13} {:>2} {:>8} {:>6} {:>6} {:>8} {:>11} {:>12}",
         "harness", "distribution", "th", "cases", "calls", "steps", "seconds", "cases/s", "steps/s"
     );
-    let one = timed("timelaw runner", RUNNER, 1, || runner(&laws, cases, 1, false));
-    let two = timed("timelaw runner", RUNNER, 2, || runner(&laws, cases, 2, false));
-    let load = timed("timelaw runner, --concurrency", LOAD, 1, || runner(&laws, cases, 1, true));
+    let check_one = timed_then_sized(
+        "timelaw check's defaults",
+        CHECK,
+        1,
+        || check_defaults(&laws, cases, 1),
+        || check_sizes(cases),
+    );
+    let check_two = timed_then_sized(
+        "timelaw check's defaults",
+        CHECK,
+        2,
+        || check_defaults(&laws, cases, 2),
+        || check_sizes(cases),
+    );
+    let sampled = timed("bare loop: drawing only", CHECK, 1, || phase_loop(&laws, cases, 1));
+    let evaluated = timed("bare loop: drawing, running", CHECK, 1, || phase_loop(&laws, cases, 2));
+    let bare = timed("bare loop: drawing, running, judging", CHECK, 1, || phase_loop(&laws, cases, 3));
+    let one =
+        timed_then_sized("timelaw runner", RUNNER, 1, || runner(&laws, cases, 1, false), || runner_sizes(cases, false));
+    let two =
+        timed_then_sized("timelaw runner", RUNNER, 2, || runner(&laws, cases, 2, false), || runner_sizes(cases, false));
+    let load = timed_then_sized(
+        "timelaw runner, --concurrency",
+        LOAD,
+        1,
+        || runner(&laws, cases, 1, true),
+        || runner_sizes(cases, true),
+    );
     let plain = timed("plain loop, native sampler", RUNNER, 1, || plain_loop(&laws, cases, native_runner_case));
     let ours = timelaw_strategy_runner_swarms();
     let front = timed("proptest fed by timelaw's front-end", RUNNER, 1, || proptest_harness(&laws, cases, &ours));
@@ -386,6 +537,19 @@ fn main() {
     let wide = timed("plain loop, native sampler", EVERYTHING, 1, || plain_loop(&laws, cases, native_everything_case));
     println!("(calls, steps: mean per case drawn; steps: scripted steps; th: threads)");
     println!();
+    let per_case_ns = |row: &Row| row.seconds * 1e9 / row.sizes.cases as f64;
+    let (drawing_ns, to_run_ns, to_judge_ns) = (per_case_ns(&sampled), per_case_ns(&evaluated), per_case_ns(&bare));
+    println!(
+        "check's cases, per case on 1 thread: drawing {drawing_ns:.0} ns, running {:.0} ns, judging {:.0} ns, \
+         the runner's own work {:.0} ns",
+        to_run_ns - drawing_ns,
+        to_judge_ns - to_run_ns,
+        per_case_ns(&check_one) - to_judge_ns,
+    );
+    law_costs(&laws, cases.min(LAW_COST_CASES_MAX));
+    println!();
+    ratio("check's defaults, 2 threads / 1 thread", &check_two, &check_one);
+    ratio("check's defaults / bare loop (check's cases, 1 thread)", &check_one, &bare);
     ratio("runner 2 threads / 1 thread", &two, &one);
     ratio("runner under load / sequential (1 thread)", &load, &one);
     ratio("runner / plain loop (runner's distribution)", &one, &plain);

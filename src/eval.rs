@@ -129,11 +129,15 @@ impl Runs {
     #[inline(never)]
     pub(crate) fn evaluation(self, contract: Contract) -> Evaluation {
         let Runs { trace, second, jump_free } = self;
-        let replay = second.map(|second| Replay {
-            first: trace.digest(),
-            second: second.digest(),
-            first_difference: first_difference(&trace, &second),
-            second_panicked: matches!(second.end, timelaw_core::TraceEnd::Panicked(_)),
+        let replay = second.map(|second| {
+            let replay = Replay {
+                first: trace.digest(),
+                second: second.digest(),
+                first_difference: first_difference(&trace, &second),
+                second_panicked: matches!(second.end, timelaw_core::TraceEnd::Panicked(_)),
+            };
+            second.recycle(); // Only its digest is kept: the next run records into its buffer.
+            replay
         });
         let without_wall_jumps = jump_free.map(|second| compare_actions(&trace, &second));
         Evaluation { contract, trace, replay, without_wall_jumps }

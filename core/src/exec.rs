@@ -331,7 +331,7 @@ pub(crate) fn with_async_world<'s>(
     world: &mut World<'s>,
     run: impl FnOnce(&AsyncWorld<'s>) -> Result<(), Abort>,
 ) -> Result<(), Abort> {
-    let placeholder = World::new(world.schedule(), 0);
+    let placeholder = World::placeholder(world.schedule());
     let owned = std::mem::replace(world, placeholder);
     let shared = Rc::new(Shared {
         world: RefCell::new(owned),

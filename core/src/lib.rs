@@ -103,7 +103,7 @@ pub use time::{VDuration, VInstant};
 pub use timers::TimerRace;
 pub use trace::{
     first_action_difference, CallResult, CircuitState, Cut, Diagnostic, ErrorKind, Event, EventKind, Rejection, Trace,
-    TraceEnd, TRACE_CAPACITY,
+    TraceEnd, RECYCLED_CAPACITY_MAX, TRACE_CAPACITY,
 };
 pub use world::{
     Abort, AttemptResult, CallInfo, LimitKind, Limits, Misuse, PendingAttempt, Wake, World, EVENTS_PER_ATTEMPT_MAX,

@@ -4,6 +4,7 @@
 //! instant happened in sequence-number order (the tie rule of [`crate::time`]). Events are `Copy` and hold
 //! no heap data, and the event buffer is preallocated, so recording costs no allocation per event.
 
+use std::cell::Cell;
 use std::hash::{Hash, Hasher};
 
 use serde::{Deserialize, Serialize};
@@ -14,6 +15,14 @@ use crate::time::{VDuration, VInstant};
 
 /// Events preallocated for every trace; traces longer than this grow the buffer once in a while.
 pub const TRACE_CAPACITY: usize = 64;
+
+/// The largest event buffer (in events) [`Trace::recycle`] keeps for the thread's next trace.
+pub const RECYCLED_CAPACITY_MAX: usize = 4096;
+
+thread_local! {
+    /// The event buffer [`Trace::recycle`] handed back last on this thread (empty when there is none).
+    static SPARE_EVENTS: Cell<Vec<Event>> = const { Cell::new(Vec::new()) };
+}
 
 /// Why a call ended in an error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -345,13 +354,32 @@ impl Default for Trace {
 }
 
 impl Trace {
-    /// An empty, complete trace with [`TRACE_CAPACITY`] events preallocated.
+    /// An empty, complete trace with at least [`TRACE_CAPACITY`] events preallocated: the buffer the last
+    /// [`Trace::recycle`] on this thread handed back, when there is one.
     pub fn new() -> Trace {
-        Trace {
-            events: Vec::with_capacity(TRACE_CAPACITY),
-            end: TraceEnd::Complete,
-            clock_reads: ClockReads::default(),
+        let mut events = SPARE_EVENTS.try_with(Cell::take).unwrap_or_default();
+        if events.capacity() < TRACE_CAPACITY {
+            events = Vec::with_capacity(TRACE_CAPACITY);
         }
+        debug_assert!(events.is_empty(), "a recycled buffer is handed back empty");
+        Trace { events, end: TraceEnd::Complete, clock_reads: ClockReads::default() }
+    }
+    /// An empty, complete trace that allocates nothing (a placeholder that never records an event).
+    pub fn unallocated() -> Trace {
+        Trace { events: Vec::new(), end: TraceEnd::Complete, clock_reads: ClockReads::default() }
+    }
+    /// Hands the trace's event buffer back to this thread, emptied, for its next [`Trace::new`]: a loop
+    /// that judges one trace after another (the runner) allocates a trace's buffer once, not per case.
+    /// A buffer above [`RECYCLED_CAPACITY_MAX`] events is freed instead, so one long run does not keep
+    /// its memory for the rest of the thread's life. What a trace records never depends on it.
+    pub fn recycle(self) {
+        let mut events = self.events;
+        if events.capacity() < TRACE_CAPACITY || events.capacity() > RECYCLED_CAPACITY_MAX {
+            return;
+        }
+        events.clear();
+        // During the thread's own teardown the buffer is simply freed.
+        let _ = SPARE_EVENTS.try_with(|spare| spare.set(events));
     }
     /// Appends an event; its sequence number is its index.
     pub fn push(&mut self, at: VInstant, call: u32, attempt: u32, kind: EventKind) {
@@ -408,5 +436,36 @@ impl Hasher for Fnv1a {
             self.0 ^= u64::from(*byte);
             self.0 = self.0.wrapping_mul(0x0100_0000_01B3);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{EventKind, Trace, RECYCLED_CAPACITY_MAX, TRACE_CAPACITY};
+    use crate::time::VInstant;
+
+    #[test]
+    fn a_recycled_buffer_comes_back_empty_to_the_next_trace_on_the_thread() {
+        let mut trace = Trace::new();
+        for _ in 0..3 * TRACE_CAPACITY {
+            trace.push(VInstant::EPOCH, 0, 1, EventKind::AttemptStart);
+        }
+        let (buffer, capacity) = (trace.events.as_ptr(), trace.events.capacity());
+        trace.recycle();
+        let next = Trace::new();
+        assert!(next.events.is_empty() && next.is_complete());
+        assert_eq!((next.events.as_ptr(), next.events.capacity()), (buffer, capacity));
+        let other = Trace::new();
+        assert_ne!(other.events.as_ptr(), buffer, "one buffer serves one trace at a time");
+        assert!(other.events.capacity() >= TRACE_CAPACITY);
+    }
+
+    #[test]
+    fn a_buffer_above_the_limit_is_freed_and_a_placeholder_allocates_nothing() {
+        let mut huge = Trace::new();
+        huge.events.reserve_exact(RECYCLED_CAPACITY_MAX + 1);
+        huge.recycle();
+        assert!(Trace::new().events.capacity() <= RECYCLED_CAPACITY_MAX, "the huge buffer was not kept");
+        assert_eq!(Trace::unallocated().events.capacity(), 0);
     }
 }

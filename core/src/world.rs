@@ -331,11 +331,19 @@ pub struct World<'s> {
 impl<'s> World<'s> {
     /// A fresh World over `schedule` with randomness seeded by `seed` and default limits.
     pub fn new(schedule: &'s Schedule, seed: u64) -> World<'s> {
+        World::with_trace(schedule, seed, Trace::new())
+    }
+    /// A World that stands in for one lent elsewhere ([`crate::exec`]): it never records, so its trace
+    /// allocates nothing.
+    pub(crate) fn placeholder(schedule: &'s Schedule) -> World<'s> {
+        World::with_trace(schedule, 0, Trace::unallocated())
+    }
+    fn with_trace(schedule: &'s Schedule, seed: u64, trace: Trace) -> World<'s> {
         World {
             schedule,
             clock: VInstant::EPOCH,
             rng: Randomness::Seeded(SplitMix64::new(seed)),
-            trace: Trace::new(),
+            trace,
             limits: Limits::default(),
             call: None,
             next_call: 0,

@@ -120,4 +120,5 @@ pub(super) fn judge_case_with<S: ConfigDomain + ?Sized>(
             finds.offer(law, index, &case);
         }
     });
+    evaluation.trace.recycle(); // The next case's World records into the same buffer.
 }
