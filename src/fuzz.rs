@@ -419,7 +419,7 @@ pub fn check_bytes_decoded<S: ConfigDomain + ?Sized>(
 #[inline(never)]
 fn crash(name: &str, law: &str, verdict: &Verdict, decoding: Decoding, case: &str) {
     panic!(
-        "timelaw: law `{law}` {verdict} on subject `{name}`\ncase: {case}\nimport: timelaw import-crash ARTIFACT --subject {name}{}",
+        "timelaw: law `{law}` {verdict} on subject `{name}`\ncase: {case}\nimport: timelaw import-crash ARTIFACT --subject {name} --law {law}{}",
         decoding.import_flag()
     );
 }
@@ -693,7 +693,8 @@ mod tests {
             let crash = catch_unwind(AssertUnwindSafe(|| check_bytes_decoded(&subject, &laws, &[], &bytes, decoding)));
             let payload = crash.expect_err("the wobbly subject crashes on a sampled input");
             let message = payload.downcast_ref::<String>().expect("a formatted panic message");
-            assert!(message.contains("import: timelaw import-crash ARTIFACT --subject wobbly"), "{message}");
+            let import = "import: timelaw import-crash ARTIFACT --subject wobbly --law deterministic_replay";
+            assert!(message.contains(import), "{message}");
             assert_eq!(message.ends_with(" --concurrency"), flag, "{message}");
         }
     }

@@ -169,6 +169,18 @@ pub enum OperationError {
         /// The artifact.
         path: PathBuf,
     },
+    /// A crash artifact imported for one law (`--law`, the law its crash message names) whose case does
+    /// not violate that law.
+    #[error(
+        "{path}: the decoded case does not violate `{law}`; give the law the crash message names (its \
+         `import:` line), or import without --law to take the first law the case violates"
+    )]
+    LawNotViolated {
+        /// The artifact.
+        path: PathBuf,
+        /// The law asked for.
+        law: String,
+    },
 }
 
 /// Which config `timelaw contract` shows.
@@ -249,12 +261,15 @@ pub trait DynSubject: Sync {
     /// that was (`true` for `check_bytes_concurrent`, `false` for `check_bytes`; see
     /// [`crate::fuzz::Decoding::from_concurrency`]). [`Config::default`] has it on (a check draws
     /// overlapping calls by default), so set it to `false` for an artifact of a sequential target, as
-    /// `timelaw import-crash` does without `--concurrency`. Then finds the first violated law that is not a finding pinned in `dir`
-    /// ([`crate::known::pinned_finding`]; the first violated law when all are), shrinks and places the
-    /// fixture in `dir` (never replacing a file unless `config.bless`).
+    /// `timelaw import-crash` does without `--concurrency`. Then finds the first violated law of `laws`
+    /// that is not a finding pinned in `dir` ([`crate::known::pinned_finding`]; the first violated law
+    /// when all are), shrinks and places the fixture in `dir` (never replacing a file unless
+    /// `config.bless`). To import the crash for the law the target crashed on, whatever `dir` pins, pass
+    /// a catalogue of that law alone (`timelaw import-crash --law ID`, which the crash message prints).
     ///
     /// # Errors
-    /// An unreadable artifact, a case that violates nothing, an unwritable folder.
+    /// An unreadable artifact, a case that violates nothing ([`OperationError::LawNotViolated`] when
+    /// `laws` holds one law), an unwritable folder.
     fn import_crash(
         &self,
         laws: &Catalogue,
@@ -613,10 +628,10 @@ impl<S: ConfigDomain> DynSubject for S {
         let fresh = violated
             .iter()
             .find(|(law, verdict)| hang || crate::known::pinned_finding(self, &pinned, law, verdict, &drawn).is_none());
-        let law = fresh
-            .or(violated.first())
-            .map(|(law, _)| *law)
-            .ok_or_else(|| OperationError::NoViolation { path: artifact.to_owned() })?;
+        let law = fresh.or(violated.first()).map(|(law, _)| *law).ok_or_else(|| match laws.laws() {
+            [only] => OperationError::LawNotViolated { path: artifact.to_owned(), law: only.id.to_owned() },
+            _ => OperationError::NoViolation { path: artifact.to_owned() },
+        })?;
         let budget = ShrinkBudget { evals_max: config.shrink_evals_max, time_max: None };
         // A hang is not shrunk in-process (every candidate that still hangs would cost a thread).
         let (limits, timeout_ms) = (config.limits, config.case_timeout_ms);

@@ -74,6 +74,10 @@ pub enum Command {
         /// overlapping calls and the load mechanisms. The crash message prints the flag when it is needed.
         #[arg(long)]
         concurrency: bool,
+        /// Import the violation of this law, the one the target crashed on (the crash message prints
+        /// it); without it, the first law the case violates that is not a finding pinned in --fixtures.
+        #[arg(long, value_parser = Text(plain))]
+        law: Option<String>,
     },
     /// Work with fixture files.
     Fixtures {

@@ -45,8 +45,9 @@ pub(super) fn dispatch(registry: &Registry, command: Command) -> Result<u8, CliE
         Command::Replay { paths } => replay(registry, &paths),
         Command::Shrink { file, bless } => shrink(registry, &file, bless),
         Command::Explain { file } => explain(registry, &file),
-        Command::ImportCrash { artifact, subject, fixtures, bless, concurrency } => {
-            import_crash(registry, &artifact, &subject, &fixtures, bless, concurrency)
+        Command::ImportCrash { artifact, subject, fixtures, bless, concurrency, law } => {
+            let how = Import { bless, concurrency, law: law.as_deref() };
+            import_crash(registry, &artifact, &subject, &fixtures, how)
         }
         Command::Fixtures { command: FixturesCommand::Upgrade { paths } } => upgrade_fixtures(registry, &paths),
         Command::Report { command: ReportCommand::Merge { files, format } } => merge_reports(&files, format),
@@ -379,20 +380,27 @@ fn explain(registry: &Registry, file: &Path) -> Result<u8, CliError> {
     Ok(if violation.is_some() { EXIT_VIOLATED } else { EXIT_HOLDS })
 }
 
-fn import_crash(
-    registry: &Registry,
-    artifact: &Path,
-    name: &str,
-    dir: &Path,
+/// How `timelaw import-crash` imports: its flags.
+struct Import<'a> {
     bless: bool,
     concurrency: bool,
-) -> Result<u8, CliError> {
+    /// The law the crash names (`--law`), if given.
+    law: Option<&'a str>,
+}
+
+fn import_crash(registry: &Registry, artifact: &Path, name: &str, dir: &Path, how: Import<'_>) -> Result<u8, CliError> {
     let subject = registry.get(name).ok_or_else(|| {
         CliError::Message(format!("unknown subject {name:?} (known subjects: {})", registry.names().join(", ")))
     })?;
     let config = Config::default().with_env_vars(ENV_SHRINK)?;
-    let config = Config { bless: bless || config.bless, concurrency, ..config };
-    let placed = subject.import_crash(&Catalogue::standard(), artifact, dir, &config)?;
+    let config = Config { bless: how.bless || config.bless, concurrency: how.concurrency, ..config };
+    let laws = match how.law {
+        Some(law) => {
+            Catalogue::standard().select(&[law]).map_err(|error| CliError::Message(format!("--law: {error}")))?
+        }
+        None => Catalogue::standard(),
+    };
+    let placed = subject.import_crash(&laws, artifact, dir, &config)?;
     print_placed(&placed)?;
     Ok(EXIT_HOLDS)
 }

@@ -227,6 +227,10 @@ fn fixture_commands_replay_explain_shrink_and_import() {
     let args =
         ["import-crash", artifact.to_str().unwrap(), "--subject", "reference", "--fixtures", dir.to_str().unwrap()];
     check(&args, 2, &[], &["violates no law"]);
+    let with_law = [&args[..], &["--law", "terminates"]].concat();
+    check(&with_law, 2, &[], &["does not violate `terminates`"]);
+    let unknown_law = [&args[..], &["--law", "no_such_law"]].concat();
+    check(&unknown_law, 2, &[], &["--law: unknown law id(s): `no_such_law`"]);
     check(&["import-crash", "missing-artifact", "--subject", "nobody"], 2, &[], &["unknown subject \"nobody\""]);
     let _ = std::fs::remove_dir_all(&dir);
 }
