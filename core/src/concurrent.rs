@@ -165,12 +165,14 @@ impl<'s> Driver<'_, 's> {
     {
         let polls_max = 16 * u64::from(self.handle.with(|w| w.limits().events_max));
         let mut polls = 0_u64;
+        // One buffer for every round's tasks, reused from one instant to the next.
+        let mut due = Vec::new();
         loop {
-            let mut due = self.open_arrived(&mut serve)?;
-            due.extend(self.due_timers());
+            self.open_arrived(&mut serve, &mut due)?;
+            self.due_timers(&mut due);
             due.sort_unstable();
             due.dedup();
-            polls += self.rounds(due)?;
+            polls += self.rounds(&mut due)?;
             if polls > polls_max {
                 let limit = Abort::StepLimit { kind: LimitKind::Events, limit: polls_max };
                 return Err(self.handle.with(|w| w.issue(limit)));
@@ -189,18 +191,20 @@ impl<'s> Driver<'_, 's> {
     /// started), or `gap_before` after the previous call ended.
     fn next_arrival(&self) -> Option<VInstant> {
         let index = self.tasks.len();
-        let script = self.handle.with(|w| w.schedule().calls.get(index).cloned())?;
         let previous_ended = index.checked_sub(1).and_then(|previous| self.ended_at[previous]);
-        arrival_instant(&script, index, self.opened_at, previous_ended)
+        let opened_at = self.opened_at;
+        self.handle.with(|w| {
+            let script = w.schedule().calls.get(index)?;
+            arrival_instant(script, index, opened_at, previous_ended)
+        })
     }
 
-    /// Starts every call arriving by now; their indices.
-    fn open_arrived<F, Fut>(&mut self, serve: &mut F) -> Result<Vec<u32>, Abort>
+    /// Starts every call arriving by now, adding their indices to `opened`.
+    fn open_arrived<F, Fut>(&mut self, serve: &mut F, opened: &mut Vec<u32>) -> Result<(), Abort>
     where
         F: FnMut(AsyncWorld<'s>, CallInfo) -> Fut,
         Fut: Future<Output = Result<CallResult, Abort>> + 's,
     {
-        let mut opened = Vec::new();
         while self.next_arrival().is_some_and(|at| at <= self.handle.now()) {
             let Some(info) = self.handle.with(|w| w.open_call())? else { break };
             self.opened_at = Some(info.started);
@@ -208,37 +212,36 @@ impl<'s> Driver<'_, 's> {
             self.ended_at.push(None);
             opened.push(info.index);
         }
-        Ok(opened)
+        Ok(())
     }
 
-    /// The unfinished tasks with a timer due by now (their timers taken).
-    fn due_timers(&self) -> Vec<u32> {
+    /// Adds to `due` the unfinished tasks with a timer due by now (their timers taken).
+    fn due_timers(&self, due: &mut Vec<u32>) {
         let now = self.handle.now();
         let mut timers = self.handle.shared.timers.borrow_mut();
-        let mut due = Vec::new();
         while timers.peek().is_some_and(|Reverse((at, _))| *at <= now) {
             let Some(Reverse((_, task))) = timers.pop() else { break };
             if self.tasks.get(task as usize).is_some_and(Option::is_some) {
                 due.push(task);
             }
         }
-        due
     }
 
-    /// Polls `due` in the recorded order, then every unfinished task while a round makes progress;
-    /// the number of polls.
-    fn rounds(&mut self, mut round: Vec<u32>) -> Result<u64, Abort> {
+    /// Polls `round` in the recorded order, then every unfinished task while a round makes progress;
+    /// the number of polls. Leaves `round` empty.
+    fn rounds(&mut self, round: &mut Vec<u32>) -> Result<u64, Abort> {
         let mut polls = 0_u64;
         while !round.is_empty() {
             let mut progress = false;
-            while let Some(task) = self.pick(&mut round) {
+            while let Some(task) = self.pick(round) {
                 polls += 1;
                 progress |= self.poll_task(task)?;
             }
             if !progress {
+                round.clear();
                 break;
             }
-            round = self.unfinished();
+            self.unfinished(round);
         }
         Ok(polls)
     }
@@ -256,10 +259,12 @@ impl<'s> Driver<'_, 's> {
         }
     }
 
-    fn unfinished(&self) -> Vec<u32> {
+    /// Puts the unfinished tasks in `round` (emptied first).
+    fn unfinished(&self, round: &mut Vec<u32>) {
+        round.clear();
         let unfinished = self.tasks.iter().enumerate().filter(|(_, task)| task.is_some());
         // Call indices fit in u32: they come from `CallInfo::index`.
-        unfinished.map(|(index, _)| u32::try_from(index).unwrap_or(u32::MAX)).collect()
+        round.extend(unfinished.map(|(index, _)| u32::try_from(index).unwrap_or(u32::MAX)));
     }
 
     /// Polls call `task` in focus; `true` when it recorded an event or finished.

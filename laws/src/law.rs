@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use timelaw_core::{Contract, Schedule, Trace};
 
-use crate::temporal::{calls_interleave, grouped_by_call};
+use crate::temporal::{calls_interleave, with_grouped_by_call};
 use crate::verdict::Verdict;
 
 /// Safety laws say something bad never happens; liveness laws say something good eventually happens.
@@ -96,17 +96,14 @@ impl Law {
         if matches!(calls, Calls::Sequential) || !per_call {
             return (self.check)(observation);
         }
-        let owned;
-        let trace = match calls {
-            Calls::Sequential => return (self.check)(observation),
-            Calls::Grouped(trace) => trace,
-            Calls::Unknown if !calls_interleave(&observation.trace.events) => return (self.check)(observation),
+        match calls {
+            Calls::Sequential => (self.check)(observation),
+            Calls::Grouped(trace) => (self.check)(&Observation { trace, ..*observation }),
+            Calls::Unknown if !calls_interleave(&observation.trace.events) => (self.check)(observation),
             Calls::Unknown => {
-                owned = grouped_by_call(observation.trace);
-                &owned
+                with_grouped_by_call(observation.trace, |trace| (self.check)(&Observation { trace, ..*observation }))
             }
-        };
-        (self.check)(&Observation { trace, ..*observation })
+        }
     }
 }
 

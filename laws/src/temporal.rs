@@ -271,6 +271,50 @@ pub fn grouped_by_call(trace: &Trace) -> Trace {
     grouped
 }
 
+/// The most event buffers [`with_grouped_by_call`] keeps per thread for the next regrouping (one per
+/// regrouping in progress at once: the catalogue's, and a law's own inside it).
+const GROUPED_BUFFERS_KEPT: usize = 4;
+
+thread_local! {
+    /// Event buffers [`with_grouped_by_call`] reuses, emptied.
+    static GROUPED_BUFFERS: std::cell::RefCell<Vec<Vec<Event>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// `judge` on [`grouped_by_call`]`(trace)`, the regrouped events written into a buffer this thread
+/// reuses from one call to the next: judging a case allocates no trace (unless its run ended in a
+/// panic, whose message the regrouped trace copies).
+///
+/// ```
+/// use timelaw_core::{EventKind, Trace, VInstant};
+/// use timelaw_laws::temporal::{calls_interleave, with_grouped_by_call};
+/// let mut trace = Trace::new();
+/// for call in [0, 1, 0] {
+///     trace.push(VInstant::EPOCH, call, 1, EventKind::AttemptStart);
+/// }
+/// let seqs = with_grouped_by_call(&trace, |grouped| grouped.events.iter().map(|event| event.seq).collect::<Vec<_>>());
+/// assert_eq!(seqs, [0, 2, 1]);
+/// assert!(calls_interleave(&trace.events));
+/// ```
+pub fn with_grouped_by_call<T>(trace: &Trace, judge: impl FnOnce(&Trace) -> T) -> T {
+    let buffer = GROUPED_BUFFERS.try_with(|kept| kept.borrow_mut().pop()).ok().flatten();
+    let mut events = buffer.unwrap_or_default();
+    events.extend_from_slice(&trace.events);
+    // Sequence numbers are unique, so the unstable sort (which needs no scratch buffer) orders as the
+    // stable one does.
+    events.sort_unstable_by_key(|event| (event.call, event.seq));
+    let grouped = Trace { events, end: trace.end.clone(), clock_reads: trace.clock_reads };
+    let judged = judge(&grouped);
+    let mut events = grouped.events;
+    events.clear();
+    let _ = GROUPED_BUFFERS.try_with(|kept| {
+        let mut kept = kept.borrow_mut();
+        if kept.len() < GROUPED_BUFFERS_KEPT && events.capacity() <= timelaw_core::RECYCLED_CAPACITY_MAX {
+            kept.push(events);
+        }
+    });
+    judged
+}
+
 /// The events of each call, in order: maximal runs of events with the same [`Event::call`] (on an
 /// interleaved trace, split [`grouped_by_call`] instead).
 pub fn per_call(events: &[Event]) -> impl Iterator<Item = &[Event]> {

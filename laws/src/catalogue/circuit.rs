@@ -2,13 +2,15 @@
 //! calls (see the breaker model's docs in this module's source: the semantics of
 //! `timelaw_core::reference`, section "Circuit breaker").
 
-use timelaw_core::{CallResult, CircuitState, Contract, ErrorKind, Event, EventKind, Rejection, VInstant};
+use std::cell::Cell;
+
+use timelaw_core::{CallResult, CircuitState, Contract, ErrorKind, Event, EventKind, Rejection, Trace, VInstant};
 
 use super::breaker_model::{leaves_queue, Admission, BreakerModel, BreakerSpec, CallFacts, Phase};
 use super::load::CallSet;
 use crate::ids;
 use crate::law::{Law, LawKind, Observation};
-use crate::temporal::{calls_interleave, grouped_by_call, per_call};
+use crate::temporal::{calls_interleave, per_call, with_grouped_by_call};
 use crate::verdict::Verdict;
 
 fn has_circuit(contract: &Contract) -> bool {
@@ -76,15 +78,57 @@ fn shows_decision(kind: &EventKind) -> bool {
 /// them first (a refusal beside such a call is judged in the order that explains it, if one does).
 fn replay_interleaved(
     observation: &Observation<'_>,
+    model: BreakerModel,
+    judge: impl FnMut(&CallFacts, Admission, Phase) -> Option<Verdict>,
+) -> Verdict {
+    with_grouped_by_call(observation.trace, |grouped| {
+        let mut buffers = REPLAY_BUFFERS.try_with(Cell::take).unwrap_or_default();
+        let verdict = replay_grouped(grouped, model, judge, &mut buffers);
+        buffers.clear();
+        let _ = REPLAY_BUFFERS.try_with(|kept| kept.set(buffers));
+        verdict
+    })
+}
+
+/// The buffers of one [`replay_interleaved`], kept emptied for the thread's next replay: judging a case
+/// allocates nothing for them once they have grown.
+#[derive(Default)]
+struct ReplayBuffers {
+    calls: Vec<InterleavedCall>,
+    /// (seq, is the end, call index): the admissions and ends in trace order.
+    moments: Vec<(u32, bool, usize)>,
+    admitted: Vec<Option<(Admission, u32)>>,
+    /// The order of admissions a refusal is judged in ([`admitted_first`]).
+    order: Vec<usize>,
+}
+
+impl ReplayBuffers {
+    fn clear(&mut self) {
+        self.calls.clear();
+        self.moments.clear();
+        self.admitted.clear();
+        self.order.clear();
+    }
+}
+
+thread_local! {
+    /// The buffers the last [`replay_interleaved`] on this thread used, emptied.
+    static REPLAY_BUFFERS: Cell<ReplayBuffers> = Cell::new(ReplayBuffers::default());
+}
+
+/// [`replay_interleaved`] over the regrouped trace, in `buffers`.
+fn replay_grouped(
+    grouped: &Trace,
     mut model: BreakerModel,
     mut judge: impl FnMut(&CallFacts, Admission, Phase) -> Option<Verdict>,
+    buffers: &mut ReplayBuffers,
 ) -> Verdict {
-    let grouped = grouped_by_call(observation.trace);
-    let calls: Vec<InterleavedCall> = per_call(&grouped.events)
-        .map(|call| InterleavedCall { started: call[0].seq, decided: decided_at(call), facts: CallFacts::of(call) })
-        .collect();
-    // (seq, is the end, call index): the admissions and ends in trace order.
-    let mut moments: Vec<(u32, bool, usize)> = Vec::with_capacity(calls.len() * 2);
+    let ReplayBuffers { calls, moments, admitted, order } = buffers;
+    calls.extend(per_call(&grouped.events).map(|call| InterleavedCall {
+        started: call[0].seq,
+        decided: decided_at(call),
+        facts: CallFacts::of(call),
+    }));
     for (index, call) in calls.iter().enumerate() {
         if call.facts.never_reached_breaker() {
             continue;
@@ -95,7 +139,7 @@ fn replay_interleaved(
         }
     }
     moments.sort_unstable();
-    let mut admitted: Vec<Option<(Admission, u32)>> = vec![None; calls.len()];
+    admitted.resize(calls.len(), None);
     let mut verdict = Verdict::Vacuous;
     for (position, &(_, is_end, index)) in moments.iter().enumerate() {
         let facts = &calls[index].facts;
@@ -110,11 +154,13 @@ fn replay_interleaved(
         if admitted[index].is_some() {
             continue; // Admitted earlier, before a refusal it explains.
         }
-        let mut order = vec![index];
+        order.clear();
         if facts.rejected() {
-            order = admitted_first(&calls, &moments[position..], &admitted, &model, index);
+            admitted_first(calls, &moments[position..], admitted, &model, index, order);
+        } else {
+            order.push(index);
         }
-        for each in order {
+        for &each in order.iter() {
             let before = model.phase();
             let admission = model.admit(calls[index].decided.1);
             admitted[each] = Some((admission, model.epoch()));
@@ -150,10 +196,10 @@ fn admitted_first(
     admitted: &[Option<(Admission, u32)>],
     model: &BreakerModel,
     refused: usize,
-) -> Vec<usize> {
+    order: &mut Vec<usize>,
+) {
     let (decided, at) = calls[refused].decided;
     let mut trial = model.clone();
-    let mut order = Vec::new();
     for &(_, is_end, index) in ahead {
         if !trial.clone().admit(at).is_admitted() {
             break;
@@ -169,7 +215,6 @@ fn admitted_first(
         order.clear(); // No order explains the refusal: judged where it stands.
     }
     order.push(refused);
-    order
 }
 
 /// `circuit_open_rejects_without_dispatch`: while the breaker is open (before its cooldown ends), a call

@@ -158,10 +158,22 @@ impl Catalogue {
     /// law's index and the law. Like [`Catalogue::judge_all`], it looks once whether the trace's calls
     /// interleave (and regroups it once if they do), where judging law by law with [`Law::judge`] looks
     /// for every law; it allocates nothing for a sequential trace.
-    pub fn judge_each(&self, observation: &Observation<'_>, mut each: impl FnMut(usize, &Law, Verdict)) {
-        let interleaved = crate::temporal::calls_interleave(&observation.trace.events);
-        let grouped = interleaved.then(|| crate::temporal::grouped_by_call(observation.trace));
-        let calls = grouped.as_ref().map_or(Calls::Sequential, Calls::Grouped);
+    pub fn judge_each(&self, observation: &Observation<'_>, each: impl FnMut(usize, &Law, Verdict)) {
+        if crate::temporal::calls_interleave(&observation.trace.events) {
+            crate::temporal::with_grouped_by_call(observation.trace, |grouped| {
+                self.judge_each_in(observation, Calls::Grouped(grouped), each);
+            });
+        } else {
+            self.judge_each_in(observation, Calls::Sequential, each);
+        }
+    }
+
+    fn judge_each_in(
+        &self,
+        observation: &Observation<'_>,
+        calls: Calls<'_>,
+        mut each: impl FnMut(usize, &Law, Verdict),
+    ) {
         debug_assert_eq!(self.laws.len(), self.per_call.len());
         for (index, (law, &per_call)) in self.laws.iter().zip(&self.per_call).enumerate() {
             each(index, law, law.judge_in(observation, calls, per_call));
