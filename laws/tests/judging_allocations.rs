@@ -7,7 +7,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use timelaw_core::reference::{Backoff, Jitter, Policy, Reference};
-use timelaw_core::{execute, BudgetContract, CallScript, Outcome, RetryOn, Schedule, Step, Subject, VDuration};
+use timelaw_core::{execute, BudgetContract, CallScript, Outcome, Schedule, Step, Subject, VDuration};
 use timelaw_laws::temporal::calls_interleave;
 use timelaw_laws::{Catalogue, Observation, Verdict};
 
@@ -66,25 +66,12 @@ fn ms(millis: u64) -> VDuration {
 /// model's result window is the one table judging still allocates).
 fn policy() -> Policy {
     Policy {
-        max_attempts: 3,
-        backoff: Backoff::Exponential { initial: ms(10), factor: 2 },
-        delay_max: ms(40),
         jitter: Jitter::Equal,
-        retry_on: RetryOn { transient: true, rate_limited: true, timeout: true },
         honor_retry_after: true,
         attempt_timeout: Some(ms(50)),
         deadline: Some(ms(500)),
-        sleep_budget: None,
-        circuit: None,
         retry_budget: Some(BudgetContract { min_retries: 2, retry_percent: 50, ..BudgetContract::default() }),
-        retry_elapsed_max: None,
-        bulkhead: None,
-        limiter: None,
-        hedge: None,
-        ordered_results: false,
-        retry_after_policy: None,
-        interrupt_tie: timelaw_core::InterruptTie::DeadlineFirst,
-        retry_elapsed_bound: timelaw_core::LimitBound::Inclusive,
+        ..Policy::new(3, Backoff::Exponential { initial: ms(10), factor: 2 }, ms(40))
     }
 }
 
