@@ -6,8 +6,8 @@ mod support;
 
 use support::*;
 use timelaw_core::{
-    BulkheadContract, CallResult, Contract, Declared, ErrorKind, EventKind, LimiterContract, LimiterWindow, Rejection,
-    Trace,
+    BulkheadContract, CallResult, ClockKind, Contract, Declared, Diagnostic, ErrorKind, EventKind, LimiterContract,
+    LimiterWindow, Rejection, Trace,
 };
 use timelaw_laws::ids;
 
@@ -268,6 +268,20 @@ fn bulkhead_queue_first_come() {
     let refused = (5, 1, 0, EventKind::CallEnd { result: CallResult::Err(ErrorKind::LimiterEmpty) });
     let refused_in_turn = waiting_then(&[(5, 1, 0, EMPTY), refused]);
     check(id, first_come(1, 1), &refused_in_turn, Expect::Holds);
+    // A queued call whose first event after the queue is a failed clock read (it took the slot, could not
+    // tell the time, gave up as its contract declares and freed the slot before returning in order) left
+    // the queue there: a newcomer that dispatches afterwards jumped nobody (found by fuzzing the reference).
+    let unreadable = [
+        (5, 1, 0, EventKind::ClockReadFailed { clock: ClockKind::Monotonic }),
+        (5, 1, 0, EventKind::Diagnostic { diagnostic: Diagnostic::TimingMissing { clock: ClockKind::Monotonic } }),
+    ];
+    let returned_late = (7, 1, 0, EventKind::CallEnd { result: CallResult::Err(ErrorKind::DeadlineExceeded) });
+    let after_unreadable = waiting_then(&[&unreadable[..], &newcomer[..], &[returned_late]].concat());
+    check(id, first_come(1, 1), &after_unreadable, Expect::Holds);
+    // The same newcomer while call 1 still waits (its failed read after the newcomer's dispatch) jumps it.
+    let unreadable_late = unreadable.map(|(_, call, attempt, kind)| (6, call, attempt, kind));
+    let read_late = waiting_then(&[&newcomer[..], &unreadable_late[..], &[returned_late]].concat());
+    check(id, first_come(1, 1), &read_late, Expect::At(7));
     // A wall-clock jump tagged with the waiting call is not its leaving the queue.
     let mut jumped: Vec<_> =
         queue_served(1).events.iter().map(|e| (e.at.as_nanos() / 1_000_000, e.call, e.attempt, e.kind)).collect();

@@ -205,8 +205,10 @@ fn bulkhead_admits_below_limit(observation: &Observation<'_>) -> Verdict {
 /// `bulkhead_queue_first_come`: with a first-come queue (`bulkhead.first_come`), calls take their slots in
 /// the order they came: a call that joined the queue before another, or was waiting in it when another
 /// arrived, takes its slot first. A call *joins* at its `Queued` (a call never queued comes at its
-/// `CallStart`); a queued call *takes its slot* at its next action, unless that is its `CallEnd` (it gave
-/// up waiting); a call never queued takes its slot at its first `AttemptStart`.
+/// `CallStart`); a queued call *takes its slot* at its next event that shows it left the queue
+/// ([`leaves_queue`](super::breaker_model::leaves_queue), the breaker model's rule: an action or a failed
+/// clock read, not a wall jump or a diagnostic), unless that is its `CallEnd` (it gave up waiting); a call
+/// never queued takes its slot at its first `AttemptStart`.
 ///
 /// - Needs: `bulkhead` and `bulkhead.first_come`.
 /// - Compares: trace positions (events at one instant are ordered by the trace), exactly.
@@ -247,13 +249,15 @@ fn bulkhead_queue_first_come(observation: &Observation<'_>) -> Verdict {
     }
     let calls = events.iter().map(|event| event.call as usize + 1).max().unwrap_or(0);
     let mut turns = vec![Turn::default(); calls];
-    for event in events.iter().filter(|event| event.kind.is_action()) {
+    for event in events {
         let turn = &mut turns[event.call as usize];
         match event.kind {
             EventKind::CallStart { .. } => turn.came = Some(event.seq),
             EventKind::Queued => (turn.came, turn.queued, turn.waiting) = (Some(event.seq), true, true),
             EventKind::CallEnd { .. } if turn.waiting => turn.waiting = false,
-            _ if turn.waiting => (turn.waiting, turn.took) = (false, Some(event.seq)),
+            ref kind if turn.waiting && super::breaker_model::leaves_queue(kind) => {
+                (turn.waiting, turn.took) = (false, Some(event.seq))
+            }
             EventKind::AttemptStart if !turn.queued && turn.took.is_none() => turn.took = Some(event.seq),
             _ => {}
         }
