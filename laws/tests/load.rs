@@ -282,6 +282,17 @@ fn bulkhead_queue_first_come() {
     let unreadable_late = unreadable.map(|(_, call, attempt, kind)| (6, call, attempt, kind));
     let read_late = waiting_then(&[&newcomer[..], &unreadable_late[..], &[returned_late]].concat());
     check(id, first_come(1, 1), &read_late, Expect::At(7));
+    // Every bulkhead law reads the same rule: after call 1 left the queue at its failed read, call 2 may
+    // queue in the one place of the queue (it was counted as a second queued call before).
+    let queued_after = [
+        (6, 2, 0, START),
+        (6, 2, 0, EventKind::Queued),
+        (7, 1, 0, EventKind::CallEnd { result: CallResult::Err(ErrorKind::DeadlineExceeded) }),
+    ];
+    let second_queued = waiting_then(&[&unreadable[..], &queued_after[..]].concat());
+    check(ids::BULKHEAD_IN_FLIGHT_WITHIN_LIMIT, first_come(1, 1), &second_queued, Expect::Holds);
+    let still_waiting = waiting_then(&queued_after[..2]);
+    check(ids::BULKHEAD_IN_FLIGHT_WITHIN_LIMIT, first_come(1, 1), &still_waiting, Expect::At(7));
     // A wall-clock jump tagged with the waiting call is not its leaving the queue.
     let mut jumped: Vec<_> =
         queue_served(1).events.iter().map(|e| (e.at.as_nanos() / 1_000_000, e.call, e.attempt, e.kind)).collect();

@@ -69,9 +69,10 @@ impl BulkheadWalk {
         self.waiting.contains(call)
     }
 
-    /// Takes in `event`: a `Queued` call joins the queue, any other action of a queued call (not a clock
-    /// event or a diagnostic) takes it out;
-    /// a call's first `AttemptStart` puts it in flight, its `CallEnd` takes it out.
+    /// Takes in `event`: a `Queued` call joins the queue; its `CallEnd`, or any other event that shows it
+    /// left the queue ([`leaves_queue`](super::breaker_model::leaves_queue), the rule every law reads:
+    /// an action or a failed clock read, not a wall jump or a diagnostic), takes it out; a call's first
+    /// `AttemptStart` puts it in flight, its `CallEnd` takes it out.
     pub fn step(&mut self, event: &Event) {
         let call = event.call;
         match event.kind {
@@ -81,10 +82,13 @@ impl BulkheadWalk {
                 }
                 return;
             }
-            // A clock event the World tags with a waiting call is not the call leaving the queue.
-            _ if !event.kind.is_action() => return,
-            _ if self.waiting.set(call, false) => self.queued -= 1,
+            // A wall jump or a diagnostic the World tags with a waiting call is not the call leaving.
+            EventKind::CallEnd { .. } => {}
+            ref kind if !super::breaker_model::leaves_queue(kind) => return,
             _ => {}
+        }
+        if self.waiting.set(call, false) {
+            self.queued -= 1;
         }
         match event.kind {
             EventKind::AttemptStart if self.dispatched.set(call, true) => self.in_flight += 1,
