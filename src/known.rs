@@ -37,7 +37,7 @@
 //! class) and says so ([`KnownMatch::Loosely`]).
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use timelaw_core::{Case, Limits};
 use timelaw_generators::ConfigDomain;
@@ -252,22 +252,56 @@ pub struct Pinned {
 /// An unreadable folder or file, or a file that does not read strictly as a fixture (as replay reads it;
 /// the config as any JSON), named by its path.
 pub fn pinned_in(dir: &Path, subject: &str) -> Result<Vec<Pinned>, FixtureError> {
-    if !dir.exists() {
-        return Ok(Vec::new());
-    }
     let mut pinned = Vec::new();
-    for path in fixture::list(dir)? {
-        let text = fixture::read_text(&path)?;
-        let found: fixture::Fixture<serde_json::Value> = fixture::parse(&path, &text)?;
-        let other_profile = found.profile.is_some_and(|profile| profile != fixture::Profile::current());
-        if found.status != fixture::Status::KnownViolation || found.subject != subject || other_profile {
-            continue;
-        }
+    for (path, found) in known_violations_in(dir, subject)? {
         let message = found.verdict.violation().map(|violation| violation.message.to_string()).unwrap_or_default();
         let case = serde_json::to_value(&found.case).map_err(|error| FixtureError::parse(&path, &error))?;
         pinned.push(Pinned { law: found.law, message, case });
     }
     Ok(pinned)
+}
+
+/// The `known_violation` fixtures of `subject` under `dir` (recursively) that belong to this build's
+/// profile, with their paths, in the order [`fixture::list`] gives them. A missing folder holds none.
+fn known_violations_in(
+    dir: &Path,
+    subject: &str,
+) -> Result<Vec<(PathBuf, fixture::Fixture<serde_json::Value>)>, FixtureError> {
+    if !dir.exists() {
+        return Ok(Vec::new());
+    }
+    let mut known = Vec::new();
+    for path in fixture::list(dir)? {
+        let text = fixture::read_text(&path)?;
+        let found: fixture::Fixture<serde_json::Value> = fixture::parse(&path, &text)?;
+        let other_profile = found.profile.is_some_and(|profile| profile != fixture::Profile::current());
+        if found.status == fixture::Status::KnownViolation && found.subject == subject && !other_profile {
+            known.push((path, found));
+        }
+    }
+    Ok(known)
+}
+
+/// The first `known_violation` fixture under `dir` (recursively; this build's profile) that pins a
+/// violation of `law` by `subject` with a message of the class of `found` ([`same_class`]), at any case:
+/// whether a finding is another case of a known one (the bug class a crate is known for, reached
+/// through another minimal case), as `timelaw import-crash --known` reports it. Looser than the fuzz
+/// masking ([`pinned_finding`], which also asks for the pinned case): two bugs of one subject that break
+/// one check of one law with messages of one class are one finding here.
+///
+/// # Errors
+/// As [`pinned_in`].
+pub fn pinned_class_in(
+    dir: &Path,
+    subject: &str,
+    law: &str,
+    found: &Violation,
+) -> Result<Option<PathBuf>, FixtureError> {
+    let known = known_violations_in(dir, subject)?;
+    Ok(known.into_iter().find_map(|(path, fixture)| {
+        let pinned = fixture.verdict.violation()?;
+        (fixture.law == law && same_class(&pinned.message, found)).then_some(path)
+    }))
 }
 
 /// How many subject runs the masking may spend shrinking one violation to compare it with a pinned case.

@@ -78,6 +78,12 @@ pub enum Command {
         /// it); without it, the first law the case violates that is not a finding pinned in --fixtures.
         #[arg(long, value_parser = Text(plain))]
         law: Option<String>,
+        /// Compare the imported finding with the known violations pinned in this folder (searched
+        /// recursively, e.g. tests/fixtures): exit 0 when a `known_violation` fixture of the subject pins
+        /// the same law with a message of the same class (another case of a known finding; the fixture is
+        /// named), 1 when none does (a new finding). Without it, an import exits 0.
+        #[arg(long)]
+        known: Option<PathBuf>,
     },
     /// Work with fixture files.
     Fixtures {

@@ -45,8 +45,8 @@ pub(super) fn dispatch(registry: &Registry, command: Command) -> Result<u8, CliE
         Command::Replay { paths } => replay(registry, &paths),
         Command::Shrink { file, bless } => shrink(registry, &file, bless),
         Command::Explain { file } => explain(registry, &file),
-        Command::ImportCrash { artifact, subject, fixtures, bless, concurrency, law } => {
-            let how = Import { bless, concurrency, law: law.as_deref() };
+        Command::ImportCrash { artifact, subject, fixtures, bless, concurrency, law, known } => {
+            let how = Import { bless, concurrency, law: law.as_deref(), known: known.as_deref() };
             import_crash(registry, &artifact, &subject, &fixtures, how)
         }
         Command::Fixtures { command: FixturesCommand::Upgrade { paths } } => upgrade_fixtures(registry, &paths),
@@ -386,6 +386,8 @@ struct Import<'a> {
     concurrency: bool,
     /// The law the crash names (`--law`), if given.
     law: Option<&'a str>,
+    /// The folder of known violations to compare the finding with (`--known`), if given.
+    known: Option<&'a Path>,
 }
 
 fn import_crash(registry: &Registry, artifact: &Path, name: &str, dir: &Path, how: Import<'_>) -> Result<u8, CliError> {
@@ -402,7 +404,41 @@ fn import_crash(registry: &Registry, artifact: &Path, name: &str, dir: &Path, ho
     };
     let placed = subject.import_crash(&laws, artifact, dir, &config)?;
     print_placed(&placed)?;
-    Ok(EXIT_HOLDS)
+    match how.known {
+        Some(known) => known_or_new(&placed, known),
+        None => Ok(EXIT_HOLDS),
+    }
+}
+
+/// `import-crash --known DIR`: whether the imported finding (the fixture `placed` names) is another case
+/// of a known violation pinned under `known` (exit 0) or a new finding (exit 1), said in one line.
+fn known_or_new(placed: &Placed, known: &Path) -> Result<u8, CliError> {
+    let (Placed::Written(path) | Placed::AlreadyPinned(path)) = placed;
+    let imported: fixture::Fixture<serde_json::Value> = fixture::parse(path, &fixture::read_text(path)?)?;
+    let pinned = match imported.verdict.violation() {
+        Some(violation) => crate::known::pinned_class_in(known, &imported.subject, &imported.law, violation)?,
+        None => None,
+    };
+    match pinned {
+        Some(pinned) => {
+            out_line(&format!(
+                "known: another case of the finding pinned by {} ({} against {}, a message of the same class)",
+                pinned.display(),
+                imported.law,
+                imported.subject
+            ))?;
+            Ok(EXIT_HOLDS)
+        }
+        None => {
+            out_line(&format!(
+                "new: no known_violation fixture under {} pins {} against {} with a message of this class",
+                known.display(),
+                imported.law,
+                imported.subject
+            ))?;
+            Ok(EXIT_VIOLATED)
+        }
+    }
 }
 
 fn merge_reports(files: &[PathBuf], format: Format) -> Result<u8, CliError> {

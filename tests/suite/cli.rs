@@ -273,7 +273,38 @@ fn a_known_violation_explains_shrinks_and_a_crash_imports() {
     let text = std::fs::read_to_string(&fixture).unwrap();
     assert!(text.contains("\"source\": \"fuzz\"") && text.contains("\"shrunk\": true"), "{text}");
     check(&["replay", fixture.to_str().unwrap()], 1, &["regression: violated"], &[]);
+    check_known_or_new(&args, &dir);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `import-crash --known DIR` on the exponential-backoff crash `args` imports: known against the checked-in
+/// fixtures (a `known_violation` fixture pins its panic), new against a folder without them, and new
+/// against copies of those fixtures whose stored panic says something else (the same law, another class).
+fn check_known_or_new(args: &[&str], dir: &Path) {
+    let known = [args, &["--known", "tests/fixtures"]].concat();
+    check(
+        &known,
+        0,
+        &["known: another case of the finding pinned by tests/fixtures/adapters/never_panics--exponential-backoff--"],
+        &[],
+    );
+    let empty = dir.join("nothing-pinned");
+    std::fs::create_dir_all(&empty).unwrap();
+    let new = [args, &["--known", empty.to_str().unwrap()]].concat();
+    check(&new, 1, &["new: no known_violation fixture under", "pins never_panics against exponential-backoff"], &[]);
+    let reworded = dir.join("other-panics");
+    std::fs::create_dir_all(&reworded).unwrap();
+    for entry in std::fs::read_dir("tests/fixtures/adapters").unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("never_panics--exponential-backoff--") {
+            let text = std::fs::read_to_string(entry.path()).unwrap();
+            let text = text
+                .replace("\"message\": \"the subject panicked: ", "\"message\": \"the subject panicked: elsewhere: ");
+            std::fs::write(reworded.join(name), text).unwrap();
+        }
+    }
+    let other_class = [args, &["--known", reworded.to_str().unwrap()]].concat();
+    check(&other_class, 1, &["new: no known_violation fixture under"], &[]);
 }
 
 #[test]
