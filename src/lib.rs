@@ -173,7 +173,7 @@ pub use timelaw_reports as reports;
 pub use arbitrary;
 pub use proptest;
 pub use timelaw_core::duration_text;
-pub use timelaw_core::float::{self, float_tolerance, F32, F64};
+pub use timelaw_core::float::{self, float_tolerance, float_tolerance_ppb, with_float_tolerance, F32, F64};
 pub use timelaw_core::sync_loop;
 pub use timelaw_core::{std_clocks, std_random, StdClocks, StdRandom};
 pub use timelaw_generators::draw;

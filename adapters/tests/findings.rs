@@ -3,6 +3,8 @@
 
 mod support;
 
+use std::time::Duration;
+
 use timelaw_adapters::backon::{
     BackonBuilder, BackonConstant, BackonConstantConfig, BackonExponential, BackonExponentialConfig, BackonFibonacci,
     BackonFibonacciConfig, BackonRetry, BackonRetryConfig,
@@ -85,6 +87,29 @@ fn backon_fibonacci_overshoots_its_cap_once() {
     // 1 s, 1 s, then 1 s + 1 s = 2 s although max_delay is 1.5 s.
     check(&BackonFibonacci, fibonacci(ms(1500)), failures(3), "delay_within_cap", ViolatedAt(9, "SleepRequested"));
     check(&BackonFibonacci, fibonacci(ms(2000)), failures(3), "delay_within_cap", Holds);
+}
+
+#[test]
+fn backon_exponential_stalls_at_a_few_nanoseconds() {
+    let stall = |min_delay: Duration| BackonExponentialConfig {
+        jitter: false,
+        factor: F32(1.5),
+        min_delay,
+        max_delay: None,
+        max_times: Some(12),
+        total_delay: None,
+    };
+    // `Duration::mul_f32` cuts 1.5 ns back to 1 ns at every retry: the 12th delay is 1 ns, not 86.5 ns.
+    let twelve = Schedule::single(vec![Step::instant(Outcome::Transient).repeated(12)]);
+    check(
+        &BackonExponential,
+        stall(Duration::from_nanos(1)),
+        twelve.clone(),
+        "backoff_shape_without_jitter",
+        ViolatedAt(36, "SleepRequested"),
+    );
+    // From 1 ms the nanoseconds cut are within the float tolerance.
+    check(&BackonExponential, stall(Duration::from_millis(1)), twelve, "backoff_shape_without_jitter", Holds);
 }
 
 #[test]

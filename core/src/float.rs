@@ -5,8 +5,8 @@
 //! serialize as plain JSON numbers. The config domains only draw finite values. Contracts state a float
 //! factor exactly (`timelaw_core::FloatFactor`), never rounded to thousandths.
 //!
-//! [`float_tolerance`] is the `delay_tolerance` a contract grants a crate that computes delays in
-//! floating point.
+//! [`float_tolerance`] and [`float_tolerance_ppb`] are the delay tolerances a contract grants a crate
+//! that computes delays in floating point ([`with_float_tolerance`] sets both).
 
 use std::hash::{Hash, Hasher};
 
@@ -114,4 +114,47 @@ pub fn float_tolerance(contract: &Contract) -> VDuration {
         .max()
         .unwrap_or(VDuration::ZERO);
     largest.div(1 << 17).saturating_add(VDuration::from_nanos(64))
+}
+
+/// How far an `f32` delay computation may drift at one retry, in parts per billion of the delay: four
+/// roundings of an `f32` (2^-24, about 60 ppb each: the delay as `f32` seconds, whole seconds plus
+/// nanoseconds, the product with a factor or a jitter draw, the conversion back), rounded up.
+pub const FLOAT_DRIFT_PPB_PER_RETRY: u64 = 256;
+
+/// The most retries whose drift [`float_tolerance_ppb`] lets compound (a crate that multiplies the last
+/// delay by its factor rounds once more at every retry): 4,096, about 0.1% of a delay.
+pub const FLOAT_DRIFT_RETRIES_MAX: u64 = 4096;
+
+/// The relative tolerance for a crate that computes delays in floating point: [`FLOAT_DRIFT_PPB_PER_RETRY`]
+/// for each retry the contract allows (`retry.max_attempts - 1`, at least one, at most
+/// [`FLOAT_DRIFT_RETRIES_MAX`]; that many without a stated limit). [`float_tolerance`] is taken from the
+/// first 16 delays; a later delay of a growing backoff can be far larger, and so can its rounding: backon
+/// multiplies its `f32` delay by the factor at every retry, so the 27th delay of a factor-1.5 backoff drifted
+/// by about 100 ppb (0.6 s of 71 days), far above a tolerance taken from the 16th. Zero without a backoff
+/// shape.
+///
+/// ```
+/// use timelaw_core::float::{float_tolerance_ppb, FLOAT_DRIFT_PPB_PER_RETRY};
+/// use timelaw_core::{BackoffShape, Contract, VDuration};
+/// let mut contract = Contract::default();
+/// contract.delays.backoff = Some(BackoffShape::Constant { delay: VDuration::from_secs(1) });
+/// contract.retry.max_attempts = Some(41);
+/// assert_eq!(float_tolerance_ppb(&contract), 40 * FLOAT_DRIFT_PPB_PER_RETRY);
+/// assert_eq!(float_tolerance_ppb(&Contract::default()), 0);
+/// ```
+pub fn float_tolerance_ppb(contract: &Contract) -> u64 {
+    if contract.delays.backoff.is_none() {
+        return 0;
+    }
+    let retries = contract.retry.max_attempts.map_or(FLOAT_DRIFT_RETRIES_MAX, |attempts| u64::from(attempts) - 1);
+    FLOAT_DRIFT_PPB_PER_RETRY * retries.clamp(1, FLOAT_DRIFT_RETRIES_MAX)
+}
+
+/// `contract` with the tolerances for a crate that computes delays in floating point: the absolute
+/// [`float_tolerance`] and, added to any relative tolerance it states, [`float_tolerance_ppb`].
+pub fn with_float_tolerance(contract: Contract) -> Contract {
+    let mut delays = contract.delays;
+    delays.tolerance = float_tolerance(&contract);
+    delays.tolerance_ppb = delays.tolerance_ppb.saturating_add(float_tolerance_ppb(&contract));
+    Contract { delays, ..contract }
 }

@@ -10,7 +10,7 @@ use timelaw_generators::{Choices, Swarm};
 
 use super::{attempts, describe_jitter, describe_max_times, jitter_bounds, times};
 use crate::domain::AdapterConfig;
-use timelaw_core::float::float_tolerance;
+use timelaw_core::float::with_float_tolerance;
 use timelaw_core::float::F32;
 use timelaw_core::sync_loop::loop_contract;
 use timelaw_generators::draw::{self, offer, SEC};
@@ -128,7 +128,8 @@ impl AdapterConfig for BackonExponentialConfig {
     /// - `backoff`: exponential from `min_delay` by `factor`; `sleep_budget`: `total_delay` ("The
     ///   backoff will stop yielding sleep durations once the cumulative sleep time plus the next sleep
     ///   duration would exceed `total_delay`.").
-    /// - `delay_tolerance`: backon multiplies in `f32`.
+    /// - `delay_tolerance`, `delay_tolerance_ppb`: backon multiplies in `f32`, the last delay by the factor
+    ///   at every retry, so the rounding compounds (`timelaw_core::float::with_float_tolerance`).
     fn contract(&self) -> Contract {
         let base = loop_contract();
         let contract = Contract {
@@ -147,7 +148,7 @@ impl AdapterConfig for BackonExponentialConfig {
             },
             ..base
         };
-        Contract { delays: DelayContract { tolerance: float_tolerance(&contract), ..contract.delays }, ..contract }
+        with_float_tolerance(contract)
     }
 
     fn simpler(&self) -> Vec<BackonExponentialConfig> {

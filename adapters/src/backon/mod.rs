@@ -89,11 +89,12 @@ pub(crate) fn jitter_bounds(jitter: bool) -> JitterBounds {
 /// `contract` with the tolerance for backon's `f32` arithmetic when jitter is on (without jitter backon's
 /// delays are exact).
 pub(crate) fn with_jitter_tolerance(contract: timelaw_core::Contract, jitter: bool) -> timelaw_core::Contract {
-    let delay_tolerance =
-        if jitter { timelaw_core::float::float_tolerance(&contract) } else { timelaw_core::VDuration::ZERO };
-    timelaw_core::Contract {
-        delays: timelaw_core::DelayContract { tolerance: delay_tolerance, ..contract.delays },
-        ..contract
+    match jitter {
+        true => timelaw_core::float::with_float_tolerance(contract),
+        false => timelaw_core::Contract {
+            delays: timelaw_core::DelayContract { tolerance: timelaw_core::VDuration::ZERO, ..contract.delays },
+            ..contract
+        },
     }
 }
 

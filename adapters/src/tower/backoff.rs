@@ -16,7 +16,7 @@ use tower::ServiceExt;
 use super::Failure;
 use crate::domain::AdapterConfig;
 use crate::tokio_driver::{run_tokio, Recorder, TokioWorld, TOKIO_SLEEP_MAX};
-use timelaw_core::float::float_tolerance;
+use timelaw_core::float::with_float_tolerance;
 use timelaw_core::float::F64;
 use timelaw_core::sync_loop::loop_contract;
 use timelaw_core::JitterBounds;
@@ -144,8 +144,10 @@ impl AdapterConfig for TowerBackoffConfig {
             promise.timing.timer_granularity = crate::domain::TOKIO_TIMER_GRANULARITY;
             promise
         };
-        let tolerance = if ratio_milli == 0 { VDuration::ZERO } else { float_tolerance(&contract) };
-        Contract { delays: DelayContract { tolerance, ..contract.delays }, ..contract }
+        match ratio_milli {
+            0 => Contract { delays: DelayContract { tolerance: VDuration::ZERO, ..contract.delays }, ..contract },
+            _ => with_float_tolerance(contract),
+        }
     }
 
     fn simpler(&self) -> Vec<TowerBackoffConfig> {
