@@ -282,26 +282,48 @@ fn known_violations_in(
     Ok(known)
 }
 
-/// The first `known_violation` fixture under `dir` (recursively; this build's profile) that pins a
-/// violation of `law` by `subject` with a message of the class of `found` ([`same_class`]), at any case:
-/// whether a finding is another case of a known one (the bug class a crate is known for, reached
-/// through another minimal case), as `timelaw import-crash --known` reports it. Looser than the fuzz
-/// masking ([`pinned_finding`], which also asks for the pinned case): two bugs of one subject that break
-/// one check of one law with messages of one class are one finding here.
+/// What `timelaw import-crash --known` says of an imported finding ([`known_in`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KnownIn {
+    /// A `known_violation` fixture pins this very case (the same law and message class): the crash
+    /// shrank to a pinned finding.
+    Case(PathBuf),
+    /// A fixture pins the same law with a message of the same class, at another case: another minimum
+    /// of that finding, or another bug of the same kind; a person tells which.
+    Class(PathBuf),
+    /// No fixture pins the law against the subject with a message of this class.
+    New,
+}
+
+/// Where the finding `found` of `law` against `subject`, shrunk to `case` (the case as a fixture writes
+/// it), stands among the `known_violation` fixtures under `dir` (recursively; this build's profile): the
+/// first that pins the case itself ([`KnownIn::Case`]), else the first that pins the law with a message
+/// of the same class ([`same_class`]; [`KnownIn::Class`]), else [`KnownIn::New`]. The class alone is no
+/// proof of one bug: a fuzzed backon run whose 27th delay drifted by 100 ppb had the class of a pinned
+/// finding about the first delay, and was a false alarm of a tolerance.
 ///
 /// # Errors
 /// As [`pinned_in`].
-pub fn pinned_class_in(
+pub fn known_in(
     dir: &Path,
     subject: &str,
     law: &str,
     found: &Violation,
-) -> Result<Option<PathBuf>, FixtureError> {
-    let known = known_violations_in(dir, subject)?;
-    Ok(known.into_iter().find_map(|(path, fixture)| {
-        let pinned = fixture.verdict.violation()?;
-        (fixture.law == law && same_class(&pinned.message, found)).then_some(path)
-    }))
+    case: &serde_json::Value,
+) -> Result<KnownIn, FixtureError> {
+    let mut class = None;
+    for (path, fixture) in known_violations_in(dir, subject)? {
+        let Some(pinned) = fixture.verdict.violation() else { continue };
+        if fixture.law != law || !same_class(&pinned.message, found) {
+            continue;
+        }
+        let pinned_case = serde_json::to_value(&fixture.case).map_err(|error| FixtureError::parse(&path, &error))?;
+        if pinned_case == *case {
+            return Ok(KnownIn::Case(path));
+        }
+        class.get_or_insert(path);
+    }
+    Ok(class.map_or(KnownIn::New, KnownIn::Class))
 }
 
 /// How many subject runs the masking may spend shrinking one violation to compare it with a pinned case.

@@ -80,8 +80,9 @@ pub enum Command {
         law: Option<String>,
         /// Compare the imported finding with the known violations pinned in this folder (searched
         /// recursively, e.g. tests/fixtures): exit 0 when a `known_violation` fixture of the subject pins
-        /// the same law with a message of the same class (another case of a known finding; the fixture is
-        /// named), 1 when none does (a new finding). Without it, an import exits 0.
+        /// the very case it shrank to (the fixture is named), 1 otherwise: a new finding, or another
+        /// minimum of a pinned finding's class (the same law and message class at another case), which
+        /// may be another bug of the same kind. Without it, an import exits 0.
         #[arg(long)]
         known: Option<PathBuf>,
     },

@@ -410,35 +410,40 @@ fn import_crash(registry: &Registry, artifact: &Path, name: &str, dir: &Path, ho
     }
 }
 
-/// `import-crash --known DIR`: whether the imported finding (the fixture `placed` names) is another case
-/// of a known violation pinned under `known` (exit 0) or a new finding (exit 1), said in one line.
+/// `import-crash --known DIR`: whether the imported finding (the fixture `placed` names) is a case
+/// pinned as a known violation under `known` (exit 0) or not (exit 1: a new finding, or another minimum of
+/// a pinned finding's class, which a person must tell from a new bug), said in one line.
 fn known_or_new(placed: &Placed, known: &Path) -> Result<u8, CliError> {
     let (Placed::Written(path) | Placed::AlreadyPinned(path)) = placed;
     let imported: fixture::Fixture<serde_json::Value> = fixture::parse(path, &fixture::read_text(path)?)?;
-    let pinned = match imported.verdict.violation() {
-        Some(violation) => crate::known::pinned_class_in(known, &imported.subject, &imported.law, violation)?,
-        None => None,
+    let (law, subject) = (&imported.law, &imported.subject);
+    let case = serde_json::to_value(&imported.case).map_err(|error| fixture::FixtureError::parse(path, &error))?;
+    let standing = match imported.verdict.violation() {
+        Some(violation) => crate::known::known_in(known, subject, law, violation, &case)?,
+        None => crate::known::KnownIn::New,
     };
-    match pinned {
-        Some(pinned) => {
-            out_line(&format!(
-                "known: another case of the finding pinned by {} ({} against {}, a message of the same class)",
-                pinned.display(),
-                imported.law,
-                imported.subject
-            ))?;
-            Ok(EXIT_HOLDS)
+    let (line, code) = match standing {
+        crate::known::KnownIn::Case(pinned) => {
+            (format!("known: the case pinned by {} ({law} against {subject})", pinned.display()), EXIT_HOLDS)
         }
-        None => {
-            out_line(&format!(
-                "new: no known_violation fixture under {} pins {} against {} with a message of this class",
-                known.display(),
-                imported.law,
-                imported.subject
-            ))?;
-            Ok(EXIT_VIOLATED)
-        }
-    }
+        crate::known::KnownIn::Class(pinned) => (
+            format!(
+                "new: another minimum of the class pinned by {} ({law} against {subject}, a message of the same \
+                 class at another case): another case of that finding, or another bug of the same kind; review it",
+                pinned.display()
+            ),
+            EXIT_VIOLATED,
+        ),
+        crate::known::KnownIn::New => (
+            format!(
+                "new: no known_violation fixture under {} pins {law} against {subject} with a message of this class",
+                known.display()
+            ),
+            EXIT_VIOLATED,
+        ),
+    };
+    out_line(&line)?;
+    Ok(code)
 }
 
 fn merge_reports(files: &[PathBuf], format: Format) -> Result<u8, CliError> {

@@ -278,33 +278,36 @@ fn a_known_violation_explains_shrinks_and_a_crash_imports() {
 }
 
 /// `import-crash --known DIR` on the exponential-backoff crash `args` imports: known against the checked-in
-/// fixtures (a `known_violation` fixture pins its panic), new against a folder without them, and new
-/// against copies of those fixtures whose stored panic says something else (the same law, another class).
+/// fixtures (it shrinks to the case a `known_violation` fixture pins); new against a folder without them;
+/// new against copies of those fixtures at another case (the same law and message class: another
+/// minimum, or another bug of the kind); new against copies whose stored panic says something else.
 fn check_known_or_new(args: &[&str], dir: &Path) {
     let known = [args, &["--known", "tests/fixtures"]].concat();
-    check(
-        &known,
-        0,
-        &["known: another case of the finding pinned by tests/fixtures/adapters/never_panics--exponential-backoff--"],
-        &[],
-    );
+    let pinned = "known: the case pinned by tests/fixtures/adapters/never_panics--exponential-backoff--";
+    check(&known, 0, &[pinned], &[]);
     let empty = dir.join("nothing-pinned");
     std::fs::create_dir_all(&empty).unwrap();
     let new = [args, &["--known", empty.to_str().unwrap()]].concat();
     check(&new, 1, &["new: no known_violation fixture under", "pins never_panics against exponential-backoff"], &[]);
-    let reworded = dir.join("other-panics");
-    std::fs::create_dir_all(&reworded).unwrap();
-    for entry in std::fs::read_dir("tests/fixtures/adapters").unwrap().flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with("never_panics--exponential-backoff--") {
-            let text = std::fs::read_to_string(entry.path()).unwrap();
-            let text = text
-                .replace("\"message\": \"the subject panicked: ", "\"message\": \"the subject panicked: elsewhere: ");
-            std::fs::write(reworded.join(name), text).unwrap();
+    let copies = |folder: &str, edit: &dyn Fn(String) -> String| {
+        let to = dir.join(folder);
+        std::fs::create_dir_all(&to).unwrap();
+        for entry in std::fs::read_dir("tests/fixtures/adapters").unwrap().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with("never_panics--exponential-backoff--") {
+                std::fs::write(to.join(name), edit(std::fs::read_to_string(entry.path()).unwrap())).unwrap();
+            }
         }
-    }
-    let other_class = [args, &["--known", reworded.to_str().unwrap()]].concat();
-    check(&other_class, 1, &["new: no known_violation fixture under"], &[]);
+        to
+    };
+    let elsewhere = copies("other-cases", &|text| text.replace("\"seed\": 0", "\"seed\": 7"));
+    let elsewhere = [args, &["--known", elsewhere.to_str().unwrap()]].concat();
+    check(&elsewhere, 1, &["new: another minimum of the class pinned by", "review it"], &[]);
+    let reworded = copies("other-panics", &|text| {
+        text.replace("\"message\": \"the subject panicked: ", "\"message\": \"the subject panicked: elsewhere: ")
+    });
+    let reworded = [args, &["--known", reworded.to_str().unwrap()]].concat();
+    check(&reworded, 1, &["new: no known_violation fixture under"], &[]);
 }
 
 #[test]
