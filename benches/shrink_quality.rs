@@ -1,6 +1,8 @@
 //! Shrink quality over the planted-bug corpus (`tests/common/corpus.rs`: the six planted bugs, the three
 //! planted clock bugs, the slips in the copy of the reference and the four planted load bugs, searched
-//! with overlapping calls on). For each bug and each of N run seeds,
+//! with overlapping calls on), then the guide corpus (`tests/common/guide_corpus.rs`: slips in copies of
+//! the guide's short-form subjects, whose configs shrink by the answers they were drawn from). For each
+//! bug and each of N run seeds,
 //! the cases of the seed are searched in index order for the first violation of the bug's law (at most
 //! M cases), which is shrunk with the runner's budget and compared with the bug's canonical minimum
 //! (`tests/common/corpus_minima.rs`, stated by hand). Per bug it reports the kill rate, the mean and
@@ -17,9 +19,10 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-use common::corpus::{Entry, CORPUS};
-use common::corpus_measure::Measured;
+use common::corpus::CORPUS;
+use common::corpus_measure::Reached;
 use common::corpus_minima::canonical;
+use common::guide_corpus::GUIDE_CORPUS;
 use rayon::prelude::*;
 
 /// Mean evaluations a shrink may spend, per the target.
@@ -39,10 +42,9 @@ struct Quality {
 }
 
 impl Quality {
-    fn of(entry: &Entry, seeds: u64, cases_max: u64) -> Quality {
-        let minimum = canonical(entry.bug);
-        let runs: Vec<(u64, Measured)> =
-            (0..seeds).into_par_iter().map(|seed| (seed, entry.bug.measure(entry.law, seed, cases_max))).collect();
+    /// The seeds `0..seeds` of one bug, `measure` giving what each reached.
+    fn of(seeds: u64, measure: impl Fn(u64) -> Reached + Sync) -> Quality {
+        let runs: Vec<(u64, Reached)> = (0..seeds).into_par_iter().map(|seed| (seed, measure(seed))).collect();
         let mut quality = Quality {
             seeds,
             killed: 0,
@@ -53,18 +55,17 @@ impl Quality {
             first_miss: None,
             passes: Vec::new(),
         };
-        for (seed, measured) in runs {
-            let (Some(index), Some(shrunk)) = (measured.case_index, measured.shrunk) else { continue };
+        for (seed, reached) in runs {
+            let Some(index) = reached.case_index else { continue };
             quality.killed += 1;
             quality.case_index_sum += index;
             quality.case_index_max = quality.case_index_max.max(index);
-            quality.evaluations += measured.evaluations;
-            quality.add_passes(&measured.passes);
-            if shrunk == minimum {
+            quality.evaluations += reached.evaluations;
+            quality.add_passes(&reached.passes);
+            if reached.at_minimum {
                 quality.canonical += 1;
             } else if quality.first_miss.is_none() {
-                let shown = serde_json::to_string(&shrunk).unwrap_or_default();
-                quality.first_miss = Some(format!("seed {seed}: {shown}"));
+                quality.first_miss = Some(format!("seed {seed}: {}", reached.shrunk_json));
             }
         }
         quality
@@ -124,14 +125,23 @@ fn main() {
         "{:<44} {:<38} {:>9} {:>11} {:>9} {:>9} {:>10}  targets missed",
         "bug", "law", "killed", "mean case", "max case", "minimum", "mean evals"
     );
+    type Measure<'a> = Box<dyn Fn(u64) -> Reached + Sync + 'a>;
+    let mut rows: Vec<(&str, &str, Measure)> = Vec::new();
+    for entry in &CORPUS {
+        let measure = move |seed| entry.bug.measure(entry.law, seed, cases_max).reached(&canonical(entry.bug));
+        rows.push((entry.bug.name(), entry.law, Box::new(measure)));
+    }
+    for entry in &GUIDE_CORPUS {
+        rows.push((entry.name(), entry.law, Box::new(move |seed| entry.reach(seed, cases_max))));
+    }
     let mut missed_any = false;
-    for entry in CORPUS.iter().filter(|entry| entry.bug.name().contains(only.as_str())) {
-        let quality = Quality::of(entry, seeds, cases_max);
+    for (name, law, measure) in rows.iter().filter(|row| row.0.contains(only.as_str())) {
+        let quality = Quality::of(seeds, measure);
         let misses = quality.misses();
         println!(
             "{:<44} {:<38} {:>5}/{:<3} {:>11.1} {:>9} {:>5}/{:<3} {:>10.1}  {}",
-            entry.bug.name(),
-            entry.law,
+            name,
+            law,
             quality.killed,
             quality.seeds,
             quality.mean(quality.case_index_sum),

@@ -6,9 +6,13 @@
 //! - `0` with the one or two answers after it deleted: a choice lowered to an option that reads fewer
 //!   answers (`draw::delay`'s class `0`, zero, reads no value) leaves the answers of the draws after it
 //!   where they were read;
-//! - `0`, then one lower, with the next answer at its largest: a tier lowered with its value raised to
-//!   the top of the lower tier (`draw::retries`' `6..=12` to `0..=5` at `5`), which `shrink_numbers`
-//!   then lowers again.
+//! - `0`, then one lower, then `1`, with the next answer at its largest: a tier lowered with its value
+//!   raised to the top of the lower tier (`draw::retries`' `6..=12` to `0..=5` at `5`), which
+//!   `shrink_numbers` then lowers again, and a choice past several options lowered to the one just
+//!   above the simplest (as `shrink_numbers` tries a number's minimum, then one above it);
+//! - one lower with an answer at its largest inserted after it: a choice lowered to an option that reads
+//!   a value where the current option reads none (`draw::delay`'s crate default to a count of
+//!   milliseconds, then to nanoseconds), the answers of the draws after it left where they were read.
 //!
 //! Every candidate lowers an answer and keeps the ones before it, so its answers are smaller at the first
 //! difference: the pass only moves down the answers' order.
@@ -125,6 +129,20 @@ fn candidates(answers: &[u64], index: usize) -> Vec<Vec<u64>> {
     if value > 1 {
         out.push(raised(value - 1));
     }
+    // One above the simplest, as `shrink_numbers` tries it: a choice past several options lowered to
+    // the first that reads a value (`draw::delay`'s minute range to its count of nanoseconds).
+    if value > 2 {
+        out.push(raised(1));
+    }
+    // One lower with an answer at its largest inserted after it: an option that reads a value where the
+    // current one reads none (`draw::delay`'s `default`, class 3, to class 2, a count of milliseconds)
+    // leaves the answers of the draws after it where they were read.
+    let mut inserted = answers[..index].to_vec();
+    inserted.extend([value - 1, u64::MAX]);
+    inserted.extend_from_slice(after);
+    if !out.contains(&inserted) {
+        out.push(inserted); // Past the last answer, it is the raised candidate above.
+    }
     out
 }
 
@@ -147,10 +165,17 @@ mod tests {
     #[test]
     fn each_candidate_lowers_the_answer_and_keeps_the_ones_before() {
         let m = u64::MAX;
-        assert_eq!(candidates(&[3, 6, 2, 9], 1), vec![vec![3, 0, 9], vec![3, 0], vec![3, 0, m, 9], vec![3, 5, m, 9]],);
-        assert_eq!(candidates(&[3, 1, 2], 1), vec![vec![3, 0], vec![3, 0, m]]);
+        assert_eq!(
+            candidates(&[3, 6, 2, 9], 1),
+            vec![vec![3, 0, 9], vec![3, 0], vec![3, 0, m, 9], vec![3, 5, m, 9], vec![3, 1, m, 9], vec![3, 5, m, 2, 9]],
+        );
+        assert_eq!(candidates(&[3, 1, 2], 1), vec![vec![3, 0], vec![3, 0, m], vec![3, 0, m, 2]]);
         assert_eq!(candidates(&[3, 0, 2], 1), Vec::<Vec<u64>>::new(), "an answer at 0 has nothing lower");
-        assert_eq!(candidates(&[3, 4], 1), vec![vec![3, 0, m], vec![3, 3, m]], "the answers past the end read 0");
+        assert_eq!(
+            candidates(&[3, 4], 1),
+            vec![vec![3, 0, m], vec![3, 3, m], vec![3, 1, m]],
+            "the answers past the end read 0"
+        );
         for (answers, index) in [(vec![5u64, 7, 1, 1], 0), (vec![1, 2, 3], 1)] {
             for candidate in candidates(&answers, index) {
                 assert_eq!(candidate[..index], answers[..index]);

@@ -273,9 +273,11 @@ impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
             return false;
         }
         // A case accepted once is never accepted again: subjects' shrink candidates may form cycles
-        // (A offers B, B offers A), and this keeps the loop finite and the minimum canonical.
+        // (A offers B, B offers A), and this keeps the loop finite and the minimum canonical. A config
+        // described by its answers counts with them (see `accepted_key`); a case that held once holds.
         let digest = digest(&candidate);
-        if self.visited.contains(&digest) || self.refused.contains(&digest) {
+        let accepted = self.accepted_key(&candidate, digest);
+        if self.visited.contains(&accepted) || self.refused.contains(&digest) {
             return false;
         }
         if !self.admissible(&candidate, shape_max.max(self.shape)) {
@@ -286,7 +288,7 @@ impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
             self.refused.insert(digest);
             return false;
         };
-        self.visited.insert(digest);
+        self.visited.insert(accepted);
         if candidate.config != self.best.config {
             self.carry_answers(&candidate.config);
         }
@@ -295,6 +297,21 @@ impl<S: ConfigDomain + ?Sized> Shrinker<'_, S> {
         self.pending.push(self.kept());
         self.stats.accepted += 1;
         true
+    }
+
+    /// The key `case` (of digest `digest`) is kept under in `visited`: its digest, with the answers
+    /// its config is known by when its numbers are its answers. The same config is met again under
+    /// smaller answers when an earlier one offered it under larger ones (1 ns as the first of
+    /// `draw::delay`'s fixed values, before the count of nanoseconds that gives it was lowered to 1):
+    /// taken again, it moves the config down the answers' order, which only falls, so no cycle.
+    fn accepted_key(&self, case: &Case<S::Config>, digest: u64) -> u64 {
+        if !self.numbers_are_answers(&case.config) {
+            return digest;
+        }
+        let mut hasher = Fnv1a::default();
+        digest.hash(&mut hasher);
+        self.answers.borrow().get(&case.config).map(|known| &known.answers).hash(&mut hasher);
+        hasher.finish()
     }
 
     fn kept(&self) -> Kept<S::Config> {
@@ -518,10 +535,11 @@ fn shrink_within<S: ConfigDomain + ?Sized>(
         coupled_won: None,
         answers: RefCell::new(HashMap::new()),
     };
-    shrinker.visited.insert(digest(&shrinker.best));
     if let Some(answers) = answers {
         known_answers(&shrinker, answers);
     }
+    let first = shrinker.accepted_key(&shrinker.best, digest(&shrinker.best));
+    shrinker.visited.insert(first);
     let list = passes::<S>();
     let mut stats: Vec<PassStats> = list.iter().map(|(name, _)| PassStats { name, tried: 0, accepted: 0 }).collect();
     loop {

@@ -7,6 +7,7 @@ pub mod corpus_minima;
 pub mod corpus_subject;
 pub mod extremes;
 pub mod first;
+pub mod guide_corpus;
 pub mod hangs;
 pub mod minima;
 pub mod parallel;

@@ -10,6 +10,7 @@ use common::corpus::{names_agree, CorpusBug, Reach, CORPUS};
 use common::corpus_measure::judge;
 use common::corpus_minima::canonical;
 use common::corpus_subject::{Slip, Slipped};
+use common::guide_corpus::GUIDE_CORPUS;
 use timelaw::core::reference::{Policy, Reference};
 use timelaw::core::{execute, mix, Case};
 use timelaw::generators::{sample_case, swarm_for};
@@ -88,4 +89,46 @@ fn every_corpus_bug_is_found_and_shrinks_to_its_canonical_minimum() {
 fn size(case: &Case<Policy>) -> (usize, u64) {
     let steps = case.schedule.calls.iter().flat_map(|call| &call.steps).map(|step| u64::from(step.count())).sum();
     (case.schedule.calls.len(), steps)
+}
+
+/// The guide corpus (`tests/common/guide_corpus.rs`): every canonical minimum violates its law under its
+/// slip and holds under the guide's own code.
+#[test]
+fn every_guide_minimum_violates_under_its_slip_and_holds_under_the_guide() {
+    for entry in GUIDE_CORPUS {
+        let (slipped, faithful) = entry.minimum_verdicts();
+        assert!(
+            slipped.is_violated(),
+            "{}: the canonical minimum must violate {}: {slipped:?}",
+            entry.name(),
+            entry.law
+        );
+        assert!(!faithful.is_violated(), "{}: the guide's code violates {}: {faithful:?}", entry.name(), entry.law);
+    }
+}
+
+/// On a few seeds, every slip of the guide corpus is found and its config, drawn by a short-form
+/// description with no numbers of its own, shrinks with its schedule to the canonical minimum.
+#[test]
+fn every_guide_slip_is_found_and_shrinks_to_its_canonical_minimum() {
+    for entry in GUIDE_CORPUS {
+        for seed in SEEDS {
+            let reached = entry.reach(seed, CASES_MAX);
+            let index = reached.case_index.unwrap_or_else(|| panic!("{} not found (seed {seed})", entry.name()));
+            assert!(
+                reached.at_minimum,
+                "{} (seed {seed}, case {index}) shrank to {}",
+                entry.name(),
+                reached.shrunk_json
+            );
+        }
+    }
+}
+
+/// The README quotes the size of both corpora; the counts there are these.
+#[test]
+fn the_readme_quotes_the_corpus_sizes() {
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let quoted = format!("{} planted bugs of the shrink corpus, and of the {} slips", CORPUS.len(), GUIDE_CORPUS.len());
+    assert!(readme.replace('\n', " ").replace("  ", " ").contains(&quoted), "README.md should say: {quoted}");
 }

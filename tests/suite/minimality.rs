@@ -223,6 +223,19 @@ fn every_corpus_minimum_is_one_minimal() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Every canonical minimum of the guide corpus (`tests/common/guide_corpus.rs`) is 1-minimal too.
+#[test]
+fn every_guide_minimum_is_one_minimal() {
+    let mut failures = Vec::new();
+    for entry in common::guide_corpus::GUIDE_CORPUS {
+        let violating = entry.violating_moves();
+        if !violating.is_empty() {
+            failures.push(format!("{}: still violated after {violating:?}", entry.name()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// A corpus minimum with one step too many is caught: the check can fail.
 #[test]
 fn a_corpus_case_one_move_from_its_minimum_is_not_one_minimal() {
