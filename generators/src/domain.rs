@@ -82,7 +82,8 @@ pub trait ConfigDomain: Subject {
     /// a smaller rank is a simpler config, and the shrinker never accepts a config of a larger rank
     /// (at an equal schedule shape; see `timelaw::shrink::order`). A natural rank is the sequence of
     /// answers the config is drawn from, simplest answer `0` (see [`Describe::rank`]). The default
-    /// ranks every config alike (`[]`): the order is then only the domain's own shrink candidates.
+    /// ranks every config alike (`[]`): the shrinker then follows the order of the answers a config
+    /// was drawn from, when it knows them ([`crate::answers`]), and the domain's own shrink candidates.
     fn config_rank(&self, config: &Self::Config) -> Vec<u64> {
         let _ = config;
         Vec::new()

@@ -16,8 +16,13 @@
 //!    described domain ranks a config by the answers its description draws it from, in the order it
 //!    draws them, simplest answer first (the reference interpreter's:
 //!    `timelaw_generators::reference_rank`): a total order in which each answer lowered, to its
-//!    minimum or by one, gives a smaller config. A domain without a rank (`[]`, the default) ranks every
-//!    config alike, and item 6 is then only the order its own shrink candidates imply;
+//!    minimum or by one, gives a smaller config. A domain without a rank (`[]`, the default: the short
+//!    `subject(..)` form, the adapters) ranks every config alike; where the shrinker knows the answers
+//!    such a config was drawn from (the runner, `import-crash` and `timelaw shrink` give them), it goes
+//!    down the order of those answers, compared lexicographically (a total order on the configs of one
+//!    description): every move on answers lowers the first answer it changes, and a config met again
+//!    under smaller answers is taken again (`Shrinker::accepted_key`). The domain's own candidates
+//!    (`Describe::simpler`) are taken as the domain offers them;
 //! 7. simpler arrivals ([`Arrivals`]): fewer distinct arrival instants (calls arriving together are
 //!    simpler than calls arriving apart), then a smaller sum of the arrival offsets (earlier arrivals);
 //! 8. smaller schedule durations and features: fewer cancellations and non-idempotent calls, then the
@@ -54,6 +59,11 @@
 //!   form) moves towards the nearest simpler value its domain offers for it, by bisection over a grid of
 //!   20 leading bits (`bisect_config`): every value tried lies between the field's value and the one the
 //!   domain calls simpler;
+//! - an answer of a config described without numbers of its own is lowered to `0` with the one or two
+//!   answers after it deleted, or to `0`, one lower or `1` with the next answer at its largest, or one
+//!   lower with an answer at its largest inserted after it (a choice lowered to an option that reads a
+//!   value where the current one reads none), each keeping the answers of the later draws where they
+//!   were read (`shrink_answers`);
 //! - every answer of a ranked config can be lowered alone, to its minimum or by one (a `retry_on` flag
 //!   switched back on by itself, equal jitter made full, decorrelated backoff made linear), besides the
 //!   numbers' binary searches;

@@ -90,7 +90,7 @@ pub const GUIDE_SYNC: FnSubject<GuidePolicy> = sync_subject!("guide-sync", Guide
 const ONE_DELAY_TOO_MANY: FnSubject<GuidePolicy> =
     sync_subject!("guide-sync-one-delay-too-many", GuideSlip::OneDelayTooMany);
 const CAP_FORGOTTEN: FnSubject<GuidePolicy> = sync_subject!("guide-sync-cap-forgotten", GuideSlip::CapForgotten);
-const CAP_BEFORE_DOUBLING: FnSubject<GuidePolicy> =
+pub const CAP_BEFORE_DOUBLING: FnSubject<GuidePolicy> =
     sync_subject!("guide-sync-cap-before-doubling", GuideSlip::CapBeforeDoubling);
 
 /// Step 6's loop: runs `op` again after the policy's delays while `again` says its result may change;

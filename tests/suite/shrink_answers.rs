@@ -294,3 +294,57 @@ fn answers_carry_over_a_simpler_config_the_domain_offers() {
     let carried = runs.iter().filter(|(found, _)| found.jitter && found.retries > 7).count();
     assert!(carried > 0, "no seed found the bug with the flag on above the minimum: {runs:?}");
 }
+
+/// Shrinks the guide corpus' capped-then-doubled base from a config drawn from `answers` (retries, then
+/// `draw::delay`'s option and value for the base, then for the cap), two failures in one call, to the
+/// config it stops at and the answers it is known by.
+fn cap_before_doubling_from(answers: &[u64]) -> crate::common::guide_corpus::GuidePolicy {
+    use crate::common::guide_corpus::{sync_minimum, GuideSlip, CAP_BEFORE_DOUBLING};
+    use timelaw::generators::{Answers, Swarm};
+    use timelaw::shrink::{shrink, Drawn, ShrinkBudget};
+
+    let answers = Answers { answers: answers.to_vec(), swarm: Swarm::everything() };
+    let (config, _) = CAP_BEFORE_DOUBLING.config_of_answers(&answers).unwrap();
+    let case = timelaw::core::Case { config, ..sync_minimum(GuideSlip::CapBeforeDoubling) };
+    let law = *Catalogue::standard().get("delay_within_cap").unwrap();
+    let drawn = Drawn { case, answers: Some(answers) };
+    shrink(&CAP_BEFORE_DOUBLING, &law, drawn, ShrinkBudget::default(), Default::default()).unwrap().case.config
+}
+
+/// `draw::delay`'s options, as answers: 1 picks a count of nanoseconds (one more answer), 6 the crate's
+/// default (no more answer), 8 a duration from 1 ms to a minute (one more answer), 11 the first of three
+/// fixed values, 1 ns (one more answer, its index).
+const NANOS: u64 = 1;
+const DEFAULT: u64 = 6;
+const MINUTES: u64 = 8;
+const FIXED: u64 = 11;
+
+/// A base at the crate's default (1 s, no value read) reaches 1 ns only through a choice lowered with an
+/// answer inserted after it for the value the lower option reads: lowered alone, the cap's answers are
+/// read as the base's value and the failure is lost.
+#[test]
+fn a_choice_lowered_to_an_option_that_reads_a_value_keeps_the_later_draws() {
+    let minimum = sync_minimum_config();
+    assert_eq!(cap_before_doubling_from(&[0, 2, DEFAULT, NANOS, 1]), minimum);
+}
+
+/// A base from the minute range (1 ms) reaches 1 ns only through the option just above the simplest,
+/// with its value at its largest: one option lower (the crate default, 1 s) or the simplest (zero) lose
+/// the failure or read the cap's answers.
+#[test]
+fn a_choice_past_several_options_is_lowered_to_the_first_that_reads_a_value() {
+    assert_eq!(cap_before_doubling_from(&[0, 2, MINUTES, 0, NANOS, 1]), sync_minimum_config());
+}
+
+/// The same config under smaller answers is taken again: a base of 1 ns drawn as a fixed value shrinks
+/// through larger counts of nanoseconds (smaller answers, larger values) back to 1 ns as a count, where
+/// a shrinker that remembered the case alone stopped at 2 ns, a larger config than it started from.
+#[test]
+fn a_config_met_again_under_smaller_answers_is_taken() {
+    assert_eq!(cap_before_doubling_from(&[0, 2, FIXED, 0, NANOS, 1]), sync_minimum_config());
+}
+
+fn sync_minimum_config() -> crate::common::guide_corpus::GuidePolicy {
+    use crate::common::guide_corpus::{sync_minimum, GuideSlip};
+    sync_minimum(GuideSlip::CapBeforeDoubling).config
+}
