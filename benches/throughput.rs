@@ -46,9 +46,9 @@ use timelaw::generators::{
     case_strategy, choice_strategy, describe_policy, describe_schedule, sample_case, swarm_for, swarm_for_run, Choices,
     Swarm,
 };
-use timelaw::laws::catalogue::judged_per_call;
+use timelaw::laws::catalogue::{judged_per_call, vacuous_without};
 use timelaw::laws::temporal::{calls_interleave, grouped_by_call};
-use timelaw::laws::{Catalogue, Observation};
+use timelaw::laws::{Catalogue, Features, Observation};
 use timelaw::runner::{run, Silent};
 use timelaw::Config;
 
@@ -205,8 +205,10 @@ fn check_sizes(cases: u64) -> Sizes {
 
 /// The laws that cost most on `timelaw check`'s cases: each law judged alone over the same evaluated
 /// cases, on the trace `Catalogue::judge_each` hands it (an interleaved trace regrouped by call, once per
-/// case and outside the timing, for a law that judges call by call); nanoseconds per case, the largest
-/// first.
+/// case and outside the timing, for a law that judges call by call), and cut as the catalogue cuts it (a
+/// standard law none of whose facts happened is vacuous without a walk, `vacuous_without`); nanoseconds
+/// per case, the largest first. Gathering each case's facts (`Features::of`, once per case for all laws)
+/// is timed on its own line.
 fn law_costs(laws: &Catalogue, cases: u64) {
     let limits = Config::default().limits;
     let evaluated: Vec<_> = (0..cases)
@@ -214,23 +216,30 @@ fn law_costs(laws: &Catalogue, cases: u64) {
             let case = check_case(index);
             let evaluation = evaluate(&Reference, &case, limits, false);
             let grouped = calls_interleave(&evaluation.trace.events).then(|| grouped_by_call(&evaluation.trace));
-            (case, evaluation, grouped)
+            let features = Features::of(&evaluation.trace, &case.schedule);
+            (case, evaluation, grouped, features)
         })
         .collect();
+    let started = Instant::now();
+    for (case, evaluation, _, _) in &evaluated {
+        std::hint::black_box(Features::of(&evaluation.trace, &case.schedule));
+    }
+    let features_ns = started.elapsed().as_secs_f64() * 1e9 / cases as f64;
     // Chunk by chunk, every law over one chunk before the next: each law reads traces the chunk's first
     // law brought into the cache, as the laws of one case do in `judge_each`.
     let mut seconds = vec![0.0_f64; laws.len()];
     for chunk in evaluated.chunks(LAW_COST_CHUNK_CASES) {
         for (law, seconds) in laws.iter().zip(&mut seconds) {
-            let per_call = judged_per_call(law.id);
+            let (per_call, needed) = (judged_per_call(law.id), vacuous_without(law));
             let started = Instant::now();
-            for (case, evaluation, grouped) in chunk {
+            for (case, evaluation, grouped, features) in chunk {
                 let observation = evaluation.observation(case);
                 let observation = match grouped {
                     Some(grouped) if per_call => Observation { trace: grouped, ..observation },
                     _ => observation,
                 };
-                if (law.applies)(observation.contract) {
+                let cut = !needed.is_empty() && !features.intersects(needed);
+                if (law.applies)(observation.contract) && !cut {
                     std::hint::black_box((law.check)(&observation));
                 }
             }
@@ -241,7 +250,12 @@ fn law_costs(laws: &Catalogue, cases: u64) {
         laws.iter().zip(&seconds).map(|(law, seconds)| (seconds * 1e9 / cases as f64, law.id)).collect();
     let total: f64 = costs.iter().map(|&(ns, _)| ns).sum();
     costs.sort_by(|a, b| b.0.total_cmp(&a.0));
-    println!("judging law by law over {cases} of check's cases: {total:.0} ns a case for all {} laws", laws.len());
+    println!(
+        "judging law by law over {cases} of check's cases: {:.0} ns a case for all {} laws, of which gathering \
+         the facts {features_ns:.0} ns",
+        total + features_ns,
+        laws.len()
+    );
     for (ns, id) in costs.iter().take(LAW_COSTS_LISTED) {
         println!("  {id:<44} {ns:>7.1} ns a case");
     }

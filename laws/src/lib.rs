@@ -114,12 +114,14 @@
 #![deny(missing_docs)]
 
 pub mod catalogue;
+pub mod features;
 pub mod ids;
 pub mod law;
 pub mod temporal;
 pub mod verdict;
 
 pub use catalogue::{mechanism_of, Catalogue, LawError, Mechanism};
+pub use features::Features;
 pub use law::{always_applies, Law, LawKind, Observation, Replay};
 pub use temporal::Check;
 pub use verdict::{CheckSite, Verdict, Violation};

@@ -49,3 +49,4 @@ mod shrinker;
 mod std_clocks;
 mod std_random;
 mod time_limit_cuts;
+mod vacuity;

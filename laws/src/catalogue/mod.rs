@@ -51,6 +51,7 @@ mod registry;
 mod sleeps;
 pub mod support;
 mod timeouts;
+mod vacuity;
 mod views;
 
 pub use attempts::{
@@ -91,6 +92,7 @@ pub use timeouts::{
     CANCELLATION_STOPS_WORK, DEADLINE_RESPECTED, TIMEOUT_BOUNDARY_IS_EXPIRED, TIMEOUT_DOES_NOT_END_STREAM,
     TIMEOUT_DOES_NOT_FIRE_EARLY, TIMEOUT_TRANSLATED_TO_ERR,
 };
+pub use vacuity::vacuous_without;
 pub use views::{judged_per_call, PER_CALL_LAWS};
 
 use crate::law::Law;

@@ -2,6 +2,7 @@
 
 use thiserror::Error;
 
+use crate::features::Features;
 use crate::law::{Calls, Law, Observation};
 use crate::verdict::Verdict;
 
@@ -59,6 +60,8 @@ pub struct Catalogue {
     /// Per law, whether it judges one call at a time ([`super::judged_per_call`]), looked up once here
     /// instead of for every case.
     per_call: Vec<bool>,
+    /// Per law, the facts without which it is vacuous ([`super::vacuous_without`]), looked up once here.
+    vacuous_without: Vec<Features>,
 }
 
 impl Catalogue {
@@ -73,12 +76,13 @@ impl Catalogue {
 
     /// A catalogue with no law.
     pub fn empty() -> Catalogue {
-        Catalogue { laws: Vec::new(), per_call: Vec::new() }
+        Catalogue { laws: Vec::new(), per_call: Vec::new(), vacuous_without: Vec::new() }
     }
 
     /// Adds `law` at the end, unchecked.
     fn push(&mut self, law: Law) {
         self.per_call.push(super::judged_per_call(law.id));
+        self.vacuous_without.push(super::vacuous_without(&law));
         self.laws.push(law);
     }
 
@@ -157,7 +161,9 @@ impl Catalogue {
     /// Judges every law on `observation` in catalogue order, handing each verdict to `each` with the
     /// law's index and the law. Like [`Catalogue::judge_all`], it looks once whether the trace's calls
     /// interleave (and regroups it once if they do), where judging law by law with [`Law::judge`] looks
-    /// for every law; it allocates nothing for a sequential trace.
+    /// for every law; it allocates nothing for a sequential trace. It also gathers the case's
+    /// [`Features`] once, and a standard law that is vacuous without any of its facts
+    /// ([`super::vacuous_without`]) is judged vacuous without a walk: the verdict [`Law::judge`] gives.
     pub fn judge_each(&self, observation: &Observation<'_>, each: impl FnMut(usize, &Law, Verdict)) {
         if crate::temporal::calls_interleave(&observation.trace.events) {
             crate::temporal::with_grouped_by_call(observation.trace, |grouped| {
@@ -175,10 +181,32 @@ impl Catalogue {
         mut each: impl FnMut(usize, &Law, Verdict),
     ) {
         debug_assert_eq!(self.laws.len(), self.per_call.len());
-        for (index, (law, &per_call)) in self.laws.iter().zip(&self.per_call).enumerate() {
-            each(index, law, law.judge_in(observation, calls, per_call));
+        debug_assert_eq!(self.laws.len(), self.vacuous_without.len());
+        let features = Features::of(observation.trace, observation.schedule);
+        let laws = self.laws.iter().zip(&self.per_call).zip(&self.vacuous_without);
+        for (index, ((law, &per_call), &needed)) in laws.enumerate() {
+            let verdict = match needed.is_empty() || features.intersects(needed) {
+                true => law.judge_in(observation, calls, per_call),
+                false => cut_vacuous(law, observation, calls, per_call),
+            };
+            each(index, law, verdict);
         }
     }
+}
+
+/// The verdict of a law none of whose facts happened: vacuous when it applies. Debug builds run the check
+/// all the same and assert it agrees ([`super::vacuous_without`]'s claim).
+fn cut_vacuous(law: &Law, observation: &Observation<'_>, calls: Calls<'_>, per_call: bool) -> Verdict {
+    if !(law.applies)(observation.contract) {
+        return Verdict::NotApplicable;
+    }
+    debug_assert_eq!(
+        law.judge_in(observation, calls, per_call),
+        Verdict::Vacuous,
+        "law `{}` was cut as vacuous (none of its facts happened) but its check says otherwise",
+        law.id
+    );
+    Verdict::Vacuous
 }
 
 impl<'a> IntoIterator for &'a Catalogue {
