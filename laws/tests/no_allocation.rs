@@ -1,4 +1,6 @@
-//! Judging the whole catalogue allocates nothing on the common path (holds, vacuous, not applicable).
+//! Judging the whole catalogue allocates nothing on the common path (holds, vacuous, not applicable),
+//! once the judging thread's reused buffers have grown (the breaker replay's decisions, the regrouped
+//! trace): each run is judged once to grow them, then judged again while counting.
 //! One test in this binary: a counting allocator counts the allocations of the judging thread only.
 
 mod support;
@@ -78,6 +80,9 @@ fn judging_the_catalogue_does_not_allocate() {
         run.replay = Some(Replay { first: 1, second: 1, first_difference: None, second_panicked: false });
     }
     let mut verdicts = Vec::with_capacity(catalogue.len());
+    for run in &runs {
+        catalogue.judge_all(&run.observation(), &mut verdicts);
+    }
     COUNTING.with(|counting| counting.set(true));
     for run in &runs {
         catalogue.judge_all(&run.observation(), &mut verdicts);

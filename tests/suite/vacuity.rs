@@ -123,3 +123,42 @@ fn a_users_law_under_a_standard_id_is_never_cut() {
     catalogue.judge_all(&evaluation.observation(&case), &mut verdicts);
     assert_eq!(verdicts, [Verdict::Holds]);
 }
+
+/// The runner's loop on [`CASES`] cases of `swarm_of`: each case evaluated and judged by the catalogue,
+/// its trace buffer handed back for the next case, nothing judged in between (so whatever the catalogue
+/// keeps from case to case would show); every law's verdict is the one the law gives on its own, on the
+/// same case evaluated again. Returns how many cases had a circuit law judged non-vacuously.
+fn catalogue_agrees_law_by_law(swarm_of: &dyn Fn(u64) -> Swarm) -> u64 {
+    let config = Config::default();
+    let catalogue = Catalogue::standard();
+    let draw = |index| sample_case(&Reference, mix(config.seed, index), &swarm_of(index));
+    let mut judged = Vec::new();
+    for index in 0..CASES {
+        let case = draw(index);
+        let evaluation = evaluate(&Reference, &case, config.limits, index % 16 == 0);
+        let mut verdicts = Vec::new();
+        catalogue.judge_all(&evaluation.observation(&case), &mut verdicts);
+        judged.push(verdicts);
+        evaluation.trace.recycle();
+    }
+    let circuit = catalogue.get(ids::CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH).unwrap();
+    let mut circuit_judged = 0;
+    for (index, verdicts) in (0..CASES).zip(judged) {
+        let case = draw(index);
+        let evaluation = evaluate(&Reference, &case, config.limits, index % 16 == 0);
+        let observation = evaluation.observation(&case);
+        for (law, verdict) in catalogue.iter().zip(verdicts) {
+            assert_eq!(verdict, law.judge(&observation), "{} on case {index}", law.id);
+        }
+        circuit_judged += u64::from(matches!(circuit.judge(&observation), Verdict::Holds | Verdict::Violated(_)));
+    }
+    circuit_judged
+}
+
+#[test]
+fn the_catalogue_judges_every_law_as_the_law_judges_itself() {
+    for (name, swarm_of) in distributions() {
+        let circuit_judged = catalogue_agrees_law_by_law(&*swarm_of);
+        assert!(circuit_judged > 10, "{name}: the breaker's laws judged {circuit_judged} cases");
+    }
+}

@@ -20,6 +20,9 @@ fn has_circuit(contract: &Contract) -> bool {
 /// Replays the breaker model over the calls: `judge(facts, admission, model_before)` returns `None` when
 /// the call says nothing, or the call's verdict. Merges the verdicts and stops at the first violation.
 /// Calls that overlap are admitted at their first event and recorded at their end, in time order.
+///
+/// The replay does not depend on `judge`: within one [`crate::Catalogue::judge_each`], the circuit laws
+/// share one replay of the case, each folding its own `judge` over its decisions.
 pub fn replay_breaker(
     observation: &Observation<'_>,
     mut judge: impl FnMut(&CallFacts, Admission, Phase) -> Option<Verdict>,
@@ -27,11 +30,32 @@ pub fn replay_breaker(
     let Some(spec) = BreakerSpec::of(observation.contract) else {
         return Verdict::NotApplicable;
     };
+    let fill = |decisions: &mut Vec<Decision>| record_decisions(observation, spec, decisions);
+    super::case_memo::with_breaker_decisions(observation, fill, |decisions| {
+        let mut verdict = Verdict::Vacuous;
+        for (facts, admission, before) in decisions {
+            if let Some(call_verdict) = judge(facts, *admission, *before) {
+                verdict = verdict.merge(call_verdict);
+                if verdict.is_violated() {
+                    return verdict;
+                }
+            }
+        }
+        verdict
+    })
+}
+
+/// One admission the breaker replay decided, in the order the replay decided them: the call's facts, the
+/// model's admission and the model's phase just before it.
+pub(crate) type Decision = (CallFacts, Admission, Phase);
+
+/// Replays the breaker model `spec` over the calls of `observation`'s trace, appending each admission to
+/// `decisions`.
+fn record_decisions(observation: &Observation<'_>, spec: BreakerSpec, decisions: &mut Vec<Decision>) {
     let mut model = BreakerModel::new(spec);
     if calls_interleave(&observation.trace.events) {
-        return replay_interleaved(observation, model, judge);
+        return replay_interleaved(observation, model, decisions);
     }
-    let mut verdict = Verdict::Vacuous;
     for call in per_call(&observation.trace.events) {
         let facts = CallFacts::of(call);
         if facts.never_reached_breaker() {
@@ -39,15 +63,9 @@ pub fn replay_breaker(
         }
         let before = model.phase();
         let admission = model.admit(facts.started);
-        if let Some(call_verdict) = judge(&facts, admission, before) {
-            verdict = verdict.merge(call_verdict);
-            if verdict.is_violated() {
-                return verdict;
-            }
-        }
+        decisions.push((facts, admission, before));
         facts.record(&mut model, admission);
     }
-    verdict
 }
 
 /// Where a call's admission was decided: its first event of its own after its start (an attempt, a
@@ -76,18 +94,13 @@ fn shows_decision(kind: &EventKind) -> bool {
 /// had started, had not yet shown their decision and that the subject admitted are admitted first, one
 /// at a time in trace order, until the model refuses too or none is left: the subject may have decided
 /// them first (a refusal beside such a call is judged in the order that explains it, if one does).
-fn replay_interleaved(
-    observation: &Observation<'_>,
-    model: BreakerModel,
-    judge: impl FnMut(&CallFacts, Admission, Phase) -> Option<Verdict>,
-) -> Verdict {
+fn replay_interleaved(observation: &Observation<'_>, model: BreakerModel, decisions: &mut Vec<Decision>) {
     with_grouped_by_call(observation.trace, |grouped| {
         let mut buffers = REPLAY_BUFFERS.try_with(Cell::take).unwrap_or_default();
-        let verdict = replay_grouped(grouped, model, judge, &mut buffers);
+        replay_grouped(grouped, model, decisions, &mut buffers);
         buffers.clear();
         let _ = REPLAY_BUFFERS.try_with(|kept| kept.set(buffers));
-        verdict
-    })
+    });
 }
 
 /// The buffers of one [`replay_interleaved`], kept emptied for the thread's next replay: judging a case
@@ -120,9 +133,9 @@ thread_local! {
 fn replay_grouped(
     grouped: &Trace,
     mut model: BreakerModel,
-    mut judge: impl FnMut(&CallFacts, Admission, Phase) -> Option<Verdict>,
+    decisions: &mut Vec<Decision>,
     buffers: &mut ReplayBuffers,
-) -> Verdict {
+) {
     let ReplayBuffers { calls, moments, admitted, order } = buffers;
     calls.extend(per_call(&grouped.events).map(|call| InterleavedCall {
         started: call[0].seq,
@@ -140,7 +153,6 @@ fn replay_grouped(
     }
     moments.sort_unstable();
     admitted.resize(calls.len(), None);
-    let mut verdict = Verdict::Vacuous;
     for (position, &(_, is_end, index)) in moments.iter().enumerate() {
         let facts = &calls[index].facts;
         if is_end {
@@ -164,15 +176,9 @@ fn replay_grouped(
             let before = model.phase();
             let admission = model.admit(calls[index].decided.1);
             admitted[each] = Some((admission, model.epoch()));
-            if let Some(call_verdict) = judge(&calls[each].facts, admission, before) {
-                verdict = verdict.merge(call_verdict);
-                if verdict.is_violated() {
-                    return verdict;
-                }
-            }
+            decisions.push((calls[each].facts, admission, before));
         }
     }
-    verdict
 }
 
 /// One call of an interleaved trace as the breaker replay sees it.

@@ -37,6 +37,7 @@
 mod attempts;
 pub mod breaker_model;
 pub mod budget_model;
+mod case_memo;
 mod circuit;
 mod clocks;
 mod concurrent;

@@ -165,13 +165,15 @@ impl Catalogue {
     /// [`Features`] once, and a standard law that is vacuous without any of its facts
     /// ([`super::vacuous_without`]) is judged vacuous without a walk: the verdict [`Law::judge`] gives.
     pub fn judge_each(&self, observation: &Observation<'_>, each: impl FnMut(usize, &Law, Verdict)) {
-        if crate::temporal::calls_interleave(&observation.trace.events) {
-            crate::temporal::with_grouped_by_call(observation.trace, |grouped| {
-                self.judge_each_in(observation, Calls::Grouped(grouped), each);
-            });
-        } else {
-            self.judge_each_in(observation, Calls::Sequential, each);
-        }
+        super::case_memo::judging_case(|| {
+            if crate::temporal::calls_interleave(&observation.trace.events) {
+                crate::temporal::with_grouped_by_call(observation.trace, |grouped| {
+                    self.judge_each_in(observation, Calls::Grouped(grouped), each);
+                });
+            } else {
+                self.judge_each_in(observation, Calls::Sequential, each);
+            }
+        });
     }
 
     fn judge_each_in(
