@@ -39,9 +39,9 @@ use proptest::test_runner::{Config as ProptestConfig, RngAlgorithm, TestCaseErro
 use timelaw::core::reference::{Backoff, Jitter, Policy, Reference};
 use timelaw::core::{
     mix, BudgetContract, CallScript, Case, CircuitContract, Limits, Outcome, RetryOn, Schedule, SplitMix64, Step,
-    Subject, VDuration,
+    Subject, Trace, VDuration,
 };
-use timelaw::eval::evaluate;
+use timelaw::eval::{evaluate, Evaluation};
 use timelaw::generators::{
     case_strategy, choice_strategy, describe_policy, describe_schedule, sample_case, swarm_for, swarm_for_run, Choices,
     Swarm,
@@ -220,15 +220,16 @@ fn law_costs(laws: &Catalogue, cases: u64) {
             (case, evaluation, grouped, features)
         })
         .collect();
-    let started = Instant::now();
-    for (case, evaluation, _, _) in &evaluated {
-        std::hint::black_box(Features::of(&evaluation.trace, &case.schedule));
-    }
-    let features_ns = started.elapsed().as_secs_f64() * 1e9 / cases as f64;
-    // Chunk by chunk, every law over one chunk before the next: each law reads traces the chunk's first
-    // law brought into the cache, as the laws of one case do in `judge_each`.
-    let mut seconds = vec![0.0_f64; laws.len()];
+    // Chunk by chunk: the chunk's traces brought into the cache (untimed: the runner judges a trace it has
+    // just recorded), then the facts gathered, then every law over the chunk before the next law.
+    let (mut seconds, mut features_seconds) = (vec![0.0_f64; laws.len()], 0.0);
     for chunk in evaluated.chunks(LAW_COST_CHUNK_CASES) {
+        warm(chunk);
+        let started = Instant::now();
+        for (case, evaluation, _, _) in chunk {
+            std::hint::black_box(Features::of(&evaluation.trace, &case.schedule));
+        }
+        features_seconds += started.elapsed().as_secs_f64();
         for (law, seconds) in laws.iter().zip(&mut seconds) {
             let (per_call, needed) = (judged_per_call(law.id), vacuous_without(law));
             let started = Instant::now();
@@ -246,6 +247,8 @@ fn law_costs(laws: &Catalogue, cases: u64) {
             *seconds += started.elapsed().as_secs_f64();
         }
     }
+    let features_ns = features_seconds * 1e9 / cases as f64;
+    let breaker = breaker_shared(&evaluated);
     let mut costs: Vec<(f64, &str)> =
         laws.iter().zip(&seconds).map(|(law, seconds)| (seconds * 1e9 / cases as f64, law.id)).collect();
     let total: f64 = costs.iter().map(|&(ns, _)| ns).sum();
@@ -259,6 +262,52 @@ fn law_costs(laws: &Catalogue, cases: u64) {
     for (ns, id) in costs.iter().take(LAW_COSTS_LISTED) {
         println!("  {id:<44} {ns:>7.1} ns a case");
     }
+    let alone: f64 = costs.iter().filter(|(_, id)| BREAKER_REPLAYING_LAWS.contains(id)).map(|&(ns, _)| ns).sum();
+    println!(
+        "the {} laws that replay the breaker: {alone:.0} ns a case judged one by one above, {breaker:.0} ns through \
+         one catalogue (one replay a case, shared)",
+        BREAKER_REPLAYING_LAWS.len()
+    );
+}
+
+/// Brings the traces of `chunk` into the cache: every event read once.
+fn warm(chunk: &[(Case<Policy>, Evaluation, Option<Trace>, Features)]) {
+    for (_, evaluation, grouped, _) in chunk {
+        for trace in std::iter::once(&evaluation.trace).chain(grouped) {
+            std::hint::black_box(trace.events.iter().map(|event| event.seq).sum::<u32>());
+        }
+    }
+}
+
+/// The standard laws that replay the breaker model (`replay_breaker`): within a catalogue's judging of a
+/// case they share one replay.
+const BREAKER_REPLAYING_LAWS: [&str; 6] = [
+    "circuit_open_rejects_without_dispatch",
+    "circuit_half_open_after_cooldown",
+    "half_open_probe_limit",
+    "circuit_closed_admits",
+    "circuit_closes_after_probes",
+    "circuit_probe_slot_freed",
+];
+
+/// Nanoseconds a case for [`BREAKER_REPLAYING_LAWS`] judged together by one catalogue (which gathers the
+/// case's facts once, as every catalogue does), chunk by chunk as in [`law_costs`].
+fn breaker_shared(evaluated: &[(Case<Policy>, Evaluation, Option<Trace>, Features)]) -> f64 {
+    let laws = Catalogue::standard().select(&BREAKER_REPLAYING_LAWS).expect("standard law ids");
+    let (mut verdicts, mut seconds) = (Vec::with_capacity(laws.len()), 0.0);
+    for chunk in evaluated.chunks(LAW_COST_CHUNK_CASES) {
+        for (case, evaluation, _, _) in chunk {
+            std::hint::black_box(Features::of(&evaluation.trace, &case.schedule));
+            // The chunk into the cache.
+        }
+        let started = Instant::now();
+        for (case, evaluation, _, _) in chunk {
+            laws.judge_all(&evaluation.observation(case), &mut verdicts);
+            std::hint::black_box(&verdicts);
+        }
+        seconds += started.elapsed().as_secs_f64();
+    }
+    seconds * 1e9 / evaluated.len() as f64
 }
 
 /// Cases [`law_costs`] judges with one law before the next law (their traces stay in the cache).
