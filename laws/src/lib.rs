@@ -110,7 +110,9 @@
 //!
 //! ## Cost
 //! Judging the whole catalogue on a typical trace allocates nothing when no law is violated (reuse the
-//! output vector); messages are `&'static str` unless a violation formats its numbers.
+//! output vector; the thread's buffers grow once); messages are `&'static str` unless a violation formats
+//! its numbers. A [`Catalogue`] gathers a case's [`Features`] once and judges a standard law none of
+//! whose facts happened vacuous without walking the trace ([`catalogue::vacuous_without`]).
 #![deny(missing_docs)]
 
 pub mod catalogue;

@@ -15,7 +15,7 @@
 //! | [`monitor`] | no step fails, and some step passes | no step passes |
 //!
 //! The messages of combinator violations are generic; name the broken rule with [`Verdict::because`].
-//! Each violation records which check found it ([`CheckSite`](crate::CheckSite)): the law's call of the
+//! Each violation records which check found it ([`crate::CheckSite`]): the law's call of the
 //! combinator, or, in a [`monitor`], the place the step built its [`Check::Fail`] (through
 //! [`Check::that`], [`Check::fail`] or [`Check::failed`]); the shrinker keeps a finding on its check.
 //! Time is compared as [`VDuration`](timelaw_core::VDuration) and [`VInstant`](timelaw_core::VInstant),

@@ -98,11 +98,13 @@ pub(super) fn run_concurrent(policy: &Policy, world: &mut crate::world::World<'_
         bucket: policy.limiter.map(Bucket::new),
         order: Order::default(),
     }));
-    let policy = policy.clone();
-    run_async_calls(world, move |w, call| serve(policy.clone(), Rc::clone(&state), w, call))
+    // One copy for all the calls: each call's future holds a pointer, not a policy of its own (a smaller
+    // future to allocate and no copy per call).
+    let policy = Rc::new(policy.clone());
+    run_async_calls(world, move |w, call| serve(Rc::clone(&policy), Rc::clone(&state), w, call))
 }
 
-async fn serve(policy: Policy, state: State, w: AsyncWorld<'_>, call: CallInfo) -> Result<CallResult, Abort> {
+async fn serve(policy: Rc<Policy>, state: State, w: AsyncWorld<'_>, call: CallInfo) -> Result<CallResult, Abort> {
     if let Some(budget) = state.borrow_mut().case.budget.as_mut() {
         budget.on_call_start();
     }

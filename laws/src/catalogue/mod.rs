@@ -32,7 +32,10 @@
 //! classification and the call walk); [`replay_breaker`] replays the breaker model over a trace's calls.
 //!
 //! Architecture invariant: on the common path (holds, vacuous, not applicable) no law allocates; a
-//! violation may format its message. Every law walks the events once (the circuit laws twice).
+//! violation may format its message. Every law walks the events once (the circuit laws twice). Within a
+//! [`Catalogue`], a law none of whose facts happened ([`vacuous_without`], [`crate::Features`]) is
+//! vacuous without a walk, and the circuit laws share one replay of the breaker per case; both give the
+//! verdict the law gives on its own.
 
 mod attempts;
 pub mod breaker_model;
