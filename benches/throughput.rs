@@ -248,7 +248,6 @@ fn law_costs(laws: &Catalogue, cases: u64) {
         }
     }
     let features_ns = features_seconds * 1e9 / cases as f64;
-    let breaker = breaker_shared(&evaluated);
     let mut costs: Vec<(f64, &str)> =
         laws.iter().zip(&seconds).map(|(law, seconds)| (seconds * 1e9 / cases as f64, law.id)).collect();
     let total: f64 = costs.iter().map(|&(ns, _)| ns).sum();
@@ -262,12 +261,18 @@ fn law_costs(laws: &Catalogue, cases: u64) {
     for (ns, id) in costs.iter().take(LAW_COSTS_LISTED) {
         println!("  {id:<44} {ns:>7.1} ns a case");
     }
-    let alone: f64 = costs.iter().filter(|(_, id)| BREAKER_REPLAYING_LAWS.contains(id)).map(|&(ns, _)| ns).sum();
-    println!(
-        "the {} laws that replay the breaker: {alone:.0} ns a case judged one by one above, {breaker:.0} ns through \
-         one catalogue (one replay a case, shared)",
-        BREAKER_REPLAYING_LAWS.len()
-    );
+    // A catalogue's own work a case (the facts, an interleaved trace regrouped), outside the laws.
+    let own = judged_together(&evaluated, &[]);
+    println!("a catalogue's own work (the facts gathered, an interleaved trace regrouped): {own:.0} ns a case");
+    for (walk, ids) in SHARED_WALKS {
+        let alone: f64 = costs.iter().filter(|(_, id)| ids.contains(id)).map(|&(ns, _)| ns).sum();
+        let together = judged_together(&evaluated, ids) - own;
+        println!(
+            "the {} laws that {walk}: {alone:.0} ns a case judged one by one above, {together:.0} ns through one \
+             catalogue besides its own work (one walk a case, shared)",
+            ids.len()
+        );
+    }
 }
 
 /// Brings the traces of `chunk` into the cache: every event read once.
@@ -279,27 +284,33 @@ fn warm(chunk: &[(Case<Policy>, Evaluation, Option<Trace>, Features)]) {
     }
 }
 
-/// The standard laws that replay the breaker model (`replay_breaker`): within a catalogue's judging of a
-/// case they share one replay.
-const BREAKER_REPLAYING_LAWS: [&str; 6] = [
-    "circuit_open_rejects_without_dispatch",
-    "circuit_half_open_after_cooldown",
-    "half_open_probe_limit",
-    "circuit_closed_admits",
-    "circuit_closes_after_probes",
-    "circuit_probe_slot_freed",
+/// The standard laws that share a walk within a catalogue's judging of a case: the breaker model's
+/// replay (`replay_breaker`), the sleeps with their ranges (the delay laws).
+const SHARED_WALKS: [(&str, &[&str]); 2] = [
+    (
+        "replay the breaker",
+        &[
+            "circuit_open_rejects_without_dispatch",
+            "circuit_half_open_after_cooldown",
+            "half_open_probe_limit",
+            "circuit_closed_admits",
+            "circuit_closes_after_probes",
+            "circuit_probe_slot_freed",
+        ],
+    ),
+    (
+        "walk the sleeps and their ranges",
+        &["delay_within_cap", "delay_at_least_min", "backoff_shape_without_jitter", "jitter_within_bounds"],
+    ),
 ];
 
-/// Nanoseconds a case for [`BREAKER_REPLAYING_LAWS`] judged together by one catalogue (which gathers the
-/// case's facts once, as every catalogue does), chunk by chunk as in [`law_costs`].
-fn breaker_shared(evaluated: &[(Case<Policy>, Evaluation, Option<Trace>, Features)]) -> f64 {
-    let laws = Catalogue::standard().select(&BREAKER_REPLAYING_LAWS).expect("standard law ids");
+/// Nanoseconds a case for the laws `ids` judged together by one catalogue (which gathers the case's facts
+/// once, as every catalogue does), chunk by chunk on cache-warm traces as in [`law_costs`].
+fn judged_together(evaluated: &[(Case<Policy>, Evaluation, Option<Trace>, Features)], ids: &[&str]) -> f64 {
+    let laws = Catalogue::standard().select(ids).expect("standard law ids");
     let (mut verdicts, mut seconds) = (Vec::with_capacity(laws.len()), 0.0);
     for chunk in evaluated.chunks(LAW_COST_CHUNK_CASES) {
-        for (case, evaluation, _, _) in chunk {
-            std::hint::black_box(Features::of(&evaluation.trace, &case.schedule));
-            // The chunk into the cache.
-        }
+        warm(chunk);
         let started = Instant::now();
         for (case, evaluation, _, _) in chunk {
             laws.judge_all(&evaluation.observation(case), &mut verdicts);

@@ -1,17 +1,21 @@
-//! What the laws of one case share while a catalogue judges it: the breaker model's replay. Seven circuit
-//! laws replay the same model over the same calls ([`super::replay_breaker`]), and the replay does not
-//! depend on the law: within one [`crate::Catalogue::judge_each`] it is made once, by the first of them,
-//! and the others fold their own judgement over its decisions.
+//! What the laws of one case share while a catalogue judges it: walks that do not depend on the law.
+//! Six circuit laws replay the same breaker model over the same calls ([`super::replay_breaker`]); four
+//! delay laws walk the same sleeps with the same ranges (`delays::each_sleep`). Within one
+//! [`crate::Catalogue::judge_each`] each walk is made once, by the first law that needs it, and the others
+//! read it.
 //!
-//! A replay is reused only inside the catalogue's judging of the case it was made for: the catalogue
-//! marks each case with a token of its own ([`judging_case`]), and a replay is kept with that token and
+//! A walk is reused only inside the catalogue's judging of the case it was made for: the catalogue
+//! marks each case with a token of its own ([`judging_case`]), and a walk is kept with that token and
 //! the trace and contract it was made from. A law judged on its own ([`crate::Law::judge`]), a law that
-//! judges another trace or contract, or a nested catalogue replays afresh. The buffers are the thread's
-//! and are reused from case to case, so the replay allocates nothing once they have grown.
+//! judges another trace or contract, or a nested catalogue walks afresh. The buffers are the thread's
+//! and are reused from case to case, so a walk allocates nothing once they have grown.
 
 use std::cell::Cell;
 
+use std::thread::LocalKey;
+
 use super::circuit::Decision;
+use super::sleeps::Slept;
 use crate::law::Observation;
 
 /// What a kept replay was made from.
@@ -24,11 +28,16 @@ struct Key {
     contract: usize,
 }
 
-/// The thread's breaker replay: its decisions and, when it may be reused, what it was made from.
-#[derive(Default)]
-struct Memo {
+/// A walk kept on the thread: its items and, when it may be reused, what it was made from.
+struct Memo<T> {
     key: Option<Key>,
-    decisions: Vec<Decision>,
+    items: Vec<T>,
+}
+
+impl<T> Default for Memo<T> {
+    fn default() -> Self {
+        Memo { key: None, items: Vec::new() }
+    }
 }
 
 thread_local! {
@@ -37,7 +46,9 @@ thread_local! {
     /// The last token handed out on this thread.
     static TOKENS: Cell<u64> = const { Cell::new(0) };
     /// The last breaker replay made on this thread.
-    static BREAKER: Cell<Memo> = Cell::new(Memo::default());
+    static BREAKER: Cell<Memo<Decision>> = Cell::new(Memo::default());
+    /// The last walk of the sleeps made on this thread.
+    static SLEEPS: Cell<Memo<Slept>> = Cell::new(Memo::default());
 }
 
 /// Runs `judge` as the judging of one case: the laws it judges share their replays, none made before or
@@ -66,20 +77,41 @@ pub(crate) fn with_breaker_decisions<R>(
     fill: impl FnOnce(&mut Vec<Decision>),
     read: impl FnOnce(&[Decision]) -> R,
 ) -> R {
+    with_memo(&BREAKER, observation, fill, read)
+}
+
+/// Reads the sleeps of `observation`'s trace with `read`: the walk kept for this case and trace when
+/// there is one, otherwise `fill` makes it (into emptied buffers).
+pub(crate) fn with_sleeps<R>(
+    observation: &Observation<'_>,
+    fill: impl FnOnce(&mut Vec<Slept>),
+    read: impl FnOnce(&[Slept]) -> R,
+) -> R {
+    with_memo(&SLEEPS, observation, fill, read)
+}
+
+/// Reads the walk kept in `slot` with `read` when it was made for this case, trace and contract;
+/// otherwise `fill` makes it first (into emptied buffers).
+fn with_memo<T: 'static, R>(
+    slot: &'static LocalKey<Cell<Memo<T>>>,
+    observation: &Observation<'_>,
+    fill: impl FnOnce(&mut Vec<T>),
+    read: impl FnOnce(&[T]) -> R,
+) -> R {
     let events = &observation.trace.events;
     let key = Key {
         case: CASE.try_with(Cell::get).unwrap_or(0),
         events: (events.as_ptr() as usize, events.len()),
         contract: std::ptr::from_ref(observation.contract) as usize,
     };
-    // Taken out while read, so a replay nested in `read` makes its own.
-    let mut memo = BREAKER.try_with(Cell::take).unwrap_or_default();
+    // Taken out while read, so a walk nested in `read` makes its own.
+    let mut memo = slot.try_with(Cell::take).unwrap_or_default();
     if key.case == 0 || memo.key != Some(key) {
-        memo.decisions.clear();
-        fill(&mut memo.decisions);
+        memo.items.clear();
+        fill(&mut memo.items);
         memo.key = (key.case != 0).then_some(key);
     }
-    let result = read(&memo.decisions);
-    let _ = BREAKER.try_with(|kept| kept.set(memo));
+    let result = read(&memo.items);
+    let _ = slot.try_with(|kept| kept.set(memo));
     result
 }

@@ -5,7 +5,7 @@ use timelaw_core::{
     BackoffShape, Contract, Event, EventKind, JitterBounds, Outcome, Promised, SleepRange, VDuration, VInstant,
 };
 
-use super::sleeps::SleepWalk;
+use super::sleeps::{sleeps_of, SleepWalk, Slept};
 use crate::ids;
 use crate::law::{Law, LawKind, Observation};
 use crate::temporal::{monitor, Check};
@@ -13,16 +13,23 @@ use crate::verdict::Verdict;
 
 /// Judges every sleep of the trace against its range ([`Contract::sleep_range`], walked by
 /// [`SleepWalk`]): `ok` says whether the sleep keeps the law's side of the range, `message` why not.
+/// Within a catalogue's judging of a case the delay laws share one walk ([`super::case_memo`]).
 fn each_sleep(
     observation: &Observation<'_>,
     ok: impl Fn(VDuration, &SleepRange) -> bool,
     message: impl Fn(VDuration, &SleepRange, u32) -> String,
 ) -> Verdict {
-    let contract = observation.contract;
-    monitor(&observation.trace.events, SleepWalk::default(), |walk, event| match walk.observe(contract, event) {
-        Some((duration, range)) if ok(duration, &range) => Check::Pass,
-        Some((duration, range)) => Check::failed(message(duration, &range, walk.sleeps)),
-        None => Check::Skip,
+    let (contract, events) = (observation.contract, &observation.trace.events);
+    let fill = |out: &mut Vec<Slept>| sleeps_of(contract, events, out);
+    super::case_memo::with_sleeps(observation, fill, |sleeps| {
+        let mut verdict = Verdict::Vacuous;
+        for slept in sleeps {
+            if !ok(slept.duration, &slept.range) {
+                return Verdict::violated_with(Some(slept.seq), message(slept.duration, &slept.range, slept.nth));
+            }
+            verdict = Verdict::Holds;
+        }
+        verdict
     })
 }
 

@@ -34,8 +34,8 @@
 //! Architecture invariant: on the common path (holds, vacuous, not applicable) no law allocates; a
 //! violation may format its message. Every law walks the events once (the circuit laws twice). Within a
 //! [`Catalogue`], a law none of whose facts happened ([`vacuous_without`], [`crate::Features`]) is
-//! vacuous without a walk, and the circuit laws share one replay of the breaker per case; both give the
-//! verdict the law gives on its own.
+//! vacuous without a walk, the circuit laws share one replay of the breaker per case and the delay laws
+//! one walk of the sleeps; each law still gets the verdict it gives on its own.
 
 mod attempts;
 pub mod breaker_model;

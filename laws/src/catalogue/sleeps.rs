@@ -54,3 +54,27 @@ impl SleepWalk {
         None
     }
 }
+
+/// One sleep of a trace as the delay laws judge it: where it is, what it asked for, its range, and which
+/// sleep of its call it is (from 1).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Slept {
+    /// The sequence number of its `SleepRequested`.
+    pub(crate) seq: u32,
+    /// What the subject asked to sleep.
+    pub(crate) duration: VDuration,
+    /// Its range ([`Contract::sleep_range`]).
+    pub(crate) range: SleepRange,
+    /// Which sleep of its call it is, from 1.
+    pub(crate) nth: u32,
+}
+
+/// Appends every sleep of `events` (calls contiguous) to `out`, walked by [`SleepWalk`].
+pub(crate) fn sleeps_of(contract: &Contract, events: &[Event], out: &mut Vec<Slept>) {
+    let mut walk = SleepWalk::default();
+    for event in events {
+        if let Some((duration, range)) = walk.observe(contract, event) {
+            out.push(Slept { seq: event.seq, duration, range, nth: walk.sleeps });
+        }
+    }
+}
