@@ -48,7 +48,7 @@ use timelaw::generators::{
 };
 use timelaw::laws::catalogue::{judged_per_call, vacuous_without};
 use timelaw::laws::temporal::{calls_interleave, grouped_by_call};
-use timelaw::laws::{Catalogue, Features, Observation};
+use timelaw::laws::{ids, Catalogue, Features, Observation};
 use timelaw::runner::{run, Silent};
 use timelaw::Config;
 
@@ -290,17 +290,17 @@ const SHARED_WALKS: [(&str, &[&str]); 2] = [
     (
         "replay the breaker",
         &[
-            "circuit_open_rejects_without_dispatch",
-            "circuit_half_open_after_cooldown",
-            "half_open_probe_limit",
-            "circuit_closed_admits",
-            "circuit_closes_after_probes",
-            "circuit_probe_slot_freed",
+            ids::CIRCUIT_OPEN_REJECTS_WITHOUT_DISPATCH,
+            ids::CIRCUIT_HALF_OPEN_AFTER_COOLDOWN,
+            ids::HALF_OPEN_PROBE_LIMIT,
+            ids::CIRCUIT_CLOSED_ADMITS,
+            ids::CIRCUIT_CLOSES_AFTER_PROBES,
+            ids::CIRCUIT_PROBE_SLOT_FREED,
         ],
     ),
     (
         "walk the sleeps and their ranges",
-        &["delay_within_cap", "delay_at_least_min", "backoff_shape_without_jitter", "jitter_within_bounds"],
+        &[ids::DELAY_WITHIN_CAP, ids::DELAY_AT_LEAST_MIN, ids::BACKOFF_SHAPE_WITHOUT_JITTER, ids::JITTER_WITHIN_BOUNDS],
     ),
 ];
 

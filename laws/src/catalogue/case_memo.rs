@@ -11,20 +11,20 @@
 //! and are reused from case to case, so a walk allocates nothing once they have grown.
 
 use std::cell::Cell;
-
 use std::thread::LocalKey;
 
 use super::circuit::Decision;
 use super::sleeps::Slept;
 use crate::law::Observation;
 
-/// What a kept replay was made from.
+/// What a kept walk was made from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Key {
     /// The token of the catalogue's judging of the case.
     case: u64,
-    /// The trace's events (address and length) and the contract's address.
+    /// The trace's events: address and length.
     events: (usize, usize),
+    /// The contract's address.
     contract: usize,
 }
 

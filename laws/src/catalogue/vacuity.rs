@@ -7,8 +7,9 @@
 //! pass or fail shows one of the facts. Two things hold each claim to its check:
 //! - in debug builds (every test), a catalogue that cuts a law also runs its check and asserts the check
 //!   says vacuous ([`crate::Catalogue::judge_each`]);
-//! - `laws/tests/vacuity.rs` judges random cases of every distribution each law on its own and through
-//!   the catalogue, and asserts the verdicts are the same.
+//! - `tests/suite/vacuity.rs` (the facade's suite) checks every claim against its law's own verdict on
+//!   random cases of every distribution the runner draws, requires each law to be judged non-vacuously
+//!   there, and catches deliberately wrong claims.
 //!
 //! The cut applies only after the law's `applies` (a law that does not apply stays not applicable) and
 //! only to the standard law itself: a user's law with the same id and another check is always walked.
