@@ -18,5 +18,6 @@ pub mod planted_hedge;
 pub mod planted_load;
 pub mod planted_refusal;
 pub mod registry;
+pub mod scratch;
 pub mod skip;
 pub mod unrefined;

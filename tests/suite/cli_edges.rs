@@ -67,11 +67,9 @@ fn not_utf8() -> OsString {
     OsString::from_vec(vec![b'1', 0xff, b'2'])
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("timelaw-edges-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("a temporary folder");
-    dir
+/// A fresh folder, distinct for every call, removed when dropped.
+fn temp_dir(name: &str) -> crate::common::scratch::Scratch {
+    crate::common::scratch::Scratch::new("edges", name)
 }
 
 // Part 5: no empty success.

@@ -6,7 +6,6 @@ use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 const REFERENCE_FIXTURE: &str = "tests/fixtures/reference/fatal_not_retried--reference--925a5b655c5df803.json";
 const BACKON_FIXTURE: &str = "tests/fixtures/adapters/delay_within_cap--backon-exponential--ced5f7ec12e3ebae.json";
@@ -49,14 +48,9 @@ fn lacking(capability: &str, why: &str) {
     common::skip::missing(&format!("a test needing {capability}"), capability, why);
 }
 
-/// A fresh folder, distinct for every call (tests run in parallel).
-fn temp_dir(name: &str) -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("timelaw-reliability-{name}-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh folder, distinct for every call (tests run in parallel), removed when dropped.
+fn temp_dir(name: &str) -> common::scratch::Scratch {
+    common::scratch::Scratch::new("reliability", name)
 }
 
 fn read(path: impl AsRef<Path>) -> String {
@@ -195,7 +189,8 @@ fn check_args<'a>(dir: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
 
 #[test]
 fn existing_fixtures_are_kept_by_check() {
-    let fx = temp_dir("known").join("fx");
+    let scratch = temp_dir("known");
+    let fx = scratch.join("fx");
     copy_dir("tests/fixtures/adapters", &fx);
     let before = snapshot(&fx);
     let (_, err) = run(&check_args(&fx, &[]), &[], 1);

@@ -126,7 +126,8 @@ fn upgrade_rewrites_files_in_place_keeping_modes_links_and_each_file_once() {
     let [private, read_only, linked] = V1_COPIES.map(|file| dir.join(file));
     std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o600)).unwrap();
     std::fs::set_permissions(&read_only, std::fs::Permissions::from_mode(0o444)).unwrap();
-    let elsewhere = temp_dir("modes-elsewhere").join("the-same-file.json");
+    let elsewhere_dir = crate::common::scratch::Scratch::new("upgrade", "modes-elsewhere");
+    let elsewhere = elsewhere_dir.join("the-same-file.json");
     std::fs::hard_link(&linked, &elsewhere).unwrap();
     let mut expect: Vec<String> = V1_COPIES.iter().map(|f| format!("upgraded {}", dir.join(f).display())).collect();
     expect.sort();

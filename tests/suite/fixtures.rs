@@ -6,6 +6,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 
 use common::planted::{Planted, BUGS};
+use common::scratch::Scratch;
 use timelaw::fixture::{self, FixtureError, Status};
 use timelaw::laws::Catalogue;
 use timelaw::reference::{Policy, Reference};
@@ -82,12 +83,12 @@ fn check_reference_regression(bless: bool, law: &str, planted: &fixture::Fixture
     assert_eq!(found, expected, "{} is stale; rerun with TIMELAW_BLESS=1", target.display());
 }
 
-fn write_temp(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("timelaw-fixtures-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+/// `text` written to a file `name` in a scratch folder of its own (removed when the folder is dropped).
+fn write_temp(name: &str, text: &str) -> (Scratch, PathBuf) {
+    let dir = Scratch::new("fixtures", name);
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
-    path
+    (dir, path)
 }
 
 fn planted_text() -> String {
@@ -98,7 +99,7 @@ fn planted_text() -> String {
 
 #[track_caller]
 fn check_error(name: &str, text: &str, expect: &str) {
-    let path = write_temp(name, text);
+    let (_path_dir, path) = write_temp(name, text);
     let result = replay_file(&registry(), &Catalogue::standard(), &path, &Config::default());
     let message = result.map(|r| format!("{r:?}")).unwrap_or_else(|error: FixtureError| error.to_string());
     let expect = expect.replace("PATH", &path.display().to_string());
@@ -140,7 +141,7 @@ fn bad_fixtures_say_which_file_where_and_what_was_expected() {
     let indent = &lines[config][..lines[config].len() - lines[config].trim_start().len()];
     let closing = field + lines[field..].iter().position(|l| l.starts_with(&format!("{indent}}}"))).unwrap();
     let (line, column) = (closing + 1, indent.len() + 1);
-    let path = write_temp("policy.json", &bad_attempts);
+    let (_path_dir, path) = write_temp("policy.json", &bad_attempts);
     let error = replay_file(&registry(), &Catalogue::standard(), &path, &Config::default()).unwrap_err().to_string();
     let expect = format!(
         "{}:{line}:{column}: field `case.config`: invalid policy: field `max_attempts` is 0, expected 1..=100 \
@@ -158,15 +159,16 @@ fn replay_checks_the_status() {
     let good = planted_text();
     let registry = registry();
     let laws = Catalogue::standard();
-    let known = write_temp("known.json", &good);
+    let (_known_dir, known) = write_temp("known.json", &good);
     let result = replay_file(&registry, &laws, &known, &Config::default()).unwrap();
     assert!(result.passed, "{result:?}");
-    let as_regression = write_temp("regression.json", &good.replace("\"known_violation\"", "\"regression\""));
+    let (_as_regression_dir, as_regression) =
+        write_temp("regression.json", &good.replace("\"known_violation\"", "\"regression\""));
     let result = replay_file(&registry, &laws, &as_regression, &Config::default()).unwrap();
     assert!(!result.passed && result.explanation.starts_with("regression: violated"), "{result:?}");
     let on_reference =
         good.replace("\"planted-retries-fatal\"", "\"reference\"").replace("\"known_violation\"", "\"regression\"");
-    let fixed = write_temp("fixed.json", &on_reference);
+    let (_fixed_dir, fixed) = write_temp("fixed.json", &on_reference);
     let result = replay_file(&registry, &laws, &fixed, &Config::default()).unwrap();
     assert!(result.passed, "the reference interpreter does not retry fatal errors: {result:?}");
 }

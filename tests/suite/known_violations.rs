@@ -27,8 +27,7 @@ fn registry() -> Registry {
 fn check(name: &str, edit: impl FnOnce(&mut Value), expect: ReplayOutcome) {
     let mut fixture: Value = serde_json::from_str(&std::fs::read_to_string(PLANTED).unwrap()).unwrap();
     edit(&mut fixture);
-    let dir = std::env::temp_dir().join(format!("timelaw-known-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::common::scratch::Scratch::new("known", name);
     let path = dir.join(format!("{name}.json"));
     std::fs::write(&path, serde_json::to_string_pretty(&fixture).unwrap()).unwrap();
     let result = replay_file(&registry(), &Catalogue::standard(), &path, &Config::default()).unwrap();
