@@ -1,5 +1,6 @@
 //! Scratch folders for tests: fresh for every call, under the system's temporary folder, removed when
 //! the test is done with them (also when it fails), so a test run leaves nothing behind.
+#![allow(dead_code)] // Each test target uses a part of the shared code.
 
 use std::ffi::OsStr;
 use std::ops::Deref;
