@@ -1,6 +1,7 @@
 //! What the laws of one case share while a catalogue judges it: walks that do not depend on the law.
 //! Six circuit laws replay the same breaker model over the same calls ([`super::replay_breaker`]); four
-//! delay laws walk the same sleeps with the same ranges (`delays::each_sleep`). Within one
+//! delay laws walk the same sleeps with the same ranges (`delays::each_sleep`); three give-up laws read
+//! the same ending of each call (`refusal::gives_no_retry_up`). Within one
 //! [`crate::Catalogue::judge_each`] each walk is made once, by the first law that needs it, and the others
 //! read it.
 //!
@@ -14,6 +15,7 @@ use std::cell::Cell;
 use std::thread::LocalKey;
 
 use super::circuit::Decision;
+use super::refusal::CallEnding;
 use super::sleeps::Slept;
 use crate::law::Observation;
 
@@ -49,6 +51,8 @@ thread_local! {
     static BREAKER: Cell<Memo<Decision>> = Cell::new(Memo::default());
     /// The last walk of the sleeps made on this thread.
     static SLEEPS: Cell<Memo<Slept>> = Cell::new(Memo::default());
+    /// The last walk of the calls' endings made on this thread.
+    static ENDINGS: Cell<Memo<CallEnding>> = Cell::new(Memo::default());
 }
 
 /// Runs `judge` as the judging of one case: the laws it judges share their replays, none made before or
@@ -88,6 +92,16 @@ pub(crate) fn with_sleeps<R>(
     read: impl FnOnce(&[Slept]) -> R,
 ) -> R {
     with_memo(&SLEEPS, observation, fill, read)
+}
+
+/// Reads what the give-up laws read of each call of `observation`'s trace with `read`: the walk kept for
+/// this case and trace when there is one, otherwise `fill` makes it (into emptied buffers).
+pub(crate) fn with_call_endings<R>(
+    observation: &Observation<'_>,
+    fill: impl FnOnce(&mut Vec<CallEnding>),
+    read: impl FnOnce(&[CallEnding]) -> R,
+) -> R {
+    with_memo(&ENDINGS, observation, fill, read)
 }
 
 /// Reads the walk kept in `slot` with `read` when it was made for this case, trace and contract;

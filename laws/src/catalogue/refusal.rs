@@ -116,7 +116,7 @@ pub const ELAPSED_LIMIT_DOES_NOT_STOP_EARLY: Law = Law {
     kind: LawKind::Safety,
     needs: &["timing.retry_elapsed_max", "retry.max_attempts", "retry.retry_on"],
     applies: |contract| contract.timing.retry_elapsed_max.is_some() && owes_retries(contract),
-    check: |observation| gives_no_retry_up(observation, |_| true),
+    check: |observation| gives_no_retry_up(observation, Judged::EveryFailure),
 };
 
 /// `time_limit_does_not_stop_retries_early`: a deadline or a sleep budget does not stop retries before
@@ -143,7 +143,7 @@ pub const TIME_LIMIT_DOES_NOT_STOP_RETRIES_EARLY: Law = Law {
     applies: |contract| {
         (contract.timing.deadline.is_some() || contract.delays.sleep_budget.is_some()) && owes_retries(contract)
     },
-    check: |observation| gives_no_retry_up(observation, |_| true),
+    check: |observation| gives_no_retry_up(observation, Judged::EveryFailure),
 };
 
 /// `deadline_does_not_stop_early`: a call returns `Err(DeadlineExceeded)` only once its deadline
@@ -282,7 +282,7 @@ pub const RATE_LIMITED_RETRIED_BELOW_CAP: Law = Law {
             && contract.retry.retry_on.is_some_and(|retry_on| retry_on.rate_limited)
             && owes_retries(contract)
     },
-    check: |observation| gives_no_retry_up(observation, |outcome| matches!(outcome, Some(Outcome::RateLimited { .. }))),
+    check: |observation| gives_no_retry_up(observation, Judged::RateLimited),
 };
 
 /// The contract states enough to owe retries, and nothing unstated or budgeted may stop them.
@@ -343,35 +343,93 @@ fn ending(contract: &Contract, call: &[Event]) -> Ending {
     ending
 }
 
-/// Judges every call whose last attempt's outcome passes `judged`: a call that retried after such an
-/// attempt holds; one that gave up while owed a retry is violated.
-fn gives_no_retry_up(observation: &Observation<'_>, judged: fn(Option<Outcome>) -> bool) -> Verdict {
-    let contract = observation.contract;
-    each_call(&observation.trace.events, |call| {
-        let retried = call.iter().enumerate().any(|(index, event)| {
-            let outcome = match event.kind {
-                EventKind::AttemptEnd { outcome } => Some(outcome),
-                _ => None,
-            };
-            attempt_result(&event.kind).is_some_and(|result| !result.is_ok())
-                && judged(outcome)
-                && call[index + 1..].iter().any(|later| later.kind == EventKind::AttemptStart)
-        });
+/// Which failures a give-up law judges.
+#[derive(Clone, Copy, Debug)]
+enum Judged {
+    /// Every failure (an error outcome, a timeout, a cancellation).
+    EveryFailure,
+    /// A rate-limited answer only.
+    RateLimited,
+}
+
+impl Judged {
+    /// Whether a last attempt ending with `outcome` (`None`: a timeout) is judged.
+    fn admits(self, outcome: Option<Outcome>) -> bool {
+        match self {
+            Judged::EveryFailure => true,
+            Judged::RateLimited => matches!(outcome, Some(Outcome::RateLimited { .. })),
+        }
+    }
+}
+
+/// What the give-up laws read of one call: the same for each of them, so within a catalogue's judging
+/// of a case they share one walk ([`super::case_memo`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CallEnding {
+    /// The outcome of the call's last finished attempt (`Some(None)`: it timed out; `None`: none finished).
+    last: Option<Option<Outcome>>,
+    /// The call gave up on that attempt although its contract owed it another retry ([`owed_retry`]).
+    owed: bool,
+    /// The sequence number of the call's `CallEnd`.
+    end: Option<u32>,
+    /// A failed attempt was followed by another attempt.
+    retried_failure: bool,
+    /// A rate-limited attempt was followed by another attempt.
+    retried_rate_limited: bool,
+}
+
+/// Appends what the give-up laws read of each call of `events` (calls contiguous) to `out`.
+fn call_endings(contract: &Contract, events: &[Event], out: &mut Vec<CallEnding>) {
+    for call in crate::temporal::per_call(events) {
+        let (mut retried_failure, mut retried_rate_limited) = (false, false);
+        let last_start = call.iter().rposition(|event| event.kind == EventKind::AttemptStart);
+        for event in &call[..last_start.unwrap_or(0)] {
+            if attempt_result(&event.kind).is_some_and(|result| !result.is_ok()) {
+                retried_failure = true;
+                retried_rate_limited |=
+                    matches!(event.kind, EventKind::AttemptEnd { outcome: Outcome::RateLimited { .. } });
+            }
+        }
         let ending = ending(contract, call);
-        match ending.last {
-            Some((_, outcome)) if judged(outcome) && owed_retry(contract, &ending) => {
-                let seq = ending.end.map(|(seq, _)| seq);
-                Verdict::Violated(crate::verdict::Violation {
+        out.push(CallEnding {
+            last: ending.last.map(|(_, outcome)| outcome),
+            owed: owed_retry(contract, &ending),
+            end: ending.end.map(|(seq, _)| seq),
+            retried_failure,
+            retried_rate_limited,
+        });
+    }
+}
+
+/// Judges every call whose last attempt's outcome `judged` admits: a call that retried after such an
+/// attempt holds; one that gave up while owed a retry is violated.
+fn gives_no_retry_up(observation: &Observation<'_>, judged: Judged) -> Verdict {
+    let (contract, events) = (observation.contract, &observation.trace.events);
+    let fill = |out: &mut Vec<CallEnding>| call_endings(contract, events, out);
+    super::case_memo::with_call_endings(observation, fill, |calls| {
+        let mut verdict = Verdict::Vacuous;
+        for call in calls {
+            let retried = match judged {
+                Judged::EveryFailure => call.retried_failure,
+                Judged::RateLimited => call.retried_rate_limited,
+            };
+            let call_verdict = match call.last {
+                Some(outcome) if judged.admits(outcome) && call.owed => Verdict::Violated(crate::verdict::Violation {
                     check: crate::CheckSite::here(),
-                    event: seq,
+                    event: call.end,
                     message: std::borrow::Cow::Borrowed(
                         "the call gave up although its contract owed it another retry within every limit",
                     ),
-                })
+                }),
+                _ if retried => Verdict::Holds,
+                _ => Verdict::Vacuous,
+            };
+            verdict = verdict.merge(call_verdict);
+            if verdict.is_violated() {
+                break;
             }
-            _ if retried => Verdict::Holds,
-            _ => Verdict::Vacuous,
         }
+        verdict
     })
 }
 
