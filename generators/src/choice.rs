@@ -114,10 +114,13 @@ pub fn scaled_duration<C: Choices + ?Sized>(c: &mut C, classes: &[(u32, VDuratio
     let small = (total.div_ceil(8).max(1), VDuration::from_nanos(SMALL_NS_MAX));
     let small_at = usize::from(classes.first().is_some_and(|&(_, max)| max.is_zero()));
     let (mut weights, mut maxes) = ([0_u32; 8], [VDuration::ZERO; 8]);
-    let with_small = classes[..small_at].iter().chain([&small]).chain(&classes[small_at..]);
-    for (index, &(weight, max)) in with_small.enumerate() {
-        (weights[index], maxes[index]) = (weight, max);
+    // The classes in order with the small class slotted in at `small_at` (a plain loop: this runs for
+    // every duration of every case drawn).
+    for (index, &(weight, max)) in classes.iter().enumerate() {
+        let at = index + usize::from(index >= small_at);
+        (weights[at], maxes[at]) = (weight, max);
     }
+    (weights[small_at], maxes[small_at]) = small;
     let class = c.weighted(&weights[..=classes.len()]);
     c.duration_between(VDuration::ZERO, maxes[class])
 }
