@@ -130,9 +130,12 @@ impl Runs {
     pub(crate) fn evaluation(self, contract: Contract) -> Evaluation {
         let Runs { trace, second, jump_free } = self;
         let replay = second.map(|second| {
+            let first = trace.digest();
+            // Equal traces have equal digests (the digest hashes exactly the fields `==` compares): the
+            // second is hashed only when the runs differ, as they do only for a nondeterministic subject.
             let replay = Replay {
-                first: trace.digest(),
-                second: second.digest(),
+                first,
+                second: if second == trace { first } else { second.digest() },
                 first_difference: first_difference(&trace, &second),
                 second_panicked: matches!(second.end, timelaw_core::TraceEnd::Panicked(_)),
             };
@@ -240,9 +243,9 @@ pub fn first_difference(first: &Trace, second: &Trace) -> Option<u32> {
 
 #[cfg(test)]
 mod tests {
-    use timelaw_core::{Abort, EventKind, LimitKind, Trace, TraceEnd, VInstant};
+    use timelaw_core::{Abort, Contract, EventKind, LimitKind, Trace, TraceEnd, VInstant};
 
-    use super::{compare_actions, first_difference};
+    use super::{compare_actions, first_difference, Runs};
 
     /// A complete trace of `count` events (an attempt start each millisecond).
     fn trace(count: u32) -> Trace {
@@ -296,6 +299,20 @@ mod tests {
             assert_eq!(compared.first_difference, difference);
             assert_eq!(compared.first, first.action_digest());
             assert_eq!(compared.second, second.action_digest());
+        }
+    }
+
+    #[test]
+    fn a_replays_digests_are_those_of_each_run_whether_or_not_they_differ() {
+        let aborted =
+            Trace { end: TraceEnd::Aborted(Abort::StepLimit { kind: LimitKind::Events, limit: 3 }), ..trace(3) };
+        let mut later = trace(3);
+        later.events[2].at = VInstant::from_nanos(2_500_000);
+        for second in [trace(3), trace(2), aborted, later] {
+            let expected = (trace(3).digest(), second.digest());
+            let runs = Runs { trace: trace(3), second: Some(second), jump_free: None };
+            let replay = runs.evaluation(Contract::default()).replay.expect("replayed");
+            assert_eq!((replay.first, replay.second), expected);
         }
     }
 }

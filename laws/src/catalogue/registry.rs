@@ -57,11 +57,18 @@ pub(crate) fn is_snake_case(id: &str) -> bool {
 #[derive(Clone, Debug)]
 pub struct Catalogue {
     laws: Vec<Law>,
-    /// Per law, whether it judges one call at a time ([`super::judged_per_call`]), looked up once here
-    /// instead of for every case.
-    per_call: Vec<bool>,
-    /// Per law, the facts without which it is vacuous ([`super::vacuous_without`]), looked up once here.
-    vacuous_without: Vec<Features>,
+    /// Per law, how the catalogue judges it, looked up once here instead of for every case.
+    plans: Vec<Plan>,
+}
+
+/// How a catalogue judges one of its laws (one entry per law, beside it: the judging loop reads one
+/// array, not one per fact).
+#[derive(Clone, Copy, Debug)]
+struct Plan {
+    /// The facts without which the law is vacuous ([`super::vacuous_without`]).
+    vacuous_without: Features,
+    /// Whether it judges one call at a time ([`super::judged_per_call`]).
+    per_call: bool,
 }
 
 impl Catalogue {
@@ -76,13 +83,13 @@ impl Catalogue {
 
     /// A catalogue with no law.
     pub fn empty() -> Catalogue {
-        Catalogue { laws: Vec::new(), per_call: Vec::new(), vacuous_without: Vec::new() }
+        Catalogue { laws: Vec::new(), plans: Vec::new() }
     }
 
     /// Adds `law` at the end, unchecked.
     fn push(&mut self, law: Law) {
-        self.per_call.push(super::judged_per_call(law.id));
-        self.vacuous_without.push(super::vacuous_without(&law));
+        self.plans
+            .push(Plan { vacuous_without: super::vacuous_without(&law), per_call: super::judged_per_call(law.id) });
         self.laws.push(law);
     }
 
@@ -182,11 +189,10 @@ impl Catalogue {
         calls: Calls<'_>,
         mut each: impl FnMut(usize, &Law, Verdict),
     ) {
-        debug_assert_eq!(self.laws.len(), self.per_call.len());
-        debug_assert_eq!(self.laws.len(), self.vacuous_without.len());
+        debug_assert_eq!(self.laws.len(), self.plans.len());
         let features = Features::of(observation.trace, observation.schedule);
-        let laws = self.laws.iter().zip(&self.per_call).zip(&self.vacuous_without);
-        for (index, ((law, &per_call), &needed)) in laws.enumerate() {
+        for (index, (law, &Plan { vacuous_without: needed, per_call })) in self.laws.iter().zip(&self.plans).enumerate()
+        {
             let verdict = match needed.is_empty() || features.intersects(needed) {
                 true => law.judge_in(observation, calls, per_call),
                 false => cut_vacuous(law, observation, calls, per_call),
