@@ -300,7 +300,13 @@ const SHARED_WALKS: [(&str, &[&str]); 2] = [
     ),
     (
         "walk the sleeps and their ranges",
-        &[ids::DELAY_WITHIN_CAP, ids::DELAY_AT_LEAST_MIN, ids::BACKOFF_SHAPE_WITHOUT_JITTER, ids::JITTER_WITHIN_BOUNDS],
+        &[
+            ids::DELAY_WITHIN_CAP,
+            ids::DELAY_AT_LEAST_MIN,
+            ids::BACKOFF_SHAPE_WITHOUT_JITTER,
+            ids::JITTER_WITHIN_BOUNDS,
+            ids::RETRY_AFTER_AS_DECLARED,
+        ],
     ),
 ];
 

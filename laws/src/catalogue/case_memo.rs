@@ -1,6 +1,7 @@
 //! What the laws of one case share while a catalogue judges it: walks that do not depend on the law.
-//! Six circuit laws replay the same breaker model over the same calls ([`super::replay_breaker`]); four
-//! delay laws walk the same sleeps with the same ranges (`delays::each_sleep`); three give-up laws read
+//! Six circuit laws replay the same breaker model over the same calls ([`super::replay_breaker`]); five
+//! delay laws walk the same sleeps with the same ranges (`delays::each_sleep`, and
+//! `retry_after_as_declared`, which reads each sleep's range as its walk passes it); three give-up laws read
 //! the same ending of each call (`refusal::gives_no_retry_up`). Within one
 //! [`crate::Catalogue::judge_each`] each walk is made once, by the first law that needs it, and the others
 //! read it.

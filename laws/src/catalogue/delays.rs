@@ -367,8 +367,14 @@ pub const RETRY_AFTER_AS_DECLARED: Law = Law {
 };
 
 fn retry_after_as_declared(observation: &Observation<'_>) -> Verdict {
-    let contract = observation.contract;
-    monitor(&observation.trace.events, RetryAfterWalk::default(), |walk, event| walk.step(contract, event))
+    let (contract, events) = (observation.contract, &observation.trace.events);
+    let fill = |out: &mut Vec<Slept>| sleeps_of(contract, events, out);
+    // The sleeps' ranges are those the other delay laws read (one walk per case in a catalogue): this
+    // walk's `SleepWalk` sees the same events in the same order, so its sleeps are those, one by one.
+    super::case_memo::with_sleeps(observation, fill, |sleeps| {
+        let mut sleeps = sleeps.iter();
+        monitor(events, RetryAfterWalk::default(), |walk, event| walk.step(contract, event, &mut sleeps))
+    })
 }
 
 /// The walk of [`RETRY_AFTER_AS_DECLARED`] over a trace, one event at a time.
@@ -385,7 +391,8 @@ struct RetryAfterWalk {
 }
 
 impl RetryAfterWalk {
-    fn step(&mut self, contract: &Contract, event: &Event) -> Check {
+    /// Steps over `event`; `sleeps` are the trace's sleeps ([`sleeps_of`]) not yet walked past.
+    fn step<'a>(&mut self, contract: &Contract, event: &Event, sleeps: &mut impl Iterator<Item = &'a Slept>) -> Check {
         if let EventKind::AttemptEnd { outcome: Outcome::RateLimited { retry_after } } = event.kind {
             self.sleeps.observe(contract, event);
             self.pending = Some(retry_after);
@@ -396,7 +403,11 @@ impl RetryAfterWalk {
         // (computed only for such a retry: most events need no range).
         let next = self.sleeps.next();
         let now = || contract.sleep_range(next);
-        let sleep = self.sleeps.observe(contract, event);
+        let sleep = self.sleeps.observe_with(event, |_| {
+            let slept = sleeps.next().expect("the walk's sleeps are the trace's sleeps");
+            debug_assert_eq!(slept.seq, event.seq, "the walk's sleeps are the trace's sleeps, in order");
+            slept.range
+        });
         let due = sleep.is_some() || event.kind == EventKind::AttemptStart;
         match event.kind {
             EventKind::CallStart { .. } | EventKind::CallEnd { .. } => {

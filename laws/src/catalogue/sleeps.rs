@@ -29,6 +29,16 @@ impl SleepWalk {
 
     /// Observes one event of the trace; for a sleep, returns its duration and its range and counts it.
     pub(crate) fn observe(&mut self, contract: &Contract, event: &Event) -> Option<(VDuration, SleepRange)> {
+        self.observe_with(event, |at| contract.sleep_range(at))
+    }
+
+    /// [`SleepWalk::observe`] with the range of a sleep standing at a [`SleepAt`] given by `range_of`
+    /// (called only for a sleep): a walk that has the ranges already ([`sleeps_of`]) reads them.
+    pub(crate) fn observe_with(
+        &mut self,
+        event: &Event,
+        range_of: impl FnOnce(SleepAt) -> SleepRange,
+    ) -> Option<(VDuration, SleepRange)> {
         match event.kind {
             EventKind::CallStart { .. } => *self = SleepWalk::default(),
             EventKind::AttemptEnd { outcome: Outcome::RateLimited { retry_after } } => {
@@ -41,7 +51,7 @@ impl SleepWalk {
                 self.retry_after = None
             }
             EventKind::SleepRequested { duration } => {
-                let range = contract.sleep_range(self.next());
+                let range = range_of(self.next());
                 self.sleeps = self.sleeps.saturating_add(1);
                 if !range.replaces_backoff {
                     self.backoff_sleeps = self.backoff_sleeps.saturating_add(1);
