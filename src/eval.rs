@@ -60,7 +60,20 @@ pub fn evaluate_with<S: Subject + ?Sized>(
     replay: bool,
     heartbeat: Option<&Heartbeat>,
 ) -> Evaluation {
-    let contract = subject.contract(&case.config);
+    evaluate_under(subject, case, subject.contract(&case.config), limits, replay, heartbeat)
+}
+
+/// [`evaluate_with`] with the contract of the case's config at hand already (the runner has it from
+/// drawing the case: [`timelaw_generators::sample_case_with_contract`]).
+pub(crate) fn evaluate_under<S: Subject + ?Sized>(
+    subject: &S,
+    case: &Case<S::Config>,
+    contract: Contract,
+    limits: Limits,
+    replay: bool,
+    heartbeat: Option<&Heartbeat>,
+) -> Evaluation {
+    debug_assert_eq!(contract, subject.contract(&case.config), "the contract of the case's config");
     let run = |world: World<'_>| execute_with(subject, &case.config, world, limits);
     let thread = CaseThread::of(subject);
     Runs::of(&run, &case.schedule, case.seed, replay, heartbeat, thread).evaluation(contract)

@@ -6,7 +6,7 @@ use arbitrary::Unstructured;
 use proptest::num::u64::BinarySearch;
 use proptest::strategy::{BoxedStrategy, NewTree, Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
-use timelaw_core::{Case, Schedule, SplitMix64};
+use timelaw_core::{Case, Contract, Schedule, SplitMix64};
 
 use crate::answers::Answers;
 use crate::domain::ConfigDomain;
@@ -27,11 +27,31 @@ use crate::swarm::Swarm;
 /// assert!(case.config.validate().is_ok());
 /// ```
 pub fn sample_case<S: ConfigDomain + ?Sized>(subject: &S, case_seed: u64, swarm: &Swarm) -> Case<S::Config> {
+    sample_case_with_contract(subject, case_seed, swarm).0
+}
+
+/// [`sample_case`] and the contract of its config, which drawing the schedule needed: a runner that judges
+/// the case under that contract asks the subject for it once.
+///
+/// ```
+/// use timelaw_core::reference::Reference;
+/// use timelaw_core::Subject;
+/// use timelaw_generators::{sample_case, sample_case_with_contract, swarm_for};
+///
+/// let (case, contract) = sample_case_with_contract(&Reference, 0xC0FFEE, &swarm_for(1, 0));
+/// assert_eq!(case, sample_case(&Reference, 0xC0FFEE, &swarm_for(1, 0)));
+/// assert_eq!(contract, Reference.contract(&case.config));
+/// ```
+pub fn sample_case_with_contract<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    case_seed: u64,
+    swarm: &Swarm,
+) -> (Case<S::Config>, Contract) {
     let mut rng = SplitMix64::new(case_seed);
     let config = subject.sample_config(&mut rng, swarm);
     let contract = subject.contract(&config);
     let schedule = sample_schedule(&mut rng, swarm, &contract);
-    Case::new(config, schedule, rng.next_u64())
+    (Case::new(config, schedule, rng.next_u64()), contract)
 }
 
 /// The answers the config of [`sample_case`]`(subject, case_seed, swarm)` was drawn from (see

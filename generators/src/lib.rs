@@ -111,7 +111,7 @@ pub mod swarm;
 pub use answers::Answers;
 pub use case::{
     arbitrary_case, arbitrary_case_answers, arbitrary_case_with, case_strategy, case_strategy_with, sample_case,
-    sample_case_answers,
+    sample_case_answers, sample_case_with_contract,
 };
 pub use choice::Choices;
 pub use domain::{simplest_config, ConfigDomain, ConfigNumber, Describe, Simplest};

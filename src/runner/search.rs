@@ -4,14 +4,14 @@
 use rayon::prelude::*;
 use timelaw_core::{mix, Heartbeat};
 use timelaw_generators::coverage::classify;
-use timelaw_generators::{sample_case, ConfigDomain};
+use timelaw_generators::{sample_case_with_contract, ConfigDomain};
 use timelaw_laws::Catalogue;
 
 use super::persist::Finds;
 use super::progress::Progress;
 use super::tally::Tally;
 use crate::config::Config;
-use crate::eval::evaluate_with;
+use crate::eval::evaluate_under;
 
 /// Boundary coverage is classified on every this-many-th case index (classifying costs about a third of a
 /// case), which is plenty to show what the generators reach.
@@ -101,9 +101,9 @@ pub(super) fn judge_case_with<S: ConfigDomain + ?Sized>(
     heartbeat: Option<&Heartbeat>,
 ) {
     let swarm = config.swarm_of(index);
-    let case = sample_case(subject, mix(config.seed, index), &swarm);
+    let (case, contract) = sample_case_with_contract(subject, mix(config.seed, index), &swarm);
     let replay = config.replay_every > 0 && index.is_multiple_of(config.replay_every);
-    let evaluation = evaluate_with(subject, &case, config.limits, replay, heartbeat);
+    let evaluation = evaluate_under(subject, &case, contract, config.limits, replay, heartbeat);
     if index.is_multiple_of(COVERAGE_EVERY) {
         tally.coverage.record(classify(&case.schedule, &evaluation.contract));
     }
