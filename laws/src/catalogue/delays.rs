@@ -403,9 +403,10 @@ impl RetryAfterWalk {
         // (computed only for such a retry: most events need no range).
         let next = self.sleeps.next();
         let now = || contract.sleep_range(next);
-        let sleep = self.sleeps.observe_with(event, |_| {
+        let sleep = self.sleeps.observe_with(event, |at| {
             let slept = sleeps.next().expect("the walk's sleeps are the trace's sleeps");
             debug_assert_eq!(slept.seq, event.seq, "the walk's sleeps are the trace's sleeps, in order");
+            debug_assert_eq!(slept.range, contract.sleep_range(at), "the walk's sleep stands where this one does");
             slept.range
         });
         let due = sleep.is_some() || event.kind == EventKind::AttemptStart;

@@ -2,10 +2,12 @@
 //! its budget has room for, or rejecting a call by a mechanism the contract does not declare. (The circuit
 //! breaker's refusal laws live with the other circuit laws.)
 
-use timelaw_core::{CallResult, Contract, ErrorKind, Event, EventKind, Outcome, Rejection, VDuration, VInstant};
+use timelaw_core::{
+    CallResult, Contract, ErrorKind, Event, EventKind, Outcome, Rejection, SleepRange, VDuration, VInstant,
+};
 
 use super::budget_model::BudgetModel;
-use super::sleeps::SleepWalk;
+use super::sleeps::{sleeps_of, SleepWalk, Slept};
 use super::support::attempt_result;
 use crate::ids;
 use crate::law::{always_applies, Law, LawKind, Observation};
@@ -253,7 +255,7 @@ fn foreseen(contract: &Contract, call: &[Event], deadline_at: VInstant) -> Optio
     }
     let (max, retry_on) = (contract.retry.max_attempts?, contract.retry.retry_on?);
     let retryable = failure_of(retry_on, outcome).is_some_and(|(_, retryable)| retryable);
-    let ending = ending(contract, call);
+    let ending = ending(call, |at| contract.sleep_range(at));
     if !retryable || ending.attempts >= max {
         return Some(false);
     }
@@ -308,7 +310,9 @@ struct Ending {
     excused: bool,
 }
 
-fn ending(contract: &Contract, call: &[Event]) -> Ending {
+/// `range_of` gives the range of a sleep standing at a [`timelaw_core::SleepAt`] ([`Contract::sleep_range`],
+/// or the range a walk of the sleeps found already).
+fn ending(call: &[Event], mut range_of: impl FnMut(timelaw_core::SleepAt) -> SleepRange) -> Ending {
     let started = call.first().map_or(VInstant::EPOCH, |event| event.at);
     let mut ending = Ending {
         started,
@@ -320,7 +324,7 @@ fn ending(contract: &Contract, call: &[Event]) -> Ending {
         excused: false,
     };
     for event in call {
-        ending.sleeps.observe(contract, event);
+        ending.sleeps.observe_with(event, &mut range_of);
         match event.kind {
             EventKind::CallStart { idempotent } => ending.excused |= !idempotent,
             EventKind::AttemptStart => ending.attempts += 1,
@@ -378,8 +382,10 @@ pub(crate) struct CallEnding {
     retried_rate_limited: bool,
 }
 
-/// Appends what the give-up laws read of each call of `events` (calls contiguous) to `out`.
-fn call_endings(contract: &Contract, events: &[Event], out: &mut Vec<CallEnding>) {
+/// Appends what the give-up laws read of each call of `events` (calls contiguous) to `out`; `sleeps` are
+/// the sleeps of `events` with their ranges ([`sleeps_of`]), in order.
+fn call_endings(contract: &Contract, events: &[Event], sleeps: &[Slept], out: &mut Vec<CallEnding>) {
+    let mut sleeps = sleeps.iter();
     for call in crate::temporal::per_call(events) {
         let (mut retried_failure, mut retried_rate_limited) = (false, false);
         let last_start = call.iter().rposition(|event| event.kind == EventKind::AttemptStart);
@@ -390,7 +396,17 @@ fn call_endings(contract: &Contract, events: &[Event], out: &mut Vec<CallEnding>
                     matches!(event.kind, EventKind::AttemptEnd { outcome: Outcome::RateLimited { .. } });
             }
         }
-        let ending = ending(contract, call);
+        // A call's walk starts afresh, as the walk of the sleeps does at each `CallStart`: a call that
+        // starts otherwise (events outside any call) has its ranges computed here.
+        let fresh = !matches!(call.first().map(|event| event.kind), Some(EventKind::CallStart { .. }));
+        let ending = ending(call, |at| {
+            let slept = sleeps.next().expect("the walk's sleeps are the trace's sleeps");
+            if fresh {
+                return contract.sleep_range(at);
+            }
+            debug_assert_eq!(slept.range, contract.sleep_range(at), "the walk's sleep stands where this one does");
+            slept.range
+        });
         out.push(CallEnding {
             last: ending.last.map(|(_, outcome)| outcome),
             owed: owed_retry(contract, &ending),
@@ -405,7 +421,11 @@ fn call_endings(contract: &Contract, events: &[Event], out: &mut Vec<CallEnding>
 /// attempt holds; one that gave up while owed a retry is violated.
 fn gives_no_retry_up(observation: &Observation<'_>, judged: Judged) -> Verdict {
     let (contract, events) = (observation.contract, &observation.trace.events);
-    let fill = |out: &mut Vec<CallEnding>| call_endings(contract, events, out);
+    // The sleeps' ranges are those the delay laws read (one walk per case in a catalogue).
+    let fill = |out: &mut Vec<CallEnding>| {
+        let fill_sleeps = |sleeps: &mut Vec<Slept>| sleeps_of(contract, events, sleeps);
+        super::case_memo::with_sleeps(observation, fill_sleeps, |sleeps| call_endings(contract, events, sleeps, out));
+    };
     super::case_memo::with_call_endings(observation, fill, |calls| {
         let mut verdict = Verdict::Vacuous;
         for call in calls {
