@@ -51,16 +51,18 @@ pub trait Choices {
         if total == 0 {
             return 0;
         }
-        let mut ticket = self.pick(total);
-        for (index, &weight) in weights.iter().enumerate() {
-            let weight = u64::from(weight);
-            if ticket < weight {
-                return index;
-            }
-            ticket -= weight;
+        let ticket = self.pick(total);
+        // The first index whose running sum passes the ticket: the number of running sums at or below it
+        // (an option of weight 0 adds nothing to the sum, so it is never the answer). Counted without a
+        // branch on the ticket, which is random.
+        let mut sum = 0_u64;
+        let mut index = 0;
+        for &weight in weights {
+            sum += u64::from(weight);
+            index += usize::from(sum <= ticket);
         }
-        // Unreachable: ticket < total = the sum of the weights.
-        weights.len() - 1
+        debug_assert!(index < weights.len(), "ticket < total = the sum of the weights");
+        index.min(weights.len() - 1)
     }
 
     /// `true` with probability `numerator / denominator`; `false` is the simplest answer.
