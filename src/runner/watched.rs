@@ -29,8 +29,20 @@ use super::tally::Tally;
 use crate::config::Config;
 use crate::watchdog::{hung, poll_interval, spawn_abandonable, Watch, POLLS_PER_TIMEOUT};
 
-/// Case indices a worker takes at a time.
-const CHUNK_CASES: u64 = 256;
+/// The fewest case indices a worker takes at a time.
+const CHUNK_CASES_MIN: u64 = 256;
+/// The most case indices a worker takes at a time.
+const CHUNK_CASES_MAX: u64 = 4096;
+/// A run hands out at least this many chunks per worker (while chunks stay within
+/// [`CHUNK_CASES_MIN`]..=[`CHUNK_CASES_MAX`]), so the workers end together.
+const CHUNKS_PER_WORKER_MIN: u64 = 32;
+
+/// The cases a worker takes at a time in a run of `cases` cases on `workers` workers: larger chunks for
+/// longer runs, where each chunk's tally, message and the watchdog's wake-up are a cost per chunk (a
+/// chunk of 256 made them about 3% of a long run). A hang re-judges at most one chunk.
+fn chunk_cases(cases: u64, workers: u64) -> u64 {
+    (cases / workers.max(1).saturating_mul(CHUNKS_PER_WORKER_MIN)).clamp(CHUNK_CASES_MIN, CHUNK_CASES_MAX)
+}
 /// While this many abandoned threads of the process still spin in a subject's code (a loop in pure code
 /// never parks: [`timelaw_core::heartbeat::spinning_threads`]), no replacement worker is started: each
 /// keeps a core busy until the process ends, and more would starve the run (and make the watchdog see
@@ -48,6 +60,8 @@ struct Queue {
     requeued: Mutex<Vec<(u64, u64)>>,
     next: AtomicU64,
     last: u64,
+    /// The cases of a fresh chunk ([`chunk_cases`]).
+    chunk: u64,
 }
 
 impl Queue {
@@ -55,8 +69,8 @@ impl Queue {
         if let Some(range) = self.requeued.lock().unwrap_or_else(PoisonError::into_inner).pop() {
             return Some(range);
         }
-        let start = self.next.fetch_add(CHUNK_CASES, Ordering::Relaxed);
-        (start < self.last).then(|| (start, start.saturating_add(CHUNK_CASES).min(self.last)))
+        let start = self.next.fetch_add(self.chunk, Ordering::Relaxed);
+        (start < self.last).then(|| (start, start.saturating_add(self.chunk).min(self.last)))
     }
     fn requeue(&self, first: u64, last: u64) {
         if first < last {
@@ -111,13 +125,15 @@ pub(super) fn watched_search<'s, S: ConfigDomain + ?Sized>(
     finds: Option<&'s Finds<'s, S>>,
 ) -> Tally<S::Config> {
     let (first, last) = config.case_range();
-    let queue = Queue { requeued: Mutex::default(), next: AtomicU64::new(first), last };
+    let worker_count = rayon::current_num_threads().max(1);
+    let chunk = chunk_cases(last - first, worker_count as u64);
+    let queue = Queue { requeued: Mutex::default(), next: AtomicU64::new(first), last, chunk };
     let shared = Arc::new(Shared { subject, laws, config, progress, finds, queue });
     let (sender, receiver) = mpsc::channel();
     let poll = poll_interval(Duration::from_millis(config.case_timeout_ms));
     let mut workers: Vec<(Arc<Slot>, Watch)> = Vec::new();
     let mut handles = Vec::new();
-    for _ in 0..rayon::current_num_threads().max(1) {
+    for _ in 0..worker_count {
         let (slot, handle) = start_worker(&shared, sender.clone());
         workers.push((slot, Watch::new(0, IDLE, poll)));
         handles.extend(handle);
@@ -274,4 +290,18 @@ fn record_hang<S: ConfigDomain + ?Sized>(shared: &Shared<'_, S>, index: u64, tal
             finds.offer_evaluated(law, index, &case, Some(&evaluation));
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{chunk_cases, CHUNK_CASES_MAX, CHUNK_CASES_MIN};
+
+    #[test]
+    fn chunks_grow_with_the_run_within_their_bounds() {
+        assert_eq!(chunk_cases(1_000, 2), CHUNK_CASES_MIN, "a short run keeps small chunks for both workers");
+        assert_eq!(chunk_cases(0, 0), CHUNK_CASES_MIN);
+        assert_eq!(chunk_cases(100_000, 2), 1_562, "32 chunks a worker");
+        assert_eq!(chunk_cases(1_000_000, 1), CHUNK_CASES_MAX);
+        assert_eq!(chunk_cases(u64::MAX, u64::MAX), CHUNK_CASES_MIN);
+    }
 }
