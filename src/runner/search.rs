@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 use timelaw_core::{mix, Heartbeat};
 use timelaw_generators::coverage::classify;
-use timelaw_generators::{sample_case_with_contract, ConfigDomain};
+use timelaw_generators::{sample_case_with_contract, ConfigDomain, Swarm};
 use timelaw_laws::Catalogue;
 
 use super::persist::Finds;
@@ -87,21 +87,24 @@ fn judge_case<S: ConfigDomain + ?Sized>(
     tally: &mut Tally<S::Config>,
     finds: Option<&Finds<'_, S>>,
 ) {
-    judge_case_with(subject, laws, config, index, tally, finds, None);
+    judge_case_with(subject, laws, config, index, &config.swarm_of(index), tally, finds, None);
 }
 
-/// [`check_case`] with the store and a heartbeat for the watchdog.
+/// [`check_case`] with the store and a heartbeat for the watchdog; `swarm` is `config.swarm_of(index)`
+/// (one per batch of cases: a worker draws it once for the batch).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn judge_case_with<S: ConfigDomain + ?Sized>(
     subject: &S,
     laws: &Catalogue,
     config: &Config,
     index: u64,
+    swarm: &Swarm,
     tally: &mut Tally<S::Config>,
     finds: Option<&Finds<'_, S>>,
     heartbeat: Option<&Heartbeat>,
 ) {
-    let swarm = config.swarm_of(index);
-    let (case, contract) = sample_case_with_contract(subject, mix(config.seed, index), &swarm);
+    debug_assert_eq!(*swarm, config.swarm_of(index), "the swarm of case {index}");
+    let (case, contract) = sample_case_with_contract(subject, mix(config.seed, index), swarm);
     let replay = config.replay_every > 0 && index.is_multiple_of(config.replay_every);
     let evaluation = evaluate_under(subject, &case, contract, config.limits, replay, heartbeat);
     if index.is_multiple_of(COVERAGE_EVERY) {

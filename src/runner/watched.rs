@@ -19,7 +19,7 @@ use std::time::Duration;
 use timelaw_core::heartbeat::spinning_threads;
 use timelaw_core::{mix, Heartbeat, Trace};
 use timelaw_generators::coverage::classify;
-use timelaw_generators::{sample_case, ConfigDomain};
+use timelaw_generators::{sample_case, ConfigDomain, SWARM_BATCH_CASES};
 use timelaw_laws::{Catalogue, Verdict};
 
 use super::persist::Finds;
@@ -248,16 +248,22 @@ fn work<S: ConfigDomain + ?Sized>(shared: &Shared<'_, S>, slot: &Slot, sender: &
     while let Some((first, last)) = shared.queue.take() {
         *slot.range.lock().unwrap_or_else(PoisonError::into_inner) = (first, last);
         let mut tally = Tally::new(shared.laws.len(), keep);
+        // The batch of the case at hand and its swarm, drawn once per batch.
+        let mut batch = (first / SWARM_BATCH_CASES, shared.config.swarm_of(first));
         for index in first..last {
             if shared.finds.is_some_and(Finds::failed) {
                 break;
             }
             slot.current.store(index, Ordering::Relaxed);
+            if index / SWARM_BATCH_CASES != batch.0 {
+                batch = (index / SWARM_BATCH_CASES, shared.config.swarm_of(index));
+            }
             judge_case_with(
                 shared.subject,
                 shared.laws,
                 shared.config,
                 index,
+                &batch.1,
                 &mut tally,
                 shared.finds,
                 Some(&slot.heartbeat),
