@@ -41,10 +41,10 @@ use timelaw::core::{
     mix, BudgetContract, CallScript, Case, CircuitContract, Limits, Outcome, RetryOn, Schedule, SplitMix64, Step,
     Subject, Trace, VDuration,
 };
-use timelaw::eval::{evaluate, Evaluation};
+use timelaw::eval::{evaluate, evaluate_under, Evaluation};
 use timelaw::generators::{
-    case_strategy, choice_strategy, describe_policy, describe_schedule, sample_case, swarm_for, swarm_for_run, Choices,
-    Swarm,
+    case_strategy, choice_strategy, describe_policy, describe_schedule, sample_case, sample_case_with_contract,
+    swarm_for, swarm_for_run, Choices, Swarm, SWARM_BATCH_CASES,
 };
 use timelaw::laws::catalogue::{judged_per_call, vacuous_without};
 use timelaw::laws::temporal::{calls_interleave, grouped_by_call};
@@ -164,20 +164,27 @@ fn check_case(index: u64) -> Case<Policy> {
 }
 
 /// `timelaw check`'s work per case without its machinery, one phase more in each row: drawing the
-/// cases; then running the subject on them (the World recording its trace, and the second run of the
+/// cases (each batch's swarm once, the contract with the case, as the runner does); then running the
+/// subject on them (the World recording its trace, and the second run of the
 /// replay check on one case in 16, as the runner does); then judging every law with
 /// `Catalogue::judge_all` (the whole bare loop).
 fn phase_loop(laws: &Catalogue, cases: u64, phases: usize) -> Sizes {
     let config = Config::default();
     let (mut sizes, mut verdicts, mut violations) = (Sizes::default(), Vec::new(), 0);
+    let mut batch = (0, config.swarm_of(0));
     for index in 0..cases {
-        let case = std::hint::black_box(check_case(index));
+        // As the runner does: each batch's swarm drawn once, the contract asked for once a case.
+        if index / SWARM_BATCH_CASES != batch.0 {
+            batch = (index / SWARM_BATCH_CASES, config.swarm_of(index));
+        }
+        let (case, contract) =
+            std::hint::black_box(sample_case_with_contract(&Reference, mix(config.seed, index), &batch.1));
         sizes.add(&case);
         if phases < 2 {
             continue;
         }
         let replay = index.is_multiple_of(config.replay_every);
-        let evaluation = std::hint::black_box(evaluate(&Reference, &case, config.limits, replay));
+        let evaluation = std::hint::black_box(evaluate_under(&Reference, &case, contract, config.limits, replay, None));
         if phases < 3 {
             continue;
         }
@@ -333,16 +340,17 @@ const LAW_COST_CHUNK_CASES: usize = 64;
 /// How many of the costliest laws [`law_costs`] lists.
 const LAW_COSTS_LISTED: usize = 16;
 
-/// Draws case `index` with `sample`, evaluates it and judges every law: the runner's work per case
-/// without its machinery (parallel fold, tally, coverage).
+/// Draws case `index` with `sample`, evaluates it and judges every law through the catalogue
+/// (`Catalogue::judge_all`, as the runner and the proptest harness below do): the runner's work per case
+/// without its machinery (parallel fold, tally, coverage), but for its swarm drawn per case, not per batch.
 fn plain_loop(laws: &Catalogue, cases: u64, sample: impl Fn(u64) -> Case<Policy>) -> Sizes {
-    let mut sizes = Sizes::default();
-    let mut violations = 0;
+    let (mut sizes, mut verdicts, mut violations) = (Sizes::default(), Vec::new(), 0);
     for index in 0..cases {
         let case = sample(index);
         sizes.add(&case);
         let evaluation = evaluate(&Reference, &case, Limits::default(), false);
-        violations += laws.iter().filter(|law| evaluation.judge(law, &case).is_violated()).count();
+        laws.judge_all(&evaluation.observation(&case), &mut verdicts);
+        violations += verdicts.iter().filter(|verdict| verdict.is_violated()).count();
     }
     assert_eq!(violations, 0);
     sizes
@@ -546,17 +554,18 @@ fn proptest_harness(laws: &Catalogue, cases: u64, strategy: &BoxedStrategy<Case<
     let rng = TestRng::deterministic_rng(RngAlgorithm::ChaCha);
     let mut runner = TestRunner::new_with_rng(config, rng);
     let sizes = Cell::new(Sizes::default());
+    let verdicts = std::cell::RefCell::new(Vec::new());
     let result = runner.run(strategy, |case| {
         let mut counted = sizes.get();
         counted.add(&case);
         sizes.set(counted);
         let evaluation = evaluate(&Reference, &case, Limits::default(), false);
-        for law in laws.iter() {
-            if evaluation.judge(law, &case).is_violated() {
-                return Err(TestCaseError::fail(law.id));
-            }
+        let mut verdicts = verdicts.borrow_mut();
+        laws.judge_all(&evaluation.observation(&case), &mut verdicts);
+        match verdicts.iter().zip(laws).find(|(verdict, _)| verdict.is_violated()) {
+            Some((_, law)) => Err(TestCaseError::fail(law.id)),
+            None => Ok(()),
         }
-        Ok(())
     });
     assert!(result.is_ok(), "{result:?}");
     sizes.get()

@@ -63,9 +63,21 @@ pub fn evaluate_with<S: Subject + ?Sized>(
     evaluate_under(subject, case, subject.contract(&case.config), limits, replay, heartbeat)
 }
 
-/// [`evaluate_with`] with the contract of the case's config at hand already (the runner has it from
-/// drawing the case: [`timelaw_generators::sample_case_with_contract`]).
-pub(crate) fn evaluate_under<S: Subject + ?Sized>(
+/// [`evaluate_with`] with the contract of the case's config at hand already, as a loop that draws its
+/// cases with [`timelaw_generators::sample_case_with_contract`] has it (the runner does): the subject is
+/// not asked for it again. `contract` must be `subject.contract(&case.config)` (debug builds check it).
+///
+/// ```
+/// use timelaw::core::reference::Reference;
+/// use timelaw::core::Limits;
+/// use timelaw::eval::{evaluate, evaluate_under};
+/// use timelaw::generators::{sample_case_with_contract, swarm_for};
+///
+/// let (case, contract) = sample_case_with_contract(&Reference, 7, &swarm_for(1, 0));
+/// let evaluation = evaluate_under(&Reference, &case, contract, Limits::default(), false, None);
+/// assert_eq!(evaluation.trace, evaluate(&Reference, &case, Limits::default(), false).trace);
+/// ```
+pub fn evaluate_under<S: Subject + ?Sized>(
     subject: &S,
     case: &Case<S::Config>,
     contract: Contract,
