@@ -119,6 +119,37 @@ pub(crate) enum Calls<'a> {
 }
 
 /// `applies` for laws that hold for every subject.
+#[inline(never)]
 pub fn always_applies(_: &Contract) -> bool {
     true
 }
+
+/// A law's `applies` written as a function of its own, never inlined: it has one address wherever its law
+/// is named. A catalogue knows a standard law by its functions ([`crate::catalogue::vacuous_without`]), and
+/// a closure or a small function may be copied into each crate and each part of the code that names its
+/// law's `pub const`, each copy with an address of its own: a law named through its constant in another
+/// crate would then not be known as the standard law (the same verdicts, without the catalogue's shortcuts).
+/// `applies!(contract => contract.delays.max.is_some())`.
+macro_rules! applies {
+    ($contract:ident => $body:expr) => {{
+        #[inline(never)]
+        fn applies($contract: &timelaw_core::Contract) -> bool {
+            $body
+        }
+        applies
+    }};
+}
+pub(crate) use applies;
+
+/// A law's `check` written as a function of its own, never inlined, for the reason [`applies!`] gives.
+/// `judged!(observation => gives_no_retry_up(observation, Judged::RateLimited))`.
+macro_rules! judged {
+    ($observation:ident => $body:expr) => {{
+        #[inline(never)]
+        fn check($observation: &$crate::law::Observation<'_>) -> $crate::verdict::Verdict {
+            $body
+        }
+        check
+    }};
+}
+pub(crate) use judged;

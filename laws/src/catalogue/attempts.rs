@@ -6,10 +6,12 @@ use timelaw_core::{Contract, EventKind};
 use super::budget_model::BudgetModel;
 use super::support::{is_failed_attempt, is_interrupted, LastAttempt};
 use crate::ids;
-use crate::law::{Law, LawKind, Observation};
+use crate::law::{applies, Law, LawKind, Observation};
 use crate::temporal::{monitor, Check};
 use crate::verdict::Verdict;
 
+// Never inlined: one address wherever its laws are named (`crate::law::applies!`).
+#[inline(never)]
 fn has_max_attempts(contract: &Contract) -> bool {
     contract.retry.max_attempts.is_some()
 }
@@ -154,7 +156,7 @@ pub const NON_IDEMPOTENT_NOT_RETRIED: Law = Law {
     title: "a non-idempotent call is attempted at most once",
     kind: LawKind::Safety,
     needs: &["retry.respects_idempotency"],
-    applies: |contract| contract.retry.respects_idempotency,
+    applies: applies!(contract => contract.retry.respects_idempotency),
     check: non_idempotent_not_retried,
 };
 
@@ -185,7 +187,7 @@ pub const RETRY_BUDGET_RESPECTED: Law = Law {
     title: "retries stay within the retry budget",
     kind: LawKind::Safety,
     needs: &["budget"],
-    applies: |contract| contract.budget.is_stated(),
+    applies: applies!(contract => contract.budget.is_stated()),
     check: retry_budget_respected,
 };
 

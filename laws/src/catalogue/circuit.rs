@@ -9,10 +9,12 @@ use timelaw_core::{CallResult, CircuitState, Contract, ErrorKind, Event, EventKi
 use super::breaker_model::{leaves_queue, Admission, BreakerModel, BreakerSpec, CallFacts, Phase};
 use super::load::CallSet;
 use crate::ids;
-use crate::law::{Law, LawKind, Observation};
+use crate::law::{judged, Law, LawKind, Observation};
 use crate::temporal::{calls_interleave, per_call, with_grouped_by_call};
 use crate::verdict::Verdict;
 
+// Never inlined: one address wherever its laws are named (`crate::law::applies!`).
+#[inline(never)]
 fn has_circuit(contract: &Contract) -> bool {
     contract.circuit.is_stated()
 }
@@ -413,13 +415,13 @@ pub const CIRCUIT_CLOSED_ADMITS: Law = Law {
     kind: LawKind::Safety,
     needs: &["circuit"],
     applies: has_circuit,
-    check: |observation| {
+    check: judged!(observation => {
         admitted_not_refused(
             observation,
             |admission, before| admission.is_admitted() && before == Phase::Closed { after_probes: false },
             "a closed breaker below its threshold refused a call",
         )
-    },
+    }),
 };
 
 /// `circuit_closes_after_probes`: a breaker whose probes all succeed closes. Once the model closed
@@ -436,13 +438,13 @@ pub const CIRCUIT_CLOSES_AFTER_PROBES: Law = Law {
     kind: LawKind::Safety,
     needs: &["circuit"],
     applies: has_circuit,
-    check: |observation| {
+    check: judged!(observation => {
         admitted_not_refused(
             observation,
             |admission, before| admission.is_admitted() && before == Phase::Closed { after_probes: true },
             "the probes succeeded but the breaker did not close",
         )
-    },
+    }),
 };
 
 /// `circuit_probe_slot_freed`: a probe that ends without a result (cancelled, when cancellation does not
@@ -458,13 +460,13 @@ pub const CIRCUIT_PROBE_SLOT_FREED: Law = Law {
     kind: LawKind::Safety,
     needs: &["circuit"],
     applies: has_circuit,
-    check: |observation| {
+    check: judged!(observation => {
         admitted_not_refused(
             observation,
             |admission, _| matches!(admission, Admission::Admit { freed_slot: true, .. }),
             "a probe slot freed by a cancelled probe was never given back",
         )
-    },
+    }),
 };
 
 /// `circuit_open_period_as_declared`: every open period the subject reports lasts at least what the

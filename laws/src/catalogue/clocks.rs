@@ -7,7 +7,7 @@ use timelaw_core::{CallResult, ClockKind, EventKind, OnFailedRead, TraceEnd};
 
 use super::support::{attempt_result, last_index, LastAttempt};
 use crate::ids;
-use crate::law::{always_applies, Law, LawKind, Observation};
+use crate::law::{always_applies, applies, Law, LawKind, Observation};
 use crate::verdict::{Verdict, Violation};
 
 /// `wall_jump_keeps_monotonic_limits`: a wall-clock jump never changes what a subject does when its
@@ -31,7 +31,7 @@ pub const WALL_JUMP_KEEPS_MONOTONIC_LIMITS: Law = Law {
     title: "a wall-clock jump never changes when a monotonic limit fires",
     kind: LawKind::Safety,
     needs: &["timing.clocks"],
-    applies: |contract| contract.timing.clocks.is_some_and(|clocks| !clocks.measures_on(ClockKind::Wall)),
+    applies: applies!(contract => contract.timing.clocks.is_some_and(|clocks| !clocks.measures_on(ClockKind::Wall))),
     check: wall_jump_keeps_monotonic_limits,
 };
 
@@ -122,7 +122,7 @@ pub const FAILED_READ_HANDLED_AS_DECLARED: Law = Law {
     title: "a failed clock read is handled as declared and keeps the real outcome",
     kind: LawKind::Safety,
     needs: &["timing.clocks"],
-    applies: |contract| contract.timing.clocks.is_some(),
+    applies: applies!(contract => contract.timing.clocks.is_some()),
     check: failed_read_handled_as_declared,
 };
 

@@ -8,7 +8,7 @@ use timelaw_core::{Event, EventKind, VInstant};
 
 use super::support::ends_attempt;
 use crate::ids;
-use crate::law::{Law, LawKind, Observation};
+use crate::law::{applies, Law, LawKind, Observation};
 use crate::temporal::{monitor, Check};
 use crate::verdict::Verdict;
 
@@ -53,7 +53,7 @@ pub const HEDGES_WITHIN_LIMIT_AND_DELAY: Law = Law {
     title: "hedges stay within their limit and never start before the hedge delay",
     kind: LawKind::Safety,
     needs: &["hedge"],
-    applies: |contract| contract.hedge.is_stated(),
+    applies: applies!(contract => contract.hedge.is_stated()),
     check: hedges_within_limit_and_delay,
 };
 
@@ -88,7 +88,7 @@ pub const HEDGED_CALL_LEAVES_NO_ATTEMPT_RUNNING: Law = Law {
     title: "a hedged call leaves no attempt running once it returns",
     kind: LawKind::Safety,
     needs: &["hedge"],
-    applies: |contract| contract.hedge.is_present(),
+    applies: applies!(contract => contract.hedge.is_present()),
     check: hedged_call_leaves_no_attempt_running,
 };
 
@@ -118,7 +118,7 @@ pub const CANCELLATION_LEAVES_NOTHING_RUNNING: Law = Law {
     title: "a cancelled call leaves no attempt running",
     kind: LawKind::Safety,
     needs: &["timing.honors_cancellation"],
-    applies: |contract| contract.timing.honors_cancellation,
+    applies: applies!(contract => contract.timing.honors_cancellation),
     check: cancellation_leaves_nothing_running,
 };
 
@@ -162,7 +162,7 @@ pub const ORDERED_RESULTS_IN_INPUT_ORDER: Law = Law {
     title: "ordered results come back in input order",
     kind: LawKind::Safety,
     needs: &["timing.ordered_results"],
-    applies: |contract| contract.timing.ordered_results,
+    applies: applies!(contract => contract.timing.ordered_results),
     check: ordered_results_in_input_order,
 };
 

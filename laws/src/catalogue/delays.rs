@@ -7,7 +7,7 @@ use timelaw_core::{
 
 use super::sleeps::{sleeps_of, SleepWalk, Slept};
 use crate::ids;
-use crate::law::{Law, LawKind, Observation};
+use crate::law::{applies, Law, LawKind, Observation};
 use crate::temporal::{monitor, Check};
 use crate::verdict::Verdict;
 
@@ -50,7 +50,7 @@ pub const DELAY_WITHIN_CAP: Law = Law {
     title: "no delay exceeds the cap",
     kind: LawKind::Safety,
     needs: &["delays.max"],
-    applies: |contract| contract.delays.max.is_some(),
+    applies: applies!(contract => contract.delays.max.is_some()),
     check: delay_within_cap,
 };
 
@@ -83,7 +83,7 @@ pub const DELAY_AT_LEAST_MIN: Law = Law {
     title: "no delay is below the minimum",
     kind: LawKind::Safety,
     needs: &["delays.min"],
-    applies: |contract| contract.delays.min.is_some(),
+    applies: applies!(contract => contract.delays.min.is_some()),
     check: delay_at_least_min,
 };
 
@@ -117,7 +117,7 @@ pub const BACKOFF_SHAPE_WITHOUT_JITTER: Law = Law {
     title: "without jitter, delays follow the promised backoff sequence",
     kind: LawKind::Safety,
     needs: &["delays.backoff", "delays.jitter"],
-    applies: Contract::has_jitter_free_sequence,
+    applies: applies!(contract => contract.has_jitter_free_sequence()),
     check: backoff_shape_without_jitter,
 };
 
@@ -155,6 +155,8 @@ pub const JITTER_WITHIN_BOUNDS: Law = Law {
     check: jitter_within_bounds,
 };
 
+// Never inlined: one address wherever its laws are named (`crate::law::applies!`).
+#[inline(never)]
 fn jitter_applies(contract: &Contract) -> bool {
     match contract.delays.backoff {
         Some(BackoffShape::Decorrelated { .. }) => true,
@@ -185,7 +187,7 @@ pub const TOTAL_SLEEP_WITHIN_BUDGET: Law = Law {
     title: "the delays of one call stay within the sleep budget",
     kind: LawKind::Safety,
     needs: &["delays.sleep_budget"],
-    applies: |contract| contract.delays.sleep_budget.is_some(),
+    applies: applies!(contract => contract.delays.sleep_budget.is_some()),
     check: total_sleep_within_budget,
 };
 
@@ -222,7 +224,7 @@ pub const RETRY_AFTER_HONORED: Law = Law {
     title: "a retry after a rate limit waits at least the retry-after",
     kind: LawKind::Safety,
     needs: &["rate.honors_retry_after"],
-    applies: |contract| contract.rate.honors_retry_after,
+    applies: applies!(contract => contract.rate.honors_retry_after),
     check: retry_after_honored,
 };
 
@@ -297,7 +299,7 @@ pub const NOTIFY_MATCHES_SLEEP: Law = Law {
     title: "every sleep is announced by a notification with the same delay",
     kind: LawKind::Safety,
     needs: &["delays.notifies"],
-    applies: |contract| contract.delays.notifies,
+    applies: applies!(contract => contract.delays.notifies),
     check: notify_matches_sleep,
 };
 
@@ -362,7 +364,7 @@ pub const RETRY_AFTER_AS_DECLARED: Law = Law {
     title: "a rate-limited answer is handled by the declared retry-after policy",
     kind: LawKind::Safety,
     needs: &["rate.retry_after"],
-    applies: |contract| contract.rate.retry_after.is_some(),
+    applies: applies!(contract => contract.rate.retry_after.is_some()),
     check: retry_after_as_declared,
 };
 

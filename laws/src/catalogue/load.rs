@@ -7,7 +7,7 @@
 use timelaw_core::{Contract, Event, EventKind, FixedWindow, LimiterContract, LimiterWindow, Rejection, VInstant};
 
 use crate::ids;
-use crate::law::{Law, LawKind, Observation};
+use crate::law::{applies, Law, LawKind, Observation};
 use crate::temporal::{monitor, Check};
 use crate::verdict::Verdict;
 
@@ -98,6 +98,8 @@ impl BulkheadWalk {
     }
 }
 
+// Never inlined: one address wherever its laws are named (`crate::law::applies!`).
+#[inline(never)]
 fn has_bulkhead(contract: &Contract) -> bool {
     contract.bulkhead.is_stated()
 }
@@ -151,7 +153,7 @@ pub const BULKHEAD_REJECTS_WITHOUT_DISPATCH: Law = Law {
     title: "a call the bulkhead rejects is not dispatched",
     kind: LawKind::Safety,
     needs: &["bulkhead"],
-    applies: |contract| contract.bulkhead.is_present(),
+    applies: applies!(contract => contract.bulkhead.is_present()),
     check: bulkhead_rejects_without_dispatch,
 };
 
@@ -229,7 +231,7 @@ pub const BULKHEAD_QUEUE_FIRST_COME: Law = Law {
     title: "the bulkhead serves its queue first come, first served",
     kind: LawKind::Safety,
     needs: &["bulkhead", "bulkhead.first_come"],
-    applies: |contract| contract.bulkhead.stated().is_some_and(|bulkhead| bulkhead.first_come),
+    applies: applies!(contract => contract.bulkhead.stated().is_some_and(|bulkhead| bulkhead.first_come)),
     check: bulkhead_queue_first_come,
 };
 
@@ -297,6 +299,8 @@ fn first_come_violation(turns: &[Turn]) -> Verdict {
     }
 }
 
+// Never inlined: one address wherever its laws are named (`crate::law::applies!`).
+#[inline(never)]
 fn has_limiter(contract: &Contract) -> bool {
     contract.limiter.stated().is_some_and(|limiter| limiter.refill_every.as_nanos() > 0)
 }

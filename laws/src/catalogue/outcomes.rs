@@ -6,7 +6,7 @@ use timelaw_core::{CallResult, CallScript, Contract, Event, EventKind, Outcome, 
 
 use super::support::{ended_with, is_interrupted, last_index, take_call, LastAttempt};
 use crate::ids;
-use crate::law::{always_applies, Law, LawKind, Observation};
+use crate::law::{always_applies, applies, Law, LawKind, Observation};
 use crate::temporal::{between, monitor, Check};
 use crate::verdict::Verdict;
 
@@ -57,7 +57,7 @@ pub const FATAL_NOT_RETRIED: Law = Law {
     title: "a fatal error is never retried",
     kind: LawKind::Safety,
     needs: &["retry.retry_on"],
-    applies: |contract| contract.retry.retry_on.is_some(),
+    applies: applies!(contract => contract.retry.retry_on.is_some()),
     check: fatal_not_retried,
 };
 
@@ -89,7 +89,7 @@ pub const RESULT_MATCHES_LAST_ATTEMPT: Law = Law {
     title: "a call returns the result of its last attempt",
     kind: LawKind::Safety,
     needs: &["retry.reports_last_result"],
-    applies: |contract| contract.retry.reports_last_result,
+    applies: applies!(contract => contract.retry.reports_last_result),
     check: result_matches_last_attempt,
 };
 
@@ -149,6 +149,8 @@ pub const EVENTUALLY_SUCCEEDS: Law = Law {
     check: eventually_succeeds,
 };
 
+// Never inlined: one address wherever its laws are named (`crate::law::applies!`).
+#[inline(never)]
 fn eventually_applies(contract: &Contract) -> bool {
     // Stated or unstated ("unknown" is not "absent"): each may legitimately stop retries.
     let limits_free = !contract.has_time_limit() && !contract.has_circuit() && !contract.has_retry_budget();

@@ -6,7 +6,7 @@ use timelaw_core::{CallResult, ErrorKind, EventKind, InterruptTie, TimerRace, Ti
 
 use super::support::{end_of, take_call};
 use crate::ids;
-use crate::law::{Law, LawKind, Observation};
+use crate::law::{applies, Law, LawKind, Observation};
 use crate::temporal::{monitor, Check};
 use crate::verdict::Verdict;
 
@@ -28,7 +28,7 @@ pub const NO_RETRY_AFTER_ELAPSED_LIMIT: Law = Law {
     title: "no retry starts after the elapsed-time limit",
     kind: LawKind::Safety,
     needs: &["timing.retry_elapsed_max"],
-    applies: |contract| contract.timing.retry_elapsed_max.is_some(),
+    applies: applies!(contract => contract.timing.retry_elapsed_max.is_some()),
     check: no_retry_after_elapsed_limit,
 };
 
@@ -77,7 +77,7 @@ pub const INTERRUPT_TIE_AS_DECLARED: Law = Law {
     title: "a call interrupted by both its deadline and a cancellation returns the first (at a tie, as declared)",
     kind: LawKind::Safety,
     needs: &["timing.interrupt_tie", "timing.deadline"],
-    applies: |contract| contract.timing.interrupt_tie.is_some() && contract.timing.deadline.is_some(),
+    applies: applies!(contract => contract.timing.interrupt_tie.is_some() && contract.timing.deadline.is_some()),
     check: interrupt_tie_as_declared,
 };
 

@@ -10,7 +10,7 @@ use super::budget_model::BudgetModel;
 use super::sleeps::{sleeps_of, SleepWalk, Slept};
 use super::support::attempt_result;
 use crate::ids;
-use crate::law::{always_applies, Law, LawKind, Observation};
+use crate::law::{always_applies, applies, judged, Law, LawKind, Observation};
 use crate::temporal::{each_call, monitor, Check};
 use crate::verdict::Verdict;
 
@@ -63,7 +63,7 @@ pub const RETRY_BUDGET_ADMITS_WITH_ROOM: Law = Law {
     title: "a retry budget with room admits a retry",
     kind: LawKind::Safety,
     needs: &["budget", "budget.admits"],
-    applies: |contract| contract.budget.stated().is_some_and(|budget| budget.admits),
+    applies: applies!(contract => contract.budget.stated().is_some_and(|budget| budget.admits)),
     check: retry_budget_admits_with_room,
 };
 
@@ -117,8 +117,8 @@ pub const ELAPSED_LIMIT_DOES_NOT_STOP_EARLY: Law = Law {
     title: "an elapsed-time limit does not stop retries early",
     kind: LawKind::Safety,
     needs: &["timing.retry_elapsed_max", "retry.max_attempts", "retry.retry_on"],
-    applies: |contract| contract.timing.retry_elapsed_max.is_some() && owes_retries(contract),
-    check: |observation| gives_no_retry_up(observation, Judged::EveryFailure),
+    applies: applies!(contract => contract.timing.retry_elapsed_max.is_some() && owes_retries(contract)),
+    check: judged!(observation => gives_no_retry_up(observation, Judged::EveryFailure)),
 };
 
 /// `time_limit_does_not_stop_retries_early`: a deadline or a sleep budget does not stop retries before
@@ -142,10 +142,10 @@ pub const TIME_LIMIT_DOES_NOT_STOP_RETRIES_EARLY: Law = Law {
     title: "a deadline or sleep budget does not stop retries early",
     kind: LawKind::Safety,
     needs: &["retry.max_attempts", "retry.retry_on"],
-    applies: |contract| {
+    applies: applies!(contract => {
         (contract.timing.deadline.is_some() || contract.delays.sleep_budget.is_some()) && owes_retries(contract)
-    },
-    check: |observation| gives_no_retry_up(observation, Judged::EveryFailure),
+    }),
+    check: judged!(observation => gives_no_retry_up(observation, Judged::EveryFailure)),
 };
 
 /// `deadline_does_not_stop_early`: a call returns `Err(DeadlineExceeded)` only once its deadline
@@ -173,7 +173,7 @@ pub const DEADLINE_DOES_NOT_STOP_EARLY: Law = Law {
     title: "a call does not report its deadline before the deadline",
     kind: LawKind::Safety,
     needs: &["timing.deadline"],
-    applies: |contract| contract.timing.deadline.is_some(),
+    applies: applies!(contract => contract.timing.deadline.is_some()),
     check: deadline_does_not_stop_early,
 };
 
@@ -279,12 +279,12 @@ pub const RATE_LIMITED_RETRIED_BELOW_CAP: Law = Law {
     title: "a rate limit with a retry-after the policy can wait is retried",
     kind: LawKind::Safety,
     needs: &["rate.retry_after", "retry.retry_on", "retry.max_attempts"],
-    applies: |contract| {
+    applies: applies!(contract => {
         contract.rate.retry_after.is_some()
             && contract.retry.retry_on.is_some_and(|retry_on| retry_on.rate_limited)
             && owes_retries(contract)
-    },
-    check: |observation| gives_no_retry_up(observation, Judged::RateLimited),
+    }),
+    check: judged!(observation => gives_no_retry_up(observation, Judged::RateLimited)),
 };
 
 /// The contract states enough to owe retries, and nothing unstated or budgeted may stop them.

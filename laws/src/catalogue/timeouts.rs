@@ -6,7 +6,7 @@ use timelaw_core::{CallResult, ErrorKind, Event, EventKind, Outcome, TieRule, Ti
 
 use super::support::{attempt_result, ends_attempt};
 use crate::ids;
-use crate::law::{Law, LawKind, Observation};
+use crate::law::{applies, Law, LawKind, Observation};
 use crate::temporal::{monitor, per_call, Check};
 use crate::verdict::{Verdict, Violation};
 
@@ -26,7 +26,7 @@ pub const TIMEOUT_TRANSLATED_TO_ERR: Law = Law {
     title: "a timed-out last attempt makes the call return Err",
     kind: LawKind::Safety,
     needs: &["timing.attempt_timeout"],
-    applies: |contract| contract.timing.attempt_timeout.is_some(),
+    applies: applies!(contract => contract.timing.attempt_timeout.is_some()),
     check: timeout_translated_to_err,
 };
 
@@ -70,7 +70,7 @@ pub const TIMEOUT_DOES_NOT_FIRE_EARLY: Law = Law {
     title: "an attempt is timed out no earlier than its timeout",
     kind: LawKind::Safety,
     needs: &["timing.attempt_timeout"],
-    applies: |contract| contract.timing.attempt_timeout.is_some() && !contract.timing.limit_unstated,
+    applies: applies!(contract => contract.timing.attempt_timeout.is_some() && !contract.timing.limit_unstated),
     check: timeout_does_not_fire_early,
 };
 
@@ -124,7 +124,7 @@ pub const TIMEOUT_BOUNDARY_IS_EXPIRED: Law = Law {
     title: "an attempt taking exactly the timeout follows the tie rule",
     kind: LawKind::Safety,
     needs: &["timing.attempt_timeout", "timing.timeout_tie"],
-    applies: |contract| contract.timing.attempt_timeout.is_some(),
+    applies: applies!(contract => contract.timing.attempt_timeout.is_some()),
     check: timeout_boundary_is_expired,
 };
 
@@ -186,7 +186,7 @@ pub const DEADLINE_RESPECTED: Law = Law {
     title: "a call returns by its deadline and starts no attempt after it",
     kind: LawKind::Safety,
     needs: &["timing.deadline"],
-    applies: |contract| contract.timing.deadline.is_some(),
+    applies: applies!(contract => contract.timing.deadline.is_some()),
     check: deadline_respected,
 };
 
@@ -241,7 +241,7 @@ pub const CANCELLATION_STOPS_WORK: Law = Law {
     title: "a cancelled call stops working and returns",
     kind: LawKind::Safety,
     needs: &["timing.honors_cancellation"],
-    applies: |contract| contract.timing.honors_cancellation,
+    applies: applies!(contract => contract.timing.honors_cancellation),
     check: cancellation_stops_work,
 };
 
@@ -275,7 +275,7 @@ pub const TIMEOUT_DOES_NOT_END_STREAM: Law = Law {
     title: "a timeout does not end the stream",
     kind: LawKind::Liveness,
     needs: &["timing.serves_stream"],
-    applies: |contract| contract.timing.serves_stream,
+    applies: applies!(contract => contract.timing.serves_stream),
     check: timeout_does_not_end_stream,
 };
 
