@@ -62,8 +62,8 @@ static VACUOUS_WITHOUT: [(&str, Features); 22] = [
 /// The facts without which `law`'s verdict is vacuous ([`Features::EMPTY`]: none, the law is always
 /// walked). Only a standard law (its id, `applies` and `check` those of the [`super::STANDARD`] law) has
 /// such facts; a user's own law has none. A standard law named through its `pub const` in any crate is
-/// that law: each `applies` and `check` is a function of its own, never inlined, with one address
-/// (`crate::law::applies!`; `laws/tests/standard_identity.rs`).
+/// that law: every `applies`, and every `check` written as a closure, is a function of its own, never
+/// inlined, with one address (`crate::law::applies!`; `laws/tests/standard_identity.rs`).
 pub fn vacuous_without(law: &Law) -> Features {
     let Some(standard) = super::STANDARD.iter().find(|standard| standard.id == law.id) else {
         return Features::EMPTY;
