@@ -102,7 +102,7 @@ fn slept_in_vain(sleep: u32, wording: &'static str) -> Verdict {
 
 /// `exhausted_retries_return_err`: a call that used all `retry.max_attempts` attempts and whose last attempt
 /// failed (an error outcome, a timeout or a cancellation) returns `Err`. A hedge's loser, cancelled at
-/// the instant another attempt decided the call ([`LastAttempt`](super::support::LastAttempt)), is no
+/// the instant another attempt decided the call ([`LastAttempt`]), is no
 /// failure.
 ///
 /// - Needs: `retry.max_attempts`.

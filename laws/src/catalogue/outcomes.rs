@@ -78,7 +78,7 @@ fn fatal_not_retried(observation: &Observation<'_>) -> Verdict {
 /// by something other than its own timeout (`AttemptDropped`: it gave no result), nor calls whose retry a
 /// bulkhead or a rate limiter refused after the last attempt (the refusal is what they return). An attempt
 /// cancelled at the instant another attempt of the call decided it (a hedge's loser,
-/// [`LastAttempt`](super::support::LastAttempt)) is not the last attempt.
+/// [`LastAttempt`]) is not the last attempt.
 ///
 /// - Needs: `reports_last_result == true`.
 /// - Violated at the `CallEnd` with the wrong result.
