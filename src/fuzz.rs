@@ -376,6 +376,11 @@ pub fn check_bytes_concurrent<S: ConfigDomain + ?Sized>(subject: &S, bytes: &[u8
 /// As [`check_bytes_with`], except that an input is skipped when every law it violates is a `known`
 /// violation of the subject with a matching verdict ([`unmasked`]): a crash is always a new finding.
 ///
+/// The masking shrinks, so this compiles the shrinker into your target's crate, with coverage: about
+/// 14,000 more counters, which libFuzzer scans after every input whether a violation was found or not
+/// (about 12% of an input's time in timelaw's `reference` target). With nothing pinned, call
+/// [`check_bytes_with`], which never compiles the masking.
+///
 /// # Panics
 /// On the first violation `known` does not mask.
 pub fn check_bytes_except<S: ConfigDomain + ?Sized>(
