@@ -360,7 +360,7 @@ pub fn check_bytes<S: ConfigDomain + ?Sized>(subject: &S, bytes: &[u8]) {
 /// # Panics
 /// When a law is violated.
 pub fn check_bytes_with<S: ConfigDomain + ?Sized>(subject: &S, laws: &Catalogue, bytes: &[u8]) {
-    check_bytes_unmasked(subject, laws, bytes, Decoding::Sequential);
+    check_bytes_with_decoding(subject, laws, bytes, Decoding::Sequential);
 }
 
 /// As [`check_bytes`], with the bytes decoded to overlapping calls ([`Decoding::Concurrent`]): the fuzz
@@ -370,7 +370,7 @@ pub fn check_bytes_with<S: ConfigDomain + ?Sized>(subject: &S, laws: &Catalogue,
 /// # Panics
 /// When a law is violated.
 pub fn check_bytes_concurrent<S: ConfigDomain + ?Sized>(subject: &S, bytes: &[u8]) {
-    check_bytes_unmasked(subject, standard(), bytes, Decoding::Concurrent);
+    check_bytes_with_decoding(subject, standard(), bytes, Decoding::Concurrent);
 }
 
 /// As [`check_bytes_with`], except that an input is skipped when every law it violates is a `known`
@@ -379,7 +379,7 @@ pub fn check_bytes_concurrent<S: ConfigDomain + ?Sized>(subject: &S, bytes: &[u8
 /// The masking shrinks, so this compiles the shrinker into your target's crate, with coverage: about
 /// 14,000 more counters, which libFuzzer scans after every input whether a violation was found or not
 /// (about 12% of an input's time in timelaw's `reference` target). With nothing pinned, call
-/// [`check_bytes_with`], which never compiles the masking.
+/// [`check_bytes_with`] or [`check_bytes_with_decoding`], which never compile the masking.
 ///
 /// # Panics
 /// On the first violation `known` does not mask.
@@ -417,12 +417,31 @@ pub fn check_bytes_decoded<S: ConfigDomain + ?Sized>(
     }
 }
 
-/// As [`check_bytes_decoded`] with no known violation: the first violation found crashes. A path of its
-/// own, so that a target with nothing to mask does not compile the masking (it shrinks: generic code over
-/// the subject, compiled into the fuzz target's crate with coverage). Code compiled with coverage costs
-/// every input, run or not: libFuzzer scans each of its counters after every input. In the `reference`
-/// target the masking held 14,000 of 18,400 counters (docs/fuzzing.md, "Counters no input reaches").
-fn check_bytes_unmasked<S: ConfigDomain + ?Sized>(subject: &S, laws: &Catalogue, bytes: &[u8], decoding: Decoding) {
+/// As [`check_bytes_with`], with the bytes decoded by `decoding`: your own catalogue, sequential or
+/// overlapping calls, nothing masked. It behaves as [`check_bytes_decoded`] with no known violation, but
+/// never compiles the masking, which shrinks (generic code over the subject, compiled into the fuzz
+/// target's crate with coverage). Code compiled with coverage costs every input, run or not: libFuzzer
+/// scans each of its counters after every input. In the `reference` target the masking held 14,000 of
+/// 18,400 counters (docs/fuzzing.md, "Counters no input reaches").
+///
+/// ```
+/// use timelaw::fuzz::{check_bytes_with_decoding, Decoding};
+/// use timelaw::laws::Catalogue;
+/// use timelaw::reference::Reference;
+///
+/// let laws = Catalogue::standard().select(&["attempts_within_max", "bulkhead_in_flight_within_limit"]).unwrap();
+/// // The body of a fuzz target for overlapping calls under a catalogue of your own; the reference holds.
+/// check_bytes_with_decoding(&Reference, &laws, &[7; 256], Decoding::Concurrent);
+/// ```
+///
+/// # Panics
+/// On the first violation, as [`check_bytes_decoded`] does.
+pub fn check_bytes_with_decoding<S: ConfigDomain + ?Sized>(
+    subject: &S,
+    laws: &Catalogue,
+    bytes: &[u8],
+    decoding: Decoding,
+) {
     let found = input_violations(subject, laws, bytes, decoding);
     if let Some((law, verdict)) = found.first() {
         let case = serde_json::to_string(&decoding.case(subject, bytes)).unwrap_or_default();
@@ -740,7 +759,7 @@ mod tests {
         for bytes in long_inputs(48, 64) {
             for decoding in [Decoding::Sequential, Decoding::Concurrent] {
                 let masking = crash_message(|| check_bytes_decoded(&TooMany, &laws, &[], &bytes, decoding));
-                let unmasked = crash_message(|| check_bytes_unmasked(&TooMany, &laws, &bytes, decoding));
+                let unmasked = crash_message(|| check_bytes_with_decoding(&TooMany, &laws, &bytes, decoding));
                 assert!(masking.is_some(), "too many attempts on every input: {bytes:?}");
                 assert_eq!(unmasked, masking, "input {bytes:?}, {decoding:?}");
             }

@@ -132,7 +132,8 @@
 //!
 //! ## Fuzzing
 //! [`fuzz::check_bytes`] is the whole body of a cargo fuzz target for a subject;
-//! [`fuzz::check_bytes_except`] skips inputs whose every violation is a known one (see [`known`]).
+//! [`fuzz::check_bytes_except`] skips inputs whose every violation is a known one (see [`known`]);
+//! [`fuzz::check_bytes_with_decoding`] checks your own catalogue, sequential or overlapping, nothing masked.
 //!
 //! ## The CLI
 //! [`cli::main`] is the `timelaw` command line over a [`Registry`] of subjects; the binary is two lines.
