@@ -141,7 +141,7 @@ fn timed_then_sized(
 }
 
 fn runner(laws: &Catalogue, cases: u64, threads: usize, concurrency: bool) {
-    let config = Config { cases, threads, replay_every: 0, concurrency, ..Config::default() };
+    let config = Config { concurrency, ..runner_config(cases, threads) };
     let output = run(&Reference, laws, &config, &Silent);
     assert!(output.holds(), "the reference interpreter must hold every law");
 }
@@ -163,13 +163,18 @@ fn check_case(index: u64) -> Case<Policy> {
     sample_case(&Reference, mix(config.seed, index), &config.swarm_of(index))
 }
 
-/// `timelaw check`'s work per case without its machinery, one phase more in each row: drawing the
-/// cases (each batch's swarm once, the contract with the case, as the runner does); then running the
-/// subject on them (the World recording its trace, and the second run of the
-/// replay check on one case in 16, as the runner does); then judging every law with
-/// `Catalogue::judge_all` (the whole bare loop).
-fn phase_loop(laws: &Catalogue, cases: u64, phases: usize) -> Sizes {
-    let config = Config::default();
+/// The runner's rows' config: no overlapping calls, no replay check.
+fn runner_config(cases: u64, threads: usize) -> Config {
+    Config { cases, threads, replay_every: 0, concurrency: false, ..Config::default() }
+}
+
+/// The work per case of a run of `config` without the runner's machinery, one phase more in each row:
+/// drawing the cases (each batch's swarm once, the contract with the case, as the runner does); then
+/// running the subject on them (the World recording its trace, and the second run of the replay check
+/// on every `replay_every`-th case, as the runner does); then judging every law with
+/// `Catalogue::judge_all` (the whole bare loop). The first two rows bound the run from above: judging
+/// at no cost at all would leave the run at the second row's speed.
+fn phase_loop(laws: &Catalogue, config: &Config, cases: u64, phases: usize) -> Sizes {
     let (mut sizes, mut verdicts, mut violations) = (Sizes::default(), Vec::new(), 0);
     let mut batch = (0, config.swarm_of(0));
     for index in 0..cases {
@@ -183,7 +188,7 @@ fn phase_loop(laws: &Catalogue, cases: u64, phases: usize) -> Sizes {
         if phases < 2 {
             continue;
         }
-        let replay = index.is_multiple_of(config.replay_every);
+        let replay = config.replay_every > 0 && index.is_multiple_of(config.replay_every);
         let evaluation = std::hint::black_box(evaluate_under(&Reference, &case, contract, config.limits, replay, None));
         if phases < 3 {
             continue;
@@ -601,11 +606,16 @@ fn main() {
         || check_defaults(&laws, cases, 2),
         || check_sizes(cases),
     );
-    let sampled = timed("bare loop: drawing only", CHECK, 1, || phase_loop(&laws, cases, 1));
-    let evaluated = timed("bare loop: drawing, running", CHECK, 1, || phase_loop(&laws, cases, 2));
-    let bare = timed("bare loop: drawing, running, judging", CHECK, 1, || phase_loop(&laws, cases, 3));
+    let check = Config::default();
+    let sampled = timed("bare loop: drawing only", CHECK, 1, || phase_loop(&laws, &check, cases, 1));
+    let evaluated = timed("bare loop: drawing, running", CHECK, 1, || phase_loop(&laws, &check, cases, 2));
+    let bare = timed("bare loop: drawing, running, judging", CHECK, 1, || phase_loop(&laws, &check, cases, 3));
     let one =
         timed_then_sized("timelaw runner", RUNNER, 1, || runner(&laws, cases, 1, false), || runner_sizes(cases, false));
+    let own = runner_config(cases, 1);
+    let runner_sampled = timed("bare loop: drawing only", RUNNER, 1, || phase_loop(&laws, &own, cases, 1));
+    let runner_evaluated = timed("bare loop: drawing, running", RUNNER, 1, || phase_loop(&laws, &own, cases, 2));
+    let runner_bare = timed("bare loop: drawing, running, judging", RUNNER, 1, || phase_loop(&laws, &own, cases, 3));
     let two =
         timed_then_sized("timelaw runner", RUNNER, 2, || runner(&laws, cases, 2, false), || runner_sizes(cases, false));
     let load = timed_then_sized(
@@ -635,6 +645,16 @@ fn main() {
         to_judge_ns - to_run_ns,
         per_case_ns(&check_one) - to_judge_ns,
     );
+    let (drawing_ns, to_run_ns, to_judge_ns) =
+        (per_case_ns(&runner_sampled), per_case_ns(&runner_evaluated), per_case_ns(&runner_bare));
+    println!(
+        "the runner's cases, per case on 1 thread: drawing {drawing_ns:.0} ns, running {:.0} ns, judging {:.0} ns, \
+         the runner's own work {:.0} ns; with judging free, at most {:.0} cases/s",
+        to_run_ns - drawing_ns,
+        to_judge_ns - to_run_ns,
+        per_case_ns(&one) - to_judge_ns,
+        runner_evaluated.cases_per_second(),
+    );
     law_costs(&laws, cases.min(LAW_COST_CASES_MAX));
     println!();
     ratio("check's defaults, 2 threads / 1 thread", &check_two, &check_one);
@@ -642,6 +662,7 @@ fn main() {
     ratio("runner 2 threads / 1 thread", &two, &one);
     ratio("runner under load / sequential (1 thread)", &load, &one);
     ratio("runner / plain loop (runner's distribution)", &one, &plain);
+    ratio("runner / bare loop (runner's distribution)", &one, &runner_bare);
     ratio("runner / proptest fed by timelaw (runner's distribution)", &one, &front);
     ratio("plain loop / proptest hand-written (hand-written distr.)", &mirror, &prop);
     ratio("plain loop / proptest case_strategy (everything on)", &wide, &public);
